@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+#
+# sim.py: simulation target. Builds the NIC SoC with SimPCIePHY in place of the hard PCIe block
+# and writes what the Verilator harness (sw/sim/) needs: the SoC's Verilog, the LiteX-generated
+# headers (csr.h, soc.h, mem.h; csr.h also without access functions for host code) and csr.csv.
+#
+# Usage: python -m litex_soc.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
+#
+# Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py) and probe_* (signals the harness
+# counts: DMA request handshakes and the CSR bridge's busy state).
+
+import argparse
+import os
+
+from migen import Signal
+
+from litex.build.generic_platform import GenericPlatform, Pins, Subsignal
+from litex.build.io import CRG
+from litex.soc.integration import export
+from litex.soc.integration.builder import Builder
+
+from litex_soc.nic_soc import NICSoC
+from litex_soc.sim_pcie_phy import SimPCIePHY
+
+TOP = "nicsoc"
+
+
+def sim_io(data_width):
+    return [
+        ("sys_clk", 0, Pins(1)),
+        ("sys_rst", 0, Pins(1)),
+        ("pcie", 0,
+            Subsignal("rx_valid", Pins(1)), Subsignal("rx_ready", Pins(1)),
+            Subsignal("rx_first", Pins(1)), Subsignal("rx_last", Pins(1)),
+            Subsignal("rx_dat", Pins(data_width)), Subsignal("rx_be", Pins(data_width // 8)),
+            Subsignal("tx_valid", Pins(1)), Subsignal("tx_ready", Pins(1)),
+            Subsignal("tx_first", Pins(1)), Subsignal("tx_last", Pins(1)),
+            Subsignal("tx_dat", Pins(data_width)), Subsignal("tx_be", Pins(data_width // 8)),
+            Subsignal("msi_valid", Pins(1)), Subsignal("msi_ready", Pins(1)),
+            Subsignal("msi_dat", Pins(8)),
+            Subsignal("id", Pins(16)),
+            Subsignal("max_request_size", Pins(16)), Subsignal("max_payload_size", Pins(16)),
+            Subsignal("link_up", Pins(1)), Subsignal("msi_enable", Pins(1)),
+            Subsignal("bus_master_enable", Pins(1)),
+        ),
+        ("probe", 0,
+            Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),
+            Subsignal("dma_rd_valid", Pins(1)), Subsignal("dma_rd_ready", Pins(1)),
+            Subsignal("csr_busy", Pins(1)),
+        ),
+    ]
+
+
+class VerilogPlatform(GenericPlatform):
+    """A platform with no toolchain: build() writes the top-level Verilog and a file list."""
+
+    def __init__(self, data_width):
+        GenericPlatform.__init__(self, "sim", sim_io(data_width), name=TOP)
+
+    def add_false_path_constraint(self, from_, to):
+        pass    # one clock domain in simulation: nothing to constrain
+
+    def build(self, fragment, build_dir, build_name, run=False, **kwargs):
+        os.makedirs(build_dir, exist_ok=True)
+        conv = self.get_verilog(fragment, name=build_name)
+        top = os.path.join(build_dir, build_name + ".v")
+        # Memory init files go beside the Verilog and are named by absolute path in it, so the
+        # simulation finds them whatever its working directory.
+        main = conv.main_source
+        for filename, content in conv.data_files.items():
+            path = os.path.abspath(os.path.join(build_dir, filename))
+            with open(path, "w") as f:
+                f.write(content)
+            main = main.replace(f'"{filename}"', f'"{path}"')
+        with open(top, "w") as f:
+            f.write(main)
+        with open(os.path.join(build_dir, "sources.f"), "w") as f:
+            for path, _language, _library in self.sources:
+                f.write(os.path.abspath(os.path.join(build_dir, path)) + "\n")
+            f.write(os.path.abspath(top) + "\n")
+        return conv.ns
+
+
+class SimSoC(NICSoC):
+    def __init__(self, data_width=128, with_cpu=False, build_dir="build"):
+        platform = VerilogPlatform(data_width)
+        crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
+        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width)
+        NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
+                        build_dir=build_dir, sim=True)
+        probe = platform.request("probe")
+        writer_port = self.pcie_dma0.writer.port.source
+        reader_port = self.pcie_dma0.reader.port.source
+        csr_busy = Signal()
+        self.comb += [
+            probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
+            probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
+            csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE")),
+            probe.csr_busy.eq(csr_busy),
+        ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Build the NIC SoC for the Verilator simulation.")
+    parser.add_argument("--data-width", type=int, default=128, choices=(64, 128),
+                        help="PCIe datapath width (128: Gen2 x4 at 125 MHz; 64: Gen2 x2/Gen1 x4).")
+    parser.add_argument("--with-cpu", action="store_true", help="Add a VexRiscv soft CPU.")
+    parser.add_argument("--output-dir", default="build/sim_dw128")
+    args = parser.parse_args()
+
+    gateware_dir = os.path.join(args.output_dir, "gateware")
+    soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir)
+    builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
+                      compile_software=args.with_cpu, compile_gateware=False,
+                      csr_csv=os.path.join(args.output_dir, "csr.csv"),
+                      csr_json=os.path.join(args.output_dir, "csr.json"))
+    builder.build(build_name=TOP)
+
+    # Host-side csr.h: same addresses, no CPU access functions (as LitePCIe's driver uses it).
+    host_inc = os.path.join(args.output_dir, "host_include")
+    os.makedirs(host_inc, exist_ok=True)
+    csr_h = export.get_csr_header(regions=soc.csr_regions, constants=soc.constants,
+                                  csr_base=soc.mem_regions["csr"].origin,
+                                  with_access_functions=False)
+    with open(os.path.join(host_inc, "csr.h"), "w") as f:
+        f.write(csr_h)
+    with open(os.path.join(host_inc, "soc.h"), "w") as f:
+        f.write(export.get_soc_header(soc.constants, with_access_functions=False))
+    with open(os.path.join(host_inc, "mem.h"), "w") as f:
+        f.write(export.get_mem_header(soc.mem_regions))
+
+
+if __name__ == "__main__":
+    main()

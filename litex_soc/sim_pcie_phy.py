@@ -1,0 +1,118 @@
+#
+# sim_pcie_phy.py: simulation stand-in for the FPGA's hard PCIe block (LitePCIe PHY interface).
+#
+# What it is: a LitePCIe PHY with no hard IP behind it. It presents, on the Verilator top level,
+# exactly the interface LitePCIe's S7PCIEPHY gives the endpoint, so that the C++ root-complex
+# model in sw/sim/ plays the part of the hard block, the link and the host:
+#
+#   pcie_rx_*   host -> device raw TLP stream (LitePCIe `source`): valid, ready(out), first, last,
+#               dat[data_width], be[data_width/8].
+#   pcie_tx_*   device -> host raw TLP stream (LitePCIe `sink`): valid(out), ready, first, last,
+#               dat, be.
+#   pcie_msi_*  MSI request (LitePCIe `msi`): valid(out), ready, dat[8].
+#   pcie_id, pcie_max_request_size, pcie_max_payload_size, pcie_link_up, pcie_msi_enable,
+#   pcie_bus_master_enable: configuration the root complex negotiated (sizes in bytes).
+#
+# Stream format (that of the 7-series AXI core with LitePCIe endianness "big"): a TLP starts at
+# the start of a beat, dword i of the TLP sits in dat[32*i%W...], each dword holds TLP bytes in
+# big-endian order (TLP byte 0 in bits 31:24 of dword 0), be has 4 bits per dword, 0xf for every
+# dword that carries TLP data and 0 past the end of the TLP.
+#
+# Parameters:
+#   data_width  64 or 128 (7-series: 64 bits for Gen1 x4 / Gen2 x2, 128 bits for Gen2 x4), at the
+#               sys clock (125 MHz).
+#   bar0_size   size of BAR0 in bytes (power of two).
+#   max_size    the largest MPS/MRRS LitePCIe is built for; like the S7 PHY, larger negotiated
+#               values are clamped to it (LitePCIe 2024.12: 512 bytes).
+
+from types import SimpleNamespace
+
+from migen import ClockSignal, If, Signal
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.csr import CSRField, CSRStatus
+
+from litepcie.common import get_bar_mask, msi_layout, phy_layout
+from litepcie.tlp.common import max_payload_size as LITEPCIE_MAX_PAYLOAD
+from litepcie.tlp.common import max_request_size as LITEPCIE_MAX_REQUEST
+
+
+class SimPCIePHY(LiteXModule):
+    endianness    = "big"
+    qword_aligned = False
+
+    def __init__(self, pads, data_width=128, bar0_size=0x100000):
+        if data_width not in (64, 128):
+            raise ValueError(f"SimPCIePHY: data_width must be 64 or 128, not {data_width}")
+        if bar0_size & (bar0_size - 1):
+            raise ValueError(f"SimPCIePHY: bar0_size must be a power of two, not {bar0_size:#x}")
+
+        self.sink   = stream.Endpoint(phy_layout(data_width))   # device -> host
+        self.source = stream.Endpoint(phy_layout(data_width))   # host -> device
+        self.msi    = stream.Endpoint(msi_layout())
+
+        self.data_width       = data_width
+        self.bar0_size        = bar0_size
+        self.bar0_mask        = get_bar_mask(bar0_size)
+        self.id               = Signal(16, reset_less=True)
+        self.max_request_size = Signal(16, reset_less=True)
+        self.max_payload_size = Signal(16, reset_less=True)
+        self.msi_type         = "msi"
+        self.with_ptm         = False
+        # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; the sim PHY runs in sys.
+        self.cd_pcie          = SimpleNamespace(clk=ClockSignal("sys"))
+
+        # Registers (the S7 PHY's, so that software written for a board runs unchanged).
+        self._link_status = CSRStatus(fields=[
+            CSRField("status", size=1, description="Link up (``1``) or down (``0``)."),
+            CSRField("rate",   size=1, description="Always 0 in simulation: the rate lives in the host model."),
+            CSRField("width",  size=2, description="Always 0 in simulation: the width lives in the host model."),
+            CSRField("ltssm",  size=6, description="Always 0 in simulation."),
+        ])
+        self._msi_enable        = CSRStatus(description="MSI Enable Status. ``1``: MSI is enabled.")
+        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. Always ``0`` in simulation.")
+        self._bus_master_enable = CSRStatus(description="Bus Mastering Status. ``1``: enabled.")
+        self._max_request_size  = CSRStatus(16, description="Max Read Request Size in use (bytes), "
+            "the negotiated value clamped to what LitePCIe is built for.")
+        self._max_payload_size  = CSRStatus(16, description="Max Payload Size in use (bytes), "
+            "the negotiated value clamped to what LitePCIe is built for.")
+
+        # # #
+
+        self.comb += [
+            # Host -> device.
+            self.source.valid.eq(pads.rx_valid),
+            pads.rx_ready.eq(self.source.ready),
+            self.source.first.eq(pads.rx_first),
+            self.source.last.eq(pads.rx_last),
+            self.source.dat.eq(pads.rx_dat),
+            self.source.be.eq(pads.rx_be),
+            # Device -> host.
+            pads.tx_valid.eq(self.sink.valid),
+            self.sink.ready.eq(pads.tx_ready),
+            pads.tx_first.eq(self.sink.first),
+            pads.tx_last.eq(self.sink.last),
+            pads.tx_dat.eq(self.sink.dat),
+            pads.tx_be.eq(self.sink.be),
+            # MSI.
+            pads.msi_valid.eq(self.msi.valid),
+            self.msi.ready.eq(pads.msi_ready),
+            pads.msi_dat.eq(self.msi.dat),
+            # Configuration.
+            self.id.eq(pads.id),
+            self._link_status.fields.status.eq(pads.link_up),
+            self._msi_enable.status.eq(pads.msi_enable),
+            self._bus_master_enable.status.eq(pads.bus_master_enable),
+            self._max_request_size.status.eq(self.max_request_size),
+            self._max_payload_size.status.eq(self.max_payload_size),
+        ]
+        # Clamp as the S7 PHY does (its convert_size() caps at LitePCIe's build-time maximum).
+        self.comb += [
+            If(pads.max_request_size > LITEPCIE_MAX_REQUEST,
+                self.max_request_size.eq(LITEPCIE_MAX_REQUEST)
+            ).Else(self.max_request_size.eq(pads.max_request_size)),
+            If(pads.max_payload_size > LITEPCIE_MAX_PAYLOAD,
+                self.max_payload_size.eq(LITEPCIE_MAX_PAYLOAD)
+            ).Else(self.max_payload_size.eq(pads.max_payload_size)),
+        ]

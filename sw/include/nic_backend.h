@@ -1,0 +1,88 @@
+/*
+ * nic_backend.h: the host library's backend interface (one struct of function pointers, as ixy's
+ * device.h), with inline accessors. Every tool is written against this and runs on every backend.
+ *
+ *   sim   the Verilated SoC stepped in-process with the PCIe root-complex model (sw/sim/).
+ *         Time is simulated: now_ns() is the simulation clock, and the model's counters are
+ *         readable through counter().
+ *   vfio  a board behind VFIO (or sysfs resource0 mmap + hugepage DMA memory, as ixy does).
+ *         Time is CLOCK_MONOTONIC; counter() knows no model counters.
+ *
+ * BAR0 offsets come from the LiteX-generated csr.h: include "nic_csr.h", never hand-copy one.
+ */
+#ifndef NIC_BACKEND_H
+#define NIC_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nic_backend;
+
+struct nic_backend_ops {
+    uint32_t (*read32)(struct nic_backend *b, uint64_t bar0_off);
+    void (*write32)(struct nic_backend *b, uint64_t bar0_off, uint32_t value);
+    uint64_t (*read64)(struct nic_backend *b, uint64_t bar0_off);
+    void (*write64)(struct nic_backend *b, uint64_t bar0_off, uint64_t value);
+    /* DMA-able memory: returns the CPU pointer and sets *bus_addr to the address the device
+     * uses. Zero-filled. NULL on failure. */
+    void *(*dma_alloc)(struct nic_backend *b, size_t size, uint64_t *bus_addr);
+    void (*dma_free)(struct nic_backend *b, void *va, size_t size);
+    /* Wait for an MSI. 1: one arrived (consumed), 0: timeout, <0: error. */
+    int (*irq_wait)(struct nic_backend *b, uint64_t timeout_ns);
+    /* Nanoseconds on the backend's clock (simulated time for sim). */
+    uint64_t (*now_ns)(struct nic_backend *b);
+    /* Let `ns` pass with the host doing nothing (sim: step the model; hw: spin). */
+    void (*idle)(struct nic_backend *b, uint64_t ns);
+    /* A named counter of the backend (sim: host model and harness probes). 0 and *value set
+     * when known, -1 when the backend has no such counter. */
+    int (*counter)(struct nic_backend *b, const char *name, uint64_t *value);
+    /* The backend's parameters as a JSON object (sim: every link/model parameter). */
+    const char *(*params_json)(struct nic_backend *b);
+    /* The most recent error the backend recorded (e.g. a malformed TLP seen by the model), or
+     * NULL when there is none. */
+    const char *(*last_error)(struct nic_backend *b);
+    void (*close)(struct nic_backend *b);
+};
+
+struct nic_backend {
+    const struct nic_backend_ops *ops;
+    const char *kind;
+};
+
+/* Open a backend. kind: "sim" or "vfio". opts: comma-separated key=value pairs (sim: model
+ * parameters, e.g. "gen=2,lanes=4,mps=256,mrrs=512"; vfio: "dev=0000:01:00.0"). On failure
+ * returns NULL and writes a message to err. */
+struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *err,
+                                     size_t errlen);
+struct nic_backend *nic_backend_sim_open(const char *opts, char *err, size_t errlen);
+struct nic_backend *nic_backend_vfio_open(const char *opts, char *err, size_t errlen);
+
+static inline uint32_t nic_read32(struct nic_backend *b, uint64_t off)
+{
+    return b->ops->read32(b, off);
+}
+static inline void nic_write32(struct nic_backend *b, uint64_t off, uint32_t v)
+{
+    b->ops->write32(b, off, v);
+}
+static inline uint64_t nic_now_ns(struct nic_backend *b) { return b->ops->now_ns(b); }
+static inline int nic_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
+{
+    return b->ops->irq_wait(b, timeout_ns);
+}
+static inline void nic_idle(struct nic_backend *b, uint64_t ns) { b->ops->idle(b, ns); }
+static inline int nic_counter(struct nic_backend *b, const char *name, uint64_t *v)
+{
+    return b->ops->counter(b, name, v);
+}
+static inline void nic_close(struct nic_backend *b) { b->ops->close(b); }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NIC_BACKEND_H */
