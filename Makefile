@@ -1,0 +1,99 @@
+# Makefile of the open FPGA NIC.
+#
+#   make bench        (default) the measurement suite on the Verilator simulation -> results/
+#   make test         the tests (pytest; builds what they need)
+#   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128)
+#   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
+#   make trace        one short DMA run with a waveform: results/trace.fst + nicsoc.gtkw
+#
+# Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
+# One Verilator build per configuration: build/sim_dw<W>/.
+
+W        ?= 128
+BUILD    := build/sim_dw$(W)
+PY       := .venv/bin/python
+JOBS     ?= 2
+VROOT    := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)
+VINC     := $(VROOT)/include
+CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
+INCS     := -Isw/include -Isw/lib -Isw/sim -I$(BUILD)/host_include
+# Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
+BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
+
+SOC_PY   := $(wildcard litex_soc/*.py rtl/*.py)
+LIB_C    := $(wildcard sw/lib/*.c)
+SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
+VL_RT    := verilated verilated_fst_c verilated_vcd_c verilated_threads
+
+.PHONY: all bench test sim lint setup clean trace
+all: bench
+
+setup:
+	@scripts/setup.sh
+
+# --- SoC -> Verilog + generated headers -------------------------------------------------------
+$(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
+	$(PY) -m litex_soc.sim --data-width $(W) --output-dir $(BUILD) > $(BUILD).soc.log 2>&1 \
+		|| (cat $(BUILD).soc.log; exit 1)
+
+# --- Verilator model (library only; our harness is the main program) ---------------------------
+$(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v
+	rm -rf $(BUILD)/obj
+	verilator --cc --build -j $(JOBS) --Mdir $(BUILD)/obj --top-module nicsoc \
+		--trace-fst --trace -O3 -CFLAGS "-O2" -Wno-fatal -Wno-lint -Wno-style \
+		$$(cat $(BUILD)/gateware/sources.f) > $(BUILD)/verilator.log 2>&1 \
+		|| (tail -50 $(BUILD)/verilator.log; exit 1)
+
+$(BUILD)/vrt/%.o: $(VINC)/%.cpp | $(BUILD)/gateware/nicsoc.v
+	@mkdir -p $(dir $@)
+	g++ -std=c++17 -O2 -I$(VINC) -I$(VINC)/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -c $< -o $@
+
+# --- Host code + simulator: one nicbench per configuration -------------------------------------
+$(BUILD)/host/%.o: sw/sim/%.cpp sw/sim/*.h sw/include/*.h $(BUILD)/obj/Vnicsoc__ALL.a
+	@mkdir -p $(dir $@)
+	g++ $(CXXFLAGS) -DNIC_DATA_WIDTH=$(W) -DVM_TRACE=1 -DVM_TRACE_FST=1 $(INCS) \
+		-I$(BUILD)/obj -I$(VINC) -I$(VINC)/vltstd -c $< -o $@
+
+$(BUILD)/host/lib_%.o: sw/lib/%.c sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS) $(INCS) -c $< -o $@
+
+$(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS) $(INCS) -c $< -o $@
+
+HOST_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
+	    $(patsubst sw/lib/%.c,$(BUILD)/host/lib_%.o,$(LIB_C)) \
+	    $(patsubst sw/tools/%.c,$(BUILD)/host/tool_%.o,$(filter-out sw/tools/test_%,$(wildcard sw/tools/*.c)))
+
+$(BUILD)/nicbench: $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
+	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
+
+sim: $(BUILD)/nicbench
+
+# --- Benchmarks -------------------------------------------------------------------------------
+bench: sim
+	@mkdir -p results
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/csr.json csr
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/dma.json dma --dir both
+	$(PY) scripts/report.py results
+	@echo "results: $$(ls results)"
+
+trace: sim
+	@mkdir -p results
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),trace=results/trace.fst \
+		dma --dir both --sizes 4096 --min-bytes 4096
+	$(PY) scripts/gtkw.py results/trace.fst results/trace.gtkw
+
+# --- Tests and lint ---------------------------------------------------------------------------
+test: setup
+	$(PY) -m pytest -n $(JOBS) -q
+
+lint: setup $(BUILD)/gateware/nicsoc.v
+	.venv/bin/ruff check .
+	for f in $(BUILD)/gateware/pattern_*.v; do \
+		verilator --lint-only -Wall -Wno-DECLFILENAME $$f || exit 1; done
+
+clean:
+	rm -rf build results

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# setup.sh: installs what the build and tests need, idempotently, on Debian 12.
+#   - Debian packages (only the missing ones; apt-get update only when something is missing)
+#   - .venv from requirements.txt (re-installed only when requirements.txt changed)
+# Quick (well under a second) when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(make g++ gcc python3 python3-venv verilator zlib1g-dev gtkwave xvfb linux-libc-dev)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
+# Verilator: Debian 12's 5.006 (cocotb 1.9 works with it; LiteX's litex_sim too).
+vver=$(verilator --version | awk '{print $2}')
+case "$vver" in
+    5.006) ;;
+    *) echo "setup: warning: Verilator $vver found, this project is pinned to Debian 12's 5.006" >&2 ;;
+esac
+
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setup: creating .venv from requirements.txt"
+    python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade pip==24.3.1
+    .venv/bin/pip install -q -r requirements.txt
+    echo "$want" > "$stamp"
+fi

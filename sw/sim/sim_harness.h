@@ -1,0 +1,65 @@
+/*
+ * sim_harness.h: steps the Verilated NIC SoC (top module `nicsoc`) one clock cycle at a time,
+ * with the PCIe host model (pcie_host_model.h) on its PHY pins.
+ *
+ * Interfaces: step() runs one 125 MHz cycle; model() is the root complex / host memory; the
+ * probe counters count what the SoC's probe_* pins show, cycle by cycle:
+ *   cycles                    cycles simulated since reset
+ *   dma_wr_stall, dma_rd_stall  cycles a DMA request stream (writer MWr / reader MRd port of the
+ *                             LitePCIe crossbar) was valid but not ready: held off
+ *   dma_wr_stall_csr, dma_rd_stall_csr  the same, counted only inside a CSR read service window
+ *   csr_window                cycles inside a CSR read service window: from the first beat of a
+ *                             host MRd taken by the device to the last beat of its CplD leaving it
+ *   csr_busy                  cycles the BAR0-to-CSR bridge was not idle
+ *
+ * Parameters: LinkParams of the model (data_width must match the build: NIC_DATA_WIDTH), and an
+ * optional trace file (FST when it ends in .fst, else VCD) with its start/stop times.
+ */
+#ifndef SIM_HARNESS_H
+#define SIM_HARNESS_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "pcie_host_model.h"
+
+namespace nicsim {
+
+struct ProbeCounters {
+    uint64_t cycles = 0;
+    uint64_t dma_wr_stall = 0, dma_rd_stall = 0;
+    uint64_t dma_wr_stall_csr = 0, dma_rd_stall_csr = 0;
+    uint64_t dma_wr_reqs = 0, dma_rd_reqs = 0;
+    uint64_t csr_window = 0, csr_busy = 0;
+};
+
+struct TraceParams {
+    std::string path;                 /* empty: no trace */
+    uint64_t start_ns = 0;            /* dump from this simulated time */
+    uint64_t stop_ns = UINT64_MAX;    /* ... up to this one */
+};
+
+class SimHarness {
+public:
+    SimHarness(const LinkParams &p, const TraceParams &t);
+    ~SimHarness();
+    SimHarness(const SimHarness &) = delete;
+    SimHarness &operator=(const SimHarness &) = delete;
+
+    void step();                      /* one clock cycle */
+    void run(uint64_t ncycles);
+    PcieHostModel &model();
+    const ProbeCounters &probes() const;
+    std::map<std::string, uint64_t> probe_map() const;
+    static int data_width();          /* the width this binary was built for */
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} /* namespace nicsim */
+
+#endif /* SIM_HARNESS_H */
