@@ -32,7 +32,8 @@ class DMAPattern(LiteXModule):
 
         self.gen_control = CSRStorage(fields=[
             CSRField("enable", size=1, description="``1``: offer pattern data to the DMA writer "
-                     "on every cycle. A ``0`` to ``1`` transition restarts the pattern at the seed."),
+                     "on every cycle. A ``0`` to ``1`` transition restarts the pattern at the "
+                     "seed."),
         ], description="Pattern generator control (card-to-host traffic source).")
         self.gen_seed  = CSRStorage(32, description="First 32-bit word of the generated pattern.")
         self.gen_beats = CSRStatus(48, description="Beats the DMA writer took since the restart.")

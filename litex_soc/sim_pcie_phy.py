@@ -60,18 +60,18 @@ class SimPCIePHY(LiteXModule):
         self.max_payload_size = Signal(16, reset_less=True)
         self.msi_type         = "msi"
         self.with_ptm         = False
-        # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; the sim PHY runs in sys.
+        # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; we run in sys.
         self.cd_pcie          = SimpleNamespace(clk=ClockSignal("sys"))
 
         # Registers (the S7 PHY's, so that software written for a board runs unchanged).
         self._link_status = CSRStatus(fields=[
             CSRField("status", size=1, description="Link up (``1``) or down (``0``)."),
-            CSRField("rate",   size=1, description="Always 0 in simulation: the rate lives in the host model."),
-            CSRField("width",  size=2, description="Always 0 in simulation: the width lives in the host model."),
+            CSRField("rate",   size=1, description="Always 0 in simulation (see the host model)."),
+            CSRField("width",  size=2, description="Always 0 in simulation (see the host model)."),
             CSRField("ltssm",  size=6, description="Always 0 in simulation."),
         ])
         self._msi_enable        = CSRStatus(description="MSI Enable Status. ``1``: MSI is enabled.")
-        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. Always ``0`` in simulation.")
+        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. Always ``0`` here.")
         self._bus_master_enable = CSRStatus(description="Bus Mastering Status. ``1``: enabled.")
         self._max_request_size  = CSRStatus(16, description="Max Read Request Size in use (bytes), "
             "the negotiated value clamped to what LitePCIe is built for.")
