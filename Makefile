@@ -24,7 +24,7 @@ BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 SOC_PY   := $(wildcard litex_soc/*.py rtl/*.py)
 LIB_C    := $(wildcard sw/lib/*.c)
 SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
-VL_RT    := verilated verilated_fst_c verilated_vcd_c verilated_threads
+VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim lint setup clean trace
 all: bench
@@ -41,7 +41,7 @@ $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 $(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v
 	rm -rf $(BUILD)/obj
 	verilator --cc --build -j $(JOBS) --Mdir $(BUILD)/obj --top-module nicsoc \
-		--trace-fst --trace -O3 -CFLAGS "-O2" -Wno-fatal -Wno-lint -Wno-style \
+		--trace-fst -O3 -CFLAGS "-O2" -Wno-fatal -Wno-lint -Wno-style \
 		$$(cat $(BUILD)/gateware/sources.f) > $(BUILD)/verilator.log 2>&1 \
 		|| (tail -50 $(BUILD)/verilator.log; exit 1)
 
@@ -53,7 +53,7 @@ $(BUILD)/vrt/%.o: $(VINC)/%.cpp | $(BUILD)/gateware/nicsoc.v
 $(BUILD)/host/%.o: sw/sim/%.cpp sw/sim/*.h sw/include/*.h $(BUILD)/obj/Vnicsoc__ALL.a
 	@mkdir -p $(dir $@)
 	g++ $(CXXFLAGS) -DNIC_DATA_WIDTH=$(W) -DVM_TRACE=1 -DVM_TRACE_FST=1 $(INCS) \
-		-I$(BUILD)/obj -I$(VINC) -I$(VINC)/vltstd -c $< -o $@
+		-I$(BUILD)/obj -isystem $(VINC) -isystem $(VINC)/vltstd -c $< -o $@
 
 $(BUILD)/host/lib_%.o: sw/lib/%.c sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
 	@mkdir -p $(dir $@)

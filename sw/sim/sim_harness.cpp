@@ -10,12 +10,12 @@
 #include "sim_harness.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "Vnicsoc.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
-#include "verilated_vcd_c.h"
 
 #ifndef NIC_DATA_WIDTH
 #error "NIC_DATA_WIDTH must be defined (64 or 128) to match the Verilated SoC"
@@ -64,7 +64,7 @@ struct SimHarness::Impl {
     ProbeCounters probes;
     TraceParams tp;
     std::unique_ptr<VerilatedFstC> fst;
-    std::unique_ptr<VerilatedVcdC> vcd;
+    std::string fst_path;             /* where FST goes (a temporary when VCD was asked for) */
     uint64_t period_ps;
     /* CSR read service windows: host MRds taken by the device whose CplD has not left yet. */
     int csr_reads_open = 0;
@@ -75,19 +75,14 @@ struct SimHarness::Impl {
         : top(new Vnicsoc(&ctx, "nicsoc_top")), model(p), tp(t),
           period_ps(static_cast<uint64_t>(1e6 / p.clk_mhz + 0.5))
     {
+        /* The model is built with FST tracing; a VCD is converted from it by fst2vcd (GTKWave's)
+         * when the trace closes. */
         if (!tp.path.empty()) {
             ctx.traceEverOn(true);
-            const bool is_fst = tp.path.size() > 4 &&
-                                tp.path.compare(tp.path.size() - 4, 4, ".fst") == 0;
-            if (is_fst) {
-                fst.reset(new VerilatedFstC);
-                top->trace(fst.get(), 99);
-                fst->open(tp.path.c_str());
-            } else {
-                vcd.reset(new VerilatedVcdC);
-                top->trace(vcd.get(), 99);
-                vcd->open(tp.path.c_str());
-            }
+            fst_path = wants_vcd() ? tp.path + ".tmp.fst" : tp.path;
+            fst.reset(new VerilatedFstC);
+            top->trace(fst.get(), 99);
+            fst->open(fst_path.c_str());
         }
         /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
         PhyIn idle_in;
@@ -102,13 +97,25 @@ struct SimHarness::Impl {
         top->sys_rst = 0;
     }
 
+    bool wants_vcd() const
+    {
+        return tp.path.size() > 4 && tp.path.compare(tp.path.size() - 4, 4, ".vcd") == 0;
+    }
+
     ~Impl()
     {
-        if (fst)
-            fst->close();
-        if (vcd)
-            vcd->close();
         top->final();
+        if (!fst)
+            return;
+        fst->close();
+        if (wants_vcd()) {
+            const std::string cmd = "fst2vcd -f '" + fst_path + "' -o '" + tp.path + "'";
+            if (std::system(cmd.c_str()) != 0)
+                std::fprintf(stderr, "sim: '%s' failed; the FST is at %s\n", cmd.c_str(),
+                             fst_path.c_str());
+            else
+                std::remove(fst_path.c_str());
+        }
     }
 
     void dump(uint64_t t_ps)
@@ -118,8 +125,6 @@ struct SimHarness::Impl {
             return;
         if (fst)
             fst->dump(t_ps);
-        if (vcd)
-            vcd->dump(t_ps);
     }
 
     void apply_pins()
