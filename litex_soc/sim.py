@@ -20,6 +20,7 @@ from litex.soc.integration import export
 from litex.soc.integration.builder import Builder
 
 from litex_soc.nic_soc import NICSoC
+from litex_soc.regmap import write_regmap
 from litex_soc.sim_pcie_phy import SimPCIePHY
 
 TOP = "nicsoc"
@@ -128,6 +129,7 @@ def main():
         f.write(export.get_soc_header(soc.constants, with_access_functions=False))
     with open(os.path.join(host_inc, "mem.h"), "w") as f:
         f.write(export.get_mem_header(soc.mem_regions))
+    write_regmap(soc, os.path.join(args.output_dir, "register_map.md"))
 
 
 if __name__ == "__main__":
