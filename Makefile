@@ -93,7 +93,7 @@ test: setup
 lint: setup $(BUILD)/gateware/nicsoc.v
 	.venv/bin/ruff check .
 	for f in $(BUILD)/gateware/pattern_*.v; do \
-		verilator --lint-only -Wall -Wno-DECLFILENAME $$f || exit 1; done
+		verilator --lint-only -Wall rtl/verilator_lint.vlt $$f || exit 1; done
 
 clean:
 	rm -rf build results
