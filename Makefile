@@ -87,7 +87,10 @@ trace: sim
 	$(PY) scripts/gtkw.py results/trace.fst results/trace.gtkw
 
 # --- Tests and lint ---------------------------------------------------------------------------
+# Both simulator configurations are built first, so pytest's workers only run them.
 test: setup
+	$(MAKE) sim W=64
+	$(MAKE) sim W=128
 	$(PY) -m pytest -n $(JOBS) -q
 
 lint: setup $(BUILD)/gateware/nicsoc.v
