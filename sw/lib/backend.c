@@ -1,0 +1,50 @@
+/*
+ * backend.c: nic_backend_open() (nic_backend.h), the one entry point tools use to get a backend.
+ *
+ *   kind "sim"   -> nic_backend_sim_open(opts)   (sw/sim/backend_sim.cpp, simulation build only)
+ *   kind "vfio"  -> nic_backend_vfio_open(opts)  (backend_vfio.c)
+ *
+ * A weak nic_backend_sim_open() stands in when the simulator is not linked (a hardware-only
+ * build of the host library): it fails with "built without the sim backend". The real one in
+ * backend_sim.cpp is a strong definition and replaces it at link time.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "nic_backend.h"
+
+__attribute__((weak)) struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
+                                                              size_t errlen)
+{
+    (void)opts;
+    snprintf(err, errlen, "sim backend: this binary was built without the sim backend "
+             "(link sw/sim/backend_sim.cpp and the Verilated SoC: `make sim`)");
+    return NULL;
+}
+
+struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *err,
+                                     size_t errlen)
+{
+    char dummy[1];
+    if (!err || errlen == 0) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = 0;
+    if (!kind) {
+        snprintf(err, errlen, "no backend kind given (sim or vfio)");
+        return NULL;
+    }
+    struct nic_backend *b = NULL;
+    if (strcmp(kind, "sim") == 0)
+        b = nic_backend_sim_open(opts ? opts : "", err, errlen);
+    else if (strcmp(kind, "vfio") == 0)
+        b = nic_backend_vfio_open(opts ? opts : "", err, errlen);
+    else {
+        snprintf(err, errlen, "unknown backend '%s' (sim or vfio)", kind);
+        return NULL;
+    }
+    if (!b && err[0] == 0)
+        snprintf(err, errlen, "%s backend: open failed (no message)", kind);
+    return b;
+}

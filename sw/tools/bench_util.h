@@ -1,0 +1,126 @@
+/*
+ * bench_util.h: the pure helpers of nicbench (no device, no backend), shared with their unit
+ * test (test_nicbench_util.c):
+ *   - numbers with binary suffixes ("4K", "2M", "0x100") and size lists ("256..2M,6000");
+ *   - distributions of samples: min / median / p99 / max / mean (nearest-rank percentiles);
+ *   - a JSON writer (growable buffer, escaping, commas) and a top-level number lookup;
+ *   - "key=value,..." option strings: replace a key;
+ *   - a right-aligned text table;
+ *   - a small deterministic PRNG (xorshift64*).
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* --- numbers and lists ---------------------------------------------------------------------- */
+
+/* Unsigned integer, decimal or 0x-hex, with an optional binary suffix K/M/G (also k, KiB, MiB,
+ * GiB). 0, or -1 when s is not such a number or it overflows. */
+int bu_parse_u64(const char *s, uint64_t *out);
+
+/* Comma-separated list of numbers and ranges; "A..B" is A, 2A, 4A, ... up to B inclusive.
+ * Up to max entries in out. 0, or -1 with a message. */
+int bu_parse_list(const char *s, uint64_t *out, size_t max, size_t *n, char *err, size_t errlen);
+
+/* "4 KiB", "2 MiB", "6000 B": a size for humans. */
+const char *bu_fmt_size(uint64_t bytes, char *buf, size_t len);
+
+static inline uint64_t bu_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* --- distributions -------------------------------------------------------------------------- */
+
+struct bu_dist {
+    size_t n;
+    uint64_t min, median, p99, max;
+    double mean;
+};
+
+/* Nearest-rank percentile p (0 < p <= 100) of n sorted samples: the smallest sample with at
+ * least p% of the samples at or below it. */
+uint64_t bu_percentile(const uint64_t *sorted, size_t n, double p);
+/* Sorts samples in place and fills d. n == 0 gives all zeros. */
+void bu_dist_compute(uint64_t *samples, size_t n, struct bu_dist *d);
+
+/* --- JSON writer ---------------------------------------------------------------------------- */
+
+#define BU_JSON_MAX_DEPTH 32
+
+struct bu_json {
+    char *buf;
+    size_t len, cap;
+    bool oom;                       /* an allocation failed: the document is incomplete */
+    int depth;
+    bool need_comma[BU_JSON_MAX_DEPTH];
+    bool after_key;
+};
+
+void bu_json_init(struct bu_json *j);
+void bu_json_free(struct bu_json *j);
+void bu_json_obj_begin(struct bu_json *j);
+void bu_json_obj_end(struct bu_json *j);
+void bu_json_arr_begin(struct bu_json *j);
+void bu_json_arr_end(struct bu_json *j);
+void bu_json_key(struct bu_json *j, const char *key);
+void bu_json_str(struct bu_json *j, const char *s);        /* NULL writes null */
+void bu_json_u64(struct bu_json *j, uint64_t v);
+void bu_json_i64(struct bu_json *j, int64_t v);
+void bu_json_double(struct bu_json *j, double v);           /* non-finite writes null */
+void bu_json_bool(struct bu_json *j, bool v);
+void bu_json_null(struct bu_json *j);
+/* A value that is already JSON text (e.g. a backend's params_json); NULL or empty writes null. */
+void bu_json_raw(struct bu_json *j, const char *json);
+/* Shorthands: key then value. */
+void bu_json_kstr(struct bu_json *j, const char *key, const char *s);
+void bu_json_ku64(struct bu_json *j, const char *key, uint64_t v);
+void bu_json_kdouble(struct bu_json *j, const char *key, double v);
+/* Escape s as a JSON string literal (with the quotes) into out; returns the length the full
+ * result needs (like snprintf), out is always NUL-terminated when len > 0. */
+size_t bu_json_escape(const char *s, char *out, size_t len);
+
+/* The number stored under `key` in the top-level object of `json`. 0, or -1 when the key is
+ * absent, not at the top level, or its value is not a number. */
+int bu_json_get_number(const char *json, const char *key, double *out);
+
+/* --- option strings ------------------------------------------------------------------------- */
+
+/* out = opts without any "key=..." item, plus ",key=value". 0, or -1 if out is too small. */
+int bu_opts_set(const char *opts, const char *key, const char *value, char *out, size_t len);
+
+/* --- text tables ---------------------------------------------------------------------------- */
+
+struct bu_table {
+    int ncols;
+    size_t nrows, cap;
+    char **cells;                   /* (nrows + 1) x ncols, row 0 the header */
+};
+
+int bu_table_init(struct bu_table *t, int ncols, const char *const *headers);
+/* Adds a row; cells are copied. */
+int bu_table_row(struct bu_table *t, const char *const *cells);
+/* Right-aligned columns, two spaces apart, each line prefixed with `indent`. */
+void bu_table_print(const struct bu_table *t, FILE *f, const char *indent);
+void bu_table_free(struct bu_table *t);
+
+/* --- PRNG ----------------------------------------------------------------------------------- */
+
+static inline uint64_t bu_rand(uint64_t *state)
+{
+    /* xorshift64* (Vigna); state must not be 0. */
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+static inline uint64_t bu_rand_seed(uint64_t seed)
+{
+    const uint64_t s = seed ^ 0x9E3779B97F4A7C15ull;
+    return s ? s : 0x9E3779B97F4A7C15ull;
+}
+
+#endif /* BENCH_UTIL_H */
