@@ -14,6 +14,7 @@
  * e.g. probe.dma_wr_stall_csr), and the pcie-bench limits for a transfer of N bytes:
  * "model_limit_c2h_kbps:N" (device writes) and "model_limit_h2c_kbps:N" (device reads), in kb/s.
  */
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -193,7 +194,17 @@ const char *sim_last_error(struct nic_backend *b)
     return s->last_error.empty() ? nullptr : s->last_error.c_str();
 }
 
-void sim_close(struct nic_backend *b) { delete sim(b); }
+/* Errors are never dropped silently: whatever the model recorded is listed on close. */
+void sim_close(struct nic_backend *b)
+{
+    SimBackend *s = sim(b);
+    const std::vector<std::string> &errs = s->h->model().errors();
+    const size_t shown = std::min<size_t>(errs.size(), 20);
+    for (size_t i = 0; i < shown; i++)
+        std::fprintf(stderr, "sim: model error %zu/%zu: %s\n", i + 1, errs.size(),
+                     errs[i].c_str());
+    delete s;
+}
 
 const struct nic_backend_ops sim_ops = {
     sim_read32, sim_write32, sim_read64, sim_write64, sim_dma_alloc, sim_dma_free,

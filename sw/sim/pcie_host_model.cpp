@@ -112,24 +112,31 @@ struct Link {
     /* Send `bytes` no earlier than `ready`; returns the end of serialisation. */
     double send(double ready, uint32_t bytes)
     {
+        /* DLLPs that fell due while the previous TLP was on the wire go right after it. */
+        for (bool more = true; more;) {
+            more = false;
+            for (int k = 0; k < 3; k++) {
+                if (due[k] <= free_ps) {
+                    free_ps += sz[k] * ppb;
+                    busy_ps += static_cast<uint64_t>(sz[k] * ppb);
+                    dllp_bytes += static_cast<uint64_t>(sz[k]);
+                    due[k] += iv[k];
+                    more = true;
+                }
+            }
+        }
         double start = std::max(ready, free_ps);
-        for (;;) {
-            int k = 0;
-            for (int j = 1; j < 3; j++)
-                if (due[j] < due[k])
-                    k = j;
-            if (due[k] > start)
-                break;
-            /* DLLPs that fell due in a long idle stretch went out then, at no cost. */
-            const double n = std::floor((start - std::max(due[k], free_ps)) / iv[k]);
-            if (n > 1)
-                due[k] += (n - 1) * iv[k];
-            const double t = std::max(due[k], free_ps);
-            free_ps = t + sz[k] * ppb;
-            busy_ps += static_cast<uint64_t>(sz[k] * ppb);
-            dllp_bytes += static_cast<uint64_t>(sz[k]);
-            due[k] += iv[k];
-            start = std::max(start, free_ps);
+        /* Those due in the idle stretch before `start` went out then, at no cost, unless the
+         * last one is still on the wire at `start`. */
+        for (int k = 0; k < 3; k++) {
+            if (due[k] >= start)
+                continue;
+            const double n = std::ceil((start - due[k]) / iv[k]);
+            const double last = due[k] + (n - 1) * iv[k];
+            due[k] += n * iv[k];
+            dllp_bytes += static_cast<uint64_t>(n * sz[k]);
+            busy_ps += static_cast<uint64_t>(n * sz[k] * ppb);
+            start = std::max(start, last + sz[k] * ppb);
         }
         const double end = start + bytes * ppb;
         free_ps = end;
