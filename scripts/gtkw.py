@@ -66,7 +66,7 @@ def write_gtkw(trace, out, data_width=128):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser = argparse.ArgumentParser(description="GTKWave save file for a trace of the SoC.")
     parser.add_argument("trace")
     parser.add_argument("out")
     parser.add_argument("--data-width", type=int, default=128, choices=(64, 128))
