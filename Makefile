@@ -37,8 +37,9 @@ setup:
 
 # --- SoC -> Verilog + generated headers -------------------------------------------------------
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
-	$(PY) -m litex_soc.sim --data-width $(W) --output-dir $(BUILD) > $(BUILD).soc.log 2>&1 \
-		|| (cat $(BUILD).soc.log; exit 1)
+	@mkdir -p $(BUILD)
+	$(PY) -m litex_soc.sim --data-width $(W) --output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
+		|| (cat $(BUILD)/soc.log; exit 1)
 
 # --- Verilator model (library only; our harness is the main program) ---------------------------
 $(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v

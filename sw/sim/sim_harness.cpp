@@ -178,6 +178,21 @@ struct SimHarness::Impl {
         }
     }
 
+    /* A stream probe: a transfer, or a cycle held off (valid, not ready), inside a CSR read
+     * service window or not. */
+    static void count_stream(bool valid, bool ready, bool in_csr, uint64_t *xfers,
+                             uint64_t *stalls, uint64_t *stalls_csr)
+    {
+        if (!valid)
+            return;
+        if (ready) {
+            (*xfers)++;
+        } else {
+            (*stalls)++;
+            *stalls_csr += in_csr;
+        }
+    }
+
     void step()
     {
         const uint64_t t = model.now_ps();
@@ -192,22 +207,10 @@ struct SimHarness::Impl {
         /* Probes: which handshakes happen at the coming edge. */
         const bool in_csr = csr_reads_open > 0;
         probes.cycles++;
-        if (top->probe_dma_wr_valid) {
-            if (top->probe_dma_wr_ready)
-                probes.dma_wr_reqs++;
-            else {
-                probes.dma_wr_stall++;
-                probes.dma_wr_stall_csr += in_csr;
-            }
-        }
-        if (top->probe_dma_rd_valid) {
-            if (top->probe_dma_rd_ready)
-                probes.dma_rd_reqs++;
-            else {
-                probes.dma_rd_stall++;
-                probes.dma_rd_stall_csr += in_csr;
-            }
-        }
+        count_stream(top->probe_dma_wr_valid, top->probe_dma_wr_ready, in_csr,
+                     &probes.dma_wr_reqs, &probes.dma_wr_stall, &probes.dma_wr_stall_csr);
+        count_stream(top->probe_dma_rd_valid, top->probe_dma_rd_ready, in_csr,
+                     &probes.dma_rd_reqs, &probes.dma_rd_stall, &probes.dma_rd_stall_csr);
         probes.csr_window += in_csr;
         probes.csr_busy += top->probe_csr_busy;
         track_csr_window(in);
