@@ -82,6 +82,8 @@ bench: sim
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/csr.json csr
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/dma.json dma --dir both \
 		--min-bytes $(BENCH_MIN_BYTES)
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --quiet --json results/dma_sweep.json \
+		dma --dir both --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096 --min-bytes 65536
 	$(PY) scripts/report.py results
 	@echo "results: $$(ls results)"
 
