@@ -1,870 +1,1425 @@
 /*
- * pcie_host_model.cpp: PCIe root complex, link and host memory for the Verilated SoC. See
- * pcie_host_model.h for the stream format, the timing model (pcie-bench) and the checks.
+ * pcie_host_model.cpp: the PCIe root complex, link and host memory behind the device's raw TLP
+ * streams (see pcie_host_model.h for the stream format and the timing model).
  *
- * Structure, device -> host ("up"):  tx beats -> TLP assembly + checks -> device TX buffer
- * (tx_buf_tlps) -> link serialiser (credits, DLLPs) -> arrival at the RC -> memory write / read
- * job / completion of a host read / interrupt.
- * Host -> device ("down"): host MMIO TLPs and completions of read jobs -> link serialiser ->
- * arrival -> presented beat by beat on rx.
- * Link times are doubles in picoseconds; the clock advances in whole cycles.
+ * Structure. Time is in picoseconds; cycle k of the PHY clock is at k * period (the period is
+ * rounded to a whole ps, as the harness does). Each cycle() first does the handshakes of the
+ * edge at `now` (device TX beat, device RX beat, MSI), then advances `now` by one period and
+ * runs every link/host event up to the new `now` in time order, then drives the pins.
+ *
+ *   upstream (device -> RC)   beats are assembled into a TLP; its last beat puts it, checked, in
+ *                             the device-side TX buffer (tx_buf_tlps). The head starts on the
+ *                             wire when the link is free and the RC has PH/PD/NPH credits; it
+ *                             reaches the RC link_latency_ns after its last wire byte, where it
+ *                             is applied (MWr), answered (MRd), matched (Cpl/CplD) or becomes
+ *                             an interrupt (MSI); its credits come back credit_return_ns later.
+ *   downstream (RC -> device) host MMIO requests and completions to device reads share one
+ *                             serialiser: of the two queue heads the one ready first goes
+ *                             (MMIO: when issued; completions: mem_read_latency_ns after the
+ *                             MRd arrived). A TLP is offered to the device, beat by beat, from
+ *                             its arrival (last wire byte + link latency) on.
+ *
+ * Wire cost of a TLP: framing (Gen1/2: 2 B STP/END; Gen3: 4 B, the 128b/130b STP token) + 6 B DLL
+ * (2 B sequence number + 4 B LCRC) + 12/16 B header + payload. pcie-bench charges 8 B for framing
+ * + DLL at every generation; we differ only for Gen3 (10 B). DLLPs: per direction, an 8 B Ack
+ * every ack_limit byte times, an 8 B UpdateFC every fc_limit byte times, a 4 B SKIP every 1538
+ * byte times, on a wall-clock grid; one falling due while the wire is idle is free, one falling
+ * due while a TLP (or a DLLP after it) is on the wire is sent right after that TLP and delays the
+ * next one. Under saturation this gives pcie-bench's TLP_bw = raw x (1 - 8/ack - 8/fc - 4/1538).
+ * A link is one byte-serial pipe of the raw rate (as in pcie-bench); the device's stream width
+ * and clock only bound how fast it hands TLPs to the TX buffer.
+ *
+ * Completions to a device MRd cover [first enabled byte, last enabled byte] of the request; each
+ * ends at the largest RCB-aligned address within MPS bytes of payload from the dword its data
+ * starts in (the last one ends where the request does), so an unaligned request's first
+ * completion is shorter. lower_address is the address of its first byte, byte_count the bytes
+ * left including it (PCIe Base Spec byte-count rules, byte enables included).
  */
 #include "pcie_host_model.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace nicsim {
 
 namespace {
 
-/* Ack_Limits / FC_Guide of pcie-bench (PCIe spec tables), byte times; [gen-1][lanes][mps]. */
-const int kLanes[] = {1, 2, 4, 8, 16};
-const int kMps[] = {128, 256, 512, 1024, 2048, 4096};
-const int kAckTable[3][5][6] = {
-    {{237, 416, 559, 1071, 2095, 4143}, {128, 217, 289, 545, 1057, 2081},
-     {73, 118, 154, 282, 538, 1050}, {67, 107, 86, 150, 278, 534}, {48, 72, 86, 150, 278, 534}},
-    {{288, 467, 610, 1122, 2146, 4194}, {179, 268, 340, 596, 1108, 2132},
-     {124, 169, 205, 333, 589, 1101}, {118, 158, 137, 201, 329, 585},
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kDllBytes = 6;              /* sequence number 2 + LCRC 4 */
+constexpr int kAckBytes = 8, kFcBytes = 8; /* a DLLP with its framing */
+constexpr int kSkipBytes = 4, kSkipInterval = 1538;
+constexpr double kCplTimeoutPs = 50e6;    /* host MMIO read completion timeout: 50 us */
+constexpr int kTags = 32;                 /* tags the RC uses for MMIO reads: 0..31 */
+constexpr int kMaxTlpDw = 4 + 1024;       /* 4DW header + 4 KiB payload */
+constexpr size_t kMaxErrorMessages = 10000;
+
+/* fmt[2:0] type[4:0] (DW0 bits 31..24) of the TLPs handled here. */
+constexpr uint8_t kMRd32 = 0x00, kMRd64 = 0x20, kMWr32 = 0x40, kMWr64 = 0x60;
+constexpr uint8_t kCpl = 0x0a, kCplD = 0x4a;
+constexpr uint32_t kStatusSC = 0, kStatusUR = 1;
+
+/* Ack_Limits / FC_Guide of pcie-bench's model/pcie.py (identical tables there), byte times,
+ * indexed [gen-1][lanes x1,x2,x4,x8,x16][MPS 128..4096]. */
+constexpr int kAckFcTable[3][5][6] = {
+    {{237, 416, 559, 1071, 2095, 4143},
+     {128, 217, 289, 545, 1057, 2081},
+     {73, 118, 154, 282, 538, 1050},
+     {67, 107, 86, 150, 278, 534},
+     {48, 72, 86, 150, 278, 534}},
+    {{288, 467, 610, 1122, 2146, 4194},
+     {179, 268, 340, 596, 1108, 2132},
+     {124, 169, 205, 333, 589, 1101},
+     {118, 158, 137, 201, 329, 585},
      {99, 123, 137, 201, 329, 585}},
-    {{333, 512, 655, 1167, 2191, 4239}, {224, 313, 385, 641, 1153, 2177},
-     {169, 214, 250, 378, 634, 1146}, {163, 203, 182, 246, 374, 630},
+    {{333, 512, 655, 1167, 2191, 4239},
+     {224, 313, 385, 641, 1153, 2177},
+     {169, 214, 250, 378, 634, 1146},
+     {163, 203, 182, 246, 374, 630},
      {144, 168, 182, 246, 374, 630}},
 };
-constexpr int kDllpBytes = 8;         /* 2 B framing + 4 B DLLP + 2 B CRC */
-constexpr int kSkipBytes = 4;
-constexpr int kSkipInterval = 1538;
-constexpr int kDllOverhead = 6;       /* sequence number + LCRC */
-constexpr double kCplTimeoutPs = 50e6; /* 50 us */
 
-int table_index(const int *vals, int n, int v)
+int size_index(int bytes)
 {
-    for (int i = 0; i < n; i++)
-        if (vals[i] == v)
+    for (int i = 0, s = 128; i < 6; i++, s *= 2)
+        if (bytes == s)
             return i;
     return -1;
 }
 
-bool pow2_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
-
-enum Kind { MWR, MRD, CPLD, CPL, MSI, BAD };
-
-const char *kind_name(Kind k)
+int lanes_index(int lanes)
 {
-    switch (k) {
-    case MWR: return "mwr";
-    case MRD: return "mrd";
-    case CPLD: return "cpld";
-    case CPL: return "cpl";
-    case MSI: return "msi";
-    default: return "bad";
-    }
+    for (int i = 0, l = 1; i < 5; i++, l *= 2)
+        if (lanes == l)
+            return i;
+    return -1;
 }
 
-struct Tlp {
-    std::vector<uint32_t> dw;         /* header + payload dwords */
-    Kind kind = BAD;
-    int mmio_id = -1;                 /* host MMIO write: completes when consumed by the device */
-    double ready_ps = 0;              /* may start on the link from this time */
-    double arrival_ps = 0;
-    int ph = 0, pd = 0, nph = 0;      /* credits it uses (upstream) */
-    uint8_t msi_vector = 0;
-};
+int table_limit(const LinkParams &p)
+{
+    const int li = lanes_index(p.lanes), si = size_index(p.mps);
+    if (p.gen < 1 || p.gen > 3 || li < 0 || si < 0)
+        return 0;
+    return kAckFcTable[p.gen - 1][li][si];
+}
 
-struct ReadJob {
-    uint16_t req_id;
-    uint8_t tag;
-    uint64_t addr;                    /* dword-aligned start */
-    uint32_t len;                     /* bytes, dword multiple */
-    uint32_t lead, trail;             /* disabled bytes by first_be / last_be */
-    double ready_ps;
-};
+/* Framing + DLL bytes of one TLP on the wire. */
+int tlp_overhead_bytes(int gen) { return (gen >= 3 ? 4 : 2) + kDllBytes; }
 
-struct HostRead {
-    bool active = false;
-    int id = -1;
-    int len = 4;
-};
+/* Lowest / highest set bit of a non-zero 4-bit byte-enable field (3 / 0 for 0). */
+int ctz4(unsigned be) { return be & 1 ? 0 : be & 2 ? 1 : be & 4 ? 2 : 3; }
+int msb4(unsigned be) { return be & 8 ? 3 : be & 4 ? 2 : be & 2 ? 1 : 0; }
 
-/* One direction of the link: serialiser with pcie-bench's DLLP and SKIP overheads. */
-struct Link {
-    double ppb = 500;                 /* ps per byte */
-    double free_ps = 0;
-    double due[3] = {0, 0, 0};        /* next Ack, UpdateFC, SKIP */
-    double iv[3] = {1, 1, 1};
-    double sz[3] = {kDllpBytes, kDllpBytes, kSkipBytes};
-    uint64_t busy_ps = 0, dllp_bytes = 0, tlp_bytes = 0;
+/* Bytes a memory request of len_dw dwords covers given its byte enables (PCIe Base Spec,
+ * completion Byte Count rules); 1 for a zero-length read (len 1, first BE 0). */
+uint32_t request_byte_count(uint32_t len_dw, unsigned fbe, unsigned lbe)
+{
+    if (len_dw == 1)
+        return fbe == 0 ? 1 : static_cast<uint32_t>(msb4(fbe) - ctz4(fbe) + 1);
+    return len_dw * 4 - ctz4(fbe) - (3 - msb4(lbe));
+}
 
-    void init(double ppb_, int ack, int fc)
+/* Host value <-> payload dword: the host's byte at the lowest address is bits 31..24. */
+uint32_t bswap32(uint32_t v)
+{
+    return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
+}
+
+bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+std::string fmt_double(double d)
+{
+    char b[40];
+    std::snprintf(b, sizeof b, "%.12g", d);
+    return b;
+}
+
+/* A FIFO on a power-of-two ring. push_slot() hands back a recycled element (with whatever
+ * capacity its vectors had): the caller resets it. Steady-state traffic allocates nothing. */
+template <class T>
+class Fifo {
+public:
+    bool empty() const { return n_ == 0; }
+    size_t size() const { return n_; }
+    T &front() { return buf_[head_]; }
+    const T &front() const { return buf_[head_]; }
+    T &push_slot()
     {
-        ppb = ppb_;
-        iv[0] = ack * ppb;
-        iv[1] = fc * ppb;
-        iv[2] = kSkipInterval * ppb;
-        for (int k = 0; k < 3; k++)
-            due[k] = iv[k];
+        if (n_ == buf_.size())
+            grow();
+        T &s = buf_[(head_ + n_) & (buf_.size() - 1)];
+        n_++;
+        return s;
+    }
+    void pop()
+    {
+        head_ = (head_ + 1) & (buf_.size() - 1);
+        n_--;
     }
 
-    /* Send `bytes` no earlier than `ready`; returns the end of serialisation. */
-    double send(double ready, uint32_t bytes)
+private:
+    void grow()
     {
-        /* DLLPs that fell due while the previous TLP was on the wire go right after it. */
+        std::vector<T> nb(buf_.empty() ? 16 : buf_.size() * 2);
+        for (size_t i = 0; i < buf_.size(); i++)
+            nb[i] = std::move(buf_[(head_ + i) & (buf_.size() - 1)]);
+        buf_.swap(nb);
+        head_ = 0;
+    }
+    std::vector<T> buf_;
+    size_t head_ = 0, n_ = 0;
+};
+
+/* One direction of the link: a byte-serial pipe with DLLPs on a wall-clock grid. */
+struct Link {
+    double bt = 0;                    /* ps per wire byte */
+    double ack_iv = 0, fc_iv = 0, skip_iv = 0;
+    double next_ack = 0, next_fc = 0, next_skip = 0;
+    double free_at = 0;               /* the wire is free from here */
+    double busy_ps = 0;
+    uint64_t tlp_bytes = 0, dllp_bytes = 0;
+
+    void init(double byte_ps, int ack_limit, int fc_limit)
+    {
+        bt = byte_ps;
+        ack_iv = ack_limit * bt;
+        fc_iv = fc_limit * bt;
+        skip_iv = kSkipInterval * bt;
+        next_ack = ack_iv;
+        next_fc = fc_iv;
+        next_skip = skip_iv;
+    }
+
+    /* DLLPs that fell due on an idle wire before s went out for free. */
+    static void skip_idle(double *next, double iv, double s)
+    {
+        if (*next < s)
+            *next += std::ceil((s - *next) / iv) * iv;
+    }
+
+    static bool due(double *next, double iv, double fin)
+    {
+        if (*next >= fin)
+            return false;
+        *next += iv;
+        return true;
+    }
+
+    /* Put a TLP of `bytes` wire bytes on the wire at s (>= free_at); returns the time its last
+     * byte left. DLLPs due meanwhile follow it and keep the wire busy. */
+    double send(double s, int bytes)
+    {
+        skip_idle(&next_ack, ack_iv, s);
+        skip_idle(&next_fc, fc_iv, s);
+        skip_idle(&next_skip, skip_iv, s);
+        const double end = s + bytes * bt;
+        double fin = end;
         for (bool more = true; more;) {
-            more = false;
-            for (int k = 0; k < 3; k++) {
-                if (due[k] <= free_ps) {
-                    free_ps += sz[k] * ppb;
-                    busy_ps += static_cast<uint64_t>(sz[k] * ppb);
-                    dllp_bytes += static_cast<uint64_t>(sz[k]);
-                    due[k] += iv[k];
-                    more = true;
-                }
-            }
+            int n = 0;
+            if (due(&next_ack, ack_iv, fin))
+                n += kAckBytes;
+            if (due(&next_fc, fc_iv, fin))
+                n += kFcBytes;
+            if (due(&next_skip, skip_iv, fin))
+                n += kSkipBytes;
+            fin += n * bt;
+            dllp_bytes += n;
+            more = n > 0;
         }
-        double start = std::max(ready, free_ps);
-        /* Those due in the idle stretch before `start` went out then, at no cost, unless the
-         * last one is still on the wire at `start`. */
-        for (int k = 0; k < 3; k++) {
-            if (due[k] >= start)
-                continue;
-            const double n = std::ceil((start - due[k]) / iv[k]);
-            const double last = due[k] + (n - 1) * iv[k];
-            due[k] += n * iv[k];
-            dllp_bytes += static_cast<uint64_t>(n * sz[k]);
-            busy_ps += static_cast<uint64_t>(n * sz[k] * ppb);
-            start = std::max(start, last + sz[k] * ppb);
-        }
-        const double end = start + bytes * ppb;
-        free_ps = end;
-        busy_ps += static_cast<uint64_t>(bytes * ppb);
+        free_at = fin;
+        busy_ps += fin - s;
         tlp_bytes += bytes;
         return end;
     }
 };
 
+enum class Kind : uint8_t { Bad, MWr, MRd, CplD, Cpl, Msi };
+
+/* A device TLP between its last beat and its arrival at the root complex. */
+struct UpTlp {
+    Kind kind = Kind::Bad;
+    bool ok = false;                  /* passed the checks: apply at the RC */
+    bool answer_ur = false;           /* bad MRd: answer with an UR completion */
+    uint32_t hdr[4] = {0, 0, 0, 0};
+    int nhdr = 0;                     /* header dwords kept (for messages) */
+    uint32_t len_dw = 0;              /* length field, 0 read as 1024 */
+    uint64_t addr = 0;
+    uint16_t req_id = 0;
+    uint8_t tag = 0, fbe = 0, lbe = 0, vector = 0;
+    int wire = 0;                     /* bytes on the wire */
+    int ph = 0, pd = 0, nph = 0;      /* credits it takes */
+    double enq = 0, arr = 0;
+    std::vector<uint32_t> pl;         /* payload dwords (MWr, CplD) */
+
+    void reset()
+    {
+        kind = Kind::Bad;
+        ok = answer_ur = false;
+        std::fill(hdr, hdr + 4, 0u);
+        nhdr = 0;
+        len_dw = 0;
+        addr = 0;
+        req_id = 0;
+        tag = fbe = lbe = vector = 0;
+        wire = ph = pd = nph = 0;
+        enq = arr = 0;
+        pl.clear();
+    }
+};
+
+struct CreditReturn {
+    double t;
+    int ph, pd, nph;
+};
+
+struct MmioReq {
+    int id;
+    bool write;
+    uint64_t off, value;
+    int len;
+    double ready;
+};
+
+/* Completions owed for one device MRd: bytes [addr, end) still to send. */
+struct CplJob {
+    double ready;
+    uint64_t addr, end;
+    uint16_t req_id;
+    uint8_t tag;
+    bool ur;
+};
+
+/* A host->device TLP on its way to the device, then offered beat by beat. */
+struct DnTlp {
+    double arr = 0;
+    int mmio_id = -1;                 /* MMIO write: done when its last beat is taken */
+    std::vector<uint32_t> dw;         /* header + payload */
+};
+
+struct MmioInfo {
+    bool write = false;
+    int len = 0;
+    uint64_t off = 0;
+    int tag = -1;
+};
+
+struct Irq {
+    uint64_t t;
+    uint8_t vector;
+};
+
+struct Counters {
+    uint64_t tlps_up_mwr = 0, tlps_up_mrd = 0, tlps_up_cpld = 0, tlps_up_cpl = 0,
+             tlps_up_msi = 0, tlps_up_bad = 0;
+    uint64_t tlps_down_mwr = 0, tlps_down_mrd = 0, tlps_down_cpld = 0, tlps_down_cpl = 0;
+    uint64_t bytes_up_payload = 0, bytes_down_payload = 0;
+    uint64_t tx_stall_cycles = 0, rx_stall_cycles = 0;
+    double credit_wait_ps = 0;
+    uint64_t credit_waits = 0;
+    uint64_t mmio_reads = 0, mmio_writes = 0, msis = 0, errors = 0;
+    uint64_t mps_violations = 0, mrrs_violations = 0, boundary_violations = 0, bad_address = 0;
+    uint64_t unexpected_completion = 0, completion_timeouts = 0;
+    uint64_t unsupported_tlps = 0, length_errors = 0, be_errors = 0, framing_errors = 0;
+    uint64_t byte_enable_errors = 0, poisoned_tlps = 0, bad_mmio = 0, ur_completions = 0;
+};
+
+/* Calls f(name, field) for every LinkParams field, in declaration order. */
+template <class P, class F>
+void visit_fields(P &p, F &&f)
+{
+    f("gen", p.gen);
+    f("lanes", p.lanes);
+    f("mps", p.mps);
+    f("mrrs", p.mrrs);
+    f("rcb", p.rcb);
+    f("dev_mps", p.dev_mps);
+    f("dev_mrrs", p.dev_mrrs);
+    f("mem_read_latency_ns", p.mem_read_latency_ns);
+    f("link_latency_ns", p.link_latency_ns);
+    f("credit_return_ns", p.credit_return_ns);
+    f("ack_limit", p.ack_limit);
+    f("fc_limit", p.fc_limit);
+    f("ph_credits", p.ph_credits);
+    f("pd_credits", p.pd_credits);
+    f("nph_credits", p.nph_credits);
+    f("tx_buf_tlps", p.tx_buf_tlps);
+    f("data_width", p.data_width);
+    f("clk_mhz", p.clk_mhz);
+    f("device_id", p.device_id);
+    f("rc_id", p.rc_id);
+    f("bar0_addr", p.bar0_addr);
+    f("bar0_size", p.bar0_size);
+    f("host_mem_addr", p.host_mem_addr);
+    f("host_mem_size", p.host_mem_size);
+    f("strict", p.strict);
+}
+
+/* Unsigned: decimal or 0x-hex, nothing else (no sign, no spaces, no octal). */
+bool parse_u64(const std::string &s, uint64_t *v)
+{
+    const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const std::string digits = s.substr(hex ? 2 : 0);
+    if (digits.empty() ||
+        digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") !=
+            std::string::npos)
+        return false;
+    errno = 0;
+    const unsigned long long r = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+    if (errno)
+        return false;
+    *v = r;
+    return true;
+}
+
+bool parse_value(const std::string &s, int *v, std::string *expect)
+{
+    *expect = "an integer (decimal or 0x-hex)";
+    const bool neg = !s.empty() && s[0] == '-';
+    uint64_t u;
+    if (!parse_u64(neg ? s.substr(1) : s, &u) || u > static_cast<uint64_t>(INT32_MAX))
+        return false;
+    *v = neg ? -static_cast<int>(u) : static_cast<int>(u);
+    return true;
+}
+
+bool parse_value(const std::string &s, uint16_t *v, std::string *expect)
+{
+    *expect = "an integer in 0..0xffff";
+    uint64_t u;
+    if (!parse_u64(s, &u) || u > 0xffff)
+        return false;
+    *v = static_cast<uint16_t>(u);
+    return true;
+}
+
+bool parse_value(const std::string &s, uint64_t *v, std::string *expect)
+{
+    *expect = "an unsigned integer (decimal or 0x-hex)";
+    return parse_u64(s, v);
+}
+
+bool parse_value(const std::string &s, double *v, std::string *expect)
+{
+    *expect = "a number";
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])))
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    const double d = std::strtod(s.c_str(), &end);
+    if (errno || *end || !std::isfinite(d))
+        return false;
+    *v = d;
+    return true;
+}
+
+bool parse_value(const std::string &s, bool *v, std::string *expect)
+{
+    *expect = "0 or 1";
+    if (s != "0" && s != "1")
+        return false;
+    *v = s == "1";
+    return true;
+}
+
 } /* namespace */
 
-/* --- LinkParams ------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------ */
+/* LinkParams                                                                                  */
 
 bool LinkParams::parse(const std::string &kv, std::string *err)
 {
-    std::stringstream ss(kv);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
+    LinkParams tmp = *this;           /* all or nothing */
+    size_t pos = 0;
+    while (pos <= kv.size()) {
+        size_t comma = kv.find(',', pos);
+        if (comma == std::string::npos)
+            comma = kv.size();
+        const std::string item = kv.substr(pos, comma - pos);
+        pos = comma + 1;
         if (item.empty())
             continue;
         const size_t eq = item.find('=');
         if (eq == std::string::npos) {
-            *err = "option '" + item + "' has no value (key=value)";
+            *err = "'" + item + "': expected key=value";
             return false;
         }
         const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-        char *end = nullptr;
-        const double d = std::strtod(val.c_str(), &end);
-        const bool num_ok = !val.empty() && *end == '\0';
-        const unsigned long long u = std::strtoull(val.c_str(), &end, 0);
-        const bool int_ok = !val.empty() && *end == '\0' && val[0] != '-';
-        auto need_int = [&](auto *field) {
-            if (!int_ok) {
-                *err = "bad value for " + key + ": '" + val + "' (an unsigned integer)";
-                return false;
-            }
-            *field = static_cast<std::remove_pointer_t<decltype(field)>>(u);
-            return true;
-        };
-        auto need_num = [&](double *field) {
-            if (!num_ok || d < 0) {
-                *err = "bad value for " + key + ": '" + val + "' (a number >= 0)";
-                return false;
-            }
-            *field = d;
-            return true;
-        };
-        bool ok;
-        if (key == "gen") ok = need_int(&gen);
-        else if (key == "lanes") ok = need_int(&lanes);
-        else if (key == "mps") ok = need_int(&mps);
-        else if (key == "mrrs") ok = need_int(&mrrs);
-        else if (key == "rcb") ok = need_int(&rcb);
-        else if (key == "dev_mps") ok = need_int(&dev_mps);
-        else if (key == "dev_mrrs") ok = need_int(&dev_mrrs);
-        else if (key == "mem_read_latency_ns") ok = need_num(&mem_read_latency_ns);
-        else if (key == "link_latency_ns") ok = need_num(&link_latency_ns);
-        else if (key == "credit_return_ns") ok = need_num(&credit_return_ns);
-        else if (key == "ack_limit") ok = need_int(&ack_limit);
-        else if (key == "fc_limit") ok = need_int(&fc_limit);
-        else if (key == "ph_credits") ok = need_int(&ph_credits);
-        else if (key == "pd_credits") ok = need_int(&pd_credits);
-        else if (key == "nph_credits") ok = need_int(&nph_credits);
-        else if (key == "tx_buf_tlps") ok = need_int(&tx_buf_tlps);
-        else if (key == "data_width") ok = need_int(&data_width);
-        else if (key == "clk_mhz") ok = need_num(&clk_mhz);
-        else if (key == "device_id") ok = need_int(&device_id);
-        else if (key == "rc_id") ok = need_int(&rc_id);
-        else if (key == "bar0_addr") ok = need_int(&bar0_addr);
-        else if (key == "bar0_size") ok = need_int(&bar0_size);
-        else if (key == "host_mem_addr") ok = need_int(&host_mem_addr);
-        else if (key == "host_mem_size") ok = need_int(&host_mem_size);
-        else if (key == "strict") {
-            int v = 0;
-            ok = need_int(&v);
-            strict = v != 0;
-        } else {
-            *err = "unknown option '" + key + "'";
+        bool found = false, good = false;
+        std::string expect, known;
+        visit_fields(tmp, [&](const char *name, auto &field) {
+            known += known.empty() ? name : std::string(", ") + name;
+            if (found || key != name)
+                return;
+            found = true;
+            good = parse_value(val, &field, &expect);
+        });
+        if (!found) {
+            *err = "unknown key '" + key + "' (known: " + known + ")";
             return false;
         }
-        if (!ok)
+        if (!good) {
+            *err = "bad value for " + key + ": '" + val + "' (expected " + expect + ")";
             return false;
+        }
     }
+    *this = tmp;
     return true;
 }
 
 bool LinkParams::validate(std::string *err) const
 {
-    std::ostringstream e;
+    auto fail = [&](const std::string &m) {
+        *err = m;
+        return false;
+    };
+    auto size_ok = [](int v) { return size_index(v) >= 0; };
+    const std::string pow2 = "a power of two in 128..4096";
     if (gen < 1 || gen > 3)
-        e << "gen must be 1, 2 or 3 (not " << gen << "); ";
-    if (table_index(kLanes, 5, lanes) < 0)
-        e << "lanes must be 1, 2, 4, 8 or 16 (not " << lanes << "); ";
-    if (!pow2_in(mps, 128, 4096))
-        e << "mps must be a power of two in 128..4096 (not " << mps << "); ";
-    if (!pow2_in(mrrs, 128, 4096))
-        e << "mrrs must be a power of two in 128..4096 (not " << mrrs << "); ";
-    if (dev_mps && !pow2_in(dev_mps, 128, 4096))
-        e << "dev_mps must be 0 or a power of two in 128..4096; ";
-    if (dev_mrrs && !pow2_in(dev_mrrs, 128, 4096))
-        e << "dev_mrrs must be 0 or a power of two in 128..4096; ";
+        return fail("gen=" + std::to_string(gen) + ": must be 1, 2 or 3");
+    if (lanes_index(lanes) < 0)
+        return fail("lanes=" + std::to_string(lanes) + ": must be 1, 2, 4, 8 or 16");
+    if (!size_ok(mps))
+        return fail("mps=" + std::to_string(mps) + ": must be " + pow2);
+    if (!size_ok(mrrs))
+        return fail("mrrs=" + std::to_string(mrrs) + ": must be " + pow2);
     if (rcb != 64 && rcb != 128)
-        e << "rcb must be 64 or 128 (not " << rcb << "); ";
-    if (data_width != 64 && data_width != 128)
-        e << "data_width must be 64 or 128; ";
-    if (clk_mhz <= 0)
-        e << "clk_mhz must be > 0; ";
-    if (ack_limit < 0 || fc_limit < 0)
-        e << "ack_limit/fc_limit must be >= 0; ";
-    if (ph_credits < 1 || pd_credits < 1 || nph_credits < 1)
-        e << "ph/pd/nph credits must be >= 1; ";
-    if (pd_credits * 16 < mps)
-        e << "pd_credits x 16 B must hold one MPS payload; ";
+        return fail("rcb=" + std::to_string(rcb) + ": must be 64 or 128");
+    if (dev_mps != 0 && !size_ok(dev_mps))
+        return fail("dev_mps=" + std::to_string(dev_mps) + ": must be 0 (= mps) or " + pow2);
+    if (dev_mrrs != 0 && !size_ok(dev_mrrs))
+        return fail("dev_mrrs=" + std::to_string(dev_mrrs) + ": must be 0 (= mrrs) or " + pow2);
+    const std::pair<const char *, double> lats[] = {
+        {"mem_read_latency_ns", mem_read_latency_ns},
+        {"link_latency_ns", link_latency_ns},
+        {"credit_return_ns", credit_return_ns},
+    };
+    for (const auto &l : lats)
+        if (!(l.second >= 0) || !(l.second <= 1e9))
+            return fail(std::string(l.first) + "=" + fmt_double(l.second) +
+                        ": must be in 0..1e9 ns");
+    if (ack_limit < 0 || (ack_limit != 0 && ack_limit <= kAckBytes))
+        return fail("ack_limit=" + std::to_string(ack_limit) +
+                    ": must be 0 (pcie-bench table) or more than the 8-byte Ack DLLP");
+    if (fc_limit < 0 || (fc_limit != 0 && fc_limit <= kFcBytes))
+        return fail("fc_limit=" + std::to_string(fc_limit) +
+                    ": must be 0 (pcie-bench table) or more than the 8-byte UpdateFC DLLP");
+    if (!(tlp_gbps() > 0))
+        return fail("ack_limit/fc_limit leave no link time for TLPs (tlp_gbps <= 0)");
+    if (ph_credits < 1)
+        return fail("ph_credits=" + std::to_string(ph_credits) + ": must be >= 1");
+    if (nph_credits < 1)
+        return fail("nph_credits=" + std::to_string(nph_credits) + ": must be >= 1");
+    if (pd_credits < mps / 16)
+        return fail("pd_credits=" + std::to_string(pd_credits) + ": must be >= mps/16 = " +
+                    std::to_string(mps / 16) + " (room for one MPS payload)");
     if (tx_buf_tlps < 1)
-        e << "tx_buf_tlps must be >= 1; ";
-    if (host_mem_size == 0 || host_mem_size > (1ull << 32) ||
-        host_mem_addr + host_mem_size > (1ull << 32))
-        e << "host memory window must be non-empty and below 4 GiB (32-bit DMA); ";
-    if (bar0_size == 0 || (bar0_size & (bar0_size - 1)) || (bar0_addr & (bar0_size - 1)))
-        e << "bar0_size must be a power of two and bar0_addr aligned to it; ";
-    if (bar0_addr < host_mem_addr + host_mem_size && host_mem_addr < bar0_addr + bar0_size)
-        e << "BAR0 overlaps host memory; ";
-    *err = e.str();
-    if (!err->empty())
-        err->resize(err->size() - 2);
-    return err->empty();
+        return fail("tx_buf_tlps=" + std::to_string(tx_buf_tlps) + ": must be >= 1");
+    if (data_width != 64 && data_width != 128)
+        return fail("data_width=" + std::to_string(data_width) + ": must be 64 or 128");
+    if (!(clk_mhz >= 1) || !(clk_mhz <= 1000))
+        return fail("clk_mhz=" + fmt_double(clk_mhz) + ": must be in 1..1000");
+    if (!is_pow2(bar0_size) || bar0_size < 16 || (bar0_addr & (bar0_size - 1)) ||
+        bar0_addr + bar0_size > (1ull << 32))
+        return fail("bar0_addr/bar0_size: BAR0 must be a power of two >= 16 bytes, aligned to "
+                    "its size, below 4 GiB (host MMIO uses 3DW requests)");
+    if (host_mem_size == 0 || host_mem_size > (1ull << 32) || (host_mem_addr & 0xfff) ||
+        host_mem_addr + host_mem_size < host_mem_addr)
+        return fail("host_mem_addr/host_mem_size: the window must be 4 KiB aligned and 1 byte "
+                    "to 4 GiB long");
+    if (host_mem_addr < bar0_addr + bar0_size && bar0_addr < host_mem_addr + host_mem_size)
+        return fail("the host memory window overlaps BAR0");
+    return true;
 }
 
 double LinkParams::raw_gbps() const
 {
     const double gts = gen == 1 ? 2.5 : gen == 2 ? 5.0 : 8.0;
-    const double enc = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
-    return gts * enc * lanes;
+    const double enc = gen >= 3 ? 128.0 / 130.0 : 8.0 / 10.0;
+    return gts * lanes * enc;
 }
 
-int LinkParams::ack_limit_bytes() const
-{
-    if (ack_limit)
-        return ack_limit;
-    const int li = table_index(kLanes, 5, lanes), mi = table_index(kMps, 6, mps);
-    return (li < 0 || mi < 0 || gen < 1 || gen > 3) ? 0 : kAckTable[gen - 1][li][mi];
-}
+int LinkParams::ack_limit_bytes() const { return ack_limit ? ack_limit : table_limit(*this); }
 
-int LinkParams::fc_limit_bytes() const
-{
-    /* pcie-bench's FC_Guide equals its Ack_Limits table. */
-    return fc_limit ? fc_limit : ack_limit_bytes();
-}
+int LinkParams::fc_limit_bytes() const { return fc_limit ? fc_limit : table_limit(*this); }
 
 double LinkParams::tlp_gbps() const
 {
-    const double over = double(kDllpBytes) / ack_limit_bytes() +
-                        double(kDllpBytes) / fc_limit_bytes() +
-                        double(kSkipBytes) / kSkipInterval;
-    return raw_gbps() * (1.0 - over);
+    const int ack = ack_limit_bytes(), fc = fc_limit_bytes();
+    if (ack <= 0 || fc <= 0)
+        return 0;
+    const double overhead = double(kAckBytes) / ack + double(kFcBytes) / fc +
+                            double(kSkipBytes) / kSkipInterval;
+    return raw_gbps() * (1.0 - overhead);
 }
-
-static int tlp_overhead(int gen, int hdr_bytes) { return (gen >= 3 ? 4 : 2) + kDllOverhead + hdr_bytes; }
 
 double LinkParams::model_write_gbps(uint64_t size) const
 {
-    const double ntlp = std::ceil(double(size) / mps);
-    return tlp_gbps() * size / (size + ntlp * tlp_overhead(gen, 12));
+    if (size == 0 || mps <= 0)
+        return 0;
+    const uint64_t tlps = (size + mps - 1) / mps;
+    const double raw_bytes = double(size) + double(tlps) * (tlp_overhead_bytes(gen) + 12);
+    return tlp_gbps() * double(size) / raw_bytes;
 }
 
 double LinkParams::model_read_gbps(uint64_t size) const
 {
-    const double rx_bytes = size + std::ceil(double(size) / mps) * tlp_overhead(gen, 12);
-    const double tx_bytes = std::ceil(double(size) / mrrs) * tlp_overhead(gen, 12);
-    return tlp_gbps() * size / std::max(rx_bytes, tx_bytes);
+    /* pcie-bench mem_bw.read(), BW_RAW = TLP_bw both ways, MPS-sized completions. */
+    if (size == 0 || mps <= 0 || mrrs <= 0)
+        return 0;
+    const double hdr = tlp_overhead_bytes(gen) + 12;
+    const double bw = tlp_gbps();
+    const double raw_tx = double((size + mrrs - 1) / mrrs) * hdr;             /* MRds up */
+    const double raw_rx = double((size + mps - 1) / mps) * hdr + double(size); /* CplDs down */
+    double rx_bw = bw;                /* completions fill the downstream link ... */
+    if (bw / raw_rx * raw_tx > bw)    /* ... unless their requests do not fit upstream */
+        rx_bw = bw / raw_tx * raw_rx;
+    return double(size) * rx_bw / raw_rx;
 }
 
 std::string LinkParams::to_json() const
 {
-    std::ostringstream j;
-    j << "{\"gen\":" << gen << ",\"lanes\":" << lanes << ",\"mps\":" << mps << ",\"mrrs\":" << mrrs
-      << ",\"rcb\":" << rcb << ",\"dev_mps\":" << dev_mps << ",\"dev_mrrs\":" << dev_mrrs
-      << ",\"mem_read_latency_ns\":" << mem_read_latency_ns
-      << ",\"link_latency_ns\":" << link_latency_ns
-      << ",\"credit_return_ns\":" << credit_return_ns << ",\"ack_limit\":" << ack_limit
-      << ",\"fc_limit\":" << fc_limit << ",\"ph_credits\":" << ph_credits
-      << ",\"pd_credits\":" << pd_credits << ",\"nph_credits\":" << nph_credits
-      << ",\"tx_buf_tlps\":" << tx_buf_tlps << ",\"data_width\":" << data_width
-      << ",\"clk_mhz\":" << clk_mhz << ",\"device_id\":" << device_id << ",\"rc_id\":" << rc_id
-      << ",\"bar0_addr\":" << bar0_addr << ",\"bar0_size\":" << bar0_size
-      << ",\"host_mem_addr\":" << host_mem_addr << ",\"host_mem_size\":" << host_mem_size
-      << ",\"strict\":" << (strict ? 1 : 0) << ",\"addressing\":32"
-      << ",\"raw_gbps\":" << raw_gbps() << ",\"tlp_gbps\":" << tlp_gbps()
-      << ",\"ack_limit_bytes\":" << ack_limit_bytes()
-      << ",\"fc_limit_bytes\":" << fc_limit_bytes() << "}";
-    return j.str();
+    std::string j = "{";
+    visit_fields(*this, [&](const char *name, const auto &field) {
+        using T = std::decay_t<decltype(field)>;
+        j += "\"" + std::string(name) + "\":";
+        if constexpr (std::is_same_v<T, bool>)
+            j += field ? "true" : "false";
+        else if constexpr (std::is_same_v<T, double>)
+            j += fmt_double(field);
+        else
+            j += std::to_string(field);
+        j += ",";
+    });
+    j += "\"raw_gbps\":" + fmt_double(raw_gbps()) + ",\"tlp_gbps\":" + fmt_double(tlp_gbps()) +
+         ",\"ack_limit_bytes\":" + std::to_string(ack_limit_bytes()) +
+         ",\"fc_limit_bytes\":" + std::to_string(fc_limit_bytes()) +
+         ",\"tlp_overhead_bytes\":" + std::to_string(tlp_overhead_bytes(gen)) + "}";
+    return j;
 }
 
-/* --- The model ------------------------------------------------------------------------------- */
+/* ------------------------------------------------------------------------------------------ */
+/* The model                                                                                   */
 
 struct PcieHostModel::Impl {
     LinkParams p;
-    int lanes_per_beat;
-    uint64_t period_ps;
-    uint64_t cyc = 0;
+    int W;                            /* dwords per beat */
+    uint64_t period;                  /* ps */
+    uint64_t ncycles = 0;
+    double now = 0;                   /* ncycles * period */
+    double ev = 0;                    /* time of the last event processed (monotonic) */
+    double lat_ps, memlat_ps, cret_ps;
+    int ovh;                          /* framing + DLL bytes per TLP */
     std::vector<uint8_t> mem;
-    PhyOut out;                       /* pins driven during the current cycle */
-
-    Link up, down;
-    int ph, pd, nph;                  /* credits available at the RC */
-    std::deque<std::pair<double, Tlp>> credit_returns;
-
-    std::vector<uint32_t> asm_dw;     /* upstream TLP being assembled */
-    bool asm_active = false;
-    std::deque<Tlp> tx_buf;           /* device-side TX buffer */
-    std::deque<Tlp> up_wire;          /* on the link, by arrival time */
-    std::deque<ReadJob> jobs;         /* device reads waiting for memory */
-    std::deque<Tlp> down_q;           /* waiting for the downstream link */
-    std::deque<Tlp> down_wire;        /* on the link / arrived, by arrival time */
-    size_t rx_beat = 0;               /* beat of down_wire.front() being presented */
-
-    std::vector<MmioResult> mmio;
-    HostRead host_reads[32];
-    int mmio_open = 0;
-    std::deque<std::pair<uint64_t, uint8_t>> irqs;
+    Link up, dn;
+    Counters c;
     std::vector<std::string> errs;
-    std::map<std::string, uint64_t> cnt;
 
-    explicit Impl(const LinkParams &lp)
-        : p(lp), lanes_per_beat(lp.data_width / 32),
-          period_ps(static_cast<uint64_t>(1e6 / lp.clk_mhz + 0.5)), mem(lp.host_mem_size, 0),
-          ph(lp.ph_credits), pd(lp.pd_credits), nph(lp.nph_credits)
+    /* Pins of the previous cycle: with this cycle's inputs they decide the handshakes. */
+    bool prev_tx_ready = false, prev_rx_valid = false, prev_msi_ready = false;
+
+    /* Upstream: assembly, TX buffer, TLPs on the wire / in flight, credits. */
+    std::vector<uint32_t> asm_dw;
+    std::vector<uint16_t> asm_be;
+    bool asm_active = false, asm_orphan = false, asm_overflow = false;
+    int asm_beats = 0;
+    Fifo<UpTlp> txq, upq;
+    Fifo<CreditReturn> cret;
+    int ph_avail, pd_avail, nph_avail;
+
+    /* Downstream. */
+    Fifo<MmioReq> mmioq;
+    Fifo<CplJob> cplq;
+    Fifo<DnTlp> dnq;
+    int rx_beat = 0;
+
+    /* Host side. */
+    std::vector<MmioResult> results;
+    std::vector<MmioInfo> infos;
+    int outstanding = 0;
+    int tag_id[kTags];                /* MMIO read id per tag, -1: free */
+    Fifo<int> reads;                  /* MMIO read ids in issue order (for timeouts) */
+    Fifo<Irq> irqs;
+
+    explicit Impl(const LinkParams &lp) : p(lp)
     {
-        const double ppb = 8000.0 / lp.raw_gbps();
-        up.init(ppb, lp.ack_limit_bytes(), lp.fc_limit_bytes());
-        down.init(ppb, lp.ack_limit_bytes(), lp.fc_limit_bytes());
-        out.id = lp.device_id;
-        out.max_payload_size = static_cast<uint16_t>(lp.dev_mps ? lp.dev_mps : lp.mps);
-        out.max_request_size = static_cast<uint16_t>(lp.dev_mrrs ? lp.dev_mrrs : lp.mrrs);
-        out.link_up = out.msi_enable = out.bus_master_enable = true;
-        out.msi_ready = true;
-        out.tx_ready = true;
-        for (const char *k :
-             {"tlps_up_mwr", "tlps_up_mrd", "tlps_up_cpld", "tlps_up_cpl", "tlps_up_msi",
-              "tlps_down_mwr", "tlps_down_mrd", "tlps_down_cpld", "tlps_down_cpl",
-              "bytes_up_payload", "bytes_down_payload", "tx_stall_cycles", "rx_stall_cycles",
-              "credit_wait_ps", "mmio_reads", "mmio_writes", "msis", "errors", "mps_violations",
-              "mrrs_violations", "boundary_violations", "bad_address", "malformed",
-              "unexpected_completion", "completion_timeouts", "ur_completions"})
-            cnt[k] = 0;
+        std::string e;
+        if (!p.validate(&e))
+            throw std::invalid_argument("PcieHostModel: " + e);
+        W = p.data_width / 32;
+        period = static_cast<uint64_t>(1e6 / p.clk_mhz + 0.5);
+        lat_ps = p.link_latency_ns * 1000;
+        memlat_ps = p.mem_read_latency_ns * 1000;
+        cret_ps = p.credit_return_ns * 1000;
+        ovh = tlp_overhead_bytes(p.gen);
+        mem.assign(p.host_mem_size, 0);
+        const double bt = 8000.0 / p.raw_gbps();
+        up.init(bt, p.ack_limit_bytes(), p.fc_limit_bytes());
+        dn.init(bt, p.ack_limit_bytes(), p.fc_limit_bytes());
+        asm_dw.reserve(kMaxTlpDw + W);
+        asm_be.reserve(kMaxTlpDw / W + 2);
+        ph_avail = p.ph_credits;
+        pd_avail = p.pd_credits;
+        nph_avail = p.nph_credits;
+        std::fill(tag_id, tag_id + kTags, -1);
     }
 
-    double now() const { return double(cyc) * period_ps; }
-    int wire_bytes(const Tlp &t) const { return (p.gen >= 3 ? 4 : 2) + kDllOverhead + int(t.dw.size()) * 4; }
+    /* ---- errors ---- */
 
-    void error(const char *counter, const std::string &msg, const std::vector<uint32_t> &dw)
+    [[gnu::format(printf, 6, 7)]] void error(uint64_t *counter, double t, const uint32_t *hdr,
+                                             int nhdr, const char *fmt, ...)
     {
-        std::ostringstream m;
-        char h[16];
-        m << "t=" << uint64_t(now() / 1000) << " ns: " << msg << " [hdr";
-        for (size_t i = 0; i < std::min<size_t>(4, dw.size()); i++) {
-            std::snprintf(h, sizeof h, " %08x", dw[i]);
-            m << h;
+        c.errors++;
+        if (counter)
+            (*counter)++;
+        char what[400];
+        va_list ap;
+        va_start(ap, fmt);
+        std::vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        char when[48];
+        std::snprintf(when, sizeof when, "pcie model: t=%.1f ns: ", t / 1000);
+        std::string m = std::string(when) + what;
+        if (nhdr > 0) {
+            m += " [header";
+            for (int i = 0; i < nhdr; i++) {
+                char h[12];
+                std::snprintf(h, sizeof h, " %08x", hdr[i]);
+                m += h;
+            }
+            m += "]";
         }
-        m << "]";
-        errs.push_back(m.str());
-        cnt["errors"]++;
-        cnt[counter]++;
         if (p.strict) {
-            std::fprintf(stderr, "pcie model (strict): %s\n", m.str().c_str());
+            std::fprintf(stderr, "%s\n", m.c_str());
             std::abort();
         }
+        if (errs.size() < kMaxErrorMessages)
+            errs.push_back(m);
+        else if (errs.size() == kMaxErrorMessages)
+            errs.push_back("pcie model: more errors; their messages are not kept (counters are)");
     }
 
-    /* Header helpers. */
-    static int fmt(uint32_t dw0) { return (dw0 >> 29) & 7; }
-    static int type(uint32_t dw0) { return (dw0 >> 24) & 0x1f; }
-    static uint32_t len_dw(uint32_t dw0) { return (dw0 & 0x3ff) ? (dw0 & 0x3ff) : 1024; }
-    uint64_t req_addr(const std::vector<uint32_t> &dw) const
-    {
-        return (fmt(dw[0]) & 1) ? ((uint64_t(dw[2]) << 32) | (dw[3] & ~3u)) : (dw[2] & ~3u);
-    }
-    bool in_host_mem(uint64_t a, uint64_t n) const
-    {
-        return a >= p.host_mem_addr && a + n <= p.host_mem_addr + p.host_mem_size;
-    }
+    /* ---- upstream: beats -> TLPs ---- */
 
-    Tlp make_cpl(uint16_t req_id, uint8_t tag, uint16_t status, uint32_t bc, uint8_t la,
-                 const uint8_t *data, uint32_t ndw)
+    void take_tx_beat(const PhyIn &in)
     {
-        Tlp t;
-        t.kind = data ? CPLD : CPL;
-        t.dw.push_back((data ? 0x4a000000u : 0x0a000000u) | (ndw & 0x3ff));
-        t.dw.push_back((uint32_t(p.rc_id) << 16) | (uint32_t(status & 7) << 13) | (bc & 0xfff));
-        t.dw.push_back((uint32_t(req_id) << 16) | (uint32_t(tag) << 8) | (la & 0x7f));
-        for (uint32_t i = 0; data && i < ndw; i++)
-            t.dw.push_back((uint32_t(data[4 * i]) << 24) | (uint32_t(data[4 * i + 1]) << 16) |
-                           (uint32_t(data[4 * i + 2]) << 8) | data[4 * i + 3]);
-        return t;
-    }
-
-    /* --- Upstream: a TLP the device finished sending. Checked here, applied on arrival. --- */
-    void tlp_from_device(std::vector<uint32_t> &dw)
-    {
-        if (dw.size() < 3) {
-            error("malformed", "TLP shorter than a header (" + std::to_string(dw.size()) + " DW)", dw);
+        if (in.tx_first) {
+            if (asm_active)
+                error(&c.framing_errors, now, asm_dw.data(), std::min<int>(asm_dw.size(), 4),
+                      "device TLP cut short: a first beat came before the last beat of this "
+                      "one (dropped)");
+            asm_active = true;
+            asm_orphan = asm_overflow = false;
+            asm_dw.clear();
+            asm_be.clear();
+            asm_beats = 0;
+        } else if (!asm_active) {
+            if (!asm_orphan)
+                error(&c.framing_errors, now, nullptr, 0,
+                      "device TX beat without first outside a TLP (dropped up to its last)");
+            asm_orphan = !in.tx_last;
             return;
         }
-        const uint32_t d0 = dw[0];
-        const int f = fmt(d0), ty = type(d0);
-        const int hdr = (f & 1) ? 4 : 3;
-        const uint32_t len = len_dw(d0);
-        const bool data = f & 2;
-        Tlp t;
-        if (ty == 0 && (f == 0 || f == 1)) t.kind = MRD;
-        else if (ty == 0 && (f == 2 || f == 3)) t.kind = MWR;
-        else if (ty == 0x0a && f == 2) t.kind = CPLD;
-        else if (ty == 0x0a && f == 0) t.kind = CPL;
-        else {
-            error("malformed", "unknown TLP fmt/type " + std::to_string(f) + "/" + std::to_string(ty), dw);
-            return;
-        }
-        if (dw.size() != size_t(hdr) + (data ? len : 0) || int(dw.size()) < hdr) {
-            error("malformed", "length field says " + std::to_string(len) + " DW but the TLP carries " +
-                  std::to_string(int(dw.size()) - hdr) + " DW of payload", dw);
-            if (t.kind == MRD)
-                queue_ur(dw);
-            return;
-        }
-        if (t.kind == MRD || t.kind == MWR) {
-            const uint64_t a = req_addr(dw);
-            const uint16_t rid = dw[1] >> 16;
-            const uint32_t bytes = len * 4;
-            bool ok = true;
-            if (rid != p.device_id) {
-                error("malformed", "requester id " + std::to_string(rid) + " is not the device's", dw);
-                ok = false;
-            }
-            if (t.kind == MWR && bytes > uint32_t(p.mps)) {
-                error("mps_violations", "MWr of " + std::to_string(bytes) + " B exceeds MPS " +
-                      std::to_string(p.mps), dw);
-                ok = false;
-            }
-            if (t.kind == MRD && bytes > uint32_t(p.mrrs)) {
-                error("mrrs_violations", "MRd of " + std::to_string(bytes) + " B exceeds MRRS " +
-                      std::to_string(p.mrrs), dw);
-                ok = false;
-            }
-            if ((a & 0xfff) + bytes > 4096) {
-                error("boundary_violations", std::string(t.kind == MWR ? "MWr" : "MRd") +
-                      " crosses a 4 KiB boundary", dw);
-                ok = false;
-            }
-            if (ok && !in_host_mem(a, bytes)) {
-                error("bad_address", "address outside host memory", dw);
-                ok = false;
-            }
-            if (!ok) {
-                if (t.kind == MRD)
-                    queue_ur(dw);
-                return;
-            }
-            if (t.kind == MWR) {
-                t.ph = 1;
-                t.pd = int((bytes + 15) / 16);
-            } else {
-                t.nph = 1;
-            }
+        asm_beats++;
+        if (asm_dw.size() < static_cast<size_t>(kMaxTlpDw)) {
+            for (int k = 0; k < W; k++)
+                asm_dw.push_back(in.tx_dat[k]);
+            asm_be.push_back(in.tx_be & ((1u << (4 * W)) - 1));
         } else {
-            /* Completion for a host MMIO read. */
-            const uint8_t tag = (dw[2] >> 8) & 0xff;
-            const uint16_t rid = dw[2] >> 16;
-            const int status = (dw[1] >> 13) & 7;
-            if (tag >= 32 || !host_reads[tag].active) {
-                error("unexpected_completion", "completion for tag " + std::to_string(tag) +
-                      " with no outstanding host read", dw);
+            asm_overflow = true;
+        }
+        if (in.tx_last) {
+            asm_active = false;
+            finish_tlp();
+        }
+    }
+
+    /* Check an assembled TLP and put it in the TX buffer; a bad one too, as it still takes
+     * wire time, but it is not applied at the RC. */
+    void finish_tlp()
+    {
+        UpTlp &t = txq.push_slot();
+        t.reset();
+        t.enq = now;
+        const uint32_t dw0 = asm_dw[0];
+        const uint8_t ft = dw0 >> 24;
+        const int hdr_dw = (ft & 0x20) ? 4 : 3;
+        const bool with_data = ft & 0x40;
+        t.nhdr = std::min<int>({static_cast<int>(asm_dw.size()), hdr_dw});
+        std::copy(asm_dw.begin(), asm_dw.begin() + t.nhdr, t.hdr);
+        const uint32_t *h = t.hdr;
+        const int nh = t.nhdr;
+        t.len_dw = (dw0 & 0x3ff) ? (dw0 & 0x3ff) : 1024;
+        const int total = hdr_dw + (with_data ? static_cast<int>(t.len_dw) : 0);
+
+        switch (ft) {
+        case kMWr32: case kMWr64: t.kind = Kind::MWr; c.tlps_up_mwr++; break;
+        case kMRd32: case kMRd64: t.kind = Kind::MRd; c.tlps_up_mrd++; break;
+        case kCplD: t.kind = Kind::CplD; c.tlps_up_cpld++; break;
+        case kCpl: t.kind = Kind::Cpl; c.tlps_up_cpl++; break;
+        default: t.kind = Kind::Bad; c.tlps_up_bad++; break;
+        }
+
+        /* Wire size: from the header when it is understood, else what the be lanes show. */
+        int be_dw = 0;
+        for (uint16_t be : asm_be)
+            for (int k = 0; k < W; k++)
+                be_dw += ((be >> (4 * k)) & 0xf) != 0;
+        t.wire = ovh + 4 * (t.kind == Kind::Bad ? be_dw : total);
+
+        if (t.kind == Kind::Bad) {
+            error(&c.unsupported_tlps, now, h, nh, "device TLP with unsupported fmt/type %#04x",
+                  ft);
+            return;
+        }
+        const int want_beats = (total + W - 1) / W;
+        if (asm_overflow || asm_beats != want_beats || nh < hdr_dw) {
+            error(&c.length_errors, now, h, nh,
+                  "device TLP: length field %u DW (%d DW with the header, %d beats) but it came "
+                  "in %d beats", t.len_dw, total, want_beats, asm_beats);
+            mark_bad(t);
+            return;
+        }
+        for (int b = 0; b < asm_beats; b++) {
+            unsigned want = 0;
+            for (int k = 0; k < W; k++)
+                if (b * W + k < total)
+                    want |= 0xfu << (4 * k);
+            if (asm_be[b] != want) {
+                error(&c.be_errors, now, h, nh,
+                      "device TLP: beat %d has be=%#x, expected %#x for a %d-DW TLP", b,
+                      asm_be[b], want, total);
+                mark_bad(t);
                 return;
             }
-            if (rid != p.rc_id || status != 0 ||
-                (t.kind == CPLD && len * 4 != uint32_t(host_reads[tag].len)) ||
-                (t.kind == CPL && status == 0)) {
-                error("unexpected_completion", "completion does not match host read (requester " +
-                      std::to_string(rid) + ", status " + std::to_string(status) + ", " +
-                      std::to_string(len) + " DW)", dw);
-            }
         }
-        t.dw.swap(dw);
-        tx_buf.push_back(std::move(t));
-    }
-
-    void queue_ur(const std::vector<uint32_t> &dw)
-    {
-        Tlp c = make_cpl(dw[1] >> 16, (dw[1] >> 8) & 0xff, 1, 4, dw.size() > 2 ? dw[2] & 0x7f : 0,
-                         nullptr, 0);
-        c.ready_ps = now() + p.mem_read_latency_ns * 1000;
-        cnt["ur_completions"]++;
-        down_q.push_back(std::move(c));
-    }
-
-    /* Device TX buffer -> upstream link, respecting RC credits. */
-    void serialise_up()
-    {
-        const double t_now = now();
-        while (!credit_returns.empty() && credit_returns.front().first <= t_now) {
-            const Tlp &r = credit_returns.front().second;
-            ph += r.ph;
-            pd += r.pd;
-            nph += r.nph;
-            credit_returns.pop_front();
-        }
-        while (!tx_buf.empty() && up.free_ps < t_now + period_ps) {
-            Tlp &t = tx_buf.front();
-            if (t.ph > ph || t.pd > pd || t.nph > nph) {
-                cnt["credit_wait_ps"] += period_ps;
-                break;
-            }
-            ph -= t.ph;
-            pd -= t.pd;
-            nph -= t.nph;
-            const double end = up.send(std::max(t_now, t.ready_ps), wire_bytes(t));
-            t.arrival_ps = end + p.link_latency_ns * 1000;
-            cnt[std::string("tlps_up_") + kind_name(t.kind)]++;
-            up_wire.push_back(std::move(t));
-            tx_buf.pop_front();
-        }
-    }
-
-    /* TLPs that reached the RC. */
-    void arrive_up()
-    {
-        const double t_now = now();
-        while (!up_wire.empty() && up_wire.front().arrival_ps <= t_now) {
-            Tlp t = std::move(up_wire.front());
-            up_wire.pop_front();
-            const std::vector<uint32_t> &dw = t.dw;
-            const int hdr = (fmt(dw[0]) & 1) ? 4 : 3;
-            if (t.ph || t.pd || t.nph) {
-                Tlp ret;
-                ret.ph = t.ph;
-                ret.pd = t.pd;
-                ret.nph = t.nph;
-                credit_returns.emplace_back(t.arrival_ps + p.credit_return_ns * 1000, std::move(ret));
-            }
-            if (t.kind == MSI) {
-                irqs.emplace_back(static_cast<uint64_t>(t.arrival_ps), t.msi_vector);
-                cnt["msis"]++;
-            } else if (t.kind == MWR) {
-                const uint64_t a = req_addr(dw) - p.host_mem_addr;
-                const uint32_t n = len_dw(dw[0]);
-                const int fbe = dw[1] & 0xf, lbe = (dw[1] >> 4) & 0xf;
-                for (uint32_t i = 0; i < n; i++) {
-                    const int be = i == 0 ? fbe : (i == n - 1 ? lbe : 0xf);
-                    const uint32_t v = dw[hdr + i];
-                    for (int b = 0; b < 4; b++)
-                        if (be & (1 << b))
-                            mem[a + 4 * i + b] = uint8_t(v >> (24 - 8 * b));
-                }
-                cnt["bytes_up_payload"] += n * 4;
-            } else if (t.kind == MRD) {
-                ReadJob j;
-                const uint32_t n = len_dw(dw[0]);
-                const int fbe = dw[1] & 0xf, lbe = n == 1 ? 0 : (dw[1] >> 4) & 0xf;
-                j.req_id = dw[1] >> 16;
-                j.tag = (dw[1] >> 8) & 0xff;
-                j.addr = req_addr(dw);
-                j.len = n * 4;
-                j.lead = fbe ? __builtin_ctz(fbe) : 0;
-                const int last = n == 1 ? fbe : lbe;
-                j.trail = last ? 3 - (31 - __builtin_clz(unsigned(last))) : 0;
-                j.ready_ps = t.arrival_ps + p.mem_read_latency_ns * 1000;
-                jobs.push_back(j);
-            } else {
-                const uint8_t tag = (dw[2] >> 8) & 0xff;
-                HostRead &hr = host_reads[tag];
-                if (tag < 32 && hr.active) {
-                    MmioResult &r = mmio[hr.id];
-                    r.status = (dw[1] >> 13) & 7;
-                    uint64_t v = 0;
-                    for (size_t i = 3; i < dw.size() && i < 5; i++) {
-                        const uint32_t d = dw[i];
-                        const uint64_t le = (d >> 24) | ((d >> 8) & 0xff00) | ((d << 8) & 0xff0000) |
-                                            (uint64_t(d & 0xff) << 24);
-                        v |= le << (32 * (i - 3));
-                    }
-                    r.value = r.status ? ~uint64_t(0) : v;
-                    r.done = true;
-                    r.done_ps = static_cast<uint64_t>(t.arrival_ps);
-                    hr.active = false;
-                    mmio_open--;
-                    cnt["bytes_up_payload"] += (dw.size() - 3) * 4;
-                }
-            }
-        }
-    }
-
-    /* Read jobs whose data is ready -> completions split at RCB and MPS. */
-    void complete_reads()
-    {
-        while (!jobs.empty() && jobs.front().ready_ps < now() + period_ps) {
-            const ReadJob j = jobs.front();
-            jobs.pop_front();
-            const uint64_t end = j.addr + j.len;
-            uint64_t cur = j.addr;
-            uint32_t remaining = j.len - j.lead - j.trail;
-            bool first = true;
-            while (cur < end) {
-                uint64_t next = std::min<uint64_t>(end, cur + p.mps);
-                if (next < end) {
-                    const uint64_t al = next - next % p.rcb;
-                    if (al > cur)
-                        next = al;
-                }
-                const uint32_t ndw = uint32_t((next - cur) / 4);
-                const uint8_t la = uint8_t((cur + (first ? j.lead : 0)) & 0x7f);
-                Tlp c = make_cpl(j.req_id, j.tag, 0, remaining & 0xfff, la,
-                                 &mem[cur - p.host_mem_addr], ndw);
-                c.ready_ps = j.ready_ps;
-                remaining -= uint32_t(next - cur) - (first ? j.lead : 0) -
-                             (next == end ? j.trail : 0);
-                down_q.push_back(std::move(c));
-                cur = next;
-                first = false;
-            }
-        }
-    }
-
-    void serialise_down()
-    {
-        const double t_now = now();
-        while (!down_q.empty() && down.free_ps < t_now + period_ps &&
-               down_q.front().ready_ps < t_now + period_ps) {
-            Tlp &t = down_q.front();
-            const double end = down.send(std::max(t_now, t.ready_ps), wire_bytes(t));
-            t.arrival_ps = end + p.link_latency_ns * 1000;
-            cnt[std::string("tlps_down_") + kind_name(t.kind)]++;
-            if (t.kind == MWR || t.kind == CPLD)
-                cnt["bytes_down_payload"] += (t.dw.size() - 3) * 4;
-            down_wire.push_back(std::move(t));
-            down_q.pop_front();
-        }
-    }
-
-    void present_rx(PhyOut *o)
-    {
-        o->rx_valid = o->rx_first = o->rx_last = false;
-        o->rx_be = 0;
-        std::memset(o->rx_dat, 0, sizeof o->rx_dat);
-        if (down_wire.empty() || down_wire.front().arrival_ps > now())
+        if (dw0 & (1u << 15)) {
+            error(&c.unsupported_tlps, now, h, nh, "device TLP with TD (ECRC digest) set");
+            mark_bad(t);
             return;
-        const Tlp &t = down_wire.front();
-        const size_t base = rx_beat * lanes_per_beat;
-        o->rx_valid = true;
-        o->rx_first = rx_beat == 0;
-        o->rx_last = base + lanes_per_beat >= t.dw.size();
-        for (int l = 0; l < lanes_per_beat; l++) {
-            if (base + l < t.dw.size()) {
-                o->rx_dat[l] = t.dw[base + l];
-                o->rx_be |= uint16_t(0xf << (4 * l));
-            }
         }
+        if (dw0 & (1u << 14)) {
+            error(&c.poisoned_tlps, now, h, nh, "device sent a poisoned (EP) TLP");
+            mark_bad(t);
+            return;
+        }
+        if (t.kind == Kind::MWr || t.kind == Kind::MRd)
+            check_mem(t, hdr_dw);
+        else
+            check_cpl(t);
+    }
+
+    void decode_request(UpTlp &t)
+    {
+        const uint32_t *h = t.hdr;
+        t.req_id = h[1] >> 16;
+        t.tag = (h[1] >> 8) & 0xff;
+        t.fbe = h[1] & 0xf;
+        t.lbe = (h[1] >> 4) & 0xf;
+        t.addr = t.nhdr == 4 ? (uint64_t(h[2]) << 32 | (h[3] & ~3u)) : (h[2] & ~3u);
+    }
+
+    /* A malformed TLP: not applied; a MRd with a readable header gets an UR completion. */
+    void mark_bad(UpTlp &t)
+    {
+        t.ok = false;
+        if (t.kind == Kind::MRd && t.nhdr >= 3) {
+            decode_request(t);
+            t.answer_ur = true;
+            t.nph = 1;
+        } else if (t.kind == Kind::MWr) {
+            t.ph = 1;
+        }
+    }
+
+    void check_mem(UpTlp &t, int hdr_dw)
+    {
+        const uint32_t *h = t.hdr;
+        const int nh = t.nhdr;
+        const bool wr = t.kind == Kind::MWr;
+        const char *name = wr ? "MWr" : "MRd";
+        decode_request(t);
+        const uint64_t bytes = uint64_t(t.len_dw) * 4;
+        if (wr) {
+            t.ph = 1;
+            t.pd = std::min<int>((t.len_dw + 3) / 4, p.pd_credits);
+            c.bytes_up_payload += bytes;
+            t.pl.assign(asm_dw.begin() + hdr_dw, asm_dw.begin() + hdr_dw + t.len_dw);
+        } else {
+            t.nph = 1;
+        }
+        bool bad = false;
+        if (h[hdr_dw - 1] & 3) {
+            error(&c.unsupported_tlps, now, h, nh, "device %s with address bits 1:0 not 0", name);
+            bad = true;
+        }
+        /* Byte enables (PCIe Base Spec 2.2.5): 1 DW: last BE 0; longer: both non-zero, and
+         * contiguous unless it is a QW-aligned 2 DW request. */
+        const unsigned fbe = t.fbe, lbe = t.lbe;
+        const bool contig_needed = t.len_dw > 2 || (t.len_dw == 2 && (t.addr & 4));
+        const bool fbe_contig = fbe && (fbe >> ctz4(fbe)) == (0xfu >> ctz4(fbe));
+        const bool lbe_contig = lbe && (lbe & (lbe + 1)) == 0;
+        if ((t.len_dw == 1 && lbe != 0) || (t.len_dw > 1 && (fbe == 0 || lbe == 0)) ||
+            (contig_needed && (!fbe_contig || !lbe_contig))) {
+            error(&c.byte_enable_errors, now, h, nh,
+                  "device %s of %u DW with invalid byte enables first=%#x last=%#x", name,
+                  t.len_dw, fbe, lbe);
+            bad = true;
+        }
+        if (wr && bytes > static_cast<uint64_t>(p.mps)) {
+            error(&c.mps_violations, now, h, nh, "device MWr of %llu B exceeds MPS %d B",
+                  static_cast<unsigned long long>(bytes), p.mps);
+            bad = true;
+        }
+        if (!wr && bytes > static_cast<uint64_t>(p.mrrs)) {
+            error(&c.mrrs_violations, now, h, nh, "device MRd of %llu B exceeds MRRS %d B",
+                  static_cast<unsigned long long>(bytes), p.mrrs);
+            bad = true;
+        }
+        if ((t.addr >> 12) != ((t.addr + bytes - 1) >> 12)) {
+            error(&c.boundary_violations, now, h, nh,
+                  "device %s of %llu B at %#llx crosses a 4 KiB boundary", name,
+                  static_cast<unsigned long long>(bytes),
+                  static_cast<unsigned long long>(t.addr));
+            bad = true;
+        }
+        if (t.addr < p.host_mem_addr || t.addr + bytes > p.host_mem_addr + p.host_mem_size ||
+            t.addr + bytes < t.addr) {
+            error(&c.bad_address, now, h, nh,
+                  "device %s of %llu B at %#llx is outside host memory [%#llx, %#llx)", name,
+                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(t.addr),
+                  static_cast<unsigned long long>(p.host_mem_addr),
+                  static_cast<unsigned long long>(p.host_mem_addr + p.host_mem_size));
+            bad = true;
+        }
+        t.ok = !bad;
+        t.answer_ur = bad && !wr;
+    }
+
+    /* Completions: only their payload here; they are matched to host reads at the RC. */
+    void check_cpl(UpTlp &t)
+    {
+        t.req_id = t.hdr[2] >> 16;
+        t.tag = (t.hdr[2] >> 8) & 0xff;
+        if (t.kind == Kind::CplD) {
+            c.bytes_up_payload += uint64_t(t.len_dw) * 4;
+            t.pl.assign(asm_dw.begin() + 3, asm_dw.begin() + 3 + t.len_dw);
+        }
+        t.ok = true;
+    }
+
+    /* ---- upstream: TX buffer -> wire -> RC ---- */
+
+    double up_start_time() const
+    {
+        if (txq.empty())
+            return kInf;
+        const UpTlp &t = txq.front();
+        if (ph_avail < t.ph || pd_avail < t.pd || nph_avail < t.nph)
+            return kInf;              /* a credit return will wake it */
+        return std::max({t.enq, up.free_at, ev});
+    }
+
+    void up_start(double s)
+    {
+        UpTlp &t = txq.front();
+        const double could = std::max(t.enq, up.free_at);
+        if (s > could) {
+            c.credit_wait_ps += s - could;
+            c.credit_waits++;
+        }
+        ph_avail -= t.ph;
+        pd_avail -= t.pd;
+        nph_avail -= t.nph;
+        t.arr = up.send(s, t.wire) + lat_ps;
+        std::swap(upq.push_slot(), t);
+        txq.pop();
+    }
+
+    void arrive()
+    {
+        UpTlp &t = upq.front();
+        if (t.ph || t.pd || t.nph)
+            cret.push_slot() = CreditReturn{t.arr + cret_ps, t.ph, t.pd, t.nph};
+        switch (t.kind) {
+        case Kind::MWr:
+            if (t.ok)
+                apply_mwr(t);
+            break;
+        case Kind::MRd:
+            if (t.ok || t.answer_ur) {
+                const uint64_t start = t.addr + (t.fbe ? ctz4(t.fbe) : 0);
+                const uint64_t end = start + request_byte_count(t.len_dw, t.fbe, t.lbe);
+                cplq.push_slot() =
+                    CplJob{t.ok ? t.arr + memlat_ps : t.arr, start, end, t.req_id, t.tag, !t.ok};
+            }
+            break;
+        case Kind::CplD:
+        case Kind::Cpl:
+            if (t.ok)
+                complete_mmio(t);
+            break;
+        case Kind::Msi:
+            irqs.push_slot() = Irq{static_cast<uint64_t>(std::llround(t.arr)), t.vector};
+            c.msis++;
+            break;
+        case Kind::Bad:
+            break;
+        }
+        upq.pop();
+    }
+
+    void apply_mwr(const UpTlp &t)
+    {
+        uint8_t *m = mem.data() + (t.addr - p.host_mem_addr);
+        for (uint32_t i = 0; i < t.len_dw; i++, m += 4) {
+            const unsigned be = i == 0 ? t.fbe : i == t.len_dw - 1 ? t.lbe : 0xf;
+            const uint32_t d = t.pl[i];
+            for (int b = 0; b < 4; b++)
+                if (be & (1u << b))
+                    m[b] = static_cast<uint8_t>(d >> (24 - 8 * b));
+        }
+    }
+
+    void complete_mmio(const UpTlp &t)
+    {
+        const uint32_t *h = t.hdr;
+        const uint32_t status = (h[1] >> 13) & 7;
+        const uint32_t bc = (h[1] & 0xfff) ? (h[1] & 0xfff) : 4096;
+        const int id = t.tag < kTags ? tag_id[t.tag] : -1;
+        const char *name = t.kind == Kind::CplD ? "CplD" : "Cpl";
+        if (id < 0) {
+            error(&c.unexpected_completion, t.arr, h, 3,
+                  "device %s with tag %u: no host read is outstanding with that tag", name,
+                  t.tag);
+            return;
+        }
+        if (t.req_id != p.rc_id) {
+            error(&c.unexpected_completion, t.arr, h, 3,
+                  "device %s with requester id %#06x, expected the RC's %#06x", name, t.req_id,
+                  p.rc_id);
+            return;
+        }
+        const MmioInfo &info = infos[id];
+        if (status != kStatusSC) {
+            /* The read is over, as on real hardware: all ones, with the status. */
+            error(&c.unexpected_completion, t.arr, h, 3,
+                  "device %s with status %u for the host read of %d B at BAR0+%#llx", name,
+                  status, info.len, static_cast<unsigned long long>(info.off));
+            finish_read(id, t.arr, ~0ull, static_cast<uint16_t>(status));
+            return;
+        }
+        const uint32_t want_dw = info.len / 4;
+        if (t.kind != Kind::CplD || t.len_dw != want_dw || bc != uint32_t(info.len)) {
+            error(&c.unexpected_completion, t.arr, h, 3,
+                  "device %s for the host read of %d B at BAR0+%#llx: length %u DW, byte count "
+                  "%u; expected a CplD of %u DW, byte count %d", name, info.len,
+                  static_cast<unsigned long long>(info.off), t.kind == Kind::CplD ? t.len_dw : 0,
+                  bc, want_dw, info.len);
+            return;
+        }
+        uint64_t v = bswap32(t.pl[0]);
+        if (want_dw == 2)
+            v |= uint64_t(bswap32(t.pl[1])) << 32;
+        finish_read(id, t.arr, v, kStatusSC);
+    }
+
+    void finish_read(int id, double t, uint64_t value, uint16_t status)
+    {
+        MmioResult &r = results[id];
+        MmioInfo &info = infos[id];
+        r.done = true;
+        r.value = info.len == 4 ? value & 0xffffffffull : value;
+        r.status = status;
+        r.done_ps = static_cast<uint64_t>(std::llround(t));
+        if (info.tag >= 0)
+            tag_id[info.tag] = -1;
+        info.tag = -1;
+        outstanding--;
     }
 
     void check_timeouts()
     {
-        if (!mmio_open)
-            return;
-        for (HostRead &hr : host_reads) {
-            if (!hr.active)
+        while (!reads.empty()) {
+            const int id = reads.front();
+            if (results[id].done) {
+                reads.pop();
                 continue;
-            MmioResult &r = mmio[hr.id];
-            if (now() - double(r.issue_ps) > kCplTimeoutPs) {
-                r.done = true;
-                r.status = 0xffff;
-                r.value = ~uint64_t(0);
-                r.done_ps = uint64_t(now());
-                hr.active = false;
-                mmio_open--;
-                error("completion_timeouts", "host MMIO read " + std::to_string(hr.id) +
-                      " got no completion in 50 us", {});
+            }
+            if (now - double(results[id].issue_ps) <= kCplTimeoutPs)
+                break;
+            c.completion_timeouts++;
+            error(nullptr, now, nullptr, 0,
+                  "host read %d of %d B at BAR0+%#llx: completion timeout (no completion in "
+                  "50 us); it reads all ones", id, infos[id].len,
+                  static_cast<unsigned long long>(infos[id].off));
+            finish_read(id, now, ~0ull, 0xffff);
+            reads.pop();
+        }
+    }
+
+    /* ---- downstream ---- */
+
+    int free_tag() const
+    {
+        for (int i = 0; i < kTags; i++)
+            if (tag_id[i] < 0)
+                return i;
+        return -1;
+    }
+
+    /* Earliest start of the next downstream TLP; *from_mmio tells which queue it comes from.
+     * A read waits for a free tag (and holds up the MMIO queue behind it, like a CPU). */
+    double dn_start_time(bool *from_mmio)
+    {
+        while (!mmioq.empty() && results[mmioq.front().id].done)  /* timed out while queued */
+            mmioq.pop();
+        double rm = kInf, rc = kInf;
+        if (!mmioq.empty() && (mmioq.front().write || free_tag() >= 0))
+            rm = mmioq.front().ready;
+        if (!cplq.empty())
+            rc = cplq.front().ready;
+        if (rm == kInf && rc == kInf)
+            return kInf;
+        *from_mmio = rm < rc;
+        return std::max({std::min(rm, rc), dn.free_at, ev});
+    }
+
+    DnTlp &dn_send(double s, int wire)
+    {
+        DnTlp &d = dnq.push_slot();
+        d.arr = dn.send(s, wire) + lat_ps;
+        d.mmio_id = -1;
+        d.dw.clear();
+        return d;
+    }
+
+    void dn_start_mmio(double s)
+    {
+        const MmioReq q = mmioq.front();
+        mmioq.pop();
+        const uint32_t ndw = q.len / 4;
+        const uint32_t addr = static_cast<uint32_t>(p.bar0_addr + q.off);
+        const uint32_t lbe = ndw > 1 ? 0xf : 0;
+        DnTlp &d = dn_send(s, ovh + 12 + (q.write ? q.len : 0));
+        if (q.write) {
+            d.mmio_id = q.id;
+            d.dw.push_back(uint32_t(kMWr32) << 24 | ndw);
+            d.dw.push_back(uint32_t(p.rc_id) << 16 | lbe << 4 | 0xf);
+            d.dw.push_back(addr);
+            d.dw.push_back(bswap32(static_cast<uint32_t>(q.value)));
+            if (ndw == 2)
+                d.dw.push_back(bswap32(static_cast<uint32_t>(q.value >> 32)));
+            c.tlps_down_mwr++;
+            c.bytes_down_payload += q.len;
+        } else {
+            const int tag = free_tag();
+            tag_id[tag] = q.id;
+            infos[q.id].tag = tag;
+            d.dw.push_back(uint32_t(kMRd32) << 24 | ndw);
+            d.dw.push_back(uint32_t(p.rc_id) << 16 | uint32_t(tag) << 8 | lbe << 4 | 0xf);
+            d.dw.push_back(addr);
+            c.tlps_down_mrd++;
+        }
+    }
+
+    /* The next completion of the head job (see the top of the file for the split rule). */
+    void dn_start_cpl(double s)
+    {
+        CplJob &j = cplq.front();
+        const uint32_t bc = static_cast<uint32_t>(j.end - j.addr);
+        const uint32_t lower = static_cast<uint32_t>(j.addr & 0x7f);
+        const uint32_t dw2 = uint32_t(j.req_id) << 16 | uint32_t(j.tag) << 8 | lower;
+        if (j.ur) {
+            DnTlp &d = dn_send(s, ovh + 12);
+            d.dw.push_back(uint32_t(kCpl) << 24);
+            d.dw.push_back(uint32_t(p.rc_id) << 16 | kStatusUR << 13 | (bc & 0xfff));
+            d.dw.push_back(dw2);
+            c.tlps_down_cpl++;
+            c.ur_completions++;
+            cplq.pop();
+            return;
+        }
+        const uint64_t dstart = j.addr & ~3ull;
+        uint64_t e = (dstart + p.mps) / p.rcb * p.rcb;
+        if (e <= j.addr)
+            e = dstart + p.mps;
+        e = std::min(e, j.end);
+        const uint32_t ndw = static_cast<uint32_t>((((e + 3) & ~3ull) - dstart) / 4);
+        DnTlp &d = dn_send(s, ovh + 12 + 4 * ndw);
+        d.dw.push_back(uint32_t(kCplD) << 24 | (ndw & 0x3ff));
+        d.dw.push_back(uint32_t(p.rc_id) << 16 | kStatusSC << 13 | (bc & 0xfff));
+        d.dw.push_back(dw2);
+        const uint8_t *m = mem.data() + (dstart - p.host_mem_addr);
+        for (uint32_t i = 0; i < ndw; i++, m += 4)
+            d.dw.push_back(uint32_t(m[0]) << 24 | uint32_t(m[1]) << 16 | uint32_t(m[2]) << 8 |
+                           m[3]);
+        c.tlps_down_cpld++;
+        c.bytes_down_payload += 4 * ndw;
+        j.addr = e;
+        if (j.addr >= j.end)
+            cplq.pop();
+    }
+
+    /* ---- event loop: everything due up to t_end, in time order ---- */
+
+    void run_until(double t_end)
+    {
+        for (;;) {
+            const double t_cr = cret.empty() ? kInf : cret.front().t;
+            const double t_arr = upq.empty() ? kInf : upq.front().arr;
+            const double t_up = up_start_time();
+            bool from_mmio = false;
+            const double t_dn = dn_start_time(&from_mmio);
+            const double t = std::min({t_cr, t_arr, t_up, t_dn});
+            if (!(t <= t_end))
+                break;
+            ev = std::max(ev, t);
+            if (t_cr == t) {
+                const CreditReturn &r = cret.front();
+                ph_avail += r.ph;
+                pd_avail += r.pd;
+                nph_avail += r.nph;
+                cret.pop();
+            } else if (t_arr == t) {
+                arrive();
+            } else if (t_up == t) {
+                up_start(t);
+            } else if (from_mmio) {
+                dn_start_mmio(t);
+            } else {
+                dn_start_cpl(t);
             }
         }
     }
 
-    void cycle(const PhyIn &in, PhyOut *o)
+    /* ---- the clock ---- */
+
+    void cycle(const PhyIn &in, PhyOut *out)
     {
-        /* Handshakes at this edge, decided by the pins driven during this cycle (out). */
-        if (in.tx_valid && out.tx_ready) {
-            if (in.tx_first || !asm_active) {
-                if (asm_active && in.tx_first)
-                    error("malformed", "new TLP started before the previous one ended", asm_dw);
-                asm_dw.clear();
-                asm_active = true;
-            }
-            for (int l = 0; l < lanes_per_beat; l++)
-                if ((in.tx_be >> (4 * l)) & 0xf)
-                    asm_dw.push_back(in.tx_dat[l]);
-            if (in.tx_last) {
-                asm_active = false;
-                tlp_from_device(asm_dw);
-            }
-        } else if (in.tx_valid) {
-            cnt["tx_stall_cycles"]++;
+        /* Handshakes at the edge at `now`. */
+        if (in.tx_valid) {
+            if (prev_tx_ready)
+                take_tx_beat(in);
+            else
+                c.tx_stall_cycles++;
         }
-        if (in.msi_valid && out.msi_ready) {
-            Tlp m;
-            m.kind = MSI;
-            m.msi_vector = in.msi_dat;
-            m.dw.assign(4, 0);        /* 3DW MWr header + 1 DW of message data */
-            m.ph = 1;
-            m.pd = 1;
-            tx_buf.push_back(std::move(m));
-        }
-        if (out.rx_valid) {
+        if (prev_rx_valid) {
             if (in.rx_ready) {
-                Tlp &t = down_wire.front();
-                rx_beat++;
-                if (rx_beat * lanes_per_beat >= t.dw.size()) {
-                    if (t.mmio_id >= 0 && t.kind == MWR) {
-                        MmioResult &r = mmio[t.mmio_id];
+                DnTlp &d = dnq.front();
+                if (++rx_beat * W >= static_cast<int>(d.dw.size())) {
+                    if (d.mmio_id >= 0) {
+                        MmioResult &r = results[d.mmio_id];
                         r.done = true;
-                        r.done_ps = uint64_t(now());
-                        mmio_open--;
+                        r.done_ps = static_cast<uint64_t>(now);
+                        outstanding--;
                     }
-                    down_wire.pop_front();
                     rx_beat = 0;
+                    dnq.pop();
                 }
             } else {
-                cnt["rx_stall_cycles"]++;
+                c.rx_stall_cycles++;
             }
         }
+        if (in.msi_valid && prev_msi_ready) {
+            /* A 1-DW posted MWr behind the TLPs already in the TX buffer. */
+            UpTlp &t = txq.push_slot();
+            t.reset();
+            t.kind = Kind::Msi;
+            t.ok = true;
+            t.vector = in.msi_dat;
+            t.enq = now;
+            t.wire = ovh + 12 + 4;
+            t.ph = 1;
+            t.pd = 1;
+            c.tlps_up_msi++;
+        }
 
-        cyc++;
-        serialise_up();
-        arrive_up();
-        complete_reads();
-        serialise_down();
-        check_timeouts();
+        ncycles++;
+        now = double(ncycles * period);
+        run_until(now);
+        if (!reads.empty())
+            check_timeouts();
 
-        out.tx_ready = tx_buf.size() < size_t(p.tx_buf_tlps);
-        present_rx(&out);
-        *o = out;
+        /* Pins for the next cycle. */
+        out->id = p.device_id;
+        out->max_payload_size = static_cast<uint16_t>(p.dev_mps ? p.dev_mps : p.mps);
+        out->max_request_size = static_cast<uint16_t>(p.dev_mrrs ? p.dev_mrrs : p.mrrs);
+        out->link_up = out->msi_enable = out->bus_master_enable = true;
+        out->msi_ready = true;
+        out->tx_ready = txq.size() < static_cast<size_t>(p.tx_buf_tlps);
+        out->rx_valid = out->rx_first = out->rx_last = false;
+        out->rx_be = 0;
+        std::fill(out->rx_dat, out->rx_dat + 4, 0u);
+        if (!dnq.empty() && dnq.front().arr <= now) {
+            const DnTlp &d = dnq.front();
+            const int n = static_cast<int>(d.dw.size());
+            const int base = rx_beat * W;
+            out->rx_valid = true;
+            out->rx_first = rx_beat == 0;
+            out->rx_last = base + W >= n;
+            for (int k = 0; k < W && base + k < n; k++) {
+                out->rx_dat[k] = d.dw[base + k];
+                out->rx_be |= 0xf << (4 * k);
+            }
+        }
+        prev_tx_ready = out->tx_ready;
+        prev_rx_valid = out->rx_valid;
+        prev_msi_ready = out->msi_ready;
     }
 
-    int mmio_request(uint64_t off, uint64_t value, int len, bool write)
+    /* ---- host MMIO ---- */
+
+    int new_request(bool write, uint64_t off, uint64_t value, int len)
     {
-        const int id = int(mmio.size());
+        const int id = static_cast<int>(results.size());
         MmioResult r;
-        r.issue_ps = uint64_t(now());
-        mmio.push_back(r);
-        if ((len != 4 && len != 8) || (off & (len - 1)) || off + len > p.bar0_size) {
-            MmioResult &m = mmio.back();
-            m.done = true;
-            m.status = 0xffff;
-            m.value = ~uint64_t(0);
-            error("bad_address", "host MMIO of " + std::to_string(len) + " B at BAR0 offset " +
-                  std::to_string(off) + " is not a naturally aligned 4/8-byte access inside BAR0", {});
+        r.issue_ps = static_cast<uint64_t>(now);
+        r.value = write ? value : 0;
+        results.push_back(r);
+        MmioInfo info;
+        info.write = write;
+        info.len = len;
+        info.off = off;
+        infos.push_back(info);
+        if ((len != 4 && len != 8) || (off & (len - 1)) || off + len > p.bar0_size ||
+            off + len < off) {
+            error(&c.bad_mmio, now, nullptr, 0,
+                  "host MMIO %s of %d B at BAR0+%#llx: must be 4 or 8 B, naturally aligned, "
+                  "inside BAR0 (%#llx B); not sent, done with status UR",
+                  write ? "write" : "read", len, static_cast<unsigned long long>(off),
+                  static_cast<unsigned long long>(p.bar0_size));
+            MmioResult &rr = results[id];
+            rr.done = true;
+            rr.status = kStatusUR;
+            rr.value = ~0ull;
+            rr.done_ps = rr.issue_ps;
             return id;
         }
-        Tlp t;
-        t.kind = write ? MWR : MRD;
-        t.mmio_id = id;
-        t.ready_ps = now();
-        const uint32_t ndw = uint32_t(len / 4);
-        int tag = 0;
-        if (!write) {
-            while (tag < 32 && host_reads[tag].active)
-                tag++;
-            if (tag == 32) {
-                mmio.back().done = true;
-                mmio.back().status = 0xffff;
-                error("malformed", "more than 32 host MMIO reads outstanding", {});
-                return id;
-            }
-            host_reads[tag].active = true;
-            host_reads[tag].id = id;
-            host_reads[tag].len = len;
-        }
-        t.dw.push_back((write ? 0x40000000u : 0u) | ndw);
-        t.dw.push_back((uint32_t(p.rc_id) << 16) | (uint32_t(tag) << 8) |
-                       (ndw == 2 ? 0xf0u : 0u) | 0xfu);
-        t.dw.push_back(uint32_t(p.bar0_addr + off));
-        for (uint32_t i = 0; write && i < ndw; i++) {
-            const uint32_t v = uint32_t(value >> (32 * i));
-            t.dw.push_back(((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >> 8) & 0xff00) | (v >> 24));
-        }
-        cnt[write ? "mmio_writes" : "mmio_reads"]++;
-        mmio_open++;
-        down_q.push_back(std::move(t));
+        outstanding++;
+        (write ? c.mmio_writes : c.mmio_reads)++;
+        mmioq.push_slot() = MmioReq{id, write, off, value, len, now};
+        if (!write)
+            reads.push_slot() = id;
         return id;
     }
 };
 
 PcieHostModel::PcieHostModel(const LinkParams &p) : impl_(new Impl(p)) {}
+
 PcieHostModel::~PcieHostModel() = default;
+
 void PcieHostModel::cycle(const PhyIn &in, PhyOut *out) { impl_->cycle(in, out); }
-uint64_t PcieHostModel::now_ps() const { return impl_->cyc * impl_->period_ps; }
-uint64_t PcieHostModel::cycles() const { return impl_->cyc; }
+
+uint64_t PcieHostModel::now_ps() const { return impl_->ncycles * impl_->period; }
+
+uint64_t PcieHostModel::cycles() const { return impl_->ncycles; }
+
 uint8_t *PcieHostModel::host_mem() { return impl_->mem.data(); }
+
 uint64_t PcieHostModel::host_mem_addr() const { return impl_->p.host_mem_addr; }
+
 uint64_t PcieHostModel::host_mem_size() const { return impl_->p.host_mem_size; }
-int PcieHostModel::mmio_write(uint64_t off, uint64_t v, int len)
+
+int PcieHostModel::mmio_write(uint64_t bar0_off, uint64_t value, int len)
 {
-    return impl_->mmio_request(off, v, len, true);
+    return impl_->new_request(true, bar0_off, len == 4 ? value & 0xffffffffull : value, len);
 }
-int PcieHostModel::mmio_read(uint64_t off, int len) { return impl_->mmio_request(off, 0, len, false); }
+
+int PcieHostModel::mmio_read(uint64_t bar0_off, int len)
+{
+    return impl_->new_request(false, bar0_off, 0, len);
+}
+
 MmioResult PcieHostModel::mmio_result(int id) const
 {
-    return (id >= 0 && size_t(id) < impl_->mmio.size()) ? impl_->mmio[id] : MmioResult{};
+    if (id < 0 || static_cast<size_t>(id) >= impl_->results.size()) {
+        /* Not one of our ids: finished and failed, so that no caller waits for it forever. */
+        MmioResult r;
+        r.done = true;
+        r.status = 0xffff;
+        r.value = ~0ull;
+        return r;
+    }
+    return impl_->results[id];
 }
-int PcieHostModel::mmio_outstanding() const { return impl_->mmio_open; }
+
+int PcieHostModel::mmio_outstanding() const { return impl_->outstanding; }
+
 bool PcieHostModel::irq_pending() const { return !impl_->irqs.empty(); }
-bool PcieHostModel::irq_pop(uint64_t *t, uint8_t *v)
+
+bool PcieHostModel::irq_pop(uint64_t *arrival_ps, uint8_t *vector)
 {
     if (impl_->irqs.empty())
         return false;
-    *t = impl_->irqs.front().first;
-    *v = impl_->irqs.front().second;
-    impl_->irqs.pop_front();
+    const Irq &i = impl_->irqs.front();
+    if (arrival_ps)
+        *arrival_ps = i.t;
+    if (vector)
+        *vector = i.vector;
+    impl_->irqs.pop();
     return true;
 }
+
 const std::vector<std::string> &PcieHostModel::errors() const { return impl_->errs; }
+
 std::map<std::string, uint64_t> PcieHostModel::counters() const
 {
-    std::map<std::string, uint64_t> c = impl_->cnt;
-    c["cycles"] = impl_->cyc;
-    c["link_busy_ps_up"] = impl_->up.busy_ps;
-    c["link_busy_ps_down"] = impl_->down.busy_ps;
-    c["dllp_bytes_up"] = impl_->up.dllp_bytes;
-    c["dllp_bytes_down"] = impl_->down.dllp_bytes;
-    c["bytes_up_wire"] = impl_->up.tlp_bytes;
-    c["bytes_down_wire"] = impl_->down.tlp_bytes;
-    return c;
+    const Impl &m = *impl_;
+    const Counters &c = m.c;
+    auto ps = [](double v) { return static_cast<uint64_t>(std::llround(v)); };
+    return {
+        {"tlps_up_mwr", c.tlps_up_mwr},
+        {"tlps_up_mrd", c.tlps_up_mrd},
+        {"tlps_up_cpld", c.tlps_up_cpld},
+        {"tlps_up_cpl", c.tlps_up_cpl},
+        {"tlps_up_msi", c.tlps_up_msi},
+        {"tlps_up_bad", c.tlps_up_bad},
+        {"tlps_down_mwr", c.tlps_down_mwr},
+        {"tlps_down_mrd", c.tlps_down_mrd},
+        {"tlps_down_cpld", c.tlps_down_cpld},
+        {"tlps_down_cpl", c.tlps_down_cpl},
+        {"bytes_up_payload", c.bytes_up_payload},
+        {"bytes_down_payload", c.bytes_down_payload},
+        {"bytes_up_wire", m.up.tlp_bytes},
+        {"bytes_down_wire", m.dn.tlp_bytes},
+        {"dllp_bytes_up", m.up.dllp_bytes},
+        {"dllp_bytes_down", m.dn.dllp_bytes},
+        {"link_busy_ps_up", ps(m.up.busy_ps)},
+        {"link_busy_ps_down", ps(m.dn.busy_ps)},
+        {"tx_stall_cycles", c.tx_stall_cycles},
+        {"rx_stall_cycles", c.rx_stall_cycles},
+        {"credit_wait_ps", ps(c.credit_wait_ps)},
+        {"credit_waits", c.credit_waits},
+        {"mmio_reads", c.mmio_reads},
+        {"mmio_writes", c.mmio_writes},
+        {"msis", c.msis},
+        {"errors", c.errors},
+        {"mps_violations", c.mps_violations},
+        {"mrrs_violations", c.mrrs_violations},
+        {"boundary_violations", c.boundary_violations},
+        {"bad_address", c.bad_address},
+        {"unexpected_completion", c.unexpected_completion},
+        {"completion_timeouts", c.completion_timeouts},
+        {"unsupported_tlps", c.unsupported_tlps},
+        {"length_errors", c.length_errors},
+        {"be_errors", c.be_errors},
+        {"framing_errors", c.framing_errors},
+        {"byte_enable_errors", c.byte_enable_errors},
+        {"poisoned_tlps", c.poisoned_tlps},
+        {"bad_mmio", c.bad_mmio},
+        {"ur_completions", c.ur_completions},
+        {"cycles", m.ncycles},
+    };
 }
+
 const LinkParams &PcieHostModel::params() const { return impl_->p; }
 
 } /* namespace nicsim */
