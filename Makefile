@@ -2,7 +2,8 @@
 #
 #   make bench        (default) the measurement suite on the Verilator simulation -> results/
 #   make test         the tests (pytest; builds what they need)
-#   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128)
+#   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128);
+#                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/)
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
 #   make trace        one short DMA run with a waveform: results/trace.fst + nicsoc.gtkw
 #
@@ -10,7 +11,11 @@
 # One Verilator build per configuration: build/sim_dw<W>/.
 
 W        ?= 128
-BUILD    := build/sim_dw$(W)
+CPU      ?= 0
+BUILD    := build/sim_dw$(W)$(if $(filter 1,$(CPU)),_cpu,)
+# LiteX's BIOS build runs `python3 -m litex...`: the venv must come first on PATH.
+export PATH := $(CURDIR)/.venv/bin:$(PATH)
+export NIC_WITH_CPU := $(CPU)
 PY       := .venv/bin/python
 JOBS     ?= 2
 VROOT    := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)
@@ -38,7 +43,8 @@ setup:
 # --- SoC -> Verilog + generated headers -------------------------------------------------------
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 	@mkdir -p $(BUILD)
-	$(PY) -m litex_soc.sim --data-width $(W) --output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
+	$(PY) -m litex_soc.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
+		--output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
 		|| (cat $(BUILD)/soc.log; exit 1)
 
 # --- Verilator model (library only; our harness is the main program) ---------------------------
