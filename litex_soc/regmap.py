@@ -12,11 +12,6 @@ def _text(s):
     return " ".join((s or "").split()).replace("|", "\\|")
 
 
-def _csrs(region_obj):
-    for csr in region_obj:
-        yield csr
-
-
 def regmap_markdown(soc, title="Register map (BAR0)"):
     csr_base = soc.mem_regions["csr"].origin
     lines = [
@@ -34,7 +29,7 @@ def regmap_markdown(soc, title="Register map (BAR0)"):
         lines += [f"## `{name}` at {region.origin - csr_base:#06x}", ""]
         lines += ["| offset | register | bits | access | description |", "|---|---|---|---|---|"]
         addr = region.origin - csr_base
-        for csr in _csrs(region.obj):
+        for csr in region.obj:
             words = (csr.size + 31) // 32
             access = "ro" if type(csr).__name__ == "CSRStatus" else "rw"
             desc = _text(getattr(csr, "description", None))

@@ -144,8 +144,8 @@ public:
 
     /* Errors found in device TLPs (and completion timeouts of host reads). */
     const std::vector<std::string> &errors() const;
-    /* Counters: tlps_rx_<type>/tlps_tx_<type> (mwr, mrd, cpld, cpl, msi), bytes_rx_payload,
-     * bytes_tx_payload, tx_stall_cycles (tx_valid && !tx_ready), rx_stall_cycles (rx_valid &&
+    /* Counters: tlps_up_<type>/tlps_down_<type> (mwr, mrd, cpld, cpl, msi; up = device to
+     * host), bytes_up_payload, bytes_down_payload, tx_stall_cycles (tx_valid && !tx_ready), rx_stall_cycles (rx_valid &&
      * !rx_ready), link_busy_ps_up / link_busy_ps_down, credit_wait_ps, mmio_reads, mmio_writes,
      * msis, errors, mps_violations, boundary_violations, mrrs_violations, ... */
     std::map<std::string, uint64_t> counters() const;
