@@ -1,0 +1,279 @@
+#
+# bus_analyzer.py: the on-chip bus-occupancy logic analyzer.
+#
+# What it is: probes on the design's streams, and for each probe the occupancy counts
+# (OccupancyCounter); TLP counts by type on the probes that carry PCIe TLPs (TLPTypeCounter); the
+# DMA read latency histogram between a request probe and a completion probe (LatencyHistogram);
+# and a triggered, run-length-compressed trace of every probe's signals (TraceTrigger +
+# TraceCapture). All counts close their window on the same `snapshot` cycle.
+#
+# The sample vector the trigger watches and the trace stores is, probe after probe in the order
+# given, valid, ready, first, last, then the probe's fields (lowest bits first). `signals()` lists
+# it; `header()` writes it, with the counter selector map, as a C header for host software.
+#
+# Interfaces:
+#   <probe>.valid/ready/first/last/nbytes/<fields>   in: one group per Probe.
+#   hold                 in: a host CSR access is in progress (qualifies the stall_hold counts).
+#   snapshot             in: pulse, closes every counter's window at once.
+#   cnt_sel / cnt_value  in 8 bits / out 48 bits, one cycle later: counter read-out, see
+#                        counter_map().
+#   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
+#   trig_*               in: the trigger's configuration (TraceTrigger, with the trig_ prefix);
+#                        trig_stage out.
+#   cap_*                the capture's ports (TraceCapture, with the cap_ prefix).
+#
+# Parameters:
+#   probes       list of Probe (1..16).
+#   depth        trace entries (power of two).
+#   nbins        latency histogram bins (2..32).
+#   nstages      trigger stages (1..4).
+#   latency      (request probe, completion probe) names, or None. A request is a beat that
+#                moves with `first` on the request probe; a completion ends a request when its
+#                beat moves with `last` and its `end` field set (the completion probe must have a
+#                1-bit field `end`, as LitePCIe's completion layout has).
+
+from amaranth import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .latency_histogram import STATS as LAT_STATS
+from .latency_histogram import LatencyHistogram
+from .occupancy_counter import COUNTS, OccupancyCounter
+from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
+from .trace_capture import TS_WIDTH, TraceCapture
+from .trace_trigger import STAGE_FIELDS, TraceTrigger, stage_ports
+
+HANDSHAKE = ("valid", "ready", "first", "last")
+# Counter selector map (cnt_sel): probe p, count k -> p * 8 + k; TLP probe t (in probe order
+# among those with tlp=True), type k -> 0x80 + t * 8 + k; histogram bin i -> 0xC0 + i;
+# histogram statistic k -> 0xE0 + k.
+SEL_TLP, SEL_BIN, SEL_LAT = 0x80, 0xC0, 0xE0
+
+
+class Probe:
+    """A probe point: a stream's valid/ready/first/last, its bytes per beat and chosen fields.
+
+    name          identifier (Verilog port prefix, VCD scope).
+    fields        (name, width) pairs recorded in the trace and usable in triggers.
+    nbytes_width  width of the bytes-per-beat input.
+    tlp           the stream carries PCIe TLPs: needs an 8-bit field `fmt_type` (header byte 0).
+    group         a label to group probes in viewers (e.g. "pcie", "dma", "csr").
+    """
+
+    def __init__(self, name, fields=(), nbytes_width=8, tlp=False, group=""):
+        self.name, self.fields = name, tuple(fields)
+        self.nbytes_width, self.tlp, self.group = nbytes_width, tlp, group
+        names = [f for f, _ in self.fields]
+        if not name.isidentifier():
+            raise ValueError(f"Probe {name!r}: the name must be an identifier")
+        if len(set(names)) != len(names) or set(names) & set(HANDSHAKE + ("nbytes",)):
+            raise ValueError(f"Probe {name!r}: field names must be unique and not "
+                             f"{', '.join(HANDSHAKE + ('nbytes',))}")
+        if tlp and ("fmt_type", 8) not in self.fields:
+            raise ValueError(f"Probe {name!r}: a TLP probe needs the field ('fmt_type', 8)")
+
+    def signature(self):
+        return wiring.Signature({
+            **{h: Out(1) for h in HANDSHAKE},
+            "nbytes": Out(self.nbytes_width),
+            **{f: Out(w) for f, w in self.fields},
+        })
+
+    def sample_signals(self):
+        return [(h, 1) for h in HANDSHAKE] + list(self.fields)
+
+
+class BusAnalyzer(wiring.Component):
+    def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None):
+        probes = list(probes)
+        if not 1 <= len(probes) <= 16:
+            raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
+        names = [p.name for p in probes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"BusAnalyzer: probe names repeat: {names}")
+        if sum(p.tlp for p in probes) > 8:
+            raise ValueError("BusAnalyzer: at most 8 TLP probes")
+        if not 2 <= nbins <= 32:
+            raise ValueError(f"BusAnalyzer: nbins={nbins} must be 2..32")
+        if latency is not None:
+            req, cpl = latency
+            if req not in names or cpl not in names:
+                raise ValueError(f"BusAnalyzer: latency probes {latency} are not among {names}")
+            if ("end", 1) not in probes[names.index(cpl)].fields:
+                raise ValueError(f"BusAnalyzer: completion probe {cpl!r} needs a field ('end', 1)")
+        self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
+        self.latency = latency
+        self.sample_width = sum(w for p in probes for _, w in p.sample_signals())
+        aw = (depth - 1).bit_length()
+        super().__init__({
+            **{p.name: In(p.signature()) for p in probes},
+            "hold":      In(1),
+            "snapshot":  In(1),
+            "cnt_sel":   In(8),
+            "cnt_value": Out(48),
+            "bin_min":   In(32),
+            "bin_shift": In(5),
+            "trig_nstages_used": In(3),
+            **{f"trig_{n}": In(w)
+               for n, w in stage_ports(self.sample_width, nstages, 16).items()},
+            "trig_stage": Out(2),
+            "cap_arm":    In(1),
+            "cap_stop":   In(1),
+            "cap_pre":    In(aw + 1),
+            "cap_post":   In(32),
+            "cap_state":  Out(2),
+            "cap_start":  Out(aw),
+            "cap_count":  Out(aw + 1),
+            "cap_trig_index": Out(aw),
+            "cap_trig_ts": Out(48),
+            "cap_end_ts": Out(48),
+            "cap_last_ts": Out(48),
+            "cap_now":    Out(48),
+            "cap_overflow": Out(1),
+            "cap_triggered": Out(1),
+            "cap_rd_addr": In(aw),
+            "cap_rd_data": Out(self.sample_width + TS_WIDTH),
+        })
+
+    # --- what host software needs to know -------------------------------------------------
+
+    def signals(self):
+        """The sample vector: (probe, group, signal, bit offset, width) in bit order."""
+        out, off = [], 0
+        for p in self.probes:
+            for name, w in p.sample_signals():
+                out.append((p.name, p.group, name, off, w))
+                off += w
+        return out
+
+    def counter_map(self):
+        """cnt_sel values: (selector, probe or 'latency', counter name)."""
+        out = []
+        for i, p in enumerate(self.probes):
+            out += [(i * 8 + k, p.name, c) for k, c in enumerate(COUNTS)]
+        for t, p in enumerate([p for p in self.probes if p.tlp]):
+            out += [(SEL_TLP + t * 8 + k, p.name, c) for k, c in enumerate(TLP_TYPES)]
+        if self.latency is not None:
+            out += [(SEL_BIN + i, "latency", f"bin{i}") for i in range(self.nbins)]
+            out += [(SEL_LAT + k, "latency", s) for k, s in enumerate(LAT_STATS)]
+        return out
+
+    def header(self, prefix="NIC_SCOPE"):
+        """A C header with the sample layout and counter map (for host software)."""
+        lines = [
+            "/* Generated by rtl/bus_analyzer.py: the bus analyzer's sample layout and counter",
+            " * selectors. Do not edit. */",
+            f"#ifndef {prefix}_LAYOUT_H",
+            f"#define {prefix}_LAYOUT_H",
+            "",
+            f"#define {prefix}_NPROBES {len(self.probes)}",
+            f"#define {prefix}_SAMPLE_WIDTH {self.sample_width}",
+            f"#define {prefix}_TS_WIDTH {TS_WIDTH}",
+            f"#define {prefix}_DEPTH {self.depth}",
+            f"#define {prefix}_NBINS {self.nbins}",
+            f"#define {prefix}_NSTAGES {self.nstages}",
+            f"#define {prefix}_HAS_LATENCY {int(self.latency is not None)}",
+            f"#define {prefix}_NCOUNTS {len(COUNTS)}",
+            f"#define {prefix}_NTLP_TYPES {len(TLP_TYPES)}",
+            f"#define {prefix}_SEL_TLP {SEL_TLP:#x}",
+            f"#define {prefix}_SEL_BIN {SEL_BIN:#x}",
+            f"#define {prefix}_SEL_LAT {SEL_LAT:#x}",
+            "",
+            "/* Probes in selector order: name, group, TLP counter index (-1: none). */",
+            f"#define {prefix}_PROBES \\",
+        ]
+        t = 0
+        for p in self.probes:
+            lines.append(f'    {{"{p.name}", "{p.group}", {t if p.tlp else -1}}}, \\')
+            t += p.tlp
+        lines += [
+            "",
+            "/* Sample vector: probe index, signal name, bit offset, width. */",
+            f"#define {prefix}_SIGNALS \\",
+        ]
+        names = [p.name for p in self.probes]
+        for probe, _group, name, off, w in self.signals():
+            lines.append(f'    {{{names.index(probe)}, "{name}", {off}, {w}}}, \\')
+        lines += ["", "/* Occupancy counts (selector = probe * 8 + index). */",
+                  f"#define {prefix}_COUNT_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in COUNTS]
+        lines += ["", f"#define {prefix}_TLP_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in TLP_TYPES]
+        lines += ["", f"#define {prefix}_LAT_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in LAT_STATS]
+        lines += ["", "#endif", ""]
+        return "\n".join(lines)
+
+    # --- hardware -------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        values = {}    # selector -> 48-bit-or-narrower count
+
+        for i, p in enumerate(self.probes):
+            port = getattr(self, p.name)
+            occ = OccupancyCounter(nbytes_width=p.nbytes_width)
+            m.submodules[f"occ_{p.name}"] = occ
+            m.d.comb += [
+                occ.valid.eq(port.valid), occ.ready.eq(port.ready), occ.last.eq(port.last),
+                occ.nbytes.eq(port.nbytes), occ.hold.eq(self.hold),
+                occ.snapshot.eq(self.snapshot),
+            ]
+            for k, c in enumerate(COUNTS):
+                values[i * 8 + k] = getattr(occ, c)
+
+        for t, p in enumerate([p for p in self.probes if p.tlp]):
+            port = getattr(self, p.name)
+            tlp = TLPTypeCounter()
+            m.submodules[f"tlp_{p.name}"] = tlp
+            m.d.comb += [
+                tlp.valid.eq(port.valid), tlp.ready.eq(port.ready), tlp.first.eq(port.first),
+                tlp.fmt_type.eq(port.fmt_type), tlp.snapshot.eq(self.snapshot),
+            ]
+            for k, c in enumerate(TLP_TYPES):
+                values[SEL_TLP + t * 8 + k] = getattr(tlp, c)
+
+        if self.latency is not None:
+            req, cpl = (getattr(self, n) for n in self.latency)
+            m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins)
+            m.d.comb += [
+                lat.req.eq(req.valid & req.ready & req.first),
+                lat.cpl.eq(cpl.valid & cpl.ready & cpl.last & cpl.end),
+                lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
+                lat.snapshot.eq(self.snapshot),
+            ]
+            for i in range(self.nbins):
+                values[SEL_BIN + i] = lat.bins[i]
+            for k, s in enumerate(LAT_STATS):
+                values[SEL_LAT + k] = getattr(lat, s)
+
+        with m.Switch(self.cnt_sel):
+            for sel, v in values.items():
+                with m.Case(sel):
+                    m.d.sync += self.cnt_value.eq(v)
+            with m.Default():
+                m.d.sync += self.cnt_value.eq(0)
+
+        # Trace: the sample vector, the trigger and the capture.
+        sample = Signal(self.sample_width)
+        for p in self.probes:
+            port = getattr(self, p.name)
+            for probe, _g, name, off, w in self.signals():
+                if probe == p.name:
+                    m.d.comb += sample[off:off + w].eq(getattr(port, name))
+        m.submodules.trigger = trig = TraceTrigger(self.sample_width, self.nstages)
+        m.submodules.capture = cap = TraceCapture(self.sample_width, self.depth)
+        m.d.comb += [
+            trig.sample.eq(sample), trig.enable.eq(cap.armed), trig.arm.eq(self.cap_arm),
+            trig.nstages_used.eq(self.trig_nstages_used), self.trig_stage.eq(trig.stage),
+            cap.sample.eq(sample), cap.trigger.eq(trig.fire),
+        ]
+        for i in range(self.nstages):
+            for f in STAGE_FIELDS:
+                m.d.comb += getattr(trig, f"s{i}_{f}").eq(getattr(self, f"trig_s{i}_{f}"))
+        for name in ("arm", "stop", "pre", "post", "rd_addr"):
+            m.d.comb += getattr(cap, name).eq(getattr(self, f"cap_{name}"))
+        for name in ("state", "start", "count", "trig_index", "trig_ts", "end_ts", "last_ts",
+                     "now", "overflow", "triggered", "rd_data"):
+            m.d.comb += getattr(self, f"cap_{name}").eq(getattr(cap, name))
+        return m

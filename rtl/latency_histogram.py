@@ -1,0 +1,131 @@
+#
+# latency_histogram.py: DMA read latency (request to last completion) as a histogram, with
+# snapshot-and-clear.
+#
+# What it is: the analyzer's view of how long DMA reads wait for host memory. `req` pulses when a
+# read request leaves the DMA engine, `cpl` when the last completion of a request reaches it.
+# LitePCIe's DMA ports are in order (its TLP controller reorders completions by tag), so the
+# timestamps of outstanding requests sit in a FIFO and each `cpl` matches the oldest. The
+# latency in cycles is binned as (latency - bin_min) >> bin_shift into `nbins` bins, with counts
+# below and above the range, and the window's count, sum, min and max of the latency.
+# Requests that find the FIFO full are counted in `lost` (their latencies are not measured; the
+# FIFO then holds `depth` requests and the rest of the window is still correct only if requests
+# complete in order, which LitePCIe guarantees); completions with no request outstanding are
+# counted in `unmatched`.
+#
+# Pipeline: the latency is taken on the `cpl` cycle and binned one cycle later; an event binned
+# on a snapshot cycle goes to the new window.
+#
+# Interfaces:
+#   req, cpl             in: pulses, see above.
+#   bin_min              in, 32 bits: latency (cycles) at the bottom of bin 0.
+#   bin_shift            in, 5 bits: each bin is 2**bin_shift cycles wide.
+#   snapshot             in: pulse.
+#   bins                 out: nbins counts of the last closed window.
+#   below, above, count, sum, min, max, lost, unmatched   out: of the last closed window
+#                        (min is 2**32-1 and max 0 when count is 0).
+#
+# Parameters:
+#   nbins   number of bins (a power of two, 2..256).
+#   depth   outstanding requests tracked (at least the DMA engine's max pending requests).
+#   width   width of the bin counters and the other counts (sum is 48 bits).
+
+from amaranth import Module, Signal
+from amaranth.lib import data, fifo, wiring
+from amaranth.lib.wiring import In, Out
+
+STATS = ("below", "above", "count", "sum", "min", "max", "lost", "unmatched")
+
+
+class LatencyHistogram(wiring.Component):
+    def __init__(self, nbins=16, depth=32, width=32):
+        if nbins < 2 or nbins > 256 or nbins & (nbins - 1):
+            raise ValueError(f"LatencyHistogram: nbins={nbins} must be a power of two, 2..256")
+        if depth < 1:
+            raise ValueError(f"LatencyHistogram: depth={depth} must be at least 1")
+        self.nbins, self.depth, self.width = nbins, depth, width
+        super().__init__({
+            "req":       In(1),
+            "cpl":       In(1),
+            "bin_min":   In(32),
+            "bin_shift": In(5),
+            "snapshot":  In(1),
+            "bins":      Out(data.ArrayLayout(width, nbins)),
+            **{name: Out(48 if name == "sum" else 32 if name in ("min", "max") else width)
+               for name in STATS},
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.fifo = q = fifo.SyncFIFO(width=32, depth=self.depth)
+        now = Signal(32)
+        m.d.sync += now.eq(now + 1)
+
+        # Stage 1: match the completion with the oldest request.
+        m.d.comb += [
+            q.w_data.eq(now),
+            q.w_en.eq(self.req),
+            q.r_en.eq(self.cpl),
+        ]
+        lat = Signal(32)
+        lat_valid = Signal()
+        ev_lost = Signal()
+        ev_unmatched = Signal()
+        m.d.sync += [
+            lat.eq(now - q.r_data),
+            lat_valid.eq(self.cpl & q.r_rdy),
+            ev_lost.eq(self.req & ~q.w_rdy),
+            ev_unmatched.eq(self.cpl & ~q.r_rdy),
+        ]
+
+        # Stage 2: bin it.
+        below_min = lat < self.bin_min
+        idx_full = Signal(32)
+        m.d.comb += idx_full.eq((lat - self.bin_min) >> self.bin_shift)
+        nbits = (self.nbins - 1).bit_length()
+        in_range = ~below_min & (idx_full < self.nbins)
+        idx = idx_full[:nbits]
+
+        inc = {
+            "below":     lat_valid & below_min,
+            "above":     lat_valid & ~below_min & ~in_range,
+            "count":     lat_valid,
+            "sum":       lat_valid * lat,
+            "lost":      ev_lost,
+            "unmatched": ev_unmatched,
+        }
+        for name, value in inc.items():
+            live = Signal.like(getattr(self, name), name=f"live_{name}")
+            with m.If(self.snapshot):
+                m.d.sync += [getattr(self, name).eq(live), live.eq(value)]
+            with m.Else():
+                m.d.sync += live.eq(live + value)
+
+        live_min = Signal(32, init=0xFFFFFFFF)
+        live_max = Signal(32)
+        new_min = Signal(32)
+        new_max = Signal(32)
+        m.d.comb += [
+            new_min.eq(live_min),
+            new_max.eq(live_max),
+        ]
+        with m.If(lat_valid & (lat < live_min)):
+            m.d.comb += new_min.eq(lat)
+        with m.If(lat_valid & (lat > live_max)):
+            m.d.comb += new_max.eq(lat)
+        with m.If(self.snapshot):
+            m.d.sync += [self.min.eq(live_min), self.max.eq(live_max)]
+            m.d.sync += [live_min.eq(0xFFFFFFFF), live_max.eq(0)]
+            with m.If(lat_valid):
+                m.d.sync += [live_min.eq(lat), live_max.eq(lat)]
+        with m.Else():
+            m.d.sync += [live_min.eq(new_min), live_max.eq(new_max)]
+
+        for i in range(self.nbins):
+            live = Signal(self.width, name=f"live_bin{i}")
+            hit = lat_valid & in_range & (idx == i)
+            with m.If(self.snapshot):
+                m.d.sync += [self.bins[i].eq(live), live.eq(hit)]
+            with m.Else():
+                m.d.sync += live.eq(live + hit)
+        return m

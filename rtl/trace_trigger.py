@@ -1,0 +1,143 @@
+#
+# trace_trigger.py: the bus analyzer's trigger, a sequence of up to `nstages` stages.
+#
+# What it is: decides the cycle on which a capture triggers. Each stage has two comparators, A
+# and B, over the sample vector, each in one of four modes (Mode):
+#   LEVEL   (sample & mask) == (value & mask)                      the sample matches
+#   RISE    it matches on this cycle and did not on the previous    the match begins
+#   FALL    it does not match and did on the previous cycle         the match ends
+#   CHANGE  any bit under the mask differs from the previous cycle  (value unused)
+# combined by the stage's Op (A alone, A and B, A or B, or ALWAYS), and a count N: the stage
+# completes on the N-th cycle its condition holds (0 counts as 1). Stages complete in order; the
+# trigger fires (`fire` = 1, combinationally, on that very cycle) when stage `nstages_used` - 1
+# completes. nstages_used = 0 fires on the first enabled cycle. Only the current stage is
+# evaluated; its occurrence count restarts when it is entered.
+#
+# Interfaces:
+#   sample           in, sample_width bits: what is watched (the previous cycle's value is kept).
+#   enable           in: evaluate on this cycle (the capture holds it while armed).
+#   arm              in: pulse; back to stage 0, counts cleared.
+#   nstages_used     in: stages in the sequence (0..nstages).
+#   s<i>_mask_a, s<i>_value_a, s<i>_mode_a, s<i>_mask_b, s<i>_value_b, s<i>_mode_b, s<i>_op,
+#   s<i>_count       in: stage i's configuration.
+#   fire             out: the trigger cycle.
+#   stage            out: the stage being evaluated.
+#
+# Parameters:
+#   sample_width  bits watched.
+#   nstages       stages built (1..4).
+#   count_width   width of the occurrence counts.
+
+from enum import IntEnum
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+
+class Mode(IntEnum):
+    LEVEL = 0
+    RISE = 1
+    FALL = 2
+    CHANGE = 3
+
+
+class Op(IntEnum):
+    A = 0
+    A_AND_B = 1
+    A_OR_B = 2
+    ALWAYS = 3
+
+
+STAGE_FIELDS = ("mask_a", "value_a", "mode_a", "mask_b", "value_b", "mode_b", "op", "count")
+
+
+def stage_ports(sample_width, nstages, count_width):
+    widths = {"mask_a": sample_width, "value_a": sample_width, "mode_a": 2,
+              "mask_b": sample_width, "value_b": sample_width, "mode_b": 2,
+              "op": 2, "count": count_width}
+    return {f"s{i}_{f}": widths[f] for i in range(nstages) for f in STAGE_FIELDS}
+
+
+class TraceTrigger(wiring.Component):
+    def __init__(self, sample_width, nstages=4, count_width=16):
+        if sample_width < 1:
+            raise ValueError(f"TraceTrigger: sample_width={sample_width} must be at least 1")
+        if not 1 <= nstages <= 4:
+            raise ValueError(f"TraceTrigger: nstages={nstages} must be 1..4")
+        self.sample_width, self.nstages, self.count_width = sample_width, nstages, count_width
+        super().__init__({
+            "sample":       In(sample_width),
+            "enable":       In(1),
+            "arm":          In(1),
+            "nstages_used": In(3),
+            **{name: In(w) for name, w in stage_ports(sample_width, nstages, count_width).items()},
+            "fire":         Out(1),
+            "stage":        Out(2),
+        })
+
+    def _cmp(self, m, prev, mask, value, mode):
+        now_match = (self.sample & mask) == (value & mask)
+        prev_match = (prev & mask) == (value & mask)
+        changed = ((self.sample ^ prev) & mask) != 0
+        out = Signal()
+        with m.Switch(mode):
+            with m.Case(Mode.LEVEL):
+                m.d.comb += out.eq(now_match)
+            with m.Case(Mode.RISE):
+                m.d.comb += out.eq(now_match & ~prev_match)
+            with m.Case(Mode.FALL):
+                m.d.comb += out.eq(~now_match & prev_match)
+            with m.Case(Mode.CHANGE):
+                m.d.comb += out.eq(changed)
+        return out
+
+    def elaborate(self, platform):
+        m = Module()
+        prev = Signal(self.sample_width)
+        m.d.sync += prev.eq(self.sample)
+
+        conds = []
+        for i in range(self.nstages):
+            p = {f: getattr(self, f"s{i}_{f}") for f in STAGE_FIELDS}
+            a = self._cmp(m, prev, p["mask_a"], p["value_a"], p["mode_a"])
+            b = self._cmp(m, prev, p["mask_b"], p["value_b"], p["mode_b"])
+            cond = Signal(name=f"cond{i}")
+            with m.Switch(p["op"]):
+                with m.Case(Op.A):
+                    m.d.comb += cond.eq(a)
+                with m.Case(Op.A_AND_B):
+                    m.d.comb += cond.eq(a & b)
+                with m.Case(Op.A_OR_B):
+                    m.d.comb += cond.eq(a | b)
+                with m.Case(Op.ALWAYS):
+                    m.d.comb += cond.eq(1)
+            conds.append((cond, p["count"]))
+
+        stage = self.stage
+        hits = Signal(self.count_width)
+        cond = Signal()
+        target = Signal(self.count_width)
+        with m.Switch(stage):
+            for i, (c, n) in enumerate(conds):
+                with m.Case(i):
+                    m.d.comb += [cond.eq(c), target.eq(Mux(n == 0, 1, n))]
+        last_stage = Signal()
+        m.d.comb += last_stage.eq(stage == self.nstages_used - 1)
+        complete = Signal()
+        m.d.comb += complete.eq(cond & (hits + 1 >= target))
+
+        with m.If(self.arm):
+            m.d.sync += [stage.eq(0), hits.eq(0)]
+        with m.Elif(self.enable):
+            with m.If(self.nstages_used == 0):
+                m.d.comb += self.fire.eq(1)
+            with m.Elif(complete):
+                with m.If(last_stage):
+                    m.d.comb += self.fire.eq(1)
+                    m.d.sync += hits.eq(0)
+                with m.Else():
+                    m.d.sync += [stage.eq(stage + 1), hits.eq(0)]
+            with m.Elif(cond):
+                m.d.sync += hits.eq(hits + 1)
+        return m
