@@ -73,14 +73,17 @@ $(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BU
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 
+# The tools (one main each) share the simulator, the library and the tool helpers.
+TOOLS     := nicbench nicscope
+TOOL_LIBS := $(filter-out $(patsubst %,sw/tools/%.c,$(TOOLS)) sw/tools/test_%,$(wildcard sw/tools/*.c))
 HOST_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
 	    $(patsubst sw/lib/%.c,$(BUILD)/host/lib_%.o,$(LIB_C)) \
-	    $(patsubst sw/tools/%.c,$(BUILD)/host/tool_%.o,$(filter-out sw/tools/test_%,$(wildcard sw/tools/*.c)))
+	    $(patsubst sw/tools/%.c,$(BUILD)/host/tool_%.o,$(TOOL_LIBS))
 
-$(BUILD)/nicbench: $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
+$(patsubst %,$(BUILD)/%,$(TOOLS)): $(BUILD)/%: $(BUILD)/host/tool_%.o $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
 	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
 
-sim: $(BUILD)/nicbench
+sim: $(patsubst %,$(BUILD)/%,$(TOOLS))
 
 # --- Benchmarks -------------------------------------------------------------------------------
 bench: sim

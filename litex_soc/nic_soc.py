@@ -10,17 +10,47 @@
 #   pcie_phy      a LitePCIe PHY (SimPCIePHY in simulation, S7PCIEPHY on a 7-series board).
 #   sys_clk_freq  system clock (125 MHz: the 7-series PCIe user clock for Gen2 x4 at 128 bits).
 #   with_cpu      add a VexRiscv with ROM/SRAM and a crossover UART (default off: faster sim).
+#   with_analyzer add the bus analyzer (litex_soc/bus_analyzer.py) on the PCIe PHY streams, the
+#                 DMA request/completion ports and the CSR bus (see analyzer_probes()).
 #   build_dir     where emitted Amaranth Verilog is written.
+
+from migen import Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
+from litex_soc.bus_analyzer import BusAnalyzerCSR
 from litex_soc.dma_pattern import DMAPattern
 from litex_soc.nic_info import NICInfo
+from rtl.bus_analyzer import Probe
+
+ANALYZER_DEPTH = 1024
+ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
+
+
+def analyzer_probes(data_width):
+    """The analyzer's probe points, in the order of its counters and sample vector."""
+    bw = (data_width // 8).bit_length()
+    return [
+        # PHY streams: host-to-device (MRd/MWr from the host, CplD for DMA reads) and
+        # device-to-host (DMA MRd/MWr, CplD for host reads); bytes are the enabled byte lanes.
+        Probe("pcie_rx", [("fmt_type", 8)], nbytes_width=bw, tlp=True, group="pcie"),
+        Probe("pcie_tx", [("fmt_type", 8)], nbytes_width=bw, tlp=True, group="pcie"),
+        # LitePCIe DMA channel 0: reader requests (MRd) and their completions, writer requests.
+        Probe("dma_rd_req", [], nbytes_width=1, group="dma"),
+        Probe("dma_rd_cpl", [("end", 1)], nbytes_width=bw, group="dma"),
+        Probe("dma_wr_req", [], nbytes_width=bw, group="dma"),
+        # The BAR0-to-CSR bridge's Wishbone bus (a beat per 32-bit register access).
+        Probe("csr", [("we", 1), ("adr", 14)], nbytes_width=3, group="csr"),
+    ]
+
+
+def popcount(bits):
+    return sum(bits[i] for i in range(len(bits)))
 
 
 class NICSoC(SoCCore):
     def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
-                 build_dir="build", sim=True, ident="open FPGA NIC"):
+                 build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -41,3 +71,25 @@ class NICSoC(SoCCore):
             self.pcie_dma0.source.connect(self.dma_pattern.sink),
             self.dma_pattern.source.connect(self.pcie_dma0.sink),
         ]
+        # A host CSR access is in progress: the BAR0-to-CSR bridge is not idle.
+        self.csr_busy = Signal()
+        self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
+        if with_analyzer:
+            self.add_analyzer(platform, data_width, build_dir)
+
+    def add_analyzer(self, platform, data_width, build_dir):
+        self.analyzer = an = BusAnalyzerCSR(platform, analyzer_probes(data_width), build_dir,
+                                            depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY)
+        phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
+        for name, ep in (("pcie_rx", phy.source), ("pcie_tx", phy.sink)):
+            an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=popcount(ep.be),
+                     fmt_type=ep.dat[24:32])
+        rd_req, rd_cpl = dma.reader.port.source, dma.reader.port.sink
+        wr_req = dma.writer.port.source
+        an.probe("dma_rd_req", rd_req.valid, rd_req.ready, rd_req.first, rd_req.last)
+        an.probe("dma_rd_cpl", rd_cpl.valid, rd_cpl.ready, rd_cpl.first, rd_cpl.last,
+                 nbytes=data_width // 8, end=rd_cpl.end)
+        an.probe("dma_wr_req", wr_req.valid, wr_req.ready, wr_req.first, wr_req.last,
+                 nbytes=data_width // 8)
+        an.probe("csr", wb.cyc & wb.stb, wb.ack, 1, 1, nbytes=4, we=wb.we, adr=wb.adr[:14])
+        self.comb += an.hold.eq(self.csr_busy)

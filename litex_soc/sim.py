@@ -12,18 +12,22 @@
 import argparse
 import os
 
-from migen import Signal
-
 from litex.build.generic_platform import GenericPlatform, Pins, Subsignal
 from litex.build.io import CRG
 from litex.soc.integration import export
 from litex.soc.integration.builder import Builder
 
-from litex_soc.nic_soc import NICSoC
+from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
 from litex_soc.sim_pcie_phy import SimPCIePHY
+from rtl.bus_analyzer import BusAnalyzer
 
 TOP = "nicsoc"
+
+
+def analyzer_sample_width(data_width):
+    return BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
+                       latency=ANALYZER_LATENCY).sample_width
 
 
 def sim_io(data_width):
@@ -48,6 +52,11 @@ def sim_io(data_width):
             Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),
             Subsignal("dma_rd_valid", Pins(1)), Subsignal("dma_rd_ready", Pins(1)),
             Subsignal("csr_busy", Pins(1)),
+            # The analyzer's snapshot strobe, sample vector and cycle counter, so the harness
+            # can check the analyzer against its own cycle-by-cycle view.
+            Subsignal("an_snapshot", Pins(1)),
+            Subsignal("an_sample", Pins(analyzer_sample_width(data_width))),
+            Subsignal("an_now", Pins(48)),
         ),
     ]
 
@@ -92,12 +101,13 @@ class SimSoC(NICSoC):
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
-        csr_busy = Signal()
         self.comb += [
             probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
             probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
-            csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE")),
-            probe.csr_busy.eq(csr_busy),
+            probe.csr_busy.eq(self.csr_busy),
+            probe.an_snapshot.eq(self.analyzer.snapshot_pulse),
+            probe.an_sample.eq(self.analyzer.sample),
+            probe.an_now.eq(self.analyzer.now),
         ]
 
 
@@ -129,6 +139,8 @@ def main():
         f.write(export.get_soc_header(soc.constants, with_access_functions=False))
     with open(os.path.join(host_inc, "mem.h"), "w") as f:
         f.write(export.get_mem_header(soc.mem_regions))
+    with open(os.path.join(host_inc, "analyzer_layout.h"), "w") as f:
+        f.write(soc.analyzer.layout_header)
     write_regmap(soc, os.path.join(args.output_dir, "register_map.md"))
 
 

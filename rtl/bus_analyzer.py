@@ -40,8 +40,8 @@ from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
 from .occupancy_counter import COUNTS, OccupancyCounter
 from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
-from .trace_capture import TS_WIDTH, TraceCapture
-from .trace_trigger import STAGE_FIELDS, TraceTrigger, stage_ports
+from .trace_capture import TS_WIDTH, State, TraceCapture
+from .trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger, stage_ports
 
 HANDSHAKE = ("valid", "ready", "first", "last")
 # Counter selector map (cnt_sel): probe p, count k -> p * 8 + k; TLP probe t (in probe order
@@ -178,6 +178,10 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_SEL_TLP {SEL_TLP:#x}",
             f"#define {prefix}_SEL_BIN {SEL_BIN:#x}",
             f"#define {prefix}_SEL_LAT {SEL_LAT:#x}",
+        ]
+        for enum in (Mode, Op, State):
+            lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
+        lines += [
             "",
             "/* Probes in selector order: name, group, TLP counter index (-1: none). */",
             f"#define {prefix}_PROBES \\",

@@ -8,10 +8,13 @@
  *   trace=FILE            dump the whole design (FST if FILE ends in .fst, else VCD)
  *   trace_start_ns=N      first simulated ns to dump (default 0)
  *   trace_stop_ns=N       last simulated ns to dump (default: end)
+ *   sample_log=FILE       write every change of the analyzer's sample vector, with its cycle
+ *                         counter, one "cycle hexwords" line per change (for cross-checks)
  * The environment variable NIC_TRACE=FILE sets trace= when the options do not.
  *
  * Counters: "model.<name>" (host model, e.g. model.tlps_up_mwr), "probe.<name>" (harness probes,
- * e.g. probe.dma_wr_stall_csr), and the pcie-bench limits for a transfer of N bytes:
+ * e.g. probe.dma_wr_stall_csr; probe.an.* is the harness's own count of what the bus analyzer
+ * counts, over the analyzer's last closed snapshot window: see sim_harness.h), and the pcie-bench limits for a transfer of N bytes:
  * "model_limit_c2h_kbps:N" (device writes) and "model_limit_h2c_kbps:N" (device reads), in kb/s.
  */
 #include <algorithm>
@@ -169,6 +172,8 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
     };
     if (n.rfind("model.", 0) == 0)
         return lookup(s->h->model().counters(), n.substr(6));
+    if (n.rfind("probe.an.", 0) == 0)
+        return lookup(s->h->scope_map(), n.substr(6));
     if (n.rfind("probe.", 0) == 0)
         return lookup(s->h->probe_map(), n.substr(6));
     const std::string c2h = "model_limit_c2h_kbps:", h2c = "model_limit_h2c_kbps:";
@@ -225,6 +230,8 @@ bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, std
         const std::string val = eq == std::string::npos ? "" : item.substr(eq + 1);
         if (key == "trace") {
             tp->path = val;
+        } else if (key == "sample_log") {
+            tp->sample_log = val;
         } else if (key == "trace_start_ns" || key == "trace_stop_ns") {
             char *end = nullptr;
             const uint64_t v = std::strtoull(val.c_str(), &end, 0);

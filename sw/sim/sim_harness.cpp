@@ -11,7 +11,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <stdexcept>
+#include <vector>
+
+#include "analyzer_layout.h"
 
 #include "Vnicsoc.h"
 #include "verilated.h"
@@ -54,6 +59,120 @@ inline void get_lanes(const QData &pin, uint32_t *d)
 constexpr uint32_t kFmtTypeMRd32 = 0x00, kFmtTypeMRd64 = 0x20;
 constexpr uint32_t kFmtTypeCplD = 0x4a, kFmtTypeCpl = 0x0a;
 
+/* The bus analyzer's layout (generated with the gateware). */
+struct ScopeProbe { const char *name, *group; int tlp; };
+struct ScopeSignal { int probe; const char *name; unsigned offset, width; };
+const ScopeProbe kScopeProbes[NIC_SCOPE_NPROBES] = {NIC_SCOPE_PROBES};
+const ScopeSignal kScopeSignals[] = {NIC_SCOPE_SIGNALS};
+const char *const kCountNames[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
+const char *const kTlpNames[NIC_SCOPE_NTLP_TYPES] = {NIC_SCOPE_TLP_NAMES};
+constexpr int kSampleWords = (NIC_SCOPE_SAMPLE_WIDTH + 31) / 32;
+
+uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < width; i++)
+        x |= static_cast<uint64_t>((v[(off + i) / 32] >> ((off + i) % 32)) & 1u) << i;
+    return x;
+}
+
+/* TLP type as the analyzer classifies it (rtl/tlp_type_counter.py). */
+int tlp_type(uint32_t ft)
+{
+    const uint32_t fmt = ft >> 5, type = ft & 0x1f;
+    if (type == 0 && fmt <= 1)
+        return 0;                     /* MRd */
+    if (type == 0 && (fmt == 2 || fmt == 3))
+        return 1;                     /* MWr */
+    if (ft == 0x4a)
+        return 2;                     /* CplD */
+    if (ft == 0x0a)
+        return 3;                     /* Cpl */
+    if ((type >> 3) == 2)
+        return 4;                     /* Msg */
+    return 5;
+}
+
+/* The analyzer's counts, recomputed by the harness over the same snapshot windows. */
+struct ScopeRef {
+    struct Window {
+        uint64_t occ[NIC_SCOPE_NPROBES][NIC_SCOPE_NCOUNTS] = {};
+        uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES] = {};
+        uint64_t lat_count = 0, lat_sum = 0, lat_min = UINT32_MAX, lat_max = 0;
+    };
+    Window live, closed;
+    uint64_t windows = 0;
+    std::deque<uint64_t> reqs;        /* cycles of outstanding DMA read requests */
+    bool lat_pending = false;         /* a latency measured last cycle, binned on this one */
+    uint64_t lat_value = 0;
+    int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */
+    int end_sig = -1, req_probe = -1, cpl_probe = -1;
+
+    ScopeRef()
+    {
+        for (auto &p : sig)
+            for (int &x : p)
+                x = -1;
+        static const char *const hs[4] = {"valid", "ready", "first", "last"};
+        for (size_t i = 0; i < sizeof kScopeSignals / sizeof kScopeSignals[0]; i++) {
+            const ScopeSignal &s = kScopeSignals[i];
+            for (int k = 0; k < 4; k++)
+                if (std::strcmp(s.name, hs[k]) == 0)
+                    sig[s.probe][k] = static_cast<int>(i);
+            if (std::strcmp(s.name, "end") == 0)
+                end_sig = static_cast<int>(i);
+        }
+        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+            if (std::strcmp(kScopeProbes[p].name, "dma_rd_req") == 0)
+                req_probe = p;
+            if (std::strcmp(kScopeProbes[p].name, "dma_rd_cpl") == 0)
+                cpl_probe = p;
+        }
+    }
+
+    bool bit(const uint32_t *v, int p, int k) const
+    {
+        const ScopeSignal &s = kScopeSignals[sig[p][k]];
+        return sample_bits(v, s.offset, 1);
+    }
+
+    /* One probe's cycle (the handshake decides what happens at the coming edge). */
+    void count(int p, bool valid, bool ready, bool first, bool last, uint64_t nbytes, bool hold,
+               int ftype)
+    {
+        uint64_t *o = live.occ[p];
+        if (!valid) {
+            o[2]++;
+        } else if (!ready) {
+            o[1]++;
+            o[5] += hold;
+        } else {
+            o[0]++;
+            o[3] += nbytes;
+            o[4] += last;
+            if (first && ftype >= 0)
+                live.tlp[p][ftype]++;
+        }
+    }
+
+    void add_latency(uint64_t lat)
+    {
+        live.lat_count++;
+        live.lat_sum += lat;
+        if (lat < live.lat_min)
+            live.lat_min = lat;
+        if (lat > live.lat_max)
+            live.lat_max = lat;
+    }
+
+    void snapshot()
+    {
+        closed = live;
+        live = Window();
+        windows++;
+    }
+};
+
 } /* namespace */
 
 struct SimHarness::Impl {
@@ -70,6 +189,11 @@ struct SimHarness::Impl {
     int csr_reads_open = 0;
     bool rx_in_tlp = false, tx_in_tlp = false;
     bool tx_tlp_is_cpl = false;
+    ScopeRef scope;
+    uint64_t cycle = 0;
+    FILE *sample_log = nullptr;
+    uint32_t last_sample[kSampleWords] = {};
+    bool have_sample = false;
 
     Impl(const LinkParams &p, const TraceParams &t)
         : top(new Vnicsoc(&ctx, "nicsoc_top")), model(p), tp(t),
@@ -83,6 +207,11 @@ struct SimHarness::Impl {
             fst.reset(new VerilatedFstC);
             top->trace(fst.get(), 99);
             fst->open(fst_path.c_str());
+        }
+        if (!tp.sample_log.empty()) {
+            sample_log = std::fopen(tp.sample_log.c_str(), "w");
+            if (!sample_log)
+                throw std::runtime_error("sample_log: cannot open " + tp.sample_log);
         }
         /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
         PhyIn idle_in;
@@ -104,6 +233,8 @@ struct SimHarness::Impl {
 
     ~Impl()
     {
+        if (sample_log)
+            std::fclose(sample_log);
         top->final();
         if (!fst)
             return;
@@ -193,6 +324,57 @@ struct SimHarness::Impl {
         }
     }
 
+    /* The analyzer's probes, seen by the harness on this cycle (before the edge). */
+    void scope_cycle(const PhyIn &in)
+    {
+        uint32_t v[kSampleWords + 2] = {};
+        get_lanes(top->probe_an_sample, v);
+        const uint64_t now = top->probe_an_now;
+        if (sample_log && (!have_sample || std::memcmp(v, last_sample, sizeof last_sample))) {
+            std::fprintf(sample_log, "%llu", static_cast<unsigned long long>(now));
+            for (int i = 0; i < kSampleWords; i++)
+                std::fprintf(sample_log, " %08x", v[i]);
+            std::fputc('\n', sample_log);
+        }
+        std::memcpy(last_sample, v, sizeof last_sample);
+        have_sample = true;
+
+        ScopeRef &r = scope;
+        if (top->probe_an_snapshot)
+            r.snapshot();
+        if (r.lat_pending)
+            r.add_latency(r.lat_value);
+        r.lat_pending = false;
+        const bool hold = top->probe_csr_busy;
+        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+            const char *name = kScopeProbes[p].name;
+            if (std::strcmp(name, "pcie_rx") == 0) {
+                r.count(p, out.rx_valid, in.rx_ready, out.rx_first, out.rx_last,
+                        __builtin_popcount(out.rx_be), hold, tlp_type(out.rx_dat[0] >> 24));
+            } else if (std::strcmp(name, "pcie_tx") == 0) {
+                r.count(p, in.tx_valid, out.tx_ready, in.tx_first, in.tx_last,
+                        __builtin_popcount(in.tx_be), hold, tlp_type(in.tx_dat[0] >> 24));
+            } else {
+                r.count(p, r.bit(v, p, 0), r.bit(v, p, 1), r.bit(v, p, 2), r.bit(v, p, 3), 0,
+                        hold, -1);
+            }
+        }
+        if (r.req_probe >= 0 && r.cpl_probe >= 0) {
+            const int q = r.req_probe, c = r.cpl_probe;
+            const bool req = r.bit(v, q, 0) && r.bit(v, q, 1) && r.bit(v, q, 2);
+            const bool cpl = r.bit(v, c, 0) && r.bit(v, c, 1) && r.bit(v, c, 3) &&
+                             sample_bits(v, kScopeSignals[r.end_sig].offset, 1);
+            if (cpl && !r.reqs.empty()) {
+                r.lat_pending = true;
+                r.lat_value = now - r.reqs.front();
+                r.reqs.pop_front();
+            }
+            if (req)
+                r.reqs.push_back(now);
+        }
+        cycle++;
+    }
+
     void step()
     {
         const uint64_t t = model.now_ps();
@@ -214,6 +396,7 @@ struct SimHarness::Impl {
         probes.csr_window += in_csr;
         probes.csr_busy += top->probe_csr_busy;
         track_csr_window(in);
+        scope_cycle(in);
 
         PhyOut next;
         model.cycle(in, &next);
@@ -262,6 +445,29 @@ std::map<std::string, uint64_t> SimHarness::probe_map() const
         {"csr_window", c.csr_window},
         {"csr_busy", c.csr_busy},
     };
+}
+
+std::map<std::string, uint64_t> SimHarness::scope_map() const
+{
+    const auto &r = impl_->scope;
+    const auto &w = r.closed;
+    std::map<std::string, uint64_t> m;
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        const std::string pre = std::string("an.") + kScopeProbes[p].name + ".";
+        const bool phy = kScopeProbes[p].tlp >= 0;   /* bytes are known on the PHY pins only */
+        for (int k = 0; k < NIC_SCOPE_NCOUNTS; k++)
+            if (phy || std::strcmp(kCountNames[k], "bytes") != 0)
+                m[pre + kCountNames[k]] = w.occ[p][k];
+        if (kScopeProbes[p].tlp >= 0)
+            for (int k = 0; k < NIC_SCOPE_NTLP_TYPES; k++)
+                m[pre + "tlp." + kTlpNames[k]] = w.tlp[p][k];
+    }
+    m["an.latency.count"] = w.lat_count;
+    m["an.latency.sum"] = w.lat_sum;
+    m["an.latency.min"] = w.lat_min;
+    m["an.latency.max"] = w.lat_max;
+    m["an.windows"] = r.windows;
+    return m;
 }
 
 int SimHarness::data_width() { return NIC_DATA_WIDTH; }

@@ -11,6 +11,14 @@
  *   csr_window                cycles inside a CSR read service window: from the first beat of a
  *                             host MRd taken by the device to the last beat of its CplD leaving it
  *   csr_busy                  cycles the BAR0-to-CSR bridge was not idle
+ * and, for the bus analyzer, the same counts it makes, from the harness's own view (the PHY pins
+ * for pcie_rx/pcie_tx; the probe_an_sample pin for the other probes; probe_csr_busy for hold),
+ * over the analyzer's snapshot windows (probe_an_snapshot), named
+ *   an.<probe>.<busy|stall|idle|bytes|frames|stall_hold>   (bytes: PHY probes only)
+ *   an.<probe>.tlp.<mrd|mwr|cpld|cpl|msg|other>            (PHY probes)
+ *   an.latency.<count|sum|min|max>                         (DMA read latency, cycles)
+ *   an.windows                                            snapshots seen
+ * and, with TraceParams::sample_log, every change of probe_an_sample with probe_an_now.
  *
  * Parameters: LinkParams of the model (data_width must match the build: NIC_DATA_WIDTH), and an
  * optional trace file (FST when it ends in .fst, else VCD) with its start/stop times.
@@ -39,6 +47,7 @@ struct TraceParams {
     std::string path;                 /* empty: no trace */
     uint64_t start_ns = 0;            /* dump from this simulated time */
     uint64_t stop_ns = UINT64_MAX;    /* ... up to this one */
+    std::string sample_log;           /* empty: none */
 };
 
 class SimHarness {
@@ -53,6 +62,7 @@ public:
     PcieHostModel &model();
     const ProbeCounters &probes() const;
     std::map<std::string, uint64_t> probe_map() const;
+    std::map<std::string, uint64_t> scope_map() const;   /* the an.* names above */
     static int data_width();          /* the width this binary was built for */
 
 private:

@@ -335,24 +335,6 @@ static void print_params(struct ctx *c, const char *label)
 
 /* argv[*i] is --name VALUE or --name=VALUE: 1 with *val set, 0 if it is not --name, -1 when
  * the value is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    const size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != 0)
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
-}
-
 static int missing(const char *name) { return usage_error("option %s needs a value", name); }
 
 static int parse_num(const char *opt, const char *s, uint64_t *v)
@@ -595,14 +577,14 @@ static int cmd_csr(struct ctx *c, int argc, char **argv)
         const char *v;
         int m;
         int rc;
-        if ((m = opt_value(argc, argv, &i, "--samples", &v))) {
+        if ((m = bu_opt_value(argc, argv, &i, "--samples", &v))) {
             if (m < 0)
                 return missing("--samples");
             if ((rc = parse_num("--samples", v, &samples)))
                 return rc;
             if (samples == 0 || samples > 100000000)
                 return usage_error("--samples: %" PRIu64 " out of range 1..1e8", samples);
-        } else if ((m = opt_value(argc, argv, &i, "--dma-window-ns", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--dma-window-ns", &v))) {
             if (m < 0)
                 return missing("--dma-window-ns");
             if ((rc = parse_num("--dma-window-ns", v, &window_ns)))
@@ -1026,7 +1008,7 @@ static int cmd_dma(struct ctx *c, int argc, char **argv)
         const char *v;
         int m;
         int rc;
-        if ((m = opt_value(argc, argv, &i, "--dir", &v))) {
+        if ((m = bu_opt_value(argc, argv, &i, "--dir", &v))) {
             if (m < 0)
                 return missing("--dir");
             if (strcmp(v, "h2c") == 0)
@@ -1037,20 +1019,20 @@ static int cmd_dma(struct ctx *c, int argc, char **argv)
                 dirs[H2C] = dirs[C2H] = true;
             else
                 return usage_error("--dir: '%s' is not h2c, c2h or both", v);
-        } else if ((m = opt_value(argc, argv, &i, "--sizes", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--sizes", &v))) {
             if (m < 0)
                 return missing("--sizes");
             sizes_s = v;
-        } else if ((m = opt_value(argc, argv, &i, "--min-bytes", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--min-bytes", &v))) {
             if (m < 0)
                 return missing("--min-bytes");
             if ((rc = parse_num("--min-bytes", v, &min_bytes)))
                 return rc;
-        } else if ((m = opt_value(argc, argv, &i, "--mps", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--mps", &v))) {
             if (m < 0)
                 return missing("--mps");
             mps_s = v;
-        } else if ((m = opt_value(argc, argv, &i, "--mrrs", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--mrrs", &v))) {
             if (m < 0)
                 return missing("--mrrs");
             mrrs_s = v;
@@ -1116,17 +1098,17 @@ static int cmd_loopback(struct ctx *c, int argc, char **argv)
         const char *v;
         int m;
         int rc;
-        if ((m = opt_value(argc, argv, &i, "--count", &v))) {
+        if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
             if (m < 0)
                 return missing("--count");
             if ((rc = parse_num("--count", v, &count)))
                 return rc;
-        } else if ((m = opt_value(argc, argv, &i, "--seed", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--seed", &v))) {
             if (m < 0)
                 return missing("--seed");
             if ((rc = parse_num("--seed", v, &seed)))
                 return rc;
-        } else if ((m = opt_value(argc, argv, &i, "--max-size", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--max-size", &v))) {
             if (m < 0)
                 return missing("--max-size");
             if ((rc = parse_num("--max-size", v, &max_size)))
@@ -1334,23 +1316,23 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_text, stdout);
             return EXIT_OK;
-        } else if ((m = opt_value(argc, argv, &i, "--backend", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--backend", &v))) {
             if (m < 0)
                 return missing("--backend");
             if (strcmp(v, "sim") != 0 && strcmp(v, "vfio") != 0)
                 return usage_error("--backend: '%s' is not sim or vfio", v);
             c->kind = v;
-        } else if ((m = opt_value(argc, argv, &i, "--opts", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--opts", &v))) {
             if (m < 0)
                 return missing("--opts");
             c->opts = v;
-        } else if ((m = opt_value(argc, argv, &i, "--json", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--json", &v))) {
             if (m < 0)
                 return missing("--json");
             c->json_path = v;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             c->quiet = true;
-        } else if ((m = opt_value(argc, argv, &i, "--timeout-ms", &v))) {
+        } else if ((m = bu_opt_value(argc, argv, &i, "--timeout-ms", &v))) {
             if (m < 0)
                 return missing("--timeout-ms");
             uint64_t ms;

@@ -1,0 +1,362 @@
+/*
+ * nic_scope.c: the bus analyzer's driver. See nic_scope.h.
+ */
+#include "nic_scope.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic_csr.h"
+#include "nic_dev.h"
+
+const struct nic_scope_probe nic_scope_probes[NIC_SCOPE_NPROBES] = {NIC_SCOPE_PROBES};
+const struct nic_scope_signal nic_scope_signals[] = {NIC_SCOPE_SIGNALS};
+const size_t nic_scope_nsignals = sizeof nic_scope_signals / sizeof nic_scope_signals[0];
+const char *const nic_scope_count_names[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
+const char *const nic_scope_tlp_names[NIC_SCOPE_NTLP_TYPES] = {NIC_SCOPE_TLP_NAMES};
+const char *const nic_scope_lat_names[NIC_SCOPE_NLAT] = {NIC_SCOPE_LAT_NAMES};
+
+__attribute__((format(printf, 3, 4))) static int errf(char *err, size_t len, const char *fmt,
+                                                      ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && len)
+        vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int nic_scope_probe_index(const char *name)
+{
+    for (int i = 0; i < NIC_SCOPE_NPROBES; i++)
+        if (strcmp(nic_scope_probes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int nic_scope_signal_index(const char *pds)
+{
+    const char *dot = strchr(pds, '.');
+    if (!dot)
+        return -1;
+    char probe[64];
+    const size_t n = (size_t)(dot - pds);
+    if (n >= sizeof probe)
+        return -1;
+    memcpy(probe, pds, n);
+    probe[n] = 0;
+    const int p = nic_scope_probe_index(probe);
+    for (size_t i = 0; p >= 0 && i < nic_scope_nsignals; i++)
+        if (nic_scope_signals[i].probe == p && strcmp(nic_scope_signals[i].name, dot + 1) == 0)
+            return (int)i;
+    return -1;
+}
+
+uint64_t nic_scope_bits(const uint32_t *v, unsigned offset, unsigned width)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < width; i++) {
+        const unsigned bit = offset + i;
+        x |= (uint64_t)((v[bit / 32] >> (bit % 32)) & 1u) << i;
+    }
+    return x;
+}
+
+void nic_scope_set_bits(uint32_t *v, unsigned offset, unsigned width, uint64_t x)
+{
+    for (unsigned i = 0; i < width; i++) {
+        const unsigned bit = offset + i;
+        const uint32_t m = 1u << (bit % 32);
+        if ((x >> i) & 1u)
+            v[bit / 32] |= m;
+        else
+            v[bit / 32] &= ~m;
+    }
+}
+
+/* LiteX CSRs wider than 32 bits: SIZE words, most significant first. */
+static void write_words(struct nic_backend *b, uint64_t addr, unsigned nwords, const uint32_t *v)
+{
+    for (unsigned i = 0; i < nwords; i++)
+        nic_write32(b, addr + 4u * i, v[nwords - 1 - i]);
+}
+
+static void read_words(struct nic_backend *b, uint64_t addr, unsigned nwords, uint32_t *v)
+{
+    for (unsigned i = 0; i < nwords; i++)
+        v[nwords - 1 - i] = nic_read32(b, addr + 4u * i);
+}
+
+/* --- 1. ANALYZER_INFO ------------------------------------------------------------------------ */
+
+static unsigned field(uint32_t reg, unsigned offset, unsigned size)
+{
+    return (reg >> offset) & ((1u << size) - 1u);
+}
+
+int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
+{
+    const uint32_t info = nic_read32(b, CSR_ANALYZER_INFO_ADDR);
+#define CHECK(F, want)                                                                          \
+    do {                                                                                        \
+        const unsigned got = field(info, CSR_ANALYZER_INFO_##F##_OFFSET,                        \
+                                   CSR_ANALYZER_INFO_##F##_SIZE);                               \
+        if (got != (unsigned)(want))                                                            \
+            return errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, analyzer_layout.h " \
+                        "says %u: host software and gateware are from different builds", info, \
+                        got, (unsigned)(want));                                                 \
+    } while (0)
+    CHECK(NPROBES, NIC_SCOPE_NPROBES);
+    CHECK(NBINS, NIC_SCOPE_NBINS);
+    CHECK(NSTAGES, NIC_SCOPE_NSTAGES);
+    CHECK(LATENCY, NIC_SCOPE_HAS_LATENCY);
+    CHECK(SAMPLE_WIDTH, NIC_SCOPE_SAMPLE_WIDTH);
+    if ((1u << field(info, CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET,
+                     CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE)) != NIC_SCOPE_DEPTH)
+        return errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from analyzer_layout.h "
+                    "(%u)", info, NIC_SCOPE_DEPTH);
+#undef CHECK
+    return 0;
+}
+
+/* --- 2. Counters --------------------------------------------------------------------------- */
+
+void nic_scope_snapshot(struct nic_backend *b)
+{
+    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET);
+}
+
+uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel)
+{
+    nic_write32(b, CSR_ANALYZER_CNT_SEL_ADDR, sel);
+    /* CNT_VALUE follows two cycles after the write; a CSR read takes longer than that. */
+    return nic_csr_read_wide(b, CSR_ANALYZER_CNT_VALUE_ADDR, CSR_ANALYZER_CNT_VALUE_SIZE);
+}
+
+void nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (unsigned k = 0; k < NIC_SCOPE_NCOUNTS; k++)
+            c->occ[p][k] = nic_scope_counter(b, p * 8 + k);
+        const int t = nic_scope_probes[p].tlp;
+        for (unsigned k = 0; t >= 0 && k < NIC_SCOPE_NTLP_TYPES; k++)
+            c->tlp[p][k] = nic_scope_counter(b, NIC_SCOPE_SEL_TLP + (unsigned)t * 8 + k);
+    }
+    if (!NIC_SCOPE_HAS_LATENCY)
+        return;
+    for (unsigned i = 0; i < NIC_SCOPE_NBINS; i++)
+        c->bins[i] = nic_scope_counter(b, NIC_SCOPE_SEL_BIN + i);
+    for (unsigned k = 0; k < NIC_SCOPE_NLAT; k++)
+        c->lat[k] = nic_scope_counter(b, NIC_SCOPE_SEL_LAT + k);
+}
+
+void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift)
+{
+    nic_write32(b, CSR_ANALYZER_BIN_MIN_ADDR, bin_min);
+    nic_write32(b, CSR_ANALYZER_BIN_SHIFT_ADDR, bin_shift);
+}
+
+/* --- 3. Trigger and capture ---------------------------------------------------------------- */
+
+static const char *const mode_names[] = {"level", "rise", "fall", "change"};
+
+static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *err,
+                     size_t errlen)
+{
+    char buf[256];
+    if (len == 0 || len >= sizeof buf)
+        return errf(err, errlen, "empty or too long comparator");
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    memset(c, 0, sizeof *c);
+    c->mode = NIC_SCOPE_MODE_LEVEL;
+    char *terms = buf;
+    char *colon = strchr(buf, ':');
+    if (colon) {
+        *colon = 0;
+        unsigned m = 0;
+        while (m < 4 && strcmp(mode_names[m], buf) != 0)
+            m++;
+        if (m == 4)
+            return errf(err, errlen, "'%s': unknown mode (level, rise, fall, change)", buf);
+        c->mode = m;
+        terms = colon + 1;
+    }
+    for (char *save = NULL, *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strstr(t, "==");
+        uint64_t value = 1;
+        if (eq) {
+            *eq = 0;
+            char *end;
+            value = strtoull(eq + 2, &end, 0);
+            if (*end || end == eq + 2)
+                return errf(err, errlen, "'%s': not a number", eq + 2);
+        }
+        const int si = nic_scope_signal_index(t);
+        if (si < 0) {
+            char names[1024] = "";
+            size_t off = 0;
+            for (size_t i = 0; i < nic_scope_nsignals && off + 64 < sizeof names; i++)
+                off += (size_t)snprintf(names + off, sizeof names - off, "%s%s.%s",
+                                        i ? ", " : "",
+                                        nic_scope_probes[nic_scope_signals[i].probe].name,
+                                        nic_scope_signals[i].name);
+            return errf(err, errlen, "'%s': no such signal; signals: %s", t, names);
+        }
+        const struct nic_scope_signal *sg = &nic_scope_signals[si];
+        if (sg->width < 64 && value >> sg->width)
+            return errf(err, errlen, "'%s': value %#" PRIx64 " does not fit in %u bits", t,
+                        value, sg->width);
+        nic_scope_set_bits(c->mask, sg->offset, sg->width, ~0ull);
+        nic_scope_set_bits(c->value, sg->offset, sg->width, value);
+    }
+    return 0;
+}
+
+int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *err,
+                          size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    st->count = 1;
+    size_t len = strlen(spec);
+    const char *hash = strchr(spec, '#');
+    if (hash) {
+        char *end;
+        const unsigned long n = strtoul(hash + 1, &end, 0);
+        if (*end || end == hash + 1 || n < 1 || n > 0xFFFF)
+            return errf(err, errlen, "'%s': the count after '#' must be 1..65535", spec);
+        st->count = (unsigned)n;
+        len = (size_t)(hash - spec);
+    }
+    if (len == 6 && strncmp(spec, "always", 6) == 0) {
+        st->op = NIC_SCOPE_OP_ALWAYS;
+        return 0;
+    }
+    const char *and_ = memchr(spec, '&', len), *or_ = memchr(spec, '|', len);
+    if (and_ && or_)
+        return errf(err, errlen, "'%s': one '&' or one '|' per stage", spec);
+    const char *op = and_ ? and_ : or_;
+    char e[512];
+    if (!op) {
+        st->op = NIC_SCOPE_OP_A;
+        if (parse_cmp(spec, len, &st->a, e, sizeof e))
+            return errf(err, errlen, "stage '%s': %s", spec, e);
+        return 0;
+    }
+    st->op = and_ ? NIC_SCOPE_OP_A_AND_B : NIC_SCOPE_OP_A_OR_B;
+    if (parse_cmp(spec, (size_t)(op - spec), &st->a, e, sizeof e) ||
+        parse_cmp(op + 1, len - (size_t)(op - spec) - 1, &st->b, e, sizeof e))
+        return errf(err, errlen, "stage '%s': %s", spec, e);
+    return 0;
+}
+
+struct stage_regs {
+    uint64_t mask_a, value_a, mask_b, value_b, config;
+};
+static const struct stage_regs stage_regs[NIC_SCOPE_NSTAGES] = {
+#define STAGE(s)                                                                                \
+    {CSR_ANALYZER_TRIG##s##_MASK_A_ADDR, CSR_ANALYZER_TRIG##s##_VALUE_A_ADDR,                 \
+     CSR_ANALYZER_TRIG##s##_MASK_B_ADDR, CSR_ANALYZER_TRIG##s##_VALUE_B_ADDR,                 \
+     CSR_ANALYZER_TRIG##s##_CONFIG_ADDR}
+    STAGE(0), STAGE(1), STAGE(2), STAGE(3),
+#undef STAGE
+};
+
+void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *st, unsigned n)
+{
+    const unsigned words = CSR_ANALYZER_TRIG0_MASK_A_SIZE;
+    for (unsigned s = 0; s < n && s < NIC_SCOPE_NSTAGES; s++) {
+        const struct stage_regs *r = &stage_regs[s];
+        write_words(b, r->mask_a, words, st[s].a.mask);
+        write_words(b, r->value_a, words, st[s].a.value);
+        write_words(b, r->mask_b, words, st[s].b.mask);
+        write_words(b, r->value_b, words, st[s].b.value);
+        nic_write32(b, r->config,
+                    (st[s].a.mode << CSR_ANALYZER_TRIG0_CONFIG_MODE_A_OFFSET) |
+                    (st[s].b.mode << CSR_ANALYZER_TRIG0_CONFIG_MODE_B_OFFSET) |
+                    (st[s].op << CSR_ANALYZER_TRIG0_CONFIG_OP_OFFSET) |
+                    (st[s].count << CSR_ANALYZER_TRIG0_CONFIG_COUNT_OFFSET));
+    }
+    nic_write32(b, CSR_ANALYZER_TRIG_NSTAGES_ADDR, n);
+}
+
+void nic_scope_arm(struct nic_backend *b, uint32_t pre, uint32_t post)
+{
+    nic_write32(b, CSR_ANALYZER_CAP_PRE_ADDR, pre);
+    nic_write32(b, CSR_ANALYZER_CAP_POST_ADDR, post);
+    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_ARM_OFFSET);
+}
+
+void nic_scope_stop(struct nic_backend *b)
+{
+    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_STOP_OFFSET);
+}
+
+void nic_scope_status(struct nic_backend *b, struct nic_scope_status *s)
+{
+    const uint32_t st = nic_read32(b, CSR_ANALYZER_CAP_STATUS_ADDR);
+    s->state = field(st, CSR_ANALYZER_CAP_STATUS_STATE_OFFSET, CSR_ANALYZER_CAP_STATUS_STATE_SIZE);
+    s->triggered = field(st, CSR_ANALYZER_CAP_STATUS_TRIGGERED_OFFSET,
+                         CSR_ANALYZER_CAP_STATUS_TRIGGERED_SIZE);
+    s->overflow = field(st, CSR_ANALYZER_CAP_STATUS_OVERFLOW_OFFSET,
+                        CSR_ANALYZER_CAP_STATUS_OVERFLOW_SIZE);
+    s->stage = field(st, CSR_ANALYZER_CAP_STATUS_STAGE_OFFSET, CSR_ANALYZER_CAP_STATUS_STAGE_SIZE);
+    s->start = nic_read32(b, CSR_ANALYZER_CAP_START_ADDR);
+    s->count = nic_read32(b, CSR_ANALYZER_CAP_COUNT_ADDR);
+    s->trig_index = nic_read32(b, CSR_ANALYZER_CAP_TRIG_INDEX_ADDR);
+    s->trig_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_TRIG_TS_ADDR, CSR_ANALYZER_CAP_TRIG_TS_SIZE);
+    s->end_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_END_TS_ADDR, CSR_ANALYZER_CAP_END_TS_SIZE);
+    s->last_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_LAST_TS_ADDR, CSR_ANALYZER_CAP_LAST_TS_SIZE);
+    s->now = nic_csr_read_wide(b, CSR_ANALYZER_CAP_NOW_ADDR, CSR_ANALYZER_CAP_NOW_SIZE);
+}
+
+const char *nic_scope_state_name(unsigned state)
+{
+    static const char *const names[] = {"idle", "armed", "triggered", "done"};
+    return state < 4 ? names[state] : "?";
+}
+
+/* --- 4. Read-out ----------------------------------------------------------------------------- */
+
+void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
+                      struct nic_scope_change *out)
+{
+    /* Walk from the newest entry back: consecutive entries are less than 2**32 cycles apart
+     * (the capture writes an entry whenever the low 32 bits of its counter are 0). */
+    uint64_t t = last_ts;
+    for (uint32_t k = count; k-- > 0;) {
+        const uint32_t *e = entries + (size_t)k * NIC_SCOPE_ENTRY_WORDS;
+        const uint32_t ts = (uint32_t)nic_scope_bits(e, NIC_SCOPE_SAMPLE_WIDTH, 32);
+        if (k + 1 < count) {
+            const uint32_t next = (uint32_t)out[k + 1].cycle;
+            t -= (uint32_t)(next - ts);
+        }
+        out[k].cycle = t;
+        memset(out[k].v, 0, sizeof out[k].v);
+        for (unsigned bit = 0; bit < NIC_SCOPE_SAMPLE_WIDTH; bit += 32) {
+            const unsigned w = NIC_SCOPE_SAMPLE_WIDTH - bit < 32 ? NIC_SCOPE_SAMPLE_WIDTH - bit : 32;
+            nic_scope_set_bits(out[k].v, bit, w, nic_scope_bits(e, bit, w));
+        }
+    }
+}
+
+void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *s,
+                          struct nic_scope_change *out)
+{
+    uint32_t *raw = calloc((size_t)s->count * NIC_SCOPE_ENTRY_WORDS + 1, sizeof *raw);
+    if (!raw)
+        return;
+    for (uint32_t k = 0; k < s->count; k++) {
+        nic_write32(b, CSR_ANALYZER_CAP_RD_ADDR_ADDR, (s->start + k) % NIC_SCOPE_DEPTH);
+        read_words(b, CSR_ANALYZER_CAP_RD_DATA_ADDR, CSR_ANALYZER_CAP_RD_DATA_SIZE,
+                   raw + (size_t)k * NIC_SCOPE_ENTRY_WORDS);
+    }
+    nic_scope_decode(raw, s->count, s->last_ts, out);
+    free(raw);
+}

@@ -1,0 +1,130 @@
+/*
+ * nic_scope.h: the bus analyzer's driver (ANALYZER_* registers of csr.h, the sample layout and
+ * counter selectors of the generated analyzer_layout.h), over any backend (nic_backend.h).
+ *
+ * In bring-up order:
+ *   1. nic_scope_check()          ANALYZER_INFO against analyzer_layout.h
+ *   2. counters                   ANALYZER_CONTROL.SNAPSHOT, ANALYZER_CNT_SEL/CNT_VALUE,
+ *                                 ANALYZER_BIN_MIN/BIN_SHIFT
+ *   3. trigger and capture        ANALYZER_TRIG<s>_*, ANALYZER_TRIG_NSTAGES, ANALYZER_CAP_*,
+ *                                 ANALYZER_CONTROL.ARM/STOP
+ *   4. read-out and decode        ANALYZER_CAP_RD_ADDR/RD_DATA: the run-length-compressed entries
+ *                                 back to (cycle, sample) changes.
+ * Samples are arrays of NIC_SCOPE_SAMPLE_WORDS 32-bit words, least significant first; a signal is
+ * the bits [offset, offset + width) of that vector (struct nic_scope_signal).
+ */
+#ifndef NIC_SCOPE_H
+#define NIC_SCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer_layout.h"
+#include "nic_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NIC_SCOPE_SAMPLE_WORDS ((NIC_SCOPE_SAMPLE_WIDTH + 31) / 32)
+#define NIC_SCOPE_ENTRY_WORDS ((NIC_SCOPE_SAMPLE_WIDTH + NIC_SCOPE_TS_WIDTH + 31) / 32)
+#define NIC_SCOPE_NLAT 8
+
+struct nic_scope_probe {
+    const char *name, *group;
+    int tlp;                        /* index among the TLP probes, -1 if none */
+};
+struct nic_scope_signal {
+    int probe;                      /* index into nic_scope_probes */
+    const char *name;
+    unsigned offset, width;
+};
+extern const struct nic_scope_probe nic_scope_probes[NIC_SCOPE_NPROBES];
+extern const struct nic_scope_signal nic_scope_signals[];
+extern const size_t nic_scope_nsignals;
+extern const char *const nic_scope_count_names[NIC_SCOPE_NCOUNTS];
+extern const char *const nic_scope_tlp_names[NIC_SCOPE_NTLP_TYPES];
+extern const char *const nic_scope_lat_names[NIC_SCOPE_NLAT];
+
+/* Occupancy count indices (NIC_SCOPE_COUNT_NAMES order). */
+enum { NS_BUSY, NS_STALL, NS_IDLE, NS_BYTES, NS_FRAMES, NS_STALL_HOLD };
+/* Latency statistics (NIC_SCOPE_LAT_NAMES order). */
+enum { NS_LAT_BELOW, NS_LAT_ABOVE, NS_LAT_COUNT, NS_LAT_SUM, NS_LAT_MIN, NS_LAT_MAX,
+       NS_LAT_LOST, NS_LAT_UNMATCHED };
+
+/* Index of a probe / of a signal ("probe.signal"), or -1. */
+int nic_scope_probe_index(const char *name);
+int nic_scope_signal_index(const char *probe_dot_signal);
+/* Bits [offset, offset + width) (width <= 64) of a sample; set them. */
+uint64_t nic_scope_bits(const uint32_t *v, unsigned offset, unsigned width);
+void nic_scope_set_bits(uint32_t *v, unsigned offset, unsigned width, uint64_t x);
+
+/* --- 1. ANALYZER_INFO ------------------------------------------------------------------------ */
+int nic_scope_check(struct nic_backend *b, char *err, size_t errlen);
+
+/* --- 2. Counters --------------------------------------------------------------------------- */
+struct nic_scope_counts {
+    uint64_t occ[NIC_SCOPE_NPROBES][NIC_SCOPE_NCOUNTS];
+    uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES];   /* rows of TLP probes only */
+    uint64_t bins[NIC_SCOPE_NBINS];
+    uint64_t lat[NIC_SCOPE_NLAT];
+};
+/* Close every counter's window on one cycle (CONTROL.SNAPSHOT). */
+void nic_scope_snapshot(struct nic_backend *b);
+uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel);
+/* Read every counter of the last closed window. */
+void nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c);
+void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift);
+
+/* --- 3. Trigger and capture ---------------------------------------------------------------- */
+struct nic_scope_cmp {
+    uint32_t mask[NIC_SCOPE_SAMPLE_WORDS], value[NIC_SCOPE_SAMPLE_WORDS];
+    unsigned mode;                  /* NIC_SCOPE_MODE_* */
+};
+struct nic_scope_stage {
+    struct nic_scope_cmp a, b;
+    unsigned op;                    /* NIC_SCOPE_OP_* */
+    unsigned count;                 /* completes on the count-th occurrence (0 acts as 1) */
+};
+/* Parse one stage:
+ *   stage := cmp [('&' | '|') cmp] ['#' N]  |  'always' ['#' N]
+ *   cmp   := [('level' | 'rise' | 'fall' | 'change') ':'] term (',' term)*
+ *   term  := probe '.' signal ['==' value]      (value defaults to 1; change takes none)
+ * e.g. "rise:dma_rd_req.valid", "pcie_rx.fmt_type==0x4a,pcie_rx.valid,pcie_rx.first#3",
+ * "change:csr.adr". The terms of one comparator are ANDed (their masks and values merge).
+ * 0, or -1 with a message. */
+int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *err,
+                          size_t errlen);
+void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *st, unsigned n);
+/* Arm: keep `pre` entries before the trigger, capture `post` cycles after it. */
+void nic_scope_arm(struct nic_backend *b, uint32_t pre, uint32_t post);
+void nic_scope_stop(struct nic_backend *b);
+
+struct nic_scope_status {
+    unsigned state, triggered, overflow, stage;
+    uint32_t start, count, trig_index;
+    uint64_t trig_ts, end_ts, last_ts, now;
+};
+void nic_scope_status(struct nic_backend *b, struct nic_scope_status *s);
+const char *nic_scope_state_name(unsigned state);
+
+/* --- 4. Read-out ----------------------------------------------------------------------------- */
+struct nic_scope_change {
+    uint64_t cycle;                 /* analyzer cycle (since reset) from which v holds */
+    uint32_t v[NIC_SCOPE_SAMPLE_WORDS];
+};
+/* Read the s->count entries (CAP_RD_ADDR/CAP_RD_DATA) into out[] (s->count elements) with
+ * their timestamps unwrapped from s->last_ts. */
+void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *s,
+                          struct nic_scope_change *out);
+/* The same decode from raw entries (NIC_SCOPE_ENTRY_WORDS words each, least significant word
+ * first, oldest first), for tests. */
+void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
+                      struct nic_scope_change *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NIC_SCOPE_H */
