@@ -5,7 +5,8 @@
 #   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128);
 #                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/)
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
-#   make trace        one short DMA run with a waveform: results/trace.fst + nicsoc.gtkw
+#   make trace        one short DMA run with a whole-design waveform: results/sim_trace.fst + .gtkw
+#   make scope        the bus analyzer: occupancy report + one triggered capture (part of bench)
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>/.
@@ -34,7 +35,7 @@ LIB_C    := $(wildcard sw/lib/*.c)
 SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim lint setup clean trace
+.PHONY: all bench test sim lint setup clean trace scope
 all: bench
 
 setup:
@@ -93,14 +94,28 @@ bench: sim
 		--min-bytes $(BENCH_MIN_BYTES)
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --quiet --json results/dma_sweep.json \
 		dma --dir both --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096 --min-bytes 65536
+	$(MAKE) --no-print-directory scope
 	$(PY) scripts/report.py results
 	@echo "results: $$(ls results)"
 
+# The on-chip analyzer during a DMA run in both directions at once (there is no Ethernet TX
+# path yet): occupancy over one snapshot window, then a capture triggered by the first DMA
+# read request (MRd) leaving the device.
+SCOPE_BYTES   ?= 262144
+SCOPE_TRIGGER ?= pcie_tx.valid,pcie_tx.first,pcie_tx.fmt_type==0x00
+scope: sim
+	@mkdir -p results
+	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/occupancy.json \
+		report --bytes $(SCOPE_BYTES)
+	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/capture.json \
+		capture --bytes 65536 --trigger '$(SCOPE_TRIGGER)' --pre 64 --post 800 \
+		--vcd results/trace.vcd --gtkw results/trace.gtkw
+
 trace: sim
 	@mkdir -p results
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),trace=results/trace.fst \
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),trace=results/sim_trace.fst \
 		dma --dir both --sizes 4096 --min-bytes 4096
-	$(PY) scripts/gtkw.py results/trace.fst results/trace.gtkw
+	$(PY) scripts/gtkw.py results/sim_trace.fst results/sim_trace.gtkw
 
 # --- Tests and lint ---------------------------------------------------------------------------
 # Both simulator configurations are built first, so pytest's workers only run them.

@@ -14,7 +14,7 @@
 #                 DMA request/completion ports and the CSR bus (see analyzer_probes()).
 #   build_dir     where emitted Amaranth Verilog is written.
 
-from migen import Signal
+from migen import Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
@@ -81,15 +81,19 @@ class NICSoC(SoCCore):
         self.analyzer = an = BusAnalyzerCSR(platform, analyzer_probes(data_width), build_dir,
                                             depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY)
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
+        # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
+        # run-length compression is not defeated by payload bits.
         for name, ep in (("pcie_rx", phy.source), ("pcie_tx", phy.sink)):
             an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=popcount(ep.be),
-                     fmt_type=ep.dat[24:32])
+                     fmt_type=Mux(ep.valid & ep.first, ep.dat[24:32], 0))
         rd_req, rd_cpl = dma.reader.port.source, dma.reader.port.sink
         wr_req = dma.writer.port.source
         an.probe("dma_rd_req", rd_req.valid, rd_req.ready, rd_req.first, rd_req.last)
         an.probe("dma_rd_cpl", rd_cpl.valid, rd_cpl.ready, rd_cpl.first, rd_cpl.last,
-                 nbytes=data_width // 8, end=rd_cpl.end)
+                 nbytes=data_width // 8, end=rd_cpl.valid & rd_cpl.end)
         an.probe("dma_wr_req", wr_req.valid, wr_req.ready, wr_req.first, wr_req.last,
                  nbytes=data_width // 8)
-        an.probe("csr", wb.cyc & wb.stb, wb.ack, 1, 1, nbytes=4, we=wb.we, adr=wb.adr[:14])
+        access = wb.cyc & wb.stb
+        an.probe("csr", access, wb.ack, 1, 1, nbytes=4, we=access & wb.we,
+                 adr=Mux(access, wb.adr[:14], 0))
         self.comb += an.hold.eq(self.csr_busy)

@@ -1,0 +1,217 @@
+# Full-system tests of the bus analyzer through nicscope on the Verilated SoC, both PHY widths:
+# its counts equal the simulator's own cycle-by-cycle count of the same signals and the PCIe
+# facts of the transfer; its trace, written as VCD, equals the simulator's sample log cycle for
+# cycle; the trigger fires on the cycle a model of the sequence predicts; bad input is refused.
+import json
+import subprocess
+
+import pytest
+from vcd.reader import TokenKind, tokenize
+
+from litex_soc.test_sim import WIDTHS, build
+
+BYTES = 65536
+MPS, MRRS = 256, 512
+OPTS = f"gen=2,lanes=4,mps={MPS},mrrs={MRRS}"
+
+
+@pytest.fixture(scope="module", params=WIDTHS, ids=[f"dw{w}" for w in WIDTHS])
+def nicscope(request):
+    return build(request.param).parent / "nicscope", request.param
+
+
+def run(binary, tmp_path, *args, opts=OPTS, expect=0):
+    js = tmp_path / "out.json"
+    r = subprocess.run([str(binary), "--opts", opts, "--json", str(js)] + list(args),
+                       capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode == expect, f"exit {r.returncode}, wanted {expect}:\n{out}"
+    return out, (json.loads(js.read_text()) if js.exists() else None)
+
+
+def layout(binary, tmp_path):
+    _, info = run(binary, tmp_path, "info")
+    probes = {}
+    for s in info["signals"]:
+        probes.setdefault(s["probe"], []).append(s)
+    return info, probes
+
+
+def test_report_counts_cross_checked(nicscope, tmp_path):
+    binary, width = nicscope
+    out, r = run(binary, tmp_path, "report", "--bytes", str(BYTES))
+    assert "counts equal the simulator's own" in out
+    assert r["crosschecked_counts"] >= 40
+    window = r["window_cycles"]
+    p = r["probes"]
+    for name, c in p.items():
+        assert c["busy"] + c["stall"] + c["idle"] == window, name
+    # What the transfer must look like on the link: MWr of MPS bytes, MRd of MRRS bytes.
+    assert p["pcie_tx"]["tlps"]["mwr"] == BYTES // MPS
+    assert p["pcie_tx"]["tlps"]["mrd"] == BYTES // MRRS
+    assert p["pcie_rx"]["tlps"]["cpld"] >= BYTES // MRRS
+    assert p["dma_rd_req"]["frames"] == BYTES // MRRS
+    assert p["dma_rd_cpl"]["bytes"] == BYTES
+    assert p["dma_wr_req"]["bytes"] == BYTES
+    assert p["dma_wr_req"]["busy"] == BYTES // (width // 8)
+    lat = r["latency"]
+    assert lat["count"] == BYTES // MRRS
+    assert sum(lat["bins"]) + lat["below"] + lat["above"] == lat["count"]
+    assert lat["lost"] == 0 and lat["unmatched"] == 0
+    assert 0 < lat["min"] <= lat["sum"] / lat["count"] <= lat["max"]
+
+
+def read_vcd(path):
+    """{full signal name: [(time, value)]} with string values kept as str."""
+    names, scope, t, changes = {}, [], 0, {}
+    with open(path, "rb") as f:
+        for tok in tokenize(f):
+            if tok.kind is TokenKind.SCOPE:
+                scope.append(tok.data.ident)
+            elif tok.kind is TokenKind.UPSCOPE:
+                scope.pop()
+            elif tok.kind is TokenKind.VAR:
+                names[tok.data.id_code] = ".".join(scope + [tok.data.reference])
+            elif tok.kind is TokenKind.CHANGE_TIME:
+                t = tok.data
+            elif tok.kind in (TokenKind.CHANGE_SCALAR, TokenKind.CHANGE_VECTOR,
+                              TokenKind.CHANGE_STRING):
+                v = tok.data.value
+                if tok.kind is TokenKind.CHANGE_SCALAR:
+                    v = int(v)
+                changes.setdefault(names[tok.data.id_code], []).append((t, v))
+    return changes, t
+
+
+def read_log(path):
+    out = []
+    for line in open(path):
+        cycle, *words = line.split()
+        out.append((int(cycle), sum(int(w, 16) << (32 * i) for i, w in enumerate(words))))
+    return out
+
+
+def value_at(changes, t):
+    v = None
+    for tc, x in changes:
+        if tc > t:
+            break
+        v = x
+    return v
+
+
+def bits(sample, s):
+    return (sample >> s["offset"]) & ((1 << s["width"]) - 1)
+
+
+def check_trace(binary, tmp_path, cap, log, ps=8000):
+    info, probes = layout(binary, tmp_path)
+    changes, last_t = read_vcd(cap["vcd"])
+    first, end = cap["first_cycle"], cap["end_cycle"]
+    assert last_t == end * ps, "the VCD ends where the capture's window ends"
+    ref = [(c, s) for c, s in log]
+    compared = 0
+    for probe, sigs in probes.items():
+        group = {"pcie_rx": "pcie", "pcie_tx": "pcie", "csr": "csr"}.get(probe, "dma")
+        for s in sigs:
+            name = f"nic.{group}.{probe}.{s['signal']}"
+            vc = changes[name]
+            # Walk both run-length lists over every cycle of the window.
+            i = j = 0
+            vcd_v = ref_v = None
+            for cycle in range(first, end):
+                while i < len(vc) and vc[i][0] <= cycle * ps:
+                    vcd_v = vc[i][1]
+                    i += 1
+                while j < len(ref) and ref[j][0] <= cycle:
+                    ref_v = bits(ref[j][1], s)
+                    j += 1
+                assert vcd_v == ref_v, f"{name} at cycle {cycle}: VCD {vcd_v}, simulator {ref_v}"
+                compared += 1
+    assert compared == (end - first) * len(info["signals"])
+    trig = changes["nic.analyzer.trigger"]
+    if cap["triggered"]:
+        assert value_at(trig, cap["trigger_cycle"] * ps) == 1
+        assert value_at(trig, (cap["trigger_cycle"] + 1) * ps) == 0
+        assert value_at(trig, (cap["trigger_cycle"] - 1) * ps) in (0, None)
+    return probes
+
+
+def test_capture_matches_simulator_and_trigger_model(nicscope, tmp_path):
+    binary, _ = nicscope
+    log = tmp_path / "samples.txt"
+    vcd = tmp_path / "t.vcd"
+    out, cap = run(binary, tmp_path, "capture", "--bytes", str(BYTES),
+                   "--trigger", "rise:dma_rd_req.valid",
+                   "--trigger", "pcie_rx.fmt_type==0x4a,pcie_rx.valid,pcie_rx.first#3",
+                   "--pre", "32", "--post", "600", "--vcd", str(vcd),
+                   opts=OPTS + f",sample_log={log}")
+    assert cap["triggered"] and cap["state"] == "done"
+    samples = read_log(log)
+    probes = check_trace(binary, tmp_path, cap, samples)
+    # The trigger model: the first cycle dma_rd_req.valid rises, then the third cycle after it
+    # on which a CplD's first beat is on pcie_rx.
+    sig = {(p, s["signal"]): s for p, ss in probes.items() for s in ss}
+    per_cycle = {}
+    for (c0, v), nxt in zip(samples, samples[1:] + [(samples[-1][0] + 1, None)]):
+        for c in range(c0, nxt[0]):
+            per_cycle[c] = v
+    cycles = sorted(per_cycle)
+    stage, hits, expect = 0, 0, None
+    prev = None
+    for c in cycles:
+        v = per_cycle[c]
+        if stage == 0:
+            if prev is not None and bits(v, sig["dma_rd_req", "valid"]) and \
+                    not bits(prev, sig["dma_rd_req", "valid"]):
+                stage = 1
+        elif bits(v, sig["pcie_rx", "valid"]) and bits(v, sig["pcie_rx", "first"]) and \
+                bits(v, sig["pcie_rx", "fmt_type"]) == 0x4A:
+            hits += 1
+            if hits == 3:
+                expect = c
+                break
+        prev = v
+    assert cap["trigger_cycle"] == expect
+    # The pre-trigger window: exactly 32 entries before the trigger's.
+    assert "entry 32; 32 entries before it" in out
+    if not cap["overflow"]:
+        assert cap["end_cycle"] == cap["trigger_cycle"] + 600 + 1
+
+
+def test_capture_bad_input(nicscope, tmp_path):
+    binary, _ = nicscope
+    out, _ = run(binary, tmp_path, "capture", "--trigger", "nosuch.valid", expect=2)
+    assert "no such signal" in out and "pcie_rx.fmt_type" in out
+    out, _ = run(binary, tmp_path, "capture", "--pre", "1024", expect=2)
+    assert "--pre" in out
+    out, _ = run(binary, tmp_path, "capture", "--trigger", "pcie_rx.fmt_type==0x100", expect=2)
+    assert "does not fit" in out
+    vcd = tmp_path / "never.vcd"
+    out, _ = run(binary, tmp_path, "--timeout-ms", "1", "capture", "--bytes", "4096",
+                 "--vcd", str(vcd),
+                 "--trigger", "pcie_tx.fmt_type==0x7f,pcie_tx.valid", expect=1)
+    assert "the trigger did not fire" in out
+    assert vcd.exists()
+
+
+def test_gtkwave_opens_the_capture(nicscope, tmp_path):
+    """GTKWave (under Xvfb) loads the save file nicscope writes and shows every signal."""
+    import shutil
+    if not shutil.which("xvfb-run") or not shutil.which("gtkwave"):
+        pytest.skip("xvfb-run or gtkwave not installed (scripts/setup.sh installs them)")
+    binary, _ = nicscope
+    vcd, gtkw = tmp_path / "g.vcd", tmp_path / "g.gtkw"
+    run(binary, tmp_path, "capture", "--bytes", "4096", "--trigger", "rise:pcie_tx.valid",
+        "--vcd", str(vcd), "--gtkw", str(gtkw))
+    info, _ = layout(binary, tmp_path)
+    tcl = tmp_path / "q.tcl"
+    tcl.write_text('puts "SIGNALS [gtkwave::getDisplayedSignals]"\ngtkwave::/File/Quit\n')
+    r = subprocess.run(["xvfb-run", "-a", "gtkwave", "-S", str(tcl), str(gtkw)],
+                       capture_output=True, text=True, timeout=120)
+    shown = next(line for line in r.stdout.splitlines() if line.startswith("SIGNALS")).split()
+    for s in info["signals"]:
+        width = f"[{s['width'] - 1}:0]" if s["width"] > 1 else ""
+        assert any(x.endswith(f".{s['probe']}.{s['signal']}{width}") for x in shown), s
+    assert any(x.endswith("pcie_tx.tlp") for x in shown)
+    assert "nic.analyzer.trigger" in shown
