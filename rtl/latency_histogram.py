@@ -6,12 +6,16 @@
 # read request leaves the DMA engine, `cpl` when the last completion of a request reaches it.
 # LitePCIe's DMA ports are in order (its TLP controller reorders completions by tag), so the
 # timestamps of outstanding requests sit in a FIFO and each `cpl` matches the oldest. The
-# latency in cycles is binned as (latency - bin_min) >> bin_shift into `nbins` bins, with counts
-# below and above the range, and the window's count, sum, min and max of the latency.
-# Requests that find the FIFO full are counted in `lost` (their latencies are not measured; the
-# FIFO then holds `depth` requests and the rest of the window is still correct only if requests
-# complete in order, which LitePCIe guarantees); completions with no request outstanding are
-# counted in `unmatched`.
+# latency (the `cpl` cycle minus the matched `req` cycle, so at least 1) is binned as
+# (latency - bin_min) >> bin_shift into `nbins` bins, with counts below and above the range, and
+# the window's count, sum, min and max of the latency.
+# A request that finds the FIFO full (a `cpl` on the same cycle does not make room for it) is
+# counted in `lost` and not measured. Its completion is still due, after those of the requests
+# in the FIFO (completions come in order, which LitePCIe guarantees), so a request that comes
+# while lost requests are outstanding is lost too (queued, it would be matched with a lost
+# request's completion); a completion that finds the FIFO empty while lost requests are
+# outstanding is the oldest one's (not measured, not unmatched). So every measured latency is
+# exact. Completions with no request outstanding, queued or lost, are counted in `unmatched`.
 #
 # Pipeline: the latency is taken on the `cpl` cycle and binned one cycle later; an event binned
 # on a snapshot cycle goes to the new window.
@@ -23,7 +27,8 @@
 #   snapshot             in: pulse.
 #   bins                 out: nbins counts of the last closed window.
 #   below, above, count, sum, min, max, lost, unmatched   out: of the last closed window
-#                        (min is 2**32-1 and max 0 when count is 0).
+#                        (min is 2**32-1 and max 0 when count is 0, also before the first
+#                        snapshot).
 #
 # Parameters:
 #   nbins   number of bins (a power of two, 2..256).
@@ -51,7 +56,8 @@ class LatencyHistogram(wiring.Component):
             "bin_shift": In(5),
             "snapshot":  In(1),
             "bins":      Out(data.ArrayLayout(width, nbins)),
-            **{name: Out(48 if name == "sum" else 32 if name in ("min", "max") else width)
+            **{name: Out(48 if name == "sum" else 32 if name in ("min", "max") else width,
+                         init=0xFFFFFFFF if name == "min" else 0)
                for name in STATS},
         })
 
@@ -61,12 +67,20 @@ class LatencyHistogram(wiring.Component):
         now = Signal(32)
         m.d.sync += now.eq(now + 1)
 
-        # Stage 1: match the completion with the oldest request.
+        # Stage 1: match the completion with the oldest request. `skip` counts the lost requests
+        # whose completions are still due: they come after every queued request's.
+        skip = Signal(32)
+        req_lost = self.req & (~q.w_rdy | (skip != 0))
+        cpl_skip = self.cpl & ~q.r_rdy & (skip != 0)
         m.d.comb += [
             q.w_data.eq(now),
-            q.w_en.eq(self.req),
+            q.w_en.eq(self.req & ~req_lost),
             q.r_en.eq(self.cpl),
         ]
+        with m.If(req_lost & ~cpl_skip):
+            m.d.sync += skip.eq(skip + 1)
+        with m.Elif(cpl_skip & ~req_lost):
+            m.d.sync += skip.eq(skip - 1)
         lat = Signal(32)
         lat_valid = Signal()
         ev_lost = Signal()
@@ -74,8 +88,8 @@ class LatencyHistogram(wiring.Component):
         m.d.sync += [
             lat.eq(now - q.r_data),
             lat_valid.eq(self.cpl & q.r_rdy),
-            ev_lost.eq(self.req & ~q.w_rdy),
-            ev_unmatched.eq(self.cpl & ~q.r_rdy),
+            ev_lost.eq(req_lost),
+            ev_unmatched.eq(self.cpl & ~q.r_rdy & (skip == 0)),
         ]
 
         # Stage 2: bin it.
