@@ -126,7 +126,7 @@ test: setup
 
 lint: setup $(BUILD)/gateware/nicsoc.v
 	.venv/bin/ruff check .
-	for f in $(BUILD)/gateware/pattern_*.v; do \
+	for f in $(BUILD)/gateware/pattern_*.v $(BUILD)/gateware/nic_bus_analyzer.v; do \
 		verilator --lint-only -Wall rtl/verilator_lint.vlt $$f || exit 1; done
 
 clean:

@@ -19,3 +19,21 @@ def test_verilator_lint(core, data_width, tmp_path):
                         str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "%Warning" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+def test_verilator_lint_bus_analyzer(data_width, tmp_path):
+    """The bus analyzer as the SoC builds it (litex_soc/nic_soc.py's probes)."""
+    from amaranth.back import verilog
+
+    from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, analyzer_probes
+    from rtl.bus_analyzer import BusAnalyzer
+
+    core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
+                       latency=ANALYZER_LATENCY)
+    path = tmp_path / "nic_bus_analyzer.v"
+    path.write_text(verilog.convert(core, name="nic_bus_analyzer", emit_src=False))
+    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
+                        str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "%Warning" not in r.stderr, r.stderr

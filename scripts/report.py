@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 #
-# report.py: results/*.json written by `nicbench --json` -> results/report.md.
+# report.py: results/*.json written by `nicbench --json` and `nicscope --json` ->
+# results/report.md.
 #
 # What it is: one markdown table per experiment of every nicbench run (csr latency, DMA hold-off,
 # DMA throughput per direction, loopback, info), with the run's parameters under each table:
@@ -165,6 +166,37 @@ def run_section(path, doc):
     return lines
 
 
+def scope_section(path, doc):
+    """A nicscope document: the occupancy report or the capture summary."""
+    r = doc["result"]
+    lines = [f"## nicscope {doc['command']} (`{path.name}`)", "",
+             "Command: `" + " ".join(doc.get("argv", [])) + "`", ""]
+    if doc["command"] == "report":
+        ns = r["ns_per_cycle"]
+        lines += [f"Bus occupancy over one snapshot window of {r['window_cycles']} cycles "
+                  f"({r['window_cycles'] * ns / 1000:.3f} us), load: {r['load']} "
+                  f"{r['load_bytes']} B each way; {r['crosschecked_counts']} counts equal the "
+                  "simulator's own count.", ""]
+        cols = ["probe", "busy_pct", "stall_pct", "idle_pct", "bytes", "frames", "stall_hold"]
+        rows = [dict(probe=n, **c) for n, c in r["probes"].items()]
+        lines += table(rows, cols) + [""]
+        tlp = [dict(probe=n, **c["tlps"]) for n, c in r["probes"].items() if "tlps" in c]
+        if tlp:
+            lines += ["TLPs by type:", ""]
+            lines += table(tlp, ["probe", "mrd", "mwr", "cpld", "cpl", "msg", "other"]) + [""]
+        lat = r.get("latency")
+        if lat and lat["count"]:
+            lines += [f"DMA read latency: {lat['count']} reads, mean "
+                      f"{lat['sum'] / lat['count'] * ns:.1f} ns, min {lat['min'] * ns:.0f} ns, "
+                      f"max {lat['max'] * ns:.0f} ns.", ""]
+    else:
+        lines += [f"Capture: {r['state']}, {r['entries']} entries over cycles "
+                  f"{r['first_cycle']}..{r['end_cycle']}, trigger "
+                  f"{'at cycle ' + str(r['trigger_cycle']) if r['triggered'] else 'not fired'}"
+                  f"{', overflow' if r['overflow'] else ''}; `{r['vcd']}`, `{r['gtkw']}`.", ""]
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="nicbench JSON results -> markdown report")
     ap.add_argument("results", type=Path, help="directory with nicbench --json files")
@@ -182,6 +214,10 @@ def main(argv=None):
             doc = json.loads(path.read_text())
         except (OSError, ValueError) as e:
             skipped.append(f"{path.name} ({e})")
+            continue
+        if isinstance(doc, dict) and doc.get("tool") == "nicscope":
+            lines += scope_section(path, doc)
+            runs += 1
             continue
         if not isinstance(doc, dict) or doc.get("tool") != "nicbench":
             skipped.append(f"{path.name} (not a nicbench document)")

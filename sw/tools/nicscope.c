@@ -836,13 +836,35 @@ int main(int argc, char **argv)
         return usage_error("unknown command '%s' (info, report or capture)", command);
     bu_json_init(&c->j);
     int rc = cmd(c, argc - i - 1, argv + i + 1);
+    if (rc == EXIT_OK && c->json_path && c->j.len) {
+        /* The document: tool, command line, the backend's parameters, the command's result. */
+        struct bu_json d;
+        bu_json_init(&d);
+        bu_json_obj_begin(&d);
+        bu_json_kstr(&d, "tool", "nicscope");
+        bu_json_kstr(&d, "command", command);
+        bu_json_key(&d, "argv");
+        bu_json_arr_begin(&d);
+        for (int k = 0; k < argc; k++)
+            bu_json_str(&d, argv[k]);
+        bu_json_arr_end(&d);
+        bu_json_kstr(&d, "backend", c->kind);
+        bu_json_key(&d, "params");
+        const char *params = c->b ? nic_params_json(c->b) : NULL;
+        if (params)
+            bu_json_raw(&d, params);
+        else
+            bu_json_null(&d);
+        bu_json_key(&d, "result");
+        bu_json_raw(&d, c->j.buf);
+        bu_json_obj_end(&d);
+        FILE *f = fopen(c->json_path, "w");
+        if (!f || fprintf(f, "%.*s\n", (int)d.len, d.buf) < 0 || fclose(f))
+            rc = fail(c, "cannot write %s", c->json_path);
+        bu_json_free(&d);
+    }
     if (c->b)
         nic_close(c->b);
-    if (rc == EXIT_OK && c->json_path && c->j.len) {
-        FILE *f = fopen(c->json_path, "w");
-        if (!f || fprintf(f, "%.*s\n", (int)c->j.len, c->j.buf) < 0 || fclose(f))
-            rc = fail(c, "cannot write %s", c->json_path);
-    }
     bu_json_free(&c->j);
     if (rc == EXIT_OK)
         printf("nicscope %s: ok\n", command);

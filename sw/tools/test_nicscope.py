@@ -26,7 +26,10 @@ def run(binary, tmp_path, *args, opts=OPTS, expect=0):
                        capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
     assert r.returncode == expect, f"exit {r.returncode}, wanted {expect}:\n{out}"
-    return out, (json.loads(js.read_text()) if js.exists() else None)
+    doc = json.loads(js.read_text()) if js.exists() else None
+    if doc is not None:
+        assert doc["tool"] == "nicscope" and doc["params"]["mps"] == MPS
+    return out, (doc["result"] if doc else None)
 
 
 def layout(binary, tmp_path):
