@@ -122,6 +122,7 @@ trace: sim
 test: setup
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
+	$(MAKE) sim W=128 CPU=1
 	$(PY) -m pytest -n $(JOBS) -q
 
 lint: setup $(BUILD)/gateware/nicsoc.v
