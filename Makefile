@@ -98,18 +98,22 @@ bench: sim
 	$(PY) scripts/report.py results
 	@echo "results: $$(ls results)"
 
-# The on-chip analyzer during a DMA run in both directions at once (there is no Ethernet TX
-# path yet): occupancy over one snapshot window, then a capture triggered by the first DMA
-# read request (MRd) leaving the device.
+# The on-chip analyzer. Occupancy over one snapshot window around DMA in both directions at once
+# plus frames through the Ethernet MAC (programmed I/O into its slots; the DMA datapath for
+# Ethernet does not exist yet), and around frames alone (PCIe bus time per frame); then a
+# capture, during the same DMA + TX load, triggered when the first frame starts on the wire.
 SCOPE_BYTES   ?= 262144
-SCOPE_TRIGGER ?= pcie_tx.valid,pcie_tx.first,pcie_tx.fmt_type==0x00
+SCOPE_FRAMES  ?= 64
+SCOPE_TRIGGER ?= rise:mac_tx.valid
 scope: sim
 	@mkdir -p results
 	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/occupancy.json \
-		report --bytes $(SCOPE_BYTES)
+		report --load dma+tx --bytes $(SCOPE_BYTES) --frames $(SCOPE_FRAMES)
+	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/occupancy_tx.json \
+		report --load tx --frames $(SCOPE_FRAMES) --frame-size 1514
 	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/capture.json \
-		capture --bytes 65536 --trigger '$(SCOPE_TRIGGER)' --pre 64 --post 800 \
-		--vcd results/trace.vcd --gtkw results/trace.gtkw
+		capture --load dma+tx --bytes 65536 --frames 4 --trigger '$(SCOPE_TRIGGER)' \
+		--pre 256 --post 1200 --vcd results/trace.vcd --gtkw results/trace.gtkw
 
 trace: sim
 	@mkdir -p results

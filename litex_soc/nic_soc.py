@@ -11,7 +11,12 @@
 #   sys_clk_freq  system clock (125 MHz: the 7-series PCIe user clock for Gen2 x4 at 128 bits).
 #   with_cpu      add a VexRiscv with ROM/SRAM and a crossover UART (default off: faster sim).
 #   with_analyzer add the bus analyzer (litex_soc/bus_analyzer.py) on the PCIe PHY streams, the
-#                 DMA request/completion ports and the CSR bus (see analyzer_probes()).
+#                 DMA request/completion ports, the Ethernet MAC's TX/RX streams and the CSR bus
+#                 (see analyzer_probes()).
+#   eth_phy       a LiteEth PHY (SimEthLoopbackPHY in simulation) for the 1 Gb/s LiteEth MAC,
+#                 or None. The MAC has LiteX's SRAM interface (host-written TX slots, RX slots),
+#                 mapped in BAR0 at ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path
+#                 until the NIC's own DMA datapath replaces it.
 #   build_dir     where emitted Amaranth Verilog is written.
 
 from migen import Mux, Signal
@@ -25,6 +30,8 @@ from rtl.bus_analyzer import Probe
 
 ANALYZER_DEPTH = 1024
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
+# The MAC's SRAM slots, from the start of the CSR region (BAR0 offset 0): inside BAR0.
+ETHMAC_BAR0_OFFSET = 0x20000
 
 
 def analyzer_probes(data_width):
@@ -35,6 +42,9 @@ def analyzer_probes(data_width):
         # device-to-host (DMA MRd/MWr, CplD for host reads); bytes are the enabled byte lanes.
         Probe("pcie_rx", [("fmt_type", 8)], nbytes_width=bw, tlp=True, group="pcie"),
         Probe("pcie_tx", [("fmt_type", 8)], nbytes_width=bw, tlp=True, group="pcie"),
+        # LiteEth MAC, PHY side: one octet per cycle at 1 Gb/s (preamble, FCS and gaps included).
+        Probe("mac_tx", [], nbytes_width=1, group="mac"),
+        Probe("mac_rx", [], nbytes_width=1, group="mac"),
         # LitePCIe DMA channel 0: reader requests (MRd) and their completions, writer requests.
         Probe("dma_rd_req", [], nbytes_width=1, group="dma"),
         Probe("dma_rd_cpl", [("end", 1)], nbytes_width=bw, group="dma"),
@@ -50,7 +60,8 @@ def popcount(bits):
 
 class NICSoC(SoCCore):
     def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
-                 build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True):
+                 build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
+                 eth_phy=None):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -71,6 +82,13 @@ class NICSoC(SoCCore):
             self.pcie_dma0.source.connect(self.dma_pattern.sink),
             self.dma_pattern.source.connect(self.pcie_dma0.sink),
         ]
+        if eth_phy is not None:
+            self.ethphy = eth_phy
+            csr_origin = self.bus.regions["csr"].origin if "csr" in self.bus.regions \
+                else self.mem_map["csr"]
+            self.mem_map = {**self.mem_map, "ethmac": csr_origin + ETHMAC_BAR0_OFFSET}
+            self.add_ethernet(phy=eth_phy, with_timing_constraints=False)
+            self.add_constant("ETHMAC_BAR0_OFFSET", ETHMAC_BAR0_OFFSET)
         # A host CSR access is in progress: the BAR0-to-CSR bridge is not idle.
         self.csr_busy = Signal()
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
@@ -78,7 +96,10 @@ class NICSoC(SoCCore):
             self.add_analyzer(platform, data_width, build_dir)
 
     def add_analyzer(self, platform, data_width, build_dir):
-        self.analyzer = an = BusAnalyzerCSR(platform, analyzer_probes(data_width), build_dir,
+        probes = analyzer_probes(data_width)
+        if not hasattr(self, "ethphy"):
+            probes = [p for p in probes if p.group != "mac"]
+        self.analyzer = an = BusAnalyzerCSR(platform, probes, build_dir,
                                             depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY)
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
@@ -96,4 +117,7 @@ class NICSoC(SoCCore):
         access = wb.cyc & wb.stb
         an.probe("csr", access, wb.ack, 1, 1, nbytes=4, we=access & wb.we,
                  adr=Mux(access, wb.adr[:14], 0))
+        if hasattr(self, "ethphy"):
+            for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
+                an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
         self.comb += an.hold.eq(self.csr_busy)

@@ -11,10 +11,21 @@
 #include "nic_dev.h"
 
 #include <endian.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 /* --- wide CSRs ------------------------------------------------------------------------------ */
+
+int nic_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
 uint64_t nic_csr_read_wide(struct nic_backend *b, uint64_t addr, unsigned nwords)
 {

@@ -45,6 +45,11 @@ static inline void nic_dma_free(struct nic_backend *b, void *va, size_t size)
 static inline const char *nic_params_json(struct nic_backend *b) { return b->ops->params_json(b); }
 static inline const char *nic_last_error(struct nic_backend *b) { return b->ops->last_error(b); }
 
+/* Format a message into err (errlen bytes; err may be NULL) and return -1: the library's
+ * convention for "failed, and here is why". */
+__attribute__((format(printf, 3, 4))) int nic_errf(char *err, size_t errlen, const char *fmt,
+                                                   ...);
+
 /* --- CSRs wider than 32 bits (LiteX: nwords 32-bit registers, most significant first) ------ */
 
 uint64_t nic_csr_read_wide(struct nic_backend *b, uint64_t addr, unsigned nwords);

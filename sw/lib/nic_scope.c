@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +18,6 @@ const size_t nic_scope_nsignals = sizeof nic_scope_signals / sizeof nic_scope_si
 const char *const nic_scope_count_names[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
 const char *const nic_scope_tlp_names[NIC_SCOPE_NTLP_TYPES] = {NIC_SCOPE_TLP_NAMES};
 const char *const nic_scope_lat_names[NIC_SCOPE_NLAT] = {NIC_SCOPE_LAT_NAMES};
-
-__attribute__((format(printf, 3, 4))) static int errf(char *err, size_t len, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 int nic_scope_probe_index(const char *name)
 {
@@ -107,7 +95,7 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
         const unsigned got = field(info, CSR_ANALYZER_INFO_##F##_OFFSET,                        \
                                    CSR_ANALYZER_INFO_##F##_SIZE);                               \
         if (got != (unsigned)(want))                                                            \
-            return errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, analyzer_layout.h " \
+            return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, analyzer_layout.h " \
                         "says %u: host software and gateware are from different builds", info, \
                         got, (unsigned)(want));                                                 \
     } while (0)
@@ -118,7 +106,7 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
     CHECK(SAMPLE_WIDTH, NIC_SCOPE_SAMPLE_WIDTH);
     if ((1u << field(info, CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET,
                      CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE)) != NIC_SCOPE_DEPTH)
-        return errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from analyzer_layout.h "
+        return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from analyzer_layout.h "
                     "(%u)", info, NIC_SCOPE_DEPTH);
 #undef CHECK
     return 0;
@@ -171,7 +159,7 @@ static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *e
 {
     char buf[256];
     if (len == 0 || len >= sizeof buf)
-        return errf(err, errlen, "empty or too long comparator");
+        return nic_errf(err, errlen, "empty or too long comparator");
     memcpy(buf, s, len);
     buf[len] = 0;
     memset(c, 0, sizeof *c);
@@ -184,7 +172,7 @@ static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *e
         while (m < 4 && strcmp(mode_names[m], buf) != 0)
             m++;
         if (m == 4)
-            return errf(err, errlen, "'%s': unknown mode (level, rise, fall, change)", buf);
+            return nic_errf(err, errlen, "'%s': unknown mode (level, rise, fall, change)", buf);
         c->mode = m;
         terms = colon + 1;
     }
@@ -196,7 +184,7 @@ static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *e
             char *end;
             value = strtoull(eq + 2, &end, 0);
             if (*end || end == eq + 2)
-                return errf(err, errlen, "'%s': not a number", eq + 2);
+                return nic_errf(err, errlen, "'%s': not a number", eq + 2);
         }
         const int si = nic_scope_signal_index(t);
         if (si < 0) {
@@ -207,11 +195,11 @@ static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *e
                                         i ? ", " : "",
                                         nic_scope_probes[nic_scope_signals[i].probe].name,
                                         nic_scope_signals[i].name);
-            return errf(err, errlen, "'%s': no such signal; signals: %s", t, names);
+            return nic_errf(err, errlen, "'%s': no such signal; signals: %s", t, names);
         }
         const struct nic_scope_signal *sg = &nic_scope_signals[si];
         if (sg->width < 64 && value >> sg->width)
-            return errf(err, errlen, "'%s': value %#" PRIx64 " does not fit in %u bits", t,
+            return nic_errf(err, errlen, "'%s': value %#" PRIx64 " does not fit in %u bits", t,
                         value, sg->width);
         nic_scope_set_bits(c->mask, sg->offset, sg->width, ~0ull);
         nic_scope_set_bits(c->value, sg->offset, sg->width, value);
@@ -230,7 +218,7 @@ int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *er
         char *end;
         const unsigned long n = strtoul(hash + 1, &end, 0);
         if (*end || end == hash + 1 || n < 1 || n > 0xFFFF)
-            return errf(err, errlen, "'%s': the count after '#' must be 1..65535", spec);
+            return nic_errf(err, errlen, "'%s': the count after '#' must be 1..65535", spec);
         st->count = (unsigned)n;
         len = (size_t)(hash - spec);
     }
@@ -240,19 +228,19 @@ int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *er
     }
     const char *and_ = memchr(spec, '&', len), *or_ = memchr(spec, '|', len);
     if (and_ && or_)
-        return errf(err, errlen, "'%s': one '&' or one '|' per stage", spec);
+        return nic_errf(err, errlen, "'%s': one '&' or one '|' per stage", spec);
     const char *op = and_ ? and_ : or_;
     char e[512];
     if (!op) {
         st->op = NIC_SCOPE_OP_A;
         if (parse_cmp(spec, len, &st->a, e, sizeof e))
-            return errf(err, errlen, "stage '%s': %s", spec, e);
+            return nic_errf(err, errlen, "stage '%s': %s", spec, e);
         return 0;
     }
     st->op = and_ ? NIC_SCOPE_OP_A_AND_B : NIC_SCOPE_OP_A_OR_B;
     if (parse_cmp(spec, (size_t)(op - spec), &st->a, e, sizeof e) ||
         parse_cmp(op + 1, len - (size_t)(op - spec) - 1, &st->b, e, sizeof e))
-        return errf(err, errlen, "stage '%s': %s", spec, e);
+        return nic_errf(err, errlen, "stage '%s': %s", spec, e);
     return 0;
 }
 

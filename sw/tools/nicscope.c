@@ -14,7 +14,9 @@
  *             BIOS, typed at through the crossover UART, closes a window and reads counters;
  *             every value must equal the host's read over BAR0
  * Loads: `dma` moves --bytes in both directions at once (host-to-card into the pattern checker,
- * card-to-host from the pattern generator) and checks the data; `none` lets --idle-ns pass.
+ * card-to-host from the pattern generator) and checks the data; `tx` sends --frames frames of
+ * --frame-size bytes through the Ethernet MAC (programmed I/O into its slots) and its loopback
+ * PHY and checks each on return; `dma+tx` runs both at once; `none` lets --idle-ns pass.
  * Exit status: 0 ok, 1 failure (backend error, data mismatch, trigger not fired), 2 usage.
  */
 #include <inttypes.h>
@@ -30,6 +32,7 @@
 #include "nic_console.h"
 #include "nic_csr.h"
 #include "nic_dev.h"
+#include "nic_eth.h"
 #include "nic_scope.h"
 #include "soc_bus.h"
 #include "vcd_writer.h"
@@ -47,7 +50,9 @@ static const char *const usage_text =
 "  capture [LOAD] [--trigger STAGE]... [--pre N] [--post N] [--vcd FILE] [--gtkw FILE]\n"
 "                                triggered trace -> VCD (+ FST) and GTKWave save file\n"
 "  cpu [LOAD] [--boot-ms N]      read the analyzer from the soft CPU too (CPU=1 builds)\n"
-"LOAD: --load dma|none (default dma) --bytes N (default 64K, each direction) --idle-ns N\n"
+"LOAD: --load dma|tx|dma+tx|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
+"      --frames N --frame-size N (tx: through the MAC loopback, default 32 x 1514 B)\n"
+"      --idle-ns N (none)\n"
 "STAGE (up to 4, in sequence): cmp [&|| cmp] [#N] | always[#N]\n"
 "  cmp  = [level|rise|fall|change:]probe.signal[==value][,probe.signal[==value]...]\n"
 "  e.g. --trigger 'rise:dma_rd_req.valid' --trigger 'pcie_rx.fmt_type==0x4a,pcie_rx.valid#3'\n"
@@ -125,17 +130,28 @@ static double period_ns(void) { return 1e9 / (double)CONFIG_CLOCK_FREQUENCY; }
 /* --- load -------------------------------------------------------------------------------------- */
 
 struct load {
-    const char *kind;               /* "dma" or "none" */
-    uint64_t bytes, idle_ns;
+    const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
+    uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
+    uint64_t frames, frame_size;    /* tx: frames through the MAC loopback, bytes each */
 };
+
+#define LOAD_DEFAULT                                                                            \
+    {.kind = NIC_HAS_ETHMAC ? "dma+tx" : "dma", .bytes = 64 * 1024, .idle_ns = 100000,             \
+     .frames = 32, .frame_size = 1514}
+
+static bool load_has(const struct load *l, const char *what)
+{
+    return strstr(l->kind, what) != NULL;
+}
 
 static int load_option(int argc, char **argv, int *i, struct load *l, int *rc)
 {
     const char *v;
     int m;
     if ((m = bu_opt_value(argc, argv, i, "--load", &v))) {
-        if (m < 0 || (strcmp(v, "dma") && strcmp(v, "none")))
-            *rc = usage_error("--load: dma or none");
+        if (m < 0 || (strcmp(v, "dma") && strcmp(v, "tx") && strcmp(v, "dma+tx") &&
+                      strcmp(v, "none")))
+            *rc = usage_error("--load: dma, tx, dma+tx or none");
         l->kind = m < 0 ? "" : v;
         return 1;
     }
@@ -143,6 +159,17 @@ static int load_option(int argc, char **argv, int *i, struct load *l, int *rc)
         if (m < 0 || bu_parse_u64(v, &l->bytes) < 0 || l->bytes == 0 || l->bytes % 16 ||
             l->bytes > (64u << 20))
             *rc = usage_error("--bytes: a multiple of 16 up to 64M");
+        return 1;
+    }
+    if ((m = bu_opt_value(argc, argv, i, "--frames", &v))) {
+        if (m < 0 || bu_parse_u64(v, &l->frames) < 0 || l->frames == 0 || l->frames > 1000000)
+            *rc = usage_error("--frames: 1..1000000");
+        return 1;
+    }
+    if ((m = bu_opt_value(argc, argv, i, "--frame-size", &v))) {
+        if (m < 0 || bu_parse_u64(v, &l->frame_size) < 0 || l->frame_size < 14 ||
+            l->frame_size > 1514)
+            *rc = usage_error("--frame-size: 14..1514 bytes (without FCS)");
         return 1;
     }
     if ((m = bu_opt_value(argc, argv, i, "--idle-ns", &v))) {
@@ -153,48 +180,61 @@ static int load_option(int argc, char **argv, int *i, struct load *l, int *rc)
     return 0;
 }
 
-/* Both DMA directions at once; the data is checked on both sides. */
-static int load_dma(struct ctx *c, uint64_t bytes)
+/* Both DMA directions at once (host-to-card into the pattern checker, card-to-host from the
+ * pattern generator); the data is checked on both sides. Started, then finished, so other
+ * traffic can run in between. */
+struct dma_load {
+    void *h2c, *c2h;
+    uint64_t h2c_bus, c2h_bus;
+    uint32_t size, want;
+};
+static const uint32_t seed_h2c = 0x1000, seed_c2h = 0x2000;
+
+static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
 {
     struct nic_backend *b = c->b;
-    const uint32_t size = (uint32_t)bytes;
     char err[256];
-    if (size > nic_dma_max_len() || nic_dma_desc_check(0, size, c->info.data_width / 8, err,
-                                                        sizeof err) < 0)
-        return fail(c, "load: %u B is not one DMA descriptor (max %u)", size, nic_dma_max_len());
-    uint64_t h2c_bus, c2h_bus;
-    void *h2c = nic_dma_alloc(b, size, &h2c_bus);
-    void *c2h = nic_dma_alloc(b, size, &c2h_bus);
-    if (!h2c || !c2h)
-        return fail(c, "load: cannot allocate 2 x %u B of DMA memory", size);
-    const uint32_t seed_h2c = 0x1000, seed_c2h = 0x2000;
-    nic_pattern_fill(h2c, size, seed_h2c);
-    memset(c2h, 0, size);
-    nic_pattern_chk_restart(b, seed_h2c, size);
+    memset(d, 0, sizeof *d);
+    d->size = (uint32_t)bytes;
+    if (d->size > nic_dma_max_len() ||
+        nic_dma_desc_check(0, d->size, c->info.data_width / 8, err, sizeof err) < 0)
+        return fail(c, "load: %u B is not one DMA descriptor (max %u)", d->size,
+                    nic_dma_max_len());
+    d->h2c = nic_dma_alloc(b, d->size, &d->h2c_bus);
+    d->c2h = nic_dma_alloc(b, d->size, &d->c2h_bus);
+    if (!d->h2c || !d->c2h)
+        return fail(c, "load: cannot allocate 2 x %u B of DMA memory", d->size);
+    nic_pattern_fill(d->h2c, d->size, seed_h2c);
+    memset(d->c2h, 0, d->size);
+    nic_pattern_chk_restart(b, seed_h2c, d->size);
     nic_dma_stop(b, NIC_DMA_READER);
     nic_dma_set_loop(b, NIC_DMA_READER, false);
-    nic_dma_push(b, NIC_DMA_READER, h2c_bus, size, NIC_DMA_IRQ_DISABLE);
+    nic_dma_push(b, NIC_DMA_READER, d->h2c_bus, d->size, NIC_DMA_IRQ_DISABLE);
     nic_pattern_gen_enable(b, false);
     nic_dma_enable(b, NIC_DMA_WRITER, false);
     if (nic_dma_writer_drain(b, c->timeout_ns) < 0)
         return fail(c, "load: the writer's FIFO does not drain");
     nic_dma_table_reset(b, NIC_DMA_WRITER);
     nic_dma_set_loop(b, NIC_DMA_WRITER, false);
-    nic_dma_push(b, NIC_DMA_WRITER, c2h_bus, size, NIC_DMA_LAST_DISABLE);
+    nic_dma_push(b, NIC_DMA_WRITER, d->c2h_bus, d->size, NIC_DMA_LAST_DISABLE);
     nic_pattern_gen_seed(b, seed_c2h);
     nic_dma_enable(b, NIC_DMA_WRITER, true);
-    const uint32_t want = nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) |
-                          nic_msi_bit(PCIE_DMA0_WRITER_INTERRUPT);
-    nic_msi_enable(b, want);
+    d->want = nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) | nic_msi_bit(PCIE_DMA0_WRITER_INTERRUPT);
+    nic_msi_enable(b, d->want);
     if (nic_irq_drain(b) < 0)
         return fail(c, "load: irq_wait failed");
     nic_msi_ack(b);
-
     nic_dma_enable(b, NIC_DMA_READER, true);
     nic_pattern_gen_enable(b, true);
-    uint32_t seen = 0;
+    return backend_check(c, "load");
+}
+
+static int dma_finish(struct ctx *c, struct dma_load *d)
+{
+    struct nic_backend *b = c->b;
+    uint32_t seen = nic_msi_ack(b);         /* MSIs that came while other traffic ran */
     const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
-    while ((seen & want) != want) {
+    while ((seen & d->want) != d->want) {
         if (nic_now_ns(b) > deadline)
             return fail(c, "load: no MSI for %s within %" PRIu64 " ns",
                         seen & nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) ? "the writer"
@@ -207,8 +247,8 @@ static int load_dma(struct ctx *c, uint64_t bytes)
             seen |= nic_msi_ack(b);
     }
     /* The writer's MSI follows its last request; wait for the data to land. */
-    const volatile uint32_t *tail = (const volatile uint32_t *)c2h + size / 4 - 1;
-    while (*tail != nic_pattern_word(seed_c2h, size / 4 - 1)) {
+    const volatile uint32_t *tail = (const volatile uint32_t *)d->c2h + d->size / 4 - 1;
+    while (*tail != nic_pattern_word(seed_c2h, d->size / 4 - 1)) {
         if (nic_now_ns(b) > deadline)
             return fail(c, "load: card-to-host data did not arrive");
         nic_idle(b, 8);
@@ -218,26 +258,76 @@ static int load_dma(struct ctx *c, uint64_t bytes)
     nic_dma_enable(b, NIC_DMA_READER, false);
     nic_msi_enable(b, 0);
     size_t first;
-    const size_t bad = nic_pattern_check(c2h, size, seed_c2h, &first);
+    const size_t bad = nic_pattern_check(d->c2h, d->size, seed_c2h, &first);
     const uint64_t got = nic_pattern_chk_bytes(b);
     const uint32_t errors = nic_pattern_chk_errors(b);
-    nic_dma_free(b, h2c, size);
-    nic_dma_free(b, c2h, size);
+    nic_dma_free(b, d->h2c, d->size);
+    nic_dma_free(b, d->c2h, d->size);
     if (bad)
         return fail(c, "load: %zu card-to-host words differ from the pattern (first at %zu)",
                     bad, first);
-    if (got != size || errors)
+    if (got != d->size || errors)
         return fail(c, "load: the checker counted %" PRIu64 " B and %u bad beats, expected %u B "
-                    "and 0", got, errors, size);
+                    "and 0", got, errors, d->size);
     return backend_check(c, "load");
+}
+
+/* Frames through the MAC and its loopback PHY, each checked byte for byte on return. */
+static int eth_run(struct ctx *c, uint64_t frames, size_t size)
+{
+    struct nic_eth e;
+    char err[256];
+    if (nic_eth_init(&e, c->b, err, sizeof err) < 0)
+        return fail(c, "load tx: %s", err);
+    uint8_t tx[1514], rx[2048];
+    for (uint64_t n = 0; n < frames; n++) {
+        memset(tx, 0xff, 6);                                    /* broadcast */
+        const uint8_t src[6] = {0x02, 0x00, 0x4e, 0x49, 0x43, 0x31};
+        memcpy(tx + 6, src, 6);
+        tx[12] = 0x88;                                          /* local experimental */
+        tx[13] = 0xb5;
+        for (size_t k = 14; k < size; k++)
+            tx[k] = (uint8_t)(n * 7 + k);
+        if (nic_eth_send(&e, tx, size, c->timeout_ns, err, sizeof err) < 0)
+            return fail(c, "load tx: frame %" PRIu64 ": %s", n, err);
+        size_t len = 0;
+        if (nic_eth_recv(&e, rx, sizeof rx, &len, c->timeout_ns, err, sizeof err) < 0)
+            return fail(c, "load tx: frame %" PRIu64 ": %s", n, err);
+        const size_t want = size < 60 ? 60 : size;              /* the MAC pads to 60 */
+        if (len != want || memcmp(rx, tx, size) != 0)
+            return fail(c, "load tx: frame %" PRIu64 " came back as %zu bytes (sent %zu)%s", n,
+                        len, size, len == want ? " with different contents" : "");
+    }
+    return backend_check(c, "load tx");
 }
 
 static int run_load(struct ctx *c, const struct load *l)
 {
-    if (strcmp(l->kind, "dma") == 0)
-        return load_dma(c, l->bytes);
-    nic_idle(c->b, l->idle_ns);
-    return backend_check(c, "idle");
+    struct dma_load d;
+    int rc = EXIT_OK;
+    if (strcmp(l->kind, "none") == 0) {
+        nic_idle(c->b, l->idle_ns);
+        return backend_check(c, "idle");
+    }
+    if (load_has(l, "dma") && (rc = dma_start(c, l->bytes, &d)))
+        return rc;
+    if (load_has(l, "tx") && (rc = eth_run(c, l->frames, (size_t)l->frame_size)))
+        return rc;
+    if (load_has(l, "dma"))
+        rc = dma_finish(c, &d);
+    return rc;
+}
+
+static void load_describe(struct ctx *c, const struct load *l)
+{
+    out(c, "load: %s", l->kind);
+    if (load_has(l, "dma"))
+        out(c, "; DMA %" PRIu64 " B host-to-card and %" PRIu64 " B card-to-host at once, data "
+            "checked", l->bytes, l->bytes);
+    if (load_has(l, "tx"))
+        out(c, "; %" PRIu64 " frames of %" PRIu64 " B through the MAC and its loopback PHY, "
+            "checked", l->frames, l->frame_size);
+    out(c, "\n");
 }
 
 /* --- info -------------------------------------------------------------------------------------- */
@@ -392,9 +482,13 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
     const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
     const int mtx = nic_scope_probe_index("mac_tx"), mrx = nic_scope_probe_index("mac_rx");
     if (mtx >= 0 && ptx >= 0 && prx >= 0 && k->occ[mtx][NS_FRAMES])
-        out(c, "\nbus time per transmitted frame: %.1f ns on the PCIe side\n",
+        out(c, "\nPCIe bus time per Ethernet frame sent: %.1f ns (pcie_rx %.1f + pcie_tx %.1f ns "
+            "busy per frame; all PCIe traffic of the window over %" PRIu64 " frames)\n",
             (double)(k->occ[ptx][NS_BUSY] + k->occ[prx][NS_BUSY]) * per /
-                (double)k->occ[mtx][NS_FRAMES]);
+                (double)k->occ[mtx][NS_FRAMES],
+            (double)k->occ[prx][NS_BUSY] * per / (double)k->occ[mtx][NS_FRAMES],
+            (double)k->occ[ptx][NS_BUSY] * per / (double)k->occ[mtx][NS_FRAMES],
+            k->occ[mtx][NS_FRAMES]);
     else if (mrx < 0 && mtx < 0)
         out(c, "\nbus time per Ethernet frame: n/a (this build has no MAC probes)\n");
 }
@@ -409,7 +503,9 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_
     bu_json_ku64(j, "window_cycles", window);
     bu_json_kdouble(j, "ns_per_cycle", period_ns());
     bu_json_kstr(j, "load", l->kind);
-    bu_json_ku64(j, "load_bytes", strcmp(l->kind, "dma") == 0 ? l->bytes : 0);
+    bu_json_ku64(j, "load_bytes", load_has(l, "dma") ? l->bytes : 0);
+    bu_json_ku64(j, "load_frames", load_has(l, "tx") ? l->frames : 0);
+    bu_json_ku64(j, "load_frame_size", load_has(l, "tx") ? l->frame_size : 0);
     bu_json_key(j, "probes");
     bu_json_obj_begin(j);
     for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
@@ -497,7 +593,7 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k, size_t *c
 
 static int cmd_report(struct ctx *c, int argc, char **argv)
 {
-    struct load l = {.kind = "dma", .bytes = 64 * 1024, .idle_ns = 100000};
+    struct load l = LOAD_DEFAULT;
     uint64_t bin_min = 0, bin_shift = 5;
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -534,11 +630,7 @@ static int cmd_report(struct ctx *c, int argc, char **argv)
                         nic_scope_probes[p].name,
                         k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE],
                         nic_scope_probes[0].name, window);
-    out(c, "load: %s", l.kind);
-    if (strcmp(l.kind, "dma") == 0)
-        out(c, ", %" PRIu64 " B host-to-card and %" PRIu64 " B card-to-host at once, data "
-            "checked", l.bytes, l.bytes);
-    out(c, "\n");
+    load_describe(c, &l);
     report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
     size_t compared = 0;
     if ((rc = crosscheck(c, &k, &compared)))
@@ -669,7 +761,7 @@ static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
 
 static int cmd_capture(struct ctx *c, int argc, char **argv)
 {
-    struct load l = {.kind = "dma", .bytes = 64 * 1024, .idle_ns = 100000};
+    struct load l = LOAD_DEFAULT;
     struct nic_scope_stage st[NIC_SCOPE_NSTAGES];
     const char *specs[NIC_SCOPE_NSTAGES];
     unsigned nst = 0;
@@ -794,7 +886,9 @@ static int cmd_capture(struct ctx *c, int argc, char **argv)
 
 static int cmd_cpu(struct ctx *c, int argc, char **argv)
 {
-    struct load l = {.kind = "dma", .bytes = 16 * 1024, .idle_ns = 100000};
+    struct load l = LOAD_DEFAULT;
+    l.bytes = 16 * 1024;
+    l.kind = "dma";
     uint64_t boot_ms = 100;
     for (int i = 0; i < argc; i++) {
         const char *v;
