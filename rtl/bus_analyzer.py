@@ -7,6 +7,11 @@
 # and a triggered, run-length-compressed trace of every probe's signals (TraceTrigger +
 # TraceCapture). All counts close their window on the same `snapshot` cycle.
 #
+# Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry, so
+# the design it watches sees one flip-flop load per probed signal and no logic: the analyzer
+# cannot lengthen its paths. Everything inside sees the design one cycle late, uniformly, so
+# windows and trigger cycles are as if it were not; `cap_now` accounts for that cycle.
+#
 # The sample vector the trigger watches and the trace stores is, probe after probe in the order
 # given, valid, ready, first, last, then the probe's fields (lowest bits first). `signals()` lists
 # it; `header()` writes it, with the counter selector map, as a C header for host software.
@@ -15,7 +20,7 @@
 #   <probe>.valid/ready/first/last/nbytes/<fields>   in: one group per Probe.
 #   hold                 in: a host CSR access is in progress (qualifies the stall_hold counts).
 #   snapshot             in: pulse, closes every counter's window at once.
-#   cnt_sel / cnt_value  in 8 bits / out 48 bits, one cycle later: counter read-out, see
+#   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: counter read-out, see
 #                        counter_map().
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
 #   trig_*               in: the trigger's configuration (TraceTrigger, with the trig_ prefix);
@@ -214,70 +219,113 @@ class BusAnalyzer(wiring.Component):
         m = Module()
         values = {}    # selector -> 48-bit-or-narrower count
 
+        # Input stage: every probe signal and every event input (hold, snapshot, arm, stop) is
+        # registered once before any logic sees it, so the watched design's paths end at one
+        # flip-flop each and the analyzer adds no logic to them. The analyzer sees the design
+        # one cycle late, all of it, so counting windows are unchanged; `cap_now` is the
+        # timestamp the probes' current cycle will get.
+        ports = {}
+        for p in self.probes:
+            port, reg = getattr(self, p.name), {}
+            for name, w in [("nbytes", p.nbytes_width)] + p.sample_signals():
+                reg[name] = Signal(w, name=f"{p.name}_{name}_q")
+                m.d.sync += reg[name].eq(getattr(port, name))
+            ports[p.name] = type("ProbeStage", (), reg)
+        hold, snapshot, arm, stop = (Signal(name=f"{n}_q") for n in ("hold", "snapshot",
+                                                                      "arm", "stop"))
+        m.d.sync += [hold.eq(self.hold), snapshot.eq(self.snapshot), arm.eq(self.cap_arm),
+                     stop.eq(self.cap_stop)]
+
         for i, p in enumerate(self.probes):
-            port = getattr(self, p.name)
+            port = ports[p.name]
             occ = OccupancyCounter(nbytes_width=p.nbytes_width)
             m.submodules[f"occ_{p.name}"] = occ
             m.d.comb += [
                 occ.valid.eq(port.valid), occ.ready.eq(port.ready), occ.last.eq(port.last),
-                occ.nbytes.eq(port.nbytes), occ.hold.eq(self.hold),
-                occ.snapshot.eq(self.snapshot),
+                occ.nbytes.eq(port.nbytes), occ.hold.eq(hold), occ.snapshot.eq(snapshot),
             ]
             for k, c in enumerate(COUNTS):
                 values[i * 8 + k] = getattr(occ, c)
 
         for t, p in enumerate([p for p in self.probes if p.tlp]):
-            port = getattr(self, p.name)
+            port = ports[p.name]
             tlp = TLPTypeCounter()
             m.submodules[f"tlp_{p.name}"] = tlp
             m.d.comb += [
                 tlp.valid.eq(port.valid), tlp.ready.eq(port.ready), tlp.first.eq(port.first),
-                tlp.fmt_type.eq(port.fmt_type), tlp.snapshot.eq(self.snapshot),
+                tlp.fmt_type.eq(port.fmt_type), tlp.snapshot.eq(snapshot),
             ]
             for k, c in enumerate(TLP_TYPES):
                 values[SEL_TLP + t * 8 + k] = getattr(tlp, c)
 
         if self.latency is not None:
-            req, cpl = (getattr(self, n) for n in self.latency)
+            req, cpl = (ports[n] for n in self.latency)
             m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins)
             m.d.comb += [
                 lat.req.eq(req.valid & req.ready & req.first),
                 lat.cpl.eq(cpl.valid & cpl.ready & cpl.last & cpl.end),
                 lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
-                lat.snapshot.eq(self.snapshot),
+                lat.snapshot.eq(snapshot),
             ]
             for i in range(self.nbins):
                 values[SEL_BIN + i] = lat.bins[i]
             for k, s in enumerate(LAT_STATS):
                 values[SEL_LAT + k] = getattr(lat, s)
 
-        with m.Switch(self.cnt_sel):
-            for sel, v in values.items():
-                with m.Case(sel):
-                    m.d.sync += self.cnt_value.eq(v)
+        # Read-out: a two-level registered multiplexer (by the selector's high bits, then its
+        # low bits), so cnt_value is valid two cycles after cnt_sel changes; both levels are
+        # narrow enough not to limit the clock however many counters there are.
+        lo_bits = 3
+        groups = {}
+        for sel, v in values.items():
+            groups.setdefault(sel >> lo_bits, {})[sel & ((1 << lo_bits) - 1)] = v
+        group_value = {g: Signal(48, name=f"cnt_group{g:02x}") for g in groups}
+        for g, members in groups.items():
+            with m.Switch(self.cnt_sel[:lo_bits]):
+                for k, v in members.items():
+                    with m.Case(k):
+                        m.d.sync += group_value[g].eq(v)
+                with m.Default():
+                    m.d.sync += group_value[g].eq(0)
+        sel_hi = Signal(8 - lo_bits)
+        m.d.sync += sel_hi.eq(self.cnt_sel[lo_bits:])
+        with m.Switch(sel_hi):
+            for g in groups:
+                with m.Case(g):
+                    m.d.sync += self.cnt_value.eq(group_value[g])
             with m.Default():
                 m.d.sync += self.cnt_value.eq(0)
 
         # Trace: the sample vector, the trigger and the capture.
         sample = Signal(self.sample_width)
         for p in self.probes:
-            port = getattr(self, p.name)
+            port = ports[p.name]
             for probe, _g, name, off, w in self.signals():
                 if probe == p.name:
                     m.d.comb += sample[off:off + w].eq(getattr(port, name))
-        m.submodules.trigger = trig = TraceTrigger(self.sample_width, self.nstages)
-        m.submodules.capture = cap = TraceCapture(self.sample_width, self.depth)
+        # The trigger registers its comparators' results and the capture its sample (latency 1
+        # both): trigger, capture, arm and stop all act one cycle after the sample.
+        m.submodules.trigger = trig = TraceTrigger(self.sample_width, self.nstages, latency=1)
+        m.submodules.capture = cap = TraceCapture(self.sample_width, self.depth, latency=1)
+        arm_q, stop_q = Signal(), Signal()
+        m.d.sync += [arm_q.eq(arm), stop_q.eq(stop)]
         m.d.comb += [
-            trig.sample.eq(sample), trig.enable.eq(cap.armed), trig.arm.eq(self.cap_arm),
+            trig.sample.eq(sample), trig.enable.eq(cap.armed), trig.arm.eq(arm_q),
             trig.nstages_used.eq(self.trig_nstages_used), self.trig_stage.eq(trig.stage),
             cap.sample.eq(sample), cap.trigger.eq(trig.fire),
         ]
         for i in range(self.nstages):
             for f in STAGE_FIELDS:
                 m.d.comb += getattr(trig, f"s{i}_{f}").eq(getattr(self, f"trig_s{i}_{f}"))
-        for name in ("arm", "stop", "pre", "post", "rd_addr"):
+        m.d.comb += [cap.arm.eq(arm_q), cap.stop.eq(stop_q)]
+        for name in ("pre", "post", "rd_addr"):
             m.d.comb += getattr(cap, name).eq(getattr(self, f"cap_{name}"))
         for name in ("state", "start", "count", "trig_index", "trig_ts", "end_ts", "last_ts",
-                     "now", "overflow", "triggered", "rd_data"):
+                     "overflow", "triggered", "rd_data"):
             m.d.comb += getattr(self, f"cap_{name}").eq(getattr(cap, name))
+        # The capture stamps a sample with its own cycle count two cycles after the probes saw
+        # it (the input stage, the trigger's): cap_now runs two ahead of that count.
+        now = Signal(48, init=2)
+        m.d.sync += now.eq(now + 1)
+        m.d.comb += self.cap_now.eq(now)
         return m

@@ -17,12 +17,15 @@
 # outstanding is the oldest one's (not measured, not unmatched). So every measured latency is
 # exact. Completions with no request outstanding, queued or lost, are counted in `unmatched`.
 #
-# Pipeline: the latency is taken on the `cpl` cycle and binned one cycle later; an event binned
-# on a snapshot cycle goes to the new window.
+# Pipeline: the latency is taken on the `cpl` cycle, its bin is found one cycle later and it is
+# counted two cycles later (the subtraction, the range check and the bin counters' adders are
+# in three different cycles, so none of them limits the clock); an event counted on a snapshot
+# cycle goes to the new window. `lost` and `unmatched` events follow the same pipeline.
 #
 # Interfaces:
 #   req, cpl             in: pulses, see above.
-#   bin_min              in, 32 bits: latency (cycles) at the bottom of bin 0.
+#   bin_min              in, 32 bits: latency (cycles) at the bottom of bin 0 (taken when a
+#                        request is queued: change it between measurements, not during one).
 #   bin_shift            in, 5 bits: each bin is 2**bin_shift cycles wide.
 #   snapshot             in: pulse.
 #   bins                 out: nbins counts of the last closed window.
@@ -35,7 +38,7 @@
 #   depth   outstanding requests tracked (at least the DMA engine's max pending requests).
 #   width   width of the bin counters and the other counts (sum is 48 bits).
 
-from amaranth import Module, Signal
+from amaranth import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -63,7 +66,9 @@ class LatencyHistogram(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.fifo = q = fifo.SyncFIFO(width=32, depth=self.depth)
+        # Each queued request keeps its cycle and its cycle + bin_min, so the completion's cycle
+        # gives both the latency and its offset into the bins with one subtraction each.
+        m.submodules.fifo = q = fifo.SyncFIFO(width=64, depth=self.depth)
         now = Signal(32)
         m.d.sync += now.eq(now + 1)
 
@@ -73,7 +78,7 @@ class LatencyHistogram(wiring.Component):
         req_lost = self.req & (~q.w_rdy | (skip != 0))
         cpl_skip = self.cpl & ~q.r_rdy & (skip != 0)
         m.d.comb += [
-            q.w_data.eq(now),
+            q.w_data.eq(Cat(now, now + self.bin_min)),
             q.w_en.eq(self.req & ~req_lost),
             q.r_en.eq(self.cpl),
         ]
@@ -82,24 +87,44 @@ class LatencyHistogram(wiring.Component):
         with m.Elif(cpl_skip & ~req_lost):
             m.d.sync += skip.eq(skip - 1)
         lat = Signal(32)
+        offset = Signal(32)       # lat - bin_min (modulo 2**32)
         lat_valid = Signal()
         ev_lost = Signal()
         ev_unmatched = Signal()
         m.d.sync += [
-            lat.eq(now - q.r_data),
+            lat.eq(now - q.r_data[:32]),
+            offset.eq(now - q.r_data[32:]),
             lat_valid.eq(self.cpl & q.r_rdy),
             ev_lost.eq(req_lost),
             ev_unmatched.eq(self.cpl & ~q.r_rdy & (skip == 0)),
         ]
 
-        # Stage 2: bin it.
+        # Stage 2: find its bin.
+        # Three independent parts, none waiting on another: below the range, beyond it (the
+        # offset reaches nbins << bin_shift), the bin (the offset's bits from bin_shift up).
         below_min = lat < self.bin_min
-        idx_full = Signal(32)
-        m.d.comb += idx_full.eq((lat - self.bin_min) >> self.bin_shift)
         nbits = (self.nbins - 1).bit_length()
-        in_range = ~below_min & (idx_full < self.nbins)
-        idx = idx_full[:nbits]
+        idx_full = Signal(32)
+        m.d.comb += idx_full.eq(offset >> self.bin_shift)
+        beyond = Signal()
+        m.d.comb += beyond.eq(offset >= (Const(self.nbins, nbits + 1) << self.bin_shift))
+        lat2 = Signal(32)
+        lat2_valid = Signal()
+        below2 = Signal()
+        in_range2 = Signal()
+        idx = Signal(nbits)
+        ev2_lost = Signal()
+        ev2_unmatched = Signal()
+        m.d.sync += [
+            lat2.eq(lat), lat2_valid.eq(lat_valid),
+            below2.eq(below_min), in_range2.eq(~below_min & ~beyond),
+            idx.eq(idx_full[:nbits]),
+            ev2_lost.eq(ev_lost), ev2_unmatched.eq(ev_unmatched),
+        ]
 
+        # Stage 3: count it.
+        lat, lat_valid, below_min, in_range = lat2, lat2_valid, below2, in_range2
+        ev_lost, ev_unmatched = ev2_lost, ev2_unmatched
         inc = {
             "below":     lat_valid & below_min,
             "above":     lat_valid & ~below_min & ~in_range,

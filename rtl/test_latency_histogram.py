@@ -42,21 +42,21 @@ def model_events(cycles, depth):
 
     A request is lost if it finds the FIFO full or lost requests still outstanding; a completion
     matches the oldest queued request, else (FIFO empty) the oldest lost one, else it is unmatched.
-    Latency = completion cycle - request cycle; the event is binned on the next cycle."""
+    Latency = completion cycle - request cycle; the event is counted two cycles later."""
     queue, lost_outstanding, events = deque(), 0, []
     for c, (req, cpl, _) in enumerate(cycles):
         full, skip = len(queue) == depth, lost_outstanding
         if cpl:
             if queue:
-                events.append((c + 1, "lat", c - queue.popleft()))
+                events.append((c + 2, "lat", c - queue.popleft()))
             elif skip:
                 lost_outstanding -= 1
             else:
-                events.append((c + 1, "unmatched", None))
+                events.append((c + 2, "unmatched", None))
         if req:
             if full or skip:
                 lost_outstanding += 1
-                events.append((c + 1, "lost", None))
+                events.append((c + 2, "lost", None))
             else:
                 queue.append(c)
     return events
@@ -114,10 +114,10 @@ def test_latency_definition():
     assert outs[38]["count"] == 0 and outs[38]["min"] == NO_MIN and outs[38]["max"] == 0
 
 
-@pytest.mark.parametrize("snap_cycle,window", [(25, 1), (26, 1), (27, 0)])
-def test_binned_one_cycle_later(snap_cycle, window):
-    """cpl on cycle 25 is binned on cycle 26: a snapshot on 25 or 26 puts it in the next window,
-    one on 27 in the window it closes."""
+@pytest.mark.parametrize("snap_cycle,window", [(25, 1), (26, 1), (27, 1), (28, 0)])
+def test_counted_two_cycles_later(snap_cycle, window):
+    """cpl on cycle 25 is counted on cycle 27: a snapshot on 25, 26 or 27 puts it in the next
+    window, one on 28 in the window it closes."""
     cycles = pulses(40, req={10}, cpl={25}, snap={snap_cycle, 35})
     outs = run(LatencyHistogram(nbins=4, depth=4), cycles, bin_min=0, bin_shift=4)
     first, second = outs[snap_cycle], outs[35]
@@ -202,7 +202,7 @@ def test_narrow_counters_wrap():
     cycles = []
     for _ in range(300):
         cycles += [(1, 0, 0), (0, 0, 0), (0, 1, 0)]
-    cycles += [(0, 0, 0), (0, 0, 1)]
+    cycles += [(0, 0, 0), (0, 0, 0), (0, 0, 1)]
     outs = run(LatencyHistogram(nbins=2, depth=2, width=8), cycles, bin_min=2, bin_shift=0)
     got = outs[-1]
     assert (got["count"], got["sum"], got["min"], got["max"]) == (300 % 256, 600, 2, 2)

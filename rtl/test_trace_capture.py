@@ -2,6 +2,7 @@
 import random
 
 import pytest
+from amaranth import Elaboratable, Module
 from amaranth.sim import Simulator
 
 from rtl.trace_capture import TS_WIDTH, State, TraceCapture
@@ -505,3 +506,56 @@ def test_random_vs_spec(depth, sample_width, seed):
 
     simulate(dut, bench)
     assert all(v > 0 for v in seen.values()), seen
+
+
+class _DelayedCapture(Elaboratable):
+    """A latency-1 capture beside a latency-0 one fed the sample delayed by a register."""
+
+    def __init__(self, sample_width, depth):
+        self.fast = TraceCapture(sample_width, depth=depth, latency=1)
+        self.ref = TraceCapture(sample_width, depth=depth)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.fast, m.submodules.ref = self.fast, self.ref
+        m.d.sync += self.ref.sample.eq(self.fast.sample)
+        for name in ("arm", "stop", "trigger", "pre", "post", "rd_addr"):
+            m.d.comb += getattr(self.ref, name).eq(getattr(self.fast, name))
+        return m
+
+
+@pytest.mark.parametrize("depth,sample_width,seed", [(16, 3, 1), (4, 2, 2)])
+def test_latency_one_is_a_delayed_latency_zero(depth, sample_width, seed):
+    """latency=1 equals a latency-0 capture of the sample delayed one cycle, on every output on
+    every cycle, under random samples, pulses, pre/post, read addresses and timestamp wraps."""
+    rng = random.Random(seed)
+    top = _DelayedCapture(sample_width, depth)
+    fast, ref = top.fast, top.ref
+    outs = ("armed", "state", "start", "count", "trig_index", "trig_ts", "end_ts", "last_ts",
+            "now", "overflow", "triggered", "rd_data")
+
+    async def bench(ctx):
+        sample = 0
+        for cyc in range(6000):
+            if cyc % 500 == 250:                       # jump both clocks near a 2**32 wrap
+                base = rng.randrange(1, 4) * TS_MOD - rng.randrange(1, 6)
+                ctx.set(fast.now, base)
+                ctx.set(ref.now, base)
+            if rng.random() < 0.3:
+                sample = rng.randrange(2**sample_width)
+            ctx.set(fast.sample, sample)
+            ctx.set(fast.arm, int(rng.random() < 0.01))
+            ctx.set(fast.stop, int(rng.random() < 0.005))
+            ctx.set(fast.trigger, int(rng.random() < 0.03))
+            if rng.random() < 0.01:
+                ctx.set(fast.pre, rng.randrange(2 * depth))
+                ctx.set(fast.post, rng.choice([0, 1, rng.randrange(80)]))
+            ctx.set(fast.rd_addr, rng.randrange(depth))
+            for name in outs:
+                assert ctx.get(getattr(fast, name)) == ctx.get(getattr(ref, name)), (cyc, name)
+            await ctx.tick()
+
+    sim = Simulator(top)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()

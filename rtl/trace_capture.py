@@ -37,6 +37,11 @@
 # Parameters:
 #   sample_width   bits per sample.
 #   depth          entries (a power of two); the RAM is depth x (sample_width + 32) bits.
+#   latency        0: as above. 1: `sample` is registered on entry, with whether it differs from
+#                  the one before and whether the next timestamp's low bits are 0, so the wide
+#                  comparison is out of the write decision's path; the capture is then exactly
+#                  a latency-0 capture of the sample delayed by one cycle (arm, stop and
+#                  trigger on cycle t pair with the sample of cycle t - 1).
 
 from enum import IntEnum
 
@@ -55,12 +60,14 @@ class State(IntEnum):
 
 
 class TraceCapture(wiring.Component):
-    def __init__(self, sample_width, depth=1024):
+    def __init__(self, sample_width, depth=1024, latency=0):
         if depth < 4 or depth & (depth - 1):
             raise ValueError(f"TraceCapture: depth={depth} must be a power of two >= 4")
         if sample_width < 1:
             raise ValueError(f"TraceCapture: sample_width={sample_width} must be at least 1")
-        self.sample_width, self.depth = sample_width, depth
+        if latency not in (0, 1):
+            raise ValueError(f"TraceCapture: latency={latency} must be 0 or 1")
+        self.sample_width, self.depth, self.latency = sample_width, depth, latency
         aw = (depth - 1).bit_length()
         self.entry_width = sample_width + TS_WIDTH
         super().__init__({
@@ -97,16 +104,25 @@ class TraceCapture(wiring.Component):
 
         now = self.now
         m.d.sync += now.eq(now + 1)
-        prev = Signal(self.sample_width)
-        m.d.sync += prev.eq(self.sample)
+        if self.latency:
+            sample, differs, ts_zero = Signal(self.sample_width), Signal(), Signal(init=1)
+            m.d.sync += [
+                sample.eq(self.sample),
+                differs.eq(self.sample != sample),
+                ts_zero.eq(now[:TS_WIDTH] == 2**TS_WIDTH - 1),
+            ]
+        else:
+            sample, prev = self.sample, Signal(self.sample_width)
+            m.d.sync += prev.eq(sample)
+            differs, ts_zero = sample != prev, now[:TS_WIDTH] == 0
         first = Signal()          # the first armed cycle: always write
         wp = Signal(aw)
         post_left = Signal(32)
 
-        changed = (self.sample != prev) | first | (now[:TS_WIDTH] == 0)
+        changed = differs | first | ts_zero
         m.d.comb += [
             wr.addr.eq(wp),
-            wr.data.eq(Cat(self.sample, now[:TS_WIDTH])),
+            wr.data.eq(Cat(sample, now[:TS_WIDTH])),
             self.armed.eq(self.state == State.ARMED),
         ]
 

@@ -27,6 +27,11 @@
 #   sample_width  bits watched.
 #   nstages       stages built (1..4).
 #   count_width   width of the occurrence counts.
+#   latency       0: as above. 1: each stage's condition is computed from the sample (and the
+#                 previous one) and registered; the sequencing acts on it one cycle later, so
+#                 `enable`, `arm` and `fire` on cycle t pair with the sample of cycle t - 1 (the
+#                 user delays what is captured by one cycle to match). This takes the wide
+#                 comparators out of the sequencing's path, for clock speed.
 
 from enum import IntEnum
 
@@ -60,12 +65,15 @@ def stage_ports(sample_width, nstages, count_width):
 
 
 class TraceTrigger(wiring.Component):
-    def __init__(self, sample_width, nstages=4, count_width=16):
+    def __init__(self, sample_width, nstages=4, count_width=16, latency=0):
         if sample_width < 1:
             raise ValueError(f"TraceTrigger: sample_width={sample_width} must be at least 1")
         if not 1 <= nstages <= 4:
             raise ValueError(f"TraceTrigger: nstages={nstages} must be 1..4")
+        if latency not in (0, 1):
+            raise ValueError(f"TraceTrigger: latency={latency} must be 0 or 1")
         self.sample_width, self.nstages, self.count_width = sample_width, nstages, count_width
+        self.latency = latency
         super().__init__({
             "sample":       In(sample_width),
             "enable":       In(1),
@@ -112,6 +120,10 @@ class TraceTrigger(wiring.Component):
                     m.d.comb += cond.eq(a | b)
                 with m.Case(Op.ALWAYS):
                     m.d.comb += cond.eq(1)
+            if self.latency:
+                cond_q = Signal(name=f"cond{i}_q")
+                m.d.sync += cond_q.eq(cond)
+                cond = cond_q
             conds.append((cond, p["count"]))
 
         stage = self.stage

@@ -103,8 +103,10 @@ struct ScopeRef {
     Window live, closed;
     uint64_t windows = 0;
     std::deque<uint64_t> reqs;        /* cycles of outstanding DMA read requests */
-    bool lat_pending = false;         /* a latency measured last cycle, binned on this one */
-    uint64_t lat_value = 0;
+    /* Latencies measured 2 and 1 cycles ago: the analyzer counts one 2 cycles after its
+     * completion (its input stage and histogram pipeline; see rtl/latency_histogram.py). */
+    bool lat_pending[2] = {};
+    uint64_t lat_value[2] = {};
     int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */
     int end_sig = -1, req_probe = -1, cpl_probe = -1;
 
@@ -342,9 +344,11 @@ struct SimHarness::Impl {
         ScopeRef &r = scope;
         if (top->probe_an_snapshot)
             r.snapshot();
-        if (r.lat_pending)
-            r.add_latency(r.lat_value);
-        r.lat_pending = false;
+        if (r.lat_pending[0])
+            r.add_latency(r.lat_value[0]);
+        r.lat_pending[0] = r.lat_pending[1];
+        r.lat_value[0] = r.lat_value[1];
+        r.lat_pending[1] = false;
         const bool hold = top->probe_csr_busy;
         for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
             const char *name = kScopeProbes[p].name;
@@ -365,8 +369,8 @@ struct SimHarness::Impl {
             const bool cpl = r.bit(v, c, 0) && r.bit(v, c, 1) && r.bit(v, c, 3) &&
                              sample_bits(v, kScopeSignals[r.end_sig].offset, 1);
             if (cpl && !r.reqs.empty()) {
-                r.lat_pending = true;
-                r.lat_value = now - r.reqs.front();
+                r.lat_pending[1] = true;
+                r.lat_value[1] = now - r.reqs.front();
                 r.reqs.pop_front();
             }
             if (req)
