@@ -1,0 +1,290 @@
+#
+# frame_fifo.py: store-and-forward packet FIFO that drops bad frames and counts every drop.
+#
+# What it is: Corundum's axis_fifo with FRAME_FIFO=1, DROP_BAD_FRAME, DROP_OVERSIZE_FRAME and
+# DROP_WHEN_FULL, plus a runt check. On the RX path (MAC -> FIFO -> DMA) the MAC can never wait,
+# so the sink never back-pressures and whatever cannot be kept is dropped and counted; on the TX
+# path (DMA -> FIFO -> MAC, `backpressure=True`) a whole frame is stored before its first beat
+# leaves, so the MAC never underruns. A frame is stored in full before any of it is output, and
+# a dropped frame leaves no trace: the write pointer rolls back to the end of the last committed
+# frame and readers never see a byte of it. Frame boundaries are never lost: a frame being
+# dropped is discarded up to and including its `s_last` beat.
+#
+# Storage: a memory of depth // data_width beats (data, keep, last: one entry per beat, so a
+# partial last beat occupies a whole entry) and a FIFO of the committed frames' lengths (bytes
+# and beats), so that `m_len` is known on the first beat. A frame's length is the sum over its
+# beats of the number of 1 bits of `s_keep`.
+#
+# Drop rules, per frame. Each dropped frame increments exactly one counter, the first that
+# applies in this priority order (frame-intrinsic reasons first, then lack of space):
+#   disabled  `enable` was 0 in the cycle the frame's first beat was accepted (a frame that
+#             started with enable 1 is handled normally even if enable drops during it).
+#   error     `s_error` was 1 on the last beat (bad FCS, PHY error).
+#   oversize  the length exceeds `max_len`; decided at the beat that makes it exceed: nothing
+#             more of the frame is stored.
+#   runt      length < `min_len` (decided on the last beat).
+#   full      a beat arrived while the memory was full (entries from the read pointer, as
+#             registered at the start of the cycle, to the write pointer: a beat read into the
+#             output register in cycle t frees its entry from cycle t+1; decided at that beat,
+#             nothing more of the frame is stored), or the length FIFO held `max_frames` frames
+#             whose first beat had not been read when the last beat arrived.
+# A frame is kept (committed) when none applies. `max_len` is compared on every beat and
+# `min_len` on the last one; keep both stable during a frame.
+#
+# Cycles. Everything is registered at the clock edge that ends the cycle in question:
+#   sink      a beat moves in cycle t when s_valid & s_ready. With the last beat of a frame in
+#             cycle t, in cycle t+1: frames_in has incremented, and exactly one of: the frame is
+#             committed (level += its length, frames_queued += 1) or one drop counter has
+#             incremented.
+#   latency   a frame whose last beat moves in cycle t, with nothing committed before it still
+#             waiting and the output register free in cycle t+1 (m_valid 0, or m_ready 1),
+#             shows its first beat on m_* (m_valid 1) in cycle t+2: 2 cycles.
+#   source    m_valid, m_data, m_keep, m_last and m_len are registers (m_data, m_keep, m_last
+#             are the memory's synchronous read port); a beat moves in cycle t when
+#             m_valid & m_ready, and in cycle t+1 the next beat is on m_* if one is stored (one
+#             beat per cycle, frames back to back). frames_out (on m_last), bytes_out (+= the
+#             1 bits of m_keep), level (-= the same) and frames_queued (-= 1 on m_last) are
+#             updated in cycle t+1.
+#   s_ready   1 always when backpressure=False. With backpressure=True it is a function of
+#             registers only: 0 while the length FIFO is full, or while the memory is full and
+#             committed beats still occupy it (it frees as the output drains). A frame that fills
+#             the whole memory by itself can never fit: its next beat is accepted and the frame
+#             is dropped as full, so the sink never dead-locks.
+# No combinational path from m_ready to s_ready, nor from s_* to m_*. Beats are written and read
+# in the same cycle at full rate.
+#
+# Interfaces:
+#   s_valid, s_ready, s_data, s_keep, s_last, s_error   sink (s_ready out). s_data has
+#                 data_width byte lanes, little-endian (lane i is s_data[8*i:8*i+8]); s_keep one
+#                 bit per lane, contiguous from lane 0, only the last beat partial (any pattern
+#                 is stored and passed on, the length counts its 1 bits); s_error sampled with
+#                 s_last.
+#   m_valid, m_ready, m_data, m_keep, m_last, m_len     source (m_ready in). m_len: the frame's
+#                 length in bytes, valid on every beat of the frame.
+#   max_len, min_len   in, len_width bits: see the drop rules.
+#   enable        in: see `disabled`; the output keeps draining committed frames while 0.
+#   frames_in, frames_out, bytes_out, drop_error, drop_oversize, drop_runt, drop_full,
+#   drop_disabled      out, count_width bits, wrapping. frames_in counts every frame whose last
+#                 beat was accepted: frames_in == frames_out + sum(drop_*) + frames_queued
+#                 (mod 2**count_width), in every cycle.
+#   level         out: bytes of committed frames not yet output (m_valid & m_ready); up to
+#                 depth + data_width (a full memory and the output register).
+#   frames_queued out: committed frames whose last beat has not yet been output.
+#
+# Parameters:
+#   data_width    bytes per beat: a power of two, 1 to 64.
+#   depth         bytes of storage: a power of two, >= 2 * data_width (depth // data_width
+#                 entries). It should be at least twice the largest frame kept.
+#   len_width     width of the lengths (16: frames up to 65535 bytes).
+#   max_frames    entries of the length FIFO (a power of two >= 2); None: depth // data_width,
+#                 which can never be the limit (every frame takes at least one entry); with
+#                 small beats set it lower (e.g. depth // 64 for 64-byte minimum frames).
+#   backpressure  False: s_ready is 1 always (RX side). True: see s_ready (TX side).
+#   count_width   counter width (32).
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
+
+COUNTS = ("frames_in", "frames_out", "bytes_out", "drop_error", "drop_oversize", "drop_runt",
+          "drop_full", "drop_disabled")
+DROPS = ("drop_disabled", "drop_error", "drop_oversize", "drop_runt", "drop_full")  # priority
+
+# Reason a frame is being discarded, decided before its last beat (the register `reason`).
+NONE, DISABLED, OVERSIZE, FULL = range(4)
+
+
+def _is_pow2(n):
+    return isinstance(n, int) and n >= 1 and n & (n - 1) == 0
+
+
+def _log2(n):
+    return n.bit_length() - 1
+
+
+class FrameFIFO(wiring.Component):
+    def __init__(self, data_width=8, depth=4096, len_width=16, max_frames=None,
+                 backpressure=False, count_width=32):
+        if not _is_pow2(data_width) or data_width > 64:
+            raise ValueError(f"FrameFIFO: data_width={data_width} must be a power of two "
+                             f"from 1 to 64")
+        if not _is_pow2(depth) or depth < 2 * data_width:
+            raise ValueError(f"FrameFIFO: depth={depth} must be a power of two >= "
+                             f"2 * data_width = {2 * data_width}")
+        if not isinstance(len_width, int) or not 1 <= len_width <= 32:
+            raise ValueError(f"FrameFIFO: len_width={len_width} must be 1 to 32")
+        entries = depth // data_width
+        if max_frames is None:
+            max_frames = entries
+        if not _is_pow2(max_frames) or max_frames < 2:
+            raise ValueError(f"FrameFIFO: max_frames={max_frames} must be a power of two >= 2")
+        if not isinstance(count_width, int) or count_width < 1:
+            raise ValueError(f"FrameFIFO: count_width={count_width} must be >= 1")
+        self.data_width = data_width
+        self.depth = depth
+        self.entries = entries
+        self.len_width = len_width
+        self.max_frames = max_frames
+        self.backpressure = bool(backpressure)
+        self.count_width = count_width
+        super().__init__({
+            "s_valid":       In(1),
+            "s_ready":       Out(1),
+            "s_data":        In(8 * data_width),
+            "s_keep":        In(data_width),
+            "s_last":        In(1),
+            "s_error":       In(1),
+            "m_valid":       Out(1),
+            "m_ready":       In(1),
+            "m_data":        Out(8 * data_width),
+            "m_keep":        Out(data_width),
+            "m_last":        Out(1),
+            "m_len":         Out(len_width),
+            "max_len":       In(len_width),
+            "min_len":       In(len_width),
+            "enable":        In(1),
+            **{name: Out(count_width) for name in COUNTS},
+            "level":         Out(depth.bit_length()),
+            "frames_queued": Out((max_frames + 1).bit_length()),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        dw = self.data_width
+        lw = self.len_width
+        entries = self.entries
+        aw = _log2(entries)                 # memory address bits; pointers have one more
+        fw = _log2(self.max_frames)         # length FIFO address bits; pointers have one more
+
+        m.submodules.mem = mem = memory.Memory(shape=unsigned(9 * dw + 1), depth=entries,
+                                               init=[])
+        wr = mem.write_port()
+        rd = mem.read_port(domain="sync")
+        # Length FIFO entry: frame length in bytes | (beats - 1) << len_width.
+        m.submodules.lens = lens = memory.Memory(shape=unsigned(lw + aw),
+                                                 depth=self.max_frames, init=[])
+        lwr = lens.write_port()
+        lrd = lens.read_port(domain="sync", transparent_for=[lwr])
+
+        wp = Signal(aw + 1)        # next memory entry to write
+        fstart = Signal(aw + 1)    # end of the last committed frame (rollback target)
+        rp = Signal(aw + 1)        # next memory entry to read
+        lwp = Signal(fw + 1)       # length FIFO write pointer (committed frames)
+        lrp = Signal(fw + 1)       # length FIFO read pointer (frames whose first beat was read)
+        in_frame = Signal()        # a frame has started (beats accepted, not its last yet)
+        reason = Signal(2)         # NONE, DISABLED, OVERSIZE, FULL for the frame in progress
+        flen = Signal(lw + 1)      # bytes of the frame in progress so far
+
+        def popcount(v):
+            return sum(v[i] for i in range(len(v)))
+
+        # ---- write side
+        mem_full = (wp - rp)[:aw + 1] == entries
+        lfull = (lwp - lrp)[:fw + 1] == self.max_frames
+        if self.backpressure:
+            m.d.comb += self.s_ready.eq(~lfull & ~(mem_full & (fstart != rp)))
+        else:
+            m.d.comb += self.s_ready.eq(1)
+        beat = self.s_valid & self.s_ready
+
+        len_now = Signal(lw + 1)
+        m.d.comb += len_now.eq(flen + popcount(self.s_keep))
+        disabled = (reason == DISABLED) | (~in_frame & ~self.enable)
+        over = (reason == OVERSIZE) | (len_now > self.max_len)
+        nxt = Signal(2)            # the reason after this beat
+        with m.If(disabled):
+            m.d.comb += nxt.eq(DISABLED)
+        with m.Elif(over):
+            m.d.comb += nxt.eq(OVERSIZE)
+        with m.Elif((reason == FULL) | mem_full):
+            m.d.comb += nxt.eq(FULL)
+        with m.Else():
+            m.d.comb += nxt.eq(NONE)
+
+        # Drop decision on the last beat, in priority order; commit when none applies.
+        final = {
+            "drop_disabled": nxt == DISABLED,
+            "drop_error":    self.s_error,
+            "drop_oversize": nxt == OVERSIZE,
+            "drop_runt":     len_now < self.min_len,
+            "drop_full":     (nxt == FULL) | lfull,
+        }
+        drop_now = {}
+        earlier = 0
+        for name in DROPS:
+            drop_now[name] = Signal(name=f"{name}_now")
+            m.d.comb += drop_now[name].eq(beat & self.s_last & ~earlier & final[name])
+            earlier = earlier | final[name]
+        commit = Signal()
+        m.d.comb += commit.eq(beat & self.s_last & ~earlier)
+
+        m.d.comb += [
+            wr.addr.eq(wp[:aw]),
+            wr.data.eq(Cat(self.s_data, self.s_keep, self.s_last)),
+            wr.en.eq(beat & (nxt == NONE)),
+            lwr.addr.eq(lwp[:fw]),
+            lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
+            lwr.en.eq(commit),
+        ]
+        with m.If(beat):
+            with m.If(self.s_last):
+                m.d.sync += [
+                    self.frames_in.eq(self.frames_in + 1),
+                    in_frame.eq(0), reason.eq(NONE), flen.eq(0),
+                ]
+                with m.If(commit):
+                    m.d.sync += [wp.eq(wp + 1), fstart.eq(wp + 1), lwp.eq(lwp + 1)]
+                with m.Else():
+                    m.d.sync += wp.eq(fstart)
+            with m.Else():
+                m.d.sync += [in_frame.eq(1), reason.eq(nxt), flen.eq(len_now)]
+                with m.If(nxt == NONE):
+                    m.d.sync += wp.eq(wp + 1)
+                with m.Else():
+                    m.d.sync += wp.eq(fstart)
+        for name in DROPS:
+            with m.If(drop_now[name]):
+                m.d.sync += getattr(self, name).eq(getattr(self, name) + 1)
+
+        # ---- read side: the memory's read port register is the output register.
+        rem = Signal(aw)           # beats of the current output frame still to read
+        adv = ~self.m_valid | self.m_ready                  # the output register can load
+        avail = (rem != 0) | (lwp != lrp)
+        take = Signal()
+        start = Signal()           # take the first beat of a frame (pops the length FIFO)
+        m.d.comb += [
+            take.eq(adv & avail),
+            start.eq(take & (rem == 0)),
+            rd.addr.eq(rp[:aw]),
+            rd.en.eq(take),
+            # Addressed with the next value of lrp: lrd.data is always lens[lrp], including a
+            # length written in the previous cycle (transparent port).
+            lrd.addr.eq((lrp + start)[:fw]),
+            self.m_data.eq(rd.data[:8 * dw]),
+            self.m_keep.eq(rd.data[8 * dw:9 * dw]),
+            self.m_last.eq(rd.data[9 * dw]),
+        ]
+        with m.If(adv):
+            m.d.sync += self.m_valid.eq(avail)
+        with m.If(take):
+            m.d.sync += rp.eq(rp + 1)
+            with m.If(start):
+                m.d.sync += [
+                    self.m_len.eq(lrd.data[:lw]),
+                    rem.eq(lrd.data[lw:]),
+                    lrp.eq(lrp + 1),
+                ]
+            with m.Else():
+                m.d.sync += rem.eq(rem - 1)
+
+        out = self.m_valid & self.m_ready
+        out_bytes = popcount(self.m_keep)
+        with m.If(out):
+            m.d.sync += self.bytes_out.eq(self.bytes_out + out_bytes)
+            with m.If(self.m_last):
+                m.d.sync += self.frames_out.eq(self.frames_out + 1)
+        m.d.sync += [
+            self.level.eq(self.level + Mux(commit, len_now, 0) - Mux(out, out_bytes, 0)),
+            self.frames_queued.eq(self.frames_queued + commit - (out & self.m_last)),
+        ]
+        return m
