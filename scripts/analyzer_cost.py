@@ -20,7 +20,8 @@
 # Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seed 1]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
-#   --no-fmax   skip (b) (synthesis of the analyzer alone only: about a minute).
+#   --no-fmax   skip (a2) and (b) (synthesis of the analyzer alone only: about two minutes).
+#   --no-soc    skip (b) only (the analyzer's own place and route, a2, takes about 3 minutes).
 #   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
 #               post-placement Fmax estimate is reported for it ("not routed (timeout)").
 #
@@ -322,7 +323,9 @@ def critical_lines(runs):
 
 def main():
     p = argparse.ArgumentParser(description="Bus analyzer cost: resources and Fmax impact.")
-    p.add_argument("--no-fmax", action="store_true", help="skip place and route (part b)")
+    p.add_argument("--no-fmax", action="store_true", help="skip place and route (a2 and b)")
+    p.add_argument("--no-soc", action="store_true",
+                   help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
     p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
     p.add_argument("--seed", type=int, default=1, help="nextpnr placer seed")
     p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
@@ -385,6 +388,7 @@ def main():
         else:
             print("\nThe analyzer alone, out of context: not routed (timeout)")
 
+    if not args.no_fmax and not args.no_soc:
         variants = ["without", "with"]
         runs = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
