@@ -43,8 +43,10 @@
 
 from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import memory, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import Out
 from amaranth.utils import ceil_log2
+
+from .dma_port import dma_read_members
 
 
 def _is_int(v):
@@ -66,28 +68,10 @@ class DMAReadArbiter(wiring.Component):
         self.pbits = max(1, ceil_log2(nports))
         ports = {}
         for i in range(nports):
-            ports.update({
-                f"s{i}_rd_req_valid": In(1),
-                f"s{i}_rd_req_ready": Out(1),
-                f"s{i}_rd_req_addr":  In(64),
-                f"s{i}_rd_req_len":   In(13),
-                f"s{i}_rd_cpl_valid": Out(1),
-                f"s{i}_rd_cpl_ready": In(1),
-                f"s{i}_rd_cpl_data":  Out(data_width),
-                f"s{i}_rd_cpl_last":  Out(1),
-                f"s{i}_rd_cpl_err":   Out(1),
-            })
+            ports.update(dma_read_members(data_width, prefix=f"s{i}_rd_", flip=True))
         super().__init__({
             **ports,
-            "rd_req_valid": Out(1),
-            "rd_req_ready": In(1),
-            "rd_req_addr":  Out(64),
-            "rd_req_len":   Out(13),
-            "rd_cpl_valid": In(1),
-            "rd_cpl_ready": Out(1),
-            "rd_cpl_data":  In(data_width),
-            "rd_cpl_last":  In(1),
-            "rd_cpl_err":   In(1),
+            **dma_read_members(data_width),
             "outstanding":  Out(depth.bit_length()),
             "requests":     Out(32),
         })

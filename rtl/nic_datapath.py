@@ -93,6 +93,7 @@ from amaranth.utils import ceil_log2
 
 from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
 from .coalesce_model import CONFIG
+from .dma_port import dma_read_members, dma_write_members
 from .dma_read_arbiter import DMAReadArbiter
 from .frame_fifo import FrameFIFO
 from .irq_coalescer import IRQCoalescer
@@ -176,22 +177,8 @@ class NICDatapath(wiring.Component):
             "mac_rx_keep":   In(B),
             "mac_rx_last":   In(1),
             "mac_rx_error":  In(1),
-            "rd_req_valid":  Out(1),
-            "rd_req_ready":  In(1),
-            "rd_req_addr":   Out(64),
-            "rd_req_len":    Out(13),
-            "rd_cpl_valid":  In(1),
-            "rd_cpl_ready":  Out(1),
-            "rd_cpl_data":   In(data_width),
-            "rd_cpl_last":   In(1),
-            "rd_cpl_err":    In(1),
-            "wr_valid":      Out(1),
-            "wr_ready":      In(1),
-            "wr_addr":       Out(64),
-            "wr_len":        Out(13),
-            "wr_data":       Out(data_width),
-            "wr_first":      Out(1),
-            "wr_last":       Out(1),
+            **dma_read_members(data_width),
+            **dma_write_members(data_width),
             "irq_valid":     Out(2),
             "irq_ready":     In(2),
         })

@@ -98,6 +98,8 @@ from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from .dma_port import dma_read_members, dma_write_members
+
 COUNTS = ("frames", "bytes", "drop_no_buffer", "drop_too_big", "drop_bad_desc", "desc_reads",
           "err_db_range", "err_read")
 OK, TOO_BIG, BAD_ADDR = 0, 1, 2
@@ -148,22 +150,8 @@ class RXEngine(wiring.Component):
             "s_keep":         In(w // 8),
             "s_last":         In(1),
             "s_len":          In(16),
-            "rd_req_valid":   Out(1),
-            "rd_req_ready":   In(1),
-            "rd_req_addr":    Out(64),
-            "rd_req_len":     Out(13),
-            "rd_cpl_valid":   In(1),
-            "rd_cpl_ready":   Out(1),
-            "rd_cpl_data":    In(w),
-            "rd_cpl_last":    In(1),
-            "rd_cpl_err":     In(1),
-            "wr_valid":       Out(1),
-            "wr_ready":       In(1),
-            "wr_addr":        Out(64),
-            "wr_len":         Out(13),
-            "wr_data":        Out(w),
-            "wr_first":       Out(1),
-            "wr_last":        Out(1),
+            **dma_read_members(w),
+            **dma_write_members(w),
             "irq_event":      Out(1),
             **{name: Out(32) for name in COUNTS},
             "cons":           Out(12),

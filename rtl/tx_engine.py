@@ -90,6 +90,8 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from .dma_port import dma_read_members
+
 OK, DESC_LEN0, DESC_LEN, FRAME_LEN, READ, NO_EOP, DESC_READ = range(7)
 STATUS_COUNTER = {DESC_LEN0: "err_desc_len0", DESC_LEN: "err_desc_len",
                   FRAME_LEN: "err_frame_len", READ: "err_read", NO_EOP: "err_no_eop",
@@ -136,15 +138,7 @@ class TXEngine(wiring.Component):
             "job_queue":    In(qbits),
             "job_index":    In(12),
             "job_count":    In(self.cbits),
-            "rd_req_valid": Out(1),
-            "rd_req_ready": In(1),
-            "rd_req_addr":  Out(64),
-            "rd_req_len":   Out(13),
-            "rd_cpl_valid": In(1),
-            "rd_cpl_ready": Out(1),
-            "rd_cpl_data":  In(data_width),
-            "rd_cpl_last":  In(1),
-            "rd_cpl_err":   In(1),
+            **dma_read_members(data_width),
             "tx_valid":     Out(1),
             "tx_ready":     In(1),
             "tx_data":      Out(data_width),
