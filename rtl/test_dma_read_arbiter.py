@@ -5,18 +5,13 @@
 # and never more than `depth` outstanding.
 import gc
 import random
-import shutil
-import subprocess
 from collections import deque
-from pathlib import Path
 
 import pytest
-from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from rtl.dma_read_arbiter import DMAReadArbiter
-
-HERE = Path(__file__).resolve().parent
+from rtl.verilator_lint import verilator_lint
 
 
 def mem_beat(addr, nbytes):
@@ -167,12 +162,4 @@ def test_bad_params():
 
 @pytest.mark.parametrize("nports", [1, 2, 3])
 def test_verilator_lint(nports, tmp_path):
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator not installed")
-    path = tmp_path / "dma_read_arbiter.v"
-    path.write_text(verilog.convert(DMAReadArbiter(nports=nports), name="dma_read_arbiter",
-                                    emit_src=False))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
-                        str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "%Warning" not in r.stderr, r.stderr
+    verilator_lint(DMAReadArbiter(nports=nports), "dma_read_arbiter", tmp_path)

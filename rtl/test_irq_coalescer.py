@@ -4,19 +4,14 @@
 import gc
 import itertools
 import random
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
-from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from rtl.coalesce_model import (ABS, FRAMES, IMMEDIATE, REASONS, USECS, CoalesceModel,
                                 predict_irq_reasons, predict_irqs)
 from rtl.irq_coalescer import COUNTS, IRQCoalescer
-
-HERE = Path(__file__).resolve().parent
+from rtl.verilator_lint import verilator_lint
 
 
 def config(frames=0, usecs=0, abs_usecs=0, min_interval=0, tick_cycles=1):
@@ -299,11 +294,4 @@ def test_bad_parameters():
 
 
 def test_verilator_lint(tmp_path):
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator not installed")
-    path = tmp_path / "irq_coalescer.v"
-    path.write_text(verilog.convert(IRQCoalescer(), name="irq_coalescer", emit_src=False))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
-                        str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "%Warning" not in r.stderr, r.stderr
+    verilator_lint(IRQCoalescer(), "irq_coalescer", tmp_path)

@@ -9,20 +9,16 @@
 # both vectors equal coalesce_model.predict_irqs of the event cycles observed.
 import gc
 import random
-import shutil
-import subprocess
 from collections import deque
-from pathlib import Path
 
 import pytest
-from amaranth.back import verilog
 from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
 from rtl.coalesce_model import CONFIG, predict_irqs
 from rtl.nic_datapath import EXPOSED, NICDatapath
+from rtl.verilator_lint import verilator_lint
 
-HERE = Path(__file__).resolve().parent
 
 HBASE = 0x5A3C_7E00_0000_0000
 MEMSIZE = 4 << 20
@@ -423,12 +419,4 @@ def test_exposed_ports():
 
 @pytest.mark.parametrize("data_width", [64, 128])
 def test_verilator_lint(data_width, tmp_path):
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator not installed")
-    path = tmp_path / "nic_datapath.v"
-    path.write_text(verilog.convert(NICDatapath(data_width=data_width), name="nic_datapath",
-                                    emit_src=False))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
-                        str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "%Warning" not in r.stderr, r.stderr
+    verilator_lint(NICDatapath(data_width=data_width), "nic_datapath", tmp_path)

@@ -5,22 +5,18 @@
 # scatter-gather frames at random alignments for both data widths; hand-worked cases.
 import gc
 import random
-import shutil
-import subprocess
 from collections import deque
-from pathlib import Path
 
 import pytest
 from amaranth import Elaboratable, Module
-from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from rtl.frame_fifo import FrameFIFO
 
 from rtl.tx_engine import (COUNTS, DESC_LEN, DESC_LEN0, DESC_READ, FRAME_LEN, NO_EOP, OK, READ,
                            STATUS_COUNTER, TXEngine)
+from rtl.verilator_lint import verilator_lint
 
-HERE = Path(__file__).resolve().parent
 
 HBASE = 0x7F3A_5C00_0000_0000        # host memory window (the high address bits matter)
 MEMSIZE = 1 << 20
@@ -572,12 +568,4 @@ def test_bad_parameters():
 
 @pytest.mark.parametrize("data_width", [64, 128])
 def test_verilator_lint(data_width, tmp_path):
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator not installed")
-    path = tmp_path / "tx_engine.v"
-    path.write_text(verilog.convert(TXEngine(data_width=data_width), name="tx_engine",
-                                    emit_src=False))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
-                        str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "%Warning" not in r.stderr, r.stderr
+    verilator_lint(TXEngine(data_width=data_width), "tx_engine", tmp_path)

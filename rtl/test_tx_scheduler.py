@@ -2,19 +2,14 @@
 # random traffic, fairness of the three policies, edge cases, and lint of the emitted Verilog.
 import gc
 import random
-import shutil
-import subprocess
 import warnings
-from pathlib import Path
 
 import pytest
 from amaranth import UnusedElaboratable
-from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from rtl.tx_scheduler import NLEVELS, TXScheduler
-
-HERE = Path(__file__).resolve().parent
+from rtl.verilator_lint import verilator_lint
 
 
 class Model:
@@ -401,11 +396,4 @@ def test_bad_parameters(nqueues):
 
 @pytest.mark.parametrize("n", [1, 2, 17, 64])
 def test_verilator_lint(n, tmp_path):
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator not installed")
-    path = tmp_path / f"tx_scheduler_{n}.v"
-    path.write_text(verilog.convert(TXScheduler(n), name=f"tx_scheduler_{n}", emit_src=False))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(HERE / "verilator_lint.vlt"),
-                        str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "%Warning" not in r.stderr, r.stderr
+    verilator_lint(TXScheduler(n), f"tx_scheduler_{n}", tmp_path)
