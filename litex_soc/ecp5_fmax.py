@@ -117,10 +117,10 @@ FMAX_RE = re.compile(r"Max frequency for clock\s+'([^']+)':\s+([0-9.]+) MHz \((P
                      r"([0-9.]+) MHz\)")
 
 
-def parse_pnr(out_dir):
+def parse_pnr(out_dir, log="pnr.log", report="pnr_report.json"):
     """Fmax after placement (nextpnr's estimate) and after routing, critical paths (printed
-    only after routing) and utilization."""
-    log = (out_dir / "pnr.log").read_text()
+    only after routing) and utilization, from nextpnr's --log and --report files."""
+    log = (out_dir / log).read_text()
     # nextpnr prints "Max frequency" once after placement and once after routing.
     cut = log.find("Info: Routing globals")
     placed, routed = (log, "") if cut < 0 else (log[:cut], log[cut:])
@@ -130,7 +130,7 @@ def parse_pnr(out_dir):
             into[clk] = {"mhz": float(mhz), "pass": verdict == "PASS",
                          "target_mhz": float(target)}
     res = {"fmax": fmax, "fmax_placed": fmax_placed, "critical_paths": [], "utilization": {}}
-    report = out_dir / "pnr_report.json"
+    report = out_dir / report
     if report.exists():
         rep = json.loads(report.read_text())
         res["utilization"] = {k: v for k, v in rep.get("utilization", {}).items()

@@ -37,6 +37,8 @@
 #                beat moves with `last` and its `end` field set (the completion probe must have a
 #                1-bit field `end`, as LitePCIe's completion layout has).
 
+from types import SimpleNamespace
+
 from amaranth import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -230,7 +232,7 @@ class BusAnalyzer(wiring.Component):
             for name, w in [("nbytes", p.nbytes_width)] + p.sample_signals():
                 reg[name] = Signal(w, name=f"{p.name}_{name}_q")
                 m.d.sync += reg[name].eq(getattr(port, name))
-            ports[p.name] = type("ProbeStage", (), reg)
+            ports[p.name] = SimpleNamespace(**reg)
         hold, snapshot, arm, stop = (Signal(name=f"{n}_q") for n in ("hold", "snapshot",
                                                                       "arm", "stop"))
         m.d.sync += [hold.eq(self.hold), snapshot.eq(self.snapshot), arm.eq(self.cap_arm),
@@ -325,7 +327,5 @@ class BusAnalyzer(wiring.Component):
             m.d.comb += getattr(self, f"cap_{name}").eq(getattr(cap, name))
         # The capture stamps a sample with its own cycle count two cycles after the probes saw
         # it (the input stage, the trigger's): cap_now runs two ahead of that count.
-        now = Signal(48, init=2)
-        m.d.sync += now.eq(now + 1)
-        m.d.comb += self.cap_now.eq(now)
+        m.d.comb += self.cap_now.eq(cap.now + 2)
         return m

