@@ -6,6 +6,13 @@
 # What it is (one instance of each core, wired as follows):
 #   TX  TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready.
 #       TXQueueManager job_* -> TXEngine (txe) job_*; TXEngine cpl_* -> TXQueueManager cpl_*.
+#       Frames may span jobs (TXEngine "Open frames"): a grant is taken only while the engine
+#       is idle and no job waits, so each job's queue is chosen knowing whether a frame is
+#       open; while a frame of queue q is open, the scheduler sees only q active and only a
+#       grant of q is taken (a frame's descriptors are sent back to back, whatever the policy:
+#       a continuation job uses a grant and, in WRR, a credit); when q is disabled with its
+#       frame open, the engine aborts the frame (NO_EOP, counted in txe_err_no_eop), and
+#       txq_drained[q] waits for that.
 #       TXEngine tx_* -> FrameFIFO (txfifo, backpressure=True) s_* (frames with tx_error are
 #       dropped there, counted in txfifo_drop_error); FrameFIFO m_* -> mac_tx_* (no m_len).
 #   RX  mac_rx_* -> FrameFIFO (rxfifo, drop mode: never back-pressures, mac_rx has no ready)
@@ -85,7 +92,7 @@
 #                frames and more).
 #   rd_depth     DMA reads outstanding at most (DMAReadArbiter depth), power of two 2..1024.
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Array, Cat, Module, Mux, Signal, unsigned
 from amaranth.hdl import Shape
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -200,14 +207,28 @@ class NICDatapath(wiring.Component):
             for name in ins:
                 m.d.comb += getattr(core, name).eq(getattr(self, prefix + name))
             for name in outs:
-                m.d.comb += getattr(self, prefix + name).eq(getattr(core, name))
+                if prefix + name != "txq_drained":                  # see below
+                    m.d.comb += getattr(self, prefix + name).eq(getattr(core, name))
 
         # -- TX: scheduler, queue manager, engine, FIFO, MAC -------------------------------------
+        # Frames may span jobs (TXEngine "Open frames"), so a job is created only when the engine
+        # is idle with no job waiting (the next job's queue is decided once the engine knows
+        # whether a frame is open), and while a frame of queue q is open the scheduler sees only
+        # q active and only a grant of q is taken. A disabled queue's open frame is aborted.
+        open_mask = Signal(n)
+        may_take = Signal()
         m.d.comb += [
-            sched.active.eq(txq.active),
-            txq.grant_valid.eq(sched.grant_valid),
+            open_mask.eq(Mux(txe.open_valid, 1 << txe.open_queue, (1 << n) - 1)),
+            may_take.eq(txe.idle & ~txq.job_valid &
+                        (~txe.open_valid | (sched.grant_queue == txe.open_queue))),
+            txe.open_abort.eq(txe.open_valid &
+                              ~Array(txq.q_enable + [0] * (2**self.qbits - n))[txe.open_queue]),
+            sched.active.eq(txq.active & open_mask),
+            txq.grant_valid.eq(sched.grant_valid & may_take),
             txq.grant_queue.eq(sched.grant_queue),
-            sched.grant_ready.eq(txq.grant_ready),
+            sched.grant_ready.eq(txq.grant_ready & may_take),
+            # A queue with a frame open in the engine is not drained until the frame ends.
+            self.txq_drained.eq(txq.drained & ~Mux(txe.open_valid, open_mask, 0)),
             txe.job_valid.eq(txq.job_valid),
             txq.job_ready.eq(txe.job_ready),
             txe.job_queue.eq(txq.job_queue),

@@ -82,25 +82,50 @@ def splits(addr, n, max_read):
     return out
 
 
+ABORT = ("abort",)                   # a job-list item: hold `abort` until the open frame ends
+
+
 def reference(host, bases, jobs, max_read, max_frame):
     """The expected requests, frames [(bytes or None for an errored frame)], cpls, dones and
-    counters of a run of jobs [(queue, index, count)]."""
+    counters of a run of jobs [(queue, index, count) or ABORT]. Frames span jobs: a job that
+    ends inside a frame completes its descriptors and leaves the frame open for the next job
+    (which must be of the same queue, or ABORT)."""
     reqs, frames, cpls, dones = [], [], [], []
     cnt = dict.fromkeys(COUNTS, 0)
-    for q, index, count in jobs:
+    open_q = None
+    data, status, flen = bytearray(), OK, 0
+
+    def end(q, status):
+        frames.append(bytes(data) if status == OK else None)
+        dones.append((q, flen if status == OK else 0, status))
+        if status == OK:
+            cnt["frames"] += 1
+            cnt["bytes"] += flen
+        elif status != DESC_READ:                  # DESC_READ is counted per failed job
+            cnt[STATUS_COUNTER[status]] += 1
+
+    for job in jobs:
+        if job == ABORT:
+            assert open_q is not None, "ABORT without an open frame"
+            end(open_q, NO_EOP if status == OK else status)
+            open_q, data, status, flen = None, bytearray(), OK, 0
+            continue
+        q, index, count = job
         if count == 0:
             continue
+        assert open_q in (None, q), "a job of another queue while a frame is open"
         ring = bases[q] + index * 16
         rr = splits(ring, count * 16, max_read)
         reqs += rr
         cnt["desc_reads"] += len(rr)
         if host.fails(ring, count * 16):
             cpls.append((q, count))
-            dones.append((q, 0, DESC_READ))
             cnt["err_desc_read"] += 1
+            status = DESC_READ if status == OK else status
+            open_q = q
             continue
         raw = host.read(ring, count * 16)
-        data, status, flen, ndesc = bytearray(), OK, 0, 0
+        ndesc = 0
         for k in range(count):
             d = raw[16 * k:16 * k + 16]
             a = int.from_bytes(d[0:8], "little")
@@ -125,18 +150,13 @@ def reference(host, bases, jobs, max_read, max_frame):
                         status = READ
                     else:
                         data += host.read(a, ln)
-            if eop or k == count - 1:
-                if status == OK and not eop:
-                    status = NO_EOP
-                frames.append(bytes(data) if status == OK else None)
+            if eop:
                 cpls.append((q, ndesc))
-                dones.append((q, flen if status == OK else 0, status))
-                if status == OK:
-                    cnt["frames"] += 1
-                    cnt["bytes"] += flen
-                else:
-                    cnt[STATUS_COUNTER[status]] += 1
+                end(q, status)
                 data, status, flen, ndesc = bytearray(), OK, 0, 0
+        if ndesc:
+            cpls.append((q, ndesc))
+        open_q = q if ndesc else None
     return reqs, frames, cpls, dones, cnt
 
 
@@ -178,10 +198,13 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
         for cyc in range(max_cycles):
             if job is None and todo:
                 job = todo.popleft()
-                ctx.set(dut.job_valid, 1)
-                ctx.set(dut.job_queue, job[0])
-                ctx.set(dut.job_index, job[1])
-                ctx.set(dut.job_count, job[2])
+                if job == ABORT:
+                    ctx.set(dut.open_abort, 1)
+                else:
+                    ctx.set(dut.job_valid, 1)
+                    ctx.set(dut.job_queue, job[0])
+                    ctx.set(dut.job_index, job[1])
+                    ctx.set(dut.job_count, job[2])
             req_ready = rng.random() < p_req
             ctx.set(dut.rd_req_ready, req_ready)
             cv = bool(beats) and beats[0][0] <= cyc and rng.random() < p_cpl
@@ -199,7 +222,11 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
             tx_ready = rng.random() < p_tx
             ctx.set(o_ready, tx_ready)
 
-            job_taken = job is not None and ctx.get(dut.job_ready)
+            if job == ABORT:
+                job_taken = ctx.get(dut.idle) and ctx.get(dut.open_valid)
+            else:
+                job_taken = job is not None and ctx.get(dut.job_ready)
+            assert ctx.get(dut.open_valid) or not ctx.get(dut.open_abort) or not ctx.get(dut.idle)
             if req_ready and ctx.get(dut.rd_req_valid):
                 addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
                 obs["reqs"].append((addr, ln))
@@ -236,6 +263,7 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
             if job_taken:
                 job = None
                 ctx.set(dut.job_valid, 0)
+                ctx.set(dut.open_abort, 0)
             busy = job is not None or todo or beats or ctx.get(dut.tx_valid) or \
                 ctx.get(o_valid) or \
                 ctx.get(dut.rd_req_valid) or not ctx.get(dut.job_ready)
@@ -245,6 +273,7 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
         else:
             raise AssertionError("timeout")
         assert not cur
+        assert not ctx.get(dut.open_valid), "a frame left open at the end of the run"
         obs["cycles"] = cyc
         obs["counts"] = {name: ctx.get(getattr(dut, name)) for name in COUNTS}
         if fifo:
@@ -342,28 +371,31 @@ def random_frame(rng, max_frame, max_frags=4):
 
 def random_run(seed, data_width, max_read, max_frame, max_batch, nframes, nqueues=4,
                profile="random", fifo=False):
+    """Random frames on random queues, cut into jobs of random length (1..max_batch) without
+    regard to frame boundaries, as TXQueueManager cuts them; while a frame is open the next job
+    is of its queue, or now and then an ABORT (the rest of that frame is then never posted)."""
     rng = random.Random(seed)
     host = Host(rng)
     ring = Ring(host, rng, nqueues)
-    made = 0
-    while made < nframes:
-        q = rng.randrange(nqueues)
-        descs = []
-        while True:
-            f = random_frame(rng, max_frame, min(4, max_batch))
-            if len(descs) + len(f) > max_batch:
-                break
-            descs += f
-            made += 1
-            if rng.random() < 0.5:
-                break
-        if not descs:
+    pending = {q: deque() for q in range(nqueues)}
+    for _ in range(nframes):
+        pending[rng.randrange(nqueues)].extend(random_frame(rng, max_frame, min(4, max_batch)))
+    open_q = None
+    while open_q is not None or any(pending.values()):
+        if open_q is not None and (not pending[open_q] or rng.random() < 0.03):
+            ring.jobs.append(ABORT)
+            while pending[open_q] and not pending[open_q].popleft()[2]:
+                pass                                         # the frame's unposted tail
+            open_q = None
             continue
-        if rng.random() < 0.05:
-            descs[-1] = descs[-1][:2] + (0,)                 # job ends without EOP
+        q = open_q if open_q is not None else rng.choice([q for q in pending if pending[q]])
+        k = rng.randint(1, min(max_batch, len(pending[q])))
+        descs = [pending[q].popleft() for _ in range(k)]
         at = ring.job(q, descs)
+        open_q = None if descs[-1][2] else q
         if rng.random() < 0.03:
             host.poison.append((at, at + 16 * len(descs)))   # descriptor read error
+            open_q = q                                       # skipping up to the next EOP
     expected = reference(host, ring.bases, ring.jobs, max_read, max_frame)
     flow = PROFILES[profile] if profile != "random" else dict(
         p_req=rng.choice([0.3, 0.7, 1]), p_cpl=rng.choice([0.3, 0.8, 1]),
@@ -432,7 +464,10 @@ def hand(descs_per_job, data_width=128, max_read=512, base=HBASE + 0x1000, poiso
     ring = Ring(host, rng, 4)
     ring.bases[1] = base
     for descs in descs_per_job:
-        ring.job(1, descs)
+        if descs == ABORT:
+            ring.jobs.append(ABORT)
+        else:
+            ring.job(1, descs)
     expected = reference(host, ring.bases, ring.jobs, max_read, kw.get("max_frame", 9216))
     obs = simulate(host, ring.bases, ring.jobs, rng, data_width=data_width, max_read=max_read,
                    **kw)
@@ -490,13 +525,15 @@ def test_zero_length_descriptor():
 
 def test_length_errors():
     # max_frame 100: a 101-byte descriptor (DESC_LEN), then 60 + 41 (FRAME_LEN), then a
-    # descriptor of 100 (good), then a job without EOP (NO_EOP).
+    # descriptor of 100 (good), then a job without EOP, aborted (NO_EOP).
     a = HBASE + 0x40000
-    host, obs = hand([[(a, 101, 1), (a, 60, 0), (a, 41, 1), (a, 100, 1)], [(a, 5, 0)]],
+    host, obs = hand([[(a, 101, 1), (a, 60, 0), (a, 41, 1), (a, 100, 1)], [(a, 5, 0)], ABORT],
                      max_frame=100)
     assert [s for _, _, s in obs["dones"]] == [DESC_LEN, FRAME_LEN, OK, NO_EOP]
     assert obs["cpls"] == [(1, 1), (1, 2), (1, 1), (1, 1)]
     assert [e for _, e, _ in obs["frames"]] == [1, 1, 0, 1]
+    # The aborted frame's 5 bytes go out in its error beat.
+    assert obs["frames"][-1][2][-1][1:] == (0x1F, 1)
     c = obs["counts"]
     assert (c["err_desc_len"], c["err_frame_len"], c["err_no_eop"], c["frames"]) == (1, 1, 1, 1)
 
@@ -512,11 +549,19 @@ def test_read_error(data_width):
     assert obs["dones"] == [(1, 0, READ), (1, 60, OK)]
     assert obs["cpls"] == [(1, 2), (1, 1)]
     assert obs["counts"]["err_read"] == 1
-    host, obs = hand([[(a, 30, 1), (a, 60, 1)]], data_width,
-                     poison=[(HBASE + 0x1010, HBASE + 0x1011)])
-    assert obs["frames"] == [] and obs["reqs"] == [(HBASE + 0x1000, 32)]
-    assert obs["cpls"] == [(1, 2)] and obs["dones"] == [(1, 0, DESC_READ)]
-    assert obs["counts"]["err_desc_read"] == 1
+    # A failed descriptor fetch: the job completes, and the queue's descriptors are skipped up
+    # to the next EOP (the next job's first frame is lost with it: its head may have been in
+    # the failed job), the frame after that is good.
+    host, obs = hand([[(a, 30, 1), (a, 60, 1)], [(a, 20, 0), (a, 40, 1), (a, 50, 1)]],
+                     data_width, poison=[(HBASE + 0x1010, HBASE + 0x1011)])
+    assert obs["reqs"] == [(HBASE + 0x1000, 32), (HBASE + 0x1020, 48), (a, 64)]
+    assert [(d, e) for d, e, _ in obs["frames"]] == [(b"", 1), (host.read(a, 50), 0)]
+    assert obs["cpls"] == [(1, 2), (1, 2), (1, 1)]
+    assert obs["dones"] == [(1, 0, DESC_READ), (1, 50, OK)]
+    assert obs["counts"]["err_desc_read"] == 1 and obs["counts"]["frames"] == 1
+    # Aborted while skipping: the frame ends with DESC_READ, not NO_EOP.
+    host, obs = hand([[(a, 30, 1)], ABORT], data_width, poison=[(HBASE + 0x1000, HBASE + 0x1001)])
+    assert obs["dones"] == [(1, 0, DESC_READ)] and obs["counts"]["err_no_eop"] == 0
 
 
 @pytest.mark.parametrize("data_width", [64, 128])

@@ -4,12 +4,14 @@
 # FrameFIFO, reporting in-order descriptor completions and per-frame done records.
 #
 # What it is: the consumer of rtl/tx_queue_manager.py's job stream (a run of `job_count`
-# consecutive descriptors of one ring) and its completion port. One job at a time: the job's
-# descriptors are read from the ring into a descriptor buffer (max_batch x 16 bytes), then they
-# are processed in order, one descriptor at a time: its payload is read and every byte of it is
-# appended to the current frame by a byte realigner (fragments of any length and any byte
-# alignment are packed back to back into full beats; only the last beat of a frame is partial).
-# No overlap between jobs nor between the payload reads of two descriptors (see "Overlap").
+# consecutive descriptors of one ring) and its completion port. Jobs are cut by the queue manager
+# without regard to frames, so a frame may span jobs: a job that ends inside a frame leaves the
+# frame open, and the next job of that queue continues it (see "Open frames"). One job at a time:
+# the job's descriptors are read from the ring into a descriptor buffer (max_batch x 16 bytes),
+# then they are processed in order, one descriptor at a time: its payload is read and every byte
+# of it is appended to the current frame by a byte realigner (fragments of any length and any byte
+# alignment are packed back to back into full beats; only the last beat of a frame is partial). No
+# overlap between jobs nor between the payload reads of two descriptors (see "Overlap").
 #
 # Descriptor (16 bytes, little-endian): bytes 0..7 buffer address, 8..9 length in bytes,
 # 10..11 flags (bit 0 EOP: the last descriptor of a frame), 12..15 reserved (ignored).
@@ -31,8 +33,11 @@
 #
 # Processing of a job (queue q, index i, count c; c == 0 is taken and ignored):
 #   1. descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads).
-#      If any of these requests fails: no frame is output, the whole job completes at once with
-#      cpl (q, c) and one done record (q, len 0, status DESC_READ); err_desc_read += 1.
+#      If any of these requests fails, the job's descriptors are unknown: the whole job
+#      completes at once with cpl (q, c), err_desc_read += 1, and the queue's frame (the one
+#      open before this job, or a new one) is open with error DESC_READ (unless it already has
+#      an error): every descriptor of the queue up to the next EOP seen is skipped with it. So a
+#      failed fetch never lets the tail of a frame go out as a frame of its own.
 #   2. for each descriptor k = 0..c-1 (address A, length L, EOP), when the current frame has
 #      no error yet, in this order of checks:
 #        L == 0                          -> frame error DESC_LEN0
@@ -44,17 +49,28 @@
 #        garbage included, belong to a frame that ends with tx_error).
 #      A descriptor of a frame that already has an error is not read (skipped), but still
 #      belongs to the frame (up to its EOP) and is completed with it.
-#   3. the frame ends at a descriptor with EOP, or at the job's last descriptor. A job may not
-#      leave a frame open: if its last descriptor has no EOP, the frame ends there with error
-#      NO_EOP (unless it already has an error). Frames never span jobs.
+#   3. the frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the
+#      job's descriptors of the frame are completed (cpl (q, n), one cycle after the last one
+#      was processed; no done record) and the engine goes idle with the frame open.
 #   Ending a frame: the realigner's remaining bytes are output as the last beat (tx_last 1,
 #   tx_keep the remaining bytes from lane 0; for a frame with an error, tx_error 1, and tx_keep
 #   may be 0 when no byte of it was output). When that beat has been taken (tx_valid &
 #   tx_ready, cycle t), in cycle t+1 (one-cycle pulses): cpl_valid with cpl_queue q and
-#   cpl_count = the frame's descriptors, done_valid with done_queue q, done_len (the frame's
-#   length for a good frame, 0 for an errored one) and done_status; the counters are updated
+#   cpl_count = the frame's descriptors of this job, done_valid with done_queue q, done_len
+#   (the frame's length for a good frame, 0 for an errored one) and done_status (cpl_valid
+#   only if the frame has descriptors in this job not completed yet); the counters are updated
 #   (a good frame: frames += 1, bytes += its length; an errored one: the counter of its status,
-#   the first error detected in the frame, += 1).
+#   the first error detected in the frame, += 1; DESC_READ is counted per failed job instead).
+#
+# Open frames: while a frame is open between jobs (open_valid, open_queue) the engine takes a
+# job of open_queue only (job_ready is 0 for another queue; the datapath also steers the
+# scheduler to that queue), so frames of two queues never interleave. A queue that cannot
+# continue its frame (the driver disabled it) is closed by `open_abort`: while idle with a frame
+# open, open_abort ends the frame at once with error NO_EOP (unless it already has an error):
+# the bytes already packed go out in a last beat with tx_error, then the done record (no cpl: its
+# descriptors were completed with their jobs). A driver rings doorbells at frame boundaries;
+# one that posts the head of a frame and not its tail holds the engine on its queue until it
+# posts the rest or disables the queue.
 #
 # Interfaces (q: max(1, ceil(log2(nqueues))) bits):
 #   base_valid, base_queue, base_addr (64)   in: ring base address of a queue (config write);
@@ -62,7 +78,12 @@
 #       only while the queue has no job in the engine.
 #   job_valid, job_ready (out), job_queue, job_index (12), job_count (bit length of max_batch)
 #       the job stream of TXQueueManager (job_count must be <= max_batch). job_ready is 1 in the
-#       idle state only (a job is taken in the cycle the engine is idle).
+#       idle state only (a job is taken in the cycle the engine is idle), and then only if no
+#       frame is open or job_queue is open_queue, and not while an open_abort is being taken.
+#   idle          out: the engine is in its idle state (from a register).
+#   open_valid, open_queue   out (registers): a frame of open_queue is open between jobs.
+#   open_abort    in: end the open frame (see "Open frames"); ignored unless open_valid and
+#                 idle.
 #   rd_req_*, rd_cpl_*   the DMA read interface above.
 #   tx_valid, tx_ready (in), tx_data (W), tx_keep (W/8), tx_last, tx_error   frame output, to
 #       FrameFIFO's sink (s_*): a registered stream; every beat of a frame but the last is full.
@@ -138,6 +159,10 @@ class TXEngine(wiring.Component):
             "job_queue":    In(qbits),
             "job_index":    In(12),
             "job_count":    In(self.cbits),
+            "idle":         Out(1),
+            "open_valid":   Out(1),
+            "open_queue":   Out(qbits),
+            "open_abort":   In(1),
             **dma_read_members(data_width),
             "tx_valid":     Out(1),
             "tx_ready":     In(1),
@@ -233,7 +258,7 @@ class TXEngine(wiring.Component):
         # -- frame state -------------------------------------------------------------------------
         status = Signal(3)
         frame_len = Signal(16)
-        frame_descs = Signal(13)
+        uncpl = Signal(13)                       # descriptors processed, not completed yet
         cur_eop = Signal()
 
         # -- output register ---------------------------------------------------------------------
@@ -270,10 +295,11 @@ class TXEngine(wiring.Component):
         lo_half = Signal(64)                     # data_width 64: first half of a descriptor
         bidx = Signal(cbits + 1)                 # descriptor fetch: beat number
 
-        def finish(cnt, stat, length):
-            m.d.sync += [self.cpl_valid.eq(1), self.cpl_queue.eq(queue), self.cpl_count.eq(cnt),
-                         self.done_valid.eq(1), self.done_queue.eq(queue),
-                         self.done_status.eq(stat), self.done_len.eq(length)]
+        def complete(cnt):
+            m.d.sync += [self.cpl_valid.eq(cnt != 0), self.cpl_queue.eq(queue),
+                         self.cpl_count.eq(cnt), uncpl.eq(0)]
+
+        m.d.comb += self.open_queue.eq(queue)
 
         state = Signal(range(len(STATES)))
         S = {name: i for i, name in enumerate(STATES)}
@@ -284,16 +310,25 @@ class TXEngine(wiring.Component):
         # A state register and If/Elif rather than m.FSM/m.Switch: Yosys writes those as `case`
         # statements without a default, which Verilator -Wall flags (CASEINCOMPLETE).
         with m.If(state == S["IDLE"]):
-            m.d.comb += self.job_ready.eq(1)
-            with m.If(self.job_valid & (self.job_count != 0)):
-                m.d.sync += [
-                    queue.eq(self.job_queue), count.eq(self.job_count), di.eq(0),
-                    rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
-                    rq_rem.eq(self.job_count * 16), rq_desc.eq(1),
-                    cpl_rem.eq(self.job_count * (128 // W)), rd_err.eq(0), bidx.eq(0),
-                    status.eq(OK), frame_len.eq(0), frame_descs.eq(0),
-                ]
-                goto("DFETCH")
+            m.d.comb += self.idle.eq(1)
+            with m.If(self.open_valid & self.open_abort):
+                # The open frame ends here; di == count - 1 still holds, so FDONE returns to
+                # IDLE.
+                with m.If(status == OK):
+                    m.d.sync += status.eq(NO_EOP)
+                goto("FLUSH")
+            with m.Else():
+                m.d.comb += self.job_ready.eq(~self.open_valid | (self.job_queue == queue))
+                with m.If(self.job_valid & self.job_ready & (self.job_count != 0)):
+                    m.d.sync += [
+                        queue.eq(self.job_queue), count.eq(self.job_count), di.eq(0),
+                        rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
+                        rq_rem.eq(self.job_count * 16), rq_desc.eq(1),
+                        cpl_rem.eq(self.job_count * (128 // W)), rd_err.eq(0), bidx.eq(0),
+                    ]
+                    with m.If(~self.open_valid):
+                        m.d.sync += [status.eq(OK), frame_len.eq(0)]
+                    goto("DFETCH")
         with m.Elif(state == S["DFETCH"]):
             m.d.comb += self.rd_cpl_ready.eq(1)
             with m.If(beat):
@@ -312,11 +347,14 @@ class TXEngine(wiring.Component):
                 with m.Else():
                     goto("DESC")
         with m.Elif(state == S["DERR"]):
-            finish(count, DESC_READ, 0)
-            m.d.sync += self.err_desc_read.eq(self.err_desc_read + 1)
+            complete(count)
+            m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1),
+                         di.eq(count - 1)]
+            with m.If(status == OK):
+                m.d.sync += status.eq(DESC_READ)
             goto("IDLE")
         with m.Elif(state == S["DESC"]):
-            m.d.sync += [frame_descs.eq(frame_descs + 1), cur_eop.eq(d_eop)]
+            m.d.sync += [uncpl.eq(uncpl + 1), cur_eop.eq(d_eop)]
             sum_len = Signal(LEN_BITS)
             rlen = Signal(LEN_BITS)              # roundup16((A mod 16) + L), in 16s
             m.d.comb += [sum_len.eq(frame_len + d_len),
@@ -355,10 +393,12 @@ class TXEngine(wiring.Component):
                     m.d.sync += status.eq(READ)
                 goto("AFTER")
         with m.Elif(state == S["AFTER"]):
-            with m.If(cur_eop | last_desc):
-                with m.If((status == OK) & ~cur_eop):
-                    m.d.sync += status.eq(NO_EOP)
+            with m.If(cur_eop):
                 goto("FLUSH")
+            with m.Elif(last_desc):                      # the job ends inside the frame
+                complete(uncpl)
+                m.d.sync += self.open_valid.eq(1)
+                goto("IDLE")
             with m.Else():
                 m.d.sync += di.eq(di + 1)
                 goto("DESC")
@@ -372,15 +412,19 @@ class TXEngine(wiring.Component):
                 goto("FDONE")
         with m.Elif(state == S["FDONE"]):
             with m.If(self.tx_valid & self.tx_ready):
-                finish(frame_descs, status, Mux(status == OK, frame_len, 0))
+                complete(uncpl)
+                m.d.sync += [self.done_valid.eq(1), self.done_queue.eq(queue),
+                             self.done_status.eq(status),
+                             self.done_len.eq(Mux(status == OK, frame_len, 0)),
+                             self.open_valid.eq(0)]
                 with m.If(status == OK):
                     m.d.sync += [self.frames.eq(self.frames + 1),
                                  self.bytes.eq(self.bytes + frame_len)]
                 for st, name in STATUS_COUNTER.items():
-                    if st != DESC_READ:
+                    if st != DESC_READ:              # counted per failed job, in DERR
                         c = getattr(self, name)
                         m.d.sync += c.eq(c + (status == st))
-                m.d.sync += [status.eq(OK), frame_len.eq(0), frame_descs.eq(0)]
+                m.d.sync += [status.eq(OK), frame_len.eq(0)]
                 with m.If(last_desc):
                     goto("IDLE")
                 with m.Else():
