@@ -17,6 +17,10 @@
 #                 or None. The MAC has LiteX's SRAM interface (host-written TX slots, RX slots),
 #                 mapped in BAR0 at ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path
 #                 until the NIC's own DMA datapath replaces it.
+#   with_nic      the NIC datapath (rtl/nic_datapath.py through litex_soc/nic_datapath_csr.py:
+#                 descriptor rings in host memory, TX queues, DMA through LitePCIe crossbar
+#                 master ports, MSIs NIC_TX and NIC_RX) on the eth_phy's MAC instead of LiteX's
+#                 SRAM MAC. Needs eth_phy. nic_ntxq TX queues.
 #   build_dir     where emitted Amaranth Verilog is written.
 
 from migen import Mux, Signal
@@ -25,6 +29,7 @@ from litex.soc.integration.soc_core import SoCCore
 
 from litex_soc.bus_analyzer import BusAnalyzerCSR
 from litex_soc.dma_pattern import DMAPattern
+from litex_soc.nic_datapath_csr import NICDatapathCSR
 from litex_soc.nic_info import NICInfo
 from rtl.bus_analyzer import Probe
 
@@ -61,7 +66,7 @@ def popcount(bits):
 class NICSoC(SoCCore):
     def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 eth_phy=None):
+                 eth_phy=None, with_nic=False, nic_ntxq=4):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -75,14 +80,26 @@ class NICSoC(SoCCore):
         self.info = NICInfo(data_width=data_width, ndmas=1, sim=sim, with_cpu=with_cpu)
         self.dma_pattern = DMAPattern(platform, data_width, build_dir)
 
+        if with_nic and eth_phy is None:
+            raise ValueError("NICSoC: with_nic needs an eth_phy")
+        msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq}
+        if with_nic:
+            nic_irq_tx, nic_irq_rx = Signal(), Signal()
+            msis.update(NIC_TX=nic_irq_tx, NIC_RX=nic_irq_rx)
         self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32, max_pending_requests=8,
-                      with_dma_loopback=True, with_dma_buffering=True,
-                      msis={"DMA_PATTERN_CHECKER": self.dma_pattern.irq})
+                      with_dma_loopback=True, with_dma_buffering=True, msis=msis)
         self.comb += [
             self.pcie_dma0.source.connect(self.dma_pattern.sink),
             self.dma_pattern.source.connect(self.pcie_dma0.sink),
         ]
-        if eth_phy is not None:
+        if with_nic:
+            self.ethphy = eth_phy
+            self.nic = NICDatapathCSR(platform, self.pcie_endpoint, eth_phy, build_dir,
+                                      data_width=data_width, ntxq=nic_ntxq)
+            self.comb += [nic_irq_tx.eq(self.nic.irq_tx), nic_irq_rx.eq(self.nic.irq_rx)]
+            self.add_constant("NIC_DATAPATH", 1)
+            self.add_constant("NIC_NTXQ", nic_ntxq)
+        elif eth_phy is not None:
             self.ethphy = eth_phy
             csr_origin = self.bus.regions["csr"].origin if "csr" in self.bus.regions \
                 else self.mem_map["csr"]

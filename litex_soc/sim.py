@@ -98,13 +98,13 @@ class SimSoC(NICSoC):
     litex_soc/ecp5_fmax.py, which compares the design's Fmax with and without it)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True):
+                 analyzer_pins=True, with_nic=False):
         platform = VerilogPlatform(data_width)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width)
         NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
                         build_dir=build_dir, sim=True, eth_phy=SimEthLoopbackPHY(),
-                        with_analyzer=with_analyzer)
+                        with_analyzer=with_analyzer, with_nic=with_nic)
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
@@ -126,11 +126,15 @@ def main():
     parser.add_argument("--data-width", type=int, default=128, choices=(64, 128),
                         help="PCIe datapath width (128: Gen2 x4 at 125 MHz; 64: Gen2 x2/Gen1 x4).")
     parser.add_argument("--with-cpu", action="store_true", help="Add a VexRiscv soft CPU.")
+    parser.add_argument("--with-nic", action="store_true",
+                        help="The NIC datapath (descriptor rings, TX queues) on the MAC instead "
+                             "of LiteX's SRAM MAC.")
     parser.add_argument("--output-dir", default="build/sim_dw128")
     args = parser.parse_args()
 
     gateware_dir = os.path.join(args.output_dir, "gateware")
-    soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir)
+    soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
+                 with_nic=args.with_nic)
     builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
                       compile_software=args.with_cpu, compile_gateware=False,
                       csr_csv=os.path.join(args.output_dir, "csr.csv"),
