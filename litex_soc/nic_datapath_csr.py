@@ -36,7 +36,7 @@
 
 import os
 
-from migen import Cat, ClockSignal, Instance, Signal
+from migen import Cat, ClockSignal, Instance, ResetSignal, Signal
 
 from amaranth.back import verilog
 from amaranth.hdl import Shape
@@ -111,9 +111,8 @@ class NICDatapathCSR(LiteXModule):
                            max_payload=max_payload)
         self.core = core
         members = core.signature.members
-        ports = dict(i_clk=ClockSignal("sys"), i_rst=Signal())
+        ports = dict(i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"))
         self._ports = ports
-        self.rst = ports["i_rst"]
 
         # -- CSRs --------------------------------------------------------------------------------
         ins, outs = csr_plan(members)
