@@ -419,3 +419,82 @@ def test_exposed_ports():
 @pytest.mark.parametrize("data_width", [64, 128])
 def test_verilator_lint(data_width, tmp_path):
     verilator_lint(NICDatapath(data_width=data_width), "nic_datapath", tmp_path)
+
+
+def test_disable_queue_with_open_frame():
+    """Queue 0 posts the head of a frame (no EOP) and never its tail; queue 1 posts a whole
+    frame. While queue 0's frame is open the engine serves only queue 0, so nothing goes out;
+    disabling queue 0 aborts its frame (txe_err_no_eop, dropped by the TX FIFO as an errored
+    frame), then queue 1's frame goes out whole, and queue 0 reports drained."""
+    dut = NICDatapath(data_width=128, ntxq=2)
+    host = Host()
+    B = 16
+    head = bytes(range(100))
+    frame1 = bytes([1, 0]) + bytes(range(200, 255)) * 2
+    host.write(HBASE + TXBUF, head)
+    host.write(HBASE + TXBUF + 4096, frame1)
+    for q, (addr, ln, eop) in enumerate([(HBASE + TXBUF, len(head), 0),
+                                         (HBASE + TXBUF + 4096, len(frame1), 1)]):
+        host.write(HBASE + TXRING + 4096 * q, addr.to_bytes(8, "little") +
+                   ln.to_bytes(2, "little") + eop.to_bytes(2, "little") + bytes(4))
+    obs = dict(mac=[], open0=None)
+
+    async def bench(ctx):
+        def setp(prefix, **kw):
+            for k, v in kw.items():
+                ctx.set(getattr(dut, prefix + k), v)
+        setp("txfifo_", max_len=9216, min_len=0, enable=1)
+        ctx.set(dut.wr_ready, 1)
+        ctx.set(dut.mac_tx_ready, 1)
+        ctx.set(dut.rd_req_ready, 1)
+        reads, cur = deque(), []
+        for cyc in range(3000):
+            setp("txq_", cfg_valid=0, db_valid=0)
+            setp("txe_", base_valid=0)
+            setp("txq_", wb_addr_valid=0)
+            if cyc < 2:
+                setp("txq_", cfg_valid=1, cfg_queue=cyc, cfg_size_log2=4, cfg_enable=1,
+                     cfg_limit=8)
+                setp("txe_", base_valid=1, base_queue=cyc, base_addr=HBASE + TXRING + 4096 * cyc)
+                setp("txq_", wb_addr_valid=1, wb_addr_queue=cyc, wb_addr=HBASE + WB + 16 * cyc)
+            elif cyc == 2:
+                setp("txq_", db_valid=1, db_queue=0, db_index=1)
+            elif cyc == 40:
+                setp("txq_", db_valid=1, db_queue=1, db_index=1)
+            elif cyc == 1500:                     # disable queue 0 (same ring size)
+                obs["open0"] = (ctx.get(dut.txe.open_valid), ctx.get(dut.txe.open_queue),
+                                len(obs["mac"]), ctx.get(dut.txq_drained))
+                setp("txq_", cfg_valid=1, cfg_queue=0, cfg_size_log2=4, cfg_enable=0,
+                     cfg_limit=8)
+            cv = bool(reads) and reads[0][0] <= cyc
+            ctx.set(dut.rd_cpl_valid, cv)
+            if cv:
+                ctx.set(dut.rd_cpl_data, reads[0][1])
+                ctx.set(dut.rd_cpl_last, reads[0][2])
+            if ctx.get(dut.rd_req_valid):
+                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+                raw = host.read(addr, ln)
+                for k in range(ln // B):
+                    reads.append((cyc + 20, int.from_bytes(raw[k * B:k * B + B], "little"),
+                                  int(k == ln // B - 1)))
+            if cv and ctx.get(dut.rd_cpl_ready):
+                reads.popleft()
+            if ctx.get(dut.mac_tx_valid):
+                d, k = ctx.get(dut.mac_tx_data), ctx.get(dut.mac_tx_keep)
+                cur += [(d >> 8 * i & 0xFF) for i in range(B) if k >> i & 1]
+                if ctx.get(dut.mac_tx_last):
+                    obs["mac"].append(bytes(cur))
+                    cur = []
+            await ctx.tick()
+        obs["counts"] = {n: ctx.get(getattr(dut, n)) for n in
+                         ("txe_err_no_eop", "txe_frames", "txfifo_drop_error", "txq_drained",
+                          "txq_descs_completed")}
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    assert obs["open0"] == (1, 0, 0, 0)           # held: queue 0 open, nothing sent, not drained
+    assert obs["mac"] == [frame1]
+    assert obs["counts"] == dict(txe_err_no_eop=1, txe_frames=1, txfifo_drop_error=1,
+                                 txq_drained=0b01, txq_descs_completed=2)
