@@ -45,15 +45,18 @@
 #               is outstanding: the first beat is accepted in this cycle (s_ready 1) and the whole
 #               frame is discarded up to its s_last beat; drop_no_buffer += 1 at the edge.
 #   buffer      the FIFO head is a fetched (not skipped) descriptor: it is popped (cons += 1) and
-#               its status decided from s_len: BAD_ADDR, else TOO_BIG if s_len > buffer length,
-#               else OK. The frame's beats are accepted from the next cycle on.
+#               its status decided from s_len: BAD_ADDR, else TOO_BIG if roundup4(s_len) >
+#               buffer length, else OK. The frame's beats are accepted from the next cycle on.
 #   otherwise   (a descriptor is posted, being fetched or skipped): wait, s_ready 0.
 # OK: the s_len bytes (from lane 0 of the first beat on, ceil(s_len / (W/8)) beats; s_keep is
-# ignored) are written at the buffer address in writes of min(remaining, max_payload, bytes to
-# the next 4 KiB boundary) bytes, whose data beats are the frame's beats (every write but the
-# last is a multiple of W/8 bytes, as the address is 16-byte aligned). Beats after those are
-# discarded up to s_last; a frame whose s_last comes before s_len bytes is padded with zero beats
-# (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are discarded.
+# ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe are
+# whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold the
+# frame rounded up to 4 bytes), are written at the buffer address in writes of min(remaining,
+# max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the frame's beats
+# (every write but the last is a multiple of W/8 bytes, as the address is 16-byte aligned). Beats
+# after those are discarded up to s_last; a frame whose s_last comes before s_len bytes is padded
+# with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are
+# discarded.
 # Then the completion record is written (one 16-byte write, after the frame's data writes in the
 # write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
 # when it is loaded into the write register; irq_event is 1 in the cycle after the DMA takes the
@@ -282,6 +285,9 @@ class RXEngine(wiring.Component):
         rem = Signal(16)                           # bytes of the frame still to write
         crem = Signal(13)                          # bytes of the current write still to send
         flen = Signal(16)
+        pad = Signal(2)                            # zero bytes after the frame, to a DWORD
+        len4 = Signal(17)
+        m.d.comb += len4.eq((self.s_len + 3) & ~3)
         didx = Signal(12)
         status = Signal(2)
         ended = Signal()                           # the frame's s_last was accepted
@@ -306,6 +312,12 @@ class RXEngine(wiring.Component):
         m.d.comb += [
             cur.eq(Mux(crem == 0, clen, crem)),
             nb.eq(Mux(cur < bpb, cur, bpb)),
+        ]
+        real = Signal(5)                           # frame bytes in this beat (not padding)
+        byte_mask = Signal(w)
+        m.d.comb += [
+            real.eq(nb - Mux(rem <= bpb, pad, 0)),
+            byte_mask.eq(Cat(Mux(real > j, Const(0xFF, 8), Const(0, 8)) for j in range(bpb))),
         ]
 
         caddr = Signal(64)
@@ -336,10 +348,11 @@ class RXEngine(wiring.Component):
                 with m.Elif(~fifo_empty & ~head_bad):
                     m.d.comb += pop.eq(1)
                     st = Mux(d_addr[:4] != 0, BAD_ADDR,
-                             Mux(self.s_len > d_len, TOO_BIG, OK))
+                             Mux(len4 > d_len, TOO_BIG, OK))
                     m.d.sync += [
                         status.eq(st),
-                        rem.eq(Mux(st == OK, self.s_len, 0)),
+                        rem.eq(Mux(st == OK, len4, 0)),
+                        pad.eq(len4 - self.s_len),
                         flen.eq(self.s_len),
                         waddr.eq(d_addr),
                         didx.eq(cons),
@@ -360,7 +373,7 @@ class RXEngine(wiring.Component):
                         self.wr_valid.eq(1),
                         self.wr_first.eq(crem == 0),
                         self.wr_last.eq(cur <= bpb),
-                        self.wr_data.eq(Mux(ended, 0, self.s_data)),
+                        self.wr_data.eq(Mux(ended, 0, self.s_data) & byte_mask),
                         rem.eq(rem - nb),
                         crem.eq(cur - nb),
                         waddr.eq(waddr + nb),

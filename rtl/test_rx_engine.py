@@ -227,6 +227,11 @@ def simulate(host, max_cycles=200_000, tail=60, config=None):
     return out
 
 
+def len4(data):
+    """Bytes written for a frame: its length rounded up to whole DWORDs (zero padding)."""
+    return (len(data) + 3) & ~3
+
+
 def expected(host):
     """The reference model: per frame, in order, (drop | the descriptor it uses) from the
     doorbells seen before its first beat, and the writes and counters that follow."""
@@ -245,7 +250,7 @@ def expected(host):
             results.append(None)
             continue
         addr, blen = host.posted[p]
-        status = BAD_ADDR if addr % 16 else TOO_BIG if len(data) > blen else OK
+        status = BAD_ADDR if addr % 16 else TOO_BIG if len4(data) > blen else OK
         results.append((p, status))
         p += 1
     counts = dict.fromkeys(COUNTS, 0)
@@ -285,14 +290,14 @@ def check(host, got):
         baddr, blen = host.posted[idx]
         if status == OK:
             addr, got_data = baddr, b""
-            while len(got_data) < len(data):
+            while len(got_data) < len4(data):
                 assert writes, f"frame {k}: data writes missing"
                 cyc, waddr, wlen, wdata = writes.pop(0)
                 assert waddr == addr, f"frame {k}: write at {waddr:#x}, expected {addr:#x}"
                 assert baddr <= waddr and waddr + wlen <= baddr + blen, f"frame {k}: outside"
                 got_data += wdata
                 addr += wlen
-            assert got_data == data, f"frame {k}: data differs"
+            assert got_data == data + bytes(len4(data) - len(data)), f"frame {k}: data differs"
         assert writes, f"frame {k}: completion missing"
         cyc, waddr, wlen, wdata = writes.pop(0)
         assert (waddr, wlen) == (CPL_BASE + 16 * (ncpl % S), 16), f"frame {k}: completion addr"

@@ -125,12 +125,30 @@ def reference(host, bases, jobs, max_read, max_frame):
             open_q = q
             continue
         raw = host.read(ring, count * 16)
-        ndesc = 0
+        descs = []
         for k in range(count):
             d = raw[16 * k:16 * k + 16]
-            a = int.from_bytes(d[0:8], "little")
-            ln = int.from_bytes(d[8:10], "little")
-            eop = d[10] & 1
+            descs.append((int.from_bytes(d[0:8], "little"), int.from_bytes(d[8:10], "little"),
+                          d[10] & 1))
+        # The issuer: every payload read of the job, ahead of the packer. It knows the frame's
+        # error at the job's start and the length checks, not the READ errors of this job.
+        issued, iskip, iflen = [], status != OK, flen
+        for a, ln, eop in descs:
+            err = iskip or ln == 0 or ln > max_frame or iflen + ln > max_frame
+            issued.append(not err)
+            if err:
+                iskip = True
+            else:
+                iflen += ln
+                start = a & ~15
+                pr = splits(start, (a - start + ln + 15) & ~15, max_read)
+                reqs += pr
+                cnt["data_reads"] += len(pr)
+            if eop:
+                iskip, iflen = False, 0
+        # The packer.
+        ndesc = 0
+        for k, (a, ln, eop) in enumerate(descs):
             ndesc += 1
             if status == OK:
                 if ln == 0:
@@ -141,15 +159,13 @@ def reference(host, bases, jobs, max_read, max_frame):
                     status = FRAME_LEN
                 else:
                     flen += ln
-                    start = a & ~15
-                    rlen = (a - start + ln + 15) & ~15
-                    pr = splits(start, rlen, max_read)
-                    reqs += pr
-                    cnt["data_reads"] += len(pr)
-                    if host.fails(start, rlen):
-                        status = READ
-                    else:
-                        data += host.read(a, ln)
+            if issued[k]:
+                start = a & ~15
+                append = status == OK
+                if host.fails(start, (a - start + ln + 15) & ~15):
+                    status = READ
+                elif append:
+                    data += host.read(a, ln)
             if eop:
                 cpls.append((q, ndesc))
                 end(q, status)

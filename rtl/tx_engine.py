@@ -11,7 +11,7 @@
 # then they are processed in order, one descriptor at a time: its payload is read and every byte
 # of it is appended to the current frame by a byte realigner (fragments of any length and any byte
 # alignment are packed back to back into full beats; only the last beat of a frame is partial). No
-# overlap between jobs nor between the payload reads of two descriptors (see "Overlap").
+# overlap between jobs; the payload reads of a job are issued ahead (see "Read issue").
 #
 # Descriptor (16 bytes, little-endian): bytes 0..7 buffer address, 8..9 length in bytes,
 # 10..11 flags (bit 0 EOP: the last descriptor of a frame), 12..15 reserved (ignored).
@@ -47,8 +47,11 @@
 #        16 (split as above; counted in data_reads), and bytes A..A+L-1 are appended to the
 #        frame. If any request of that read fails: frame error READ (the bytes already handed on,
 #        garbage included, belong to a frame that ends with tx_error).
-#      A descriptor of a frame that already has an error is not read (skipped), but still
-#      belongs to the frame (up to its EOP) and is completed with it.
+#      A descriptor of a frame that already has an error is skipped (its bytes are not
+#      appended), but still belongs to the frame (up to its EOP) and is completed with it.
+#      Payload reads run ahead (see "Read issue"): a descriptor after a READ error in the same
+#      job is still read (its data is discarded); one after a length error, or in a frame that
+#      had an error when the job started, is not.
 #   3. the frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the
 #      job's descriptors of the frame are completed (cpl (q, n), one cycle after the last one
 #      was processed; no done record) and the engine goes idle with the frame open.
@@ -101,10 +104,12 @@
 #   max_frame   largest frame in bytes, 1..65535 (9216).
 #   max_batch   descriptors per job at most (TXQueueManager's max_batch), 1..256.
 #
-# Overlap (not done, correctness first): prefetch the next job's descriptors while the current
-# one's payloads stream; issue the next descriptor's payload reads while the current one's
-# completions still arrive (a small FIFO of (offset, length) per outstanding read for the
-# realigner); let the completion of a frame overlap the start of the next one.
+# Read issue: once a job's descriptors are in, an issuer walks them in order and issues every
+# payload read back to back (as many requests in flight as the DMA port takes), tracking the
+# length checks of step 2 itself, while the packer consumes the completions in the same order;
+# so the host memory latency is paid about once per job, not once per descriptor. A flag per
+# descriptor tells the packer which were read. The next job's descriptor fetch still waits for
+# the job's end (not overlapped).
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import memory, wiring
@@ -241,6 +246,39 @@ class TXEngine(wiring.Component):
             with m.Else():
                 m.d.sync += self.data_reads.eq(self.data_reads + 1)
 
+        # -- read issuer: the job's payload reads, ahead of the packer (see "Read issue") --------
+        irp = descs.read_port(domain="comb")
+        ri = Signal(cbits + 1)                   # the next descriptor to issue
+        r_run = Signal()                         # issuing this job's payload reads
+        r_skip = Signal()                        # its frame has a known error: no more reads
+        r_flen = Signal(16)                      # the frame's length so far (issuer's view)
+        issued = Signal(self.max_batch)          # descriptor k's payload was read
+        i_addr = Signal(64)
+        i_len = Signal(16)
+        i_sum = Signal(LEN_BITS)
+        i_err = Signal()
+        m.d.comb += [
+            irp.addr.eq(ri), i_addr.eq(irp.data[0:64]), i_len.eq(irp.data[64:80]),
+            i_sum.eq(r_flen + i_len),
+            i_err.eq(r_skip | (i_len == 0) | (i_len > self.max_frame) |
+                     (i_sum > self.max_frame)),
+        ]
+        with m.If(r_run & (rq_rem == 0)):
+            with m.If(ri == count):
+                m.d.sync += r_run.eq(0)
+            with m.Else():
+                m.d.sync += ri.eq(ri + 1)
+                with m.If(i_err):
+                    m.d.sync += r_skip.eq(1)
+                with m.Else():
+                    m.d.sync += [
+                        r_flen.eq(i_sum), issued.eq(issued | (1 << ri)),
+                        rq_addr.eq(Cat(Const(0, 4), i_addr[4:])), rq_desc.eq(0),
+                        rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4),
+                    ]
+                with m.If(irp.data[80]):          # EOP: the next frame starts clean
+                    m.d.sync += [r_skip.eq(0), r_flen.eq(0)]
+
         # -- completion consumer -----------------------------------------------------------------
         cpl_rem = Signal(LEN_BITS)               # beats still to come for the current read
         rd_err = Signal()                        # a request of the current read failed
@@ -260,6 +298,7 @@ class TXEngine(wiring.Component):
         frame_len = Signal(16)
         uncpl = Signal(13)                       # descriptors processed, not completed yet
         cur_eop = Signal()
+        append = Signal()                        # the payload being consumed is packed
 
         # -- output register ---------------------------------------------------------------------
         out_free = Signal()
@@ -325,6 +364,7 @@ class TXEngine(wiring.Component):
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
                         rq_rem.eq(self.job_count * 16), rq_desc.eq(1),
                         cpl_rem.eq(self.job_count * (128 // W)), rd_err.eq(0), bidx.eq(0),
+                        issued.eq(0), ri.eq(0), r_run.eq(0),
                     ]
                     with m.If(~self.open_valid):
                         m.d.sync += [status.eq(OK), frame_len.eq(0)]
@@ -345,6 +385,8 @@ class TXEngine(wiring.Component):
                 with m.If(err_now):
                     goto("DERR")
                 with m.Else():
+                    # The issuer starts from the frame's state at the job's start.
+                    m.d.sync += [r_run.eq(1), r_skip.eq(status != OK), r_flen.eq(frame_len)]
                     goto("DESC")
         with m.Elif(state == S["DERR"]):
             complete(count)
@@ -354,32 +396,34 @@ class TXEngine(wiring.Component):
                 m.d.sync += status.eq(DESC_READ)
             goto("IDLE")
         with m.Elif(state == S["DESC"]):
-            m.d.sync += [uncpl.eq(uncpl + 1), cur_eop.eq(d_eop)]
-            sum_len = Signal(LEN_BITS)
-            rlen = Signal(LEN_BITS)              # roundup16((A mod 16) + L), in 16s
-            m.d.comb += [sum_len.eq(frame_len + d_len),
-                         rlen.eq((d_addr[0:4] + d_len + 15) >> 4)]
-            goto("AFTER")
-            with m.If(status == OK):
-                with m.If(d_len == 0):
-                    m.d.sync += status.eq(DESC_LEN0)
-                with m.Elif(d_len > self.max_frame):
-                    m.d.sync += status.eq(DESC_LEN)
-                with m.Elif(sum_len > self.max_frame):
-                    m.d.sync += status.eq(FRAME_LEN)
-                with m.Else():
+            # Only once the issuer has decided about this descriptor.
+            with m.If(ri > di):
+                m.d.sync += [uncpl.eq(uncpl + 1), cur_eop.eq(d_eop)]
+                sum_len = Signal(LEN_BITS)
+                rlen = Signal(LEN_BITS)              # roundup16((A mod 16) + L), in 16s
+                m.d.comb += [sum_len.eq(frame_len + d_len),
+                             rlen.eq((d_addr[0:4] + d_len + 15) >> 4)]
+                goto("AFTER")
+                with m.If(status == OK):
+                    with m.If(d_len == 0):
+                        m.d.sync += status.eq(DESC_LEN0)
+                    with m.Elif(d_len > self.max_frame):
+                        m.d.sync += status.eq(DESC_LEN)
+                    with m.Elif(sum_len > self.max_frame):
+                        m.d.sync += status.eq(FRAME_LEN)
+                    with m.Else():
+                        m.d.sync += frame_len.eq(sum_len)
+                # The issuer read it (it mirrors the length checks): consume its completions,
+                # packing them only if the frame had no error before it (else after a READ error).
+                with m.If(issued.bit_select(di, 1)):
                     m.d.sync += [
-                        frame_len.eq(sum_len),
-                        rq_addr.eq(Cat(Const(0, 4), d_addr[4:])), rq_desc.eq(0),
-                        rq_rem.eq(rlen << 4),
-                        cpl_rem.eq(rlen << (128 // W - 1)),
-                        rd_err.eq(0),
+                        cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0), append.eq(status == OK),
                         r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len), pos.eq(0),
                     ]
                     goto("PAYLOAD")
         with m.Elif(state == S["PAYLOAD"]):
-            m.d.comb += self.rd_cpl_ready.eq(out_free)
-            with m.If(beat):
+            m.d.comb += self.rd_cpl_ready.eq(Mux(append, out_free, 1))
+            with m.If(beat & append):
                 m.d.sync += pos.eq(pos + B)
                 with m.If(total > B):
                     m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(comb_[:W]),
