@@ -1,9 +1,14 @@
 # Makefile of the open FPGA NIC.
 #
 #   make bench        (default) the measurement suite on the Verilator simulation -> results/
+#                     (also builds the NIC=1 configuration for `nicbench tx` -> results/tx.json)
 #   make test         the tests (pytest; builds what they need)
 #   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128);
-#                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/)
+#                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/);
+#                     NIC=1 puts the NIC datapath (rtl/nic_datapath.py: TX queues and descriptor
+#                     rings in host memory, TX/RX DMA engines, interrupt coalescing) on the MAC
+#                     instead of LiteX's SRAM MAC (litex_soc.sim --with-nic; build/sim_dw<W>_nic/,
+#                     with CPU=1 build/sim_dw<W>_cpu_nic/); its nicbench has the `tx` command
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
 #   make trace        one short DMA run with a whole-design waveform: results/sim_trace.fst + .gtkw
 #   make scope        the bus analyzer: occupancy report + one triggered capture (part of bench)
@@ -11,11 +16,15 @@
 #                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
-# One Verilator build per configuration: build/sim_dw<W>/.
+# One Verilator build per configuration: build/sim_dw<W>[_cpu][_nic]/.
 
 W        ?= 128
 CPU      ?= 0
-BUILD    := build/sim_dw$(W)$(if $(filter 1,$(CPU)),_cpu,)
+NIC      ?= 0
+CFG_CPU  := $(if $(filter 1,$(CPU)),_cpu,)
+BUILD    := build/sim_dw$(W)$(CFG_CPU)$(if $(filter 1,$(NIC)),_nic,)
+# The NIC datapath configuration of the same W/CPU (make bench runs `nicbench tx` on it).
+NIC_BUILD := build/sim_dw$(W)$(CFG_CPU)_nic
 # LiteX's BIOS build runs `python3 -m litex...`: the venv must come first on PATH.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export NIC_WITH_CPU := $(CPU)
@@ -32,6 +41,11 @@ BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 # repetitions only show variation that comes from the design itself.
 BENCH_MIN_BYTES ?= 262144
 
+# `nicbench tx` on the NIC=1 build: frames per run, frame sizes (bytes without FCS), TX queues.
+BENCH_TX_FRAMES ?= 10000
+BENCH_TX_SIZES  ?= 60,128,512,1514
+BENCH_TX_QUEUES ?= 1
+
 SOC_PY   := $(wildcard litex_soc/*.py rtl/*.py)
 LIB_C    := $(wildcard sw/lib/*.c)
 SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
@@ -47,7 +61,7 @@ setup:
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 	@mkdir -p $(BUILD)
 	$(PY) -m litex_soc.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
-		--output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
+		$(if $(filter 1,$(NIC)),--with-nic,) --output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
 		|| (cat $(BUILD)/soc.log; exit 1)
 
 # --- Verilator model (library only; our harness is the main program) ---------------------------
@@ -97,6 +111,11 @@ bench: sim
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --quiet --json results/dma_sweep.json \
 		dma --dir both --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096 --min-bytes 65536
 	$(MAKE) --no-print-directory scope
+	$(MAKE) --no-print-directory sim NIC=1
+	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx.json tx \
+		--frames $(BENCH_TX_FRAMES) --sizes $(BENCH_TX_SIZES) --queues $(BENCH_TX_QUEUES)
+	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx_inflight.json tx \
+		--frames 2000 --size 60 --inflight 1,2,4,8,16,32,63
 	$(PY) scripts/report.py results
 	@echo "results: $$(ls results)"
 
@@ -138,6 +157,7 @@ test: setup
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1
+	$(MAKE) sim W=128 NIC=1
 	$(PY) -m pytest -n $(JOBS) -q
 
 lint: setup $(BUILD)/gateware/nicsoc.v

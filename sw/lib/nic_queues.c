@@ -1,0 +1,854 @@
+/*
+ * nic_queues.c: the NIC datapath driver (see nic_queues.h): TX rings with consumer-index
+ * writebacks, the RX ring with its completion ring, doorbells, coalescing, counters.
+ *
+ * Interfaces: nic_queues.h. Every register is a CSR_NIC_* macro of the generated csr.h (through
+ * nic_csr.h); strobe CSRs take their fields at the csr.h field offsets (NIC_Q_FIELD below). The
+ * protocol (set-up order, doorbells, reposting on completion records) follows the datapath's
+ * own Python driver, rtl/test_nic_datapath.py, and the header comments of rtl/nic_datapath.py,
+ * rtl/tx_queue_manager.py, rtl/tx_engine.py, rtl/rx_engine.py, rtl/frame_fifo.py and
+ * rtl/irq_coalescer.py.
+ *
+ * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
+ * CONFIG_CLOCK_FREQUENCY / 10^6 cycles (soc.h).
+ */
+#define _DEFAULT_SOURCE             /* endian.h: htole64/le16toh */
+#include "nic_queues.h"
+
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic_dev.h"
+
+#if NIC_HAS_DATAPATH
+
+/* --- the counter table: every nic_* status CSR of csr.h (generated from csr.json's read-only
+ * nic_* registers; an entry whose CSR a build lacks drops out) ------------------------------- */
+
+#define QC(name, NAME, kind) \
+    {#name, CSR_NIC_##NAME##_ADDR, CSR_NIC_##NAME##_SIZE, NIC_QC_##kind}
+
+static const struct nic_q_counter_def counter_defs[] = {
+#ifdef CSR_NIC_TX_SCHED_GRANTS_ADDR
+    QC(tx_sched_grants, TX_SCHED_GRANTS, COUNT),
+#endif
+#ifdef CSR_NIC_TXQ_ACTIVE_ADDR
+    QC(txq_active, TXQ_ACTIVE, STATE),
+#endif
+#ifdef CSR_NIC_TXQ_DRAINED_ADDR
+    QC(txq_drained, TXQ_DRAINED, STATE),
+#endif
+#ifdef CSR_NIC_TXQ_DB_RANGE_ERR_ADDR
+    QC(txq_db_range_err, TXQ_DB_RANGE_ERR, STATE),
+#endif
+#ifdef CSR_NIC_TXQ_DOORBELLS_ADDR
+    QC(txq_doorbells, TXQ_DOORBELLS, COUNT),
+#endif
+#ifdef CSR_NIC_TXQ_JOBS_ADDR
+    QC(txq_jobs, TXQ_JOBS, COUNT),
+#endif
+#ifdef CSR_NIC_TXQ_DESCS_FETCHED_ADDR
+    QC(txq_descs_fetched, TXQ_DESCS_FETCHED, COUNT),
+#endif
+#ifdef CSR_NIC_TXQ_DESCS_COMPLETED_ADDR
+    QC(txq_descs_completed, TXQ_DESCS_COMPLETED, COUNT),
+#endif
+#ifdef CSR_NIC_TXQ_ERR_DB_RANGE_ADDR
+    QC(txq_err_db_range, TXQ_ERR_DB_RANGE, ERROR),
+#endif
+#ifdef CSR_NIC_TXQ_ERR_DB_DISABLED_ADDR
+    QC(txq_err_db_disabled, TXQ_ERR_DB_DISABLED, ERROR),
+#endif
+#ifdef CSR_NIC_TXQ_ERR_CPL_ADDR
+    QC(txq_err_cpl, TXQ_ERR_CPL, ERROR),
+#endif
+#ifdef CSR_NIC_TXQ_ERR_CFG_ADDR
+    QC(txq_err_cfg, TXQ_ERR_CFG, ERROR),
+#endif
+#ifdef CSR_NIC_TXQ_WB_WRITES_ADDR
+    QC(txq_wb_writes, TXQ_WB_WRITES, COUNT),
+#endif
+#ifdef CSR_NIC_TXE_FRAMES_ADDR
+    QC(txe_frames, TXE_FRAMES, COUNT),
+#endif
+#ifdef CSR_NIC_TXE_BYTES_ADDR
+    QC(txe_bytes, TXE_BYTES, COUNT),
+#endif
+#ifdef CSR_NIC_TXE_DESC_READS_ADDR
+    QC(txe_desc_reads, TXE_DESC_READS, COUNT),
+#endif
+#ifdef CSR_NIC_TXE_DATA_READS_ADDR
+    QC(txe_data_reads, TXE_DATA_READS, COUNT),
+#endif
+#ifdef CSR_NIC_TXE_ERR_DESC_LEN0_ADDR
+    QC(txe_err_desc_len0, TXE_ERR_DESC_LEN0, ERROR),
+#endif
+#ifdef CSR_NIC_TXE_ERR_DESC_LEN_ADDR
+    QC(txe_err_desc_len, TXE_ERR_DESC_LEN, ERROR),
+#endif
+#ifdef CSR_NIC_TXE_ERR_FRAME_LEN_ADDR
+    QC(txe_err_frame_len, TXE_ERR_FRAME_LEN, ERROR),
+#endif
+#ifdef CSR_NIC_TXE_ERR_READ_ADDR
+    QC(txe_err_read, TXE_ERR_READ, ERROR),
+#endif
+#ifdef CSR_NIC_TXE_ERR_NO_EOP_ADDR
+    QC(txe_err_no_eop, TXE_ERR_NO_EOP, ERROR),
+#endif
+#ifdef CSR_NIC_TXE_ERR_DESC_READ_ADDR
+    QC(txe_err_desc_read, TXE_ERR_DESC_READ, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_FRAMES_IN_ADDR
+    QC(txfifo_frames_in, TXFIFO_FRAMES_IN, COUNT),
+#endif
+#ifdef CSR_NIC_TXFIFO_FRAMES_OUT_ADDR
+    QC(txfifo_frames_out, TXFIFO_FRAMES_OUT, COUNT),
+#endif
+#ifdef CSR_NIC_TXFIFO_BYTES_OUT_ADDR
+    QC(txfifo_bytes_out, TXFIFO_BYTES_OUT, COUNT),
+#endif
+#ifdef CSR_NIC_TXFIFO_DROP_ERROR_ADDR
+    QC(txfifo_drop_error, TXFIFO_DROP_ERROR, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_DROP_OVERSIZE_ADDR
+    QC(txfifo_drop_oversize, TXFIFO_DROP_OVERSIZE, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_DROP_RUNT_ADDR
+    QC(txfifo_drop_runt, TXFIFO_DROP_RUNT, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_DROP_FULL_ADDR
+    QC(txfifo_drop_full, TXFIFO_DROP_FULL, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_DROP_DISABLED_ADDR
+    QC(txfifo_drop_disabled, TXFIFO_DROP_DISABLED, ERROR),
+#endif
+#ifdef CSR_NIC_TXFIFO_LEVEL_ADDR
+    QC(txfifo_level, TXFIFO_LEVEL, STATE),
+#endif
+#ifdef CSR_NIC_TXFIFO_FRAMES_QUEUED_ADDR
+    QC(txfifo_frames_queued, TXFIFO_FRAMES_QUEUED, STATE),
+#endif
+#ifdef CSR_NIC_RXFIFO_FRAMES_IN_ADDR
+    QC(rxfifo_frames_in, RXFIFO_FRAMES_IN, COUNT),
+#endif
+#ifdef CSR_NIC_RXFIFO_FRAMES_OUT_ADDR
+    QC(rxfifo_frames_out, RXFIFO_FRAMES_OUT, COUNT),
+#endif
+#ifdef CSR_NIC_RXFIFO_BYTES_OUT_ADDR
+    QC(rxfifo_bytes_out, RXFIFO_BYTES_OUT, COUNT),
+#endif
+#ifdef CSR_NIC_RXFIFO_DROP_ERROR_ADDR
+    QC(rxfifo_drop_error, RXFIFO_DROP_ERROR, ERROR),
+#endif
+#ifdef CSR_NIC_RXFIFO_DROP_OVERSIZE_ADDR
+    QC(rxfifo_drop_oversize, RXFIFO_DROP_OVERSIZE, ERROR),
+#endif
+#ifdef CSR_NIC_RXFIFO_DROP_RUNT_ADDR
+    QC(rxfifo_drop_runt, RXFIFO_DROP_RUNT, ERROR),
+#endif
+#ifdef CSR_NIC_RXFIFO_DROP_FULL_ADDR
+    QC(rxfifo_drop_full, RXFIFO_DROP_FULL, ERROR),
+#endif
+#ifdef CSR_NIC_RXFIFO_DROP_DISABLED_ADDR
+    QC(rxfifo_drop_disabled, RXFIFO_DROP_DISABLED, ERROR),
+#endif
+#ifdef CSR_NIC_RXFIFO_LEVEL_ADDR
+    QC(rxfifo_level, RXFIFO_LEVEL, STATE),
+#endif
+#ifdef CSR_NIC_RXFIFO_FRAMES_QUEUED_ADDR
+    QC(rxfifo_frames_queued, RXFIFO_FRAMES_QUEUED, STATE),
+#endif
+#ifdef CSR_NIC_RXE_FRAMES_ADDR
+    QC(rxe_frames, RXE_FRAMES, COUNT),
+#endif
+#ifdef CSR_NIC_RXE_BYTES_ADDR
+    QC(rxe_bytes, RXE_BYTES, COUNT),
+#endif
+#ifdef CSR_NIC_RXE_DROP_NO_BUFFER_ADDR
+    QC(rxe_drop_no_buffer, RXE_DROP_NO_BUFFER, ERROR),
+#endif
+#ifdef CSR_NIC_RXE_DROP_TOO_BIG_ADDR
+    QC(rxe_drop_too_big, RXE_DROP_TOO_BIG, ERROR),
+#endif
+#ifdef CSR_NIC_RXE_DROP_BAD_DESC_ADDR
+    QC(rxe_drop_bad_desc, RXE_DROP_BAD_DESC, ERROR),
+#endif
+#ifdef CSR_NIC_RXE_DESC_READS_ADDR
+    QC(rxe_desc_reads, RXE_DESC_READS, COUNT),
+#endif
+#ifdef CSR_NIC_RXE_ERR_DB_RANGE_ADDR
+    QC(rxe_err_db_range, RXE_ERR_DB_RANGE, ERROR),
+#endif
+#ifdef CSR_NIC_RXE_ERR_READ_ADDR
+    QC(rxe_err_read, RXE_ERR_READ, ERROR),
+#endif
+#ifdef CSR_NIC_RXE_CONS_ADDR
+    QC(rxe_cons, RXE_CONS, STATE),
+#endif
+#ifdef CSR_NIC_TXIRQ_IRQS_ADDR
+    QC(txirq_irqs, TXIRQ_IRQS, COUNT),
+#endif
+#ifdef CSR_NIC_TXIRQ_BY_IMMEDIATE_ADDR
+    QC(txirq_by_immediate, TXIRQ_BY_IMMEDIATE, COUNT),
+#endif
+#ifdef CSR_NIC_TXIRQ_BY_FRAMES_ADDR
+    QC(txirq_by_frames, TXIRQ_BY_FRAMES, COUNT),
+#endif
+#ifdef CSR_NIC_TXIRQ_BY_USECS_ADDR
+    QC(txirq_by_usecs, TXIRQ_BY_USECS, COUNT),
+#endif
+#ifdef CSR_NIC_TXIRQ_BY_ABS_ADDR
+    QC(txirq_by_abs, TXIRQ_BY_ABS, COUNT),
+#endif
+#ifdef CSR_NIC_TXIRQ_PENDING_ADDR
+    QC(txirq_pending, TXIRQ_PENDING, STATE),
+#endif
+#ifdef CSR_NIC_RXIRQ_IRQS_ADDR
+    QC(rxirq_irqs, RXIRQ_IRQS, COUNT),
+#endif
+#ifdef CSR_NIC_RXIRQ_BY_IMMEDIATE_ADDR
+    QC(rxirq_by_immediate, RXIRQ_BY_IMMEDIATE, COUNT),
+#endif
+#ifdef CSR_NIC_RXIRQ_BY_FRAMES_ADDR
+    QC(rxirq_by_frames, RXIRQ_BY_FRAMES, COUNT),
+#endif
+#ifdef CSR_NIC_RXIRQ_BY_USECS_ADDR
+    QC(rxirq_by_usecs, RXIRQ_BY_USECS, COUNT),
+#endif
+#ifdef CSR_NIC_RXIRQ_BY_ABS_ADDR
+    QC(rxirq_by_abs, RXIRQ_BY_ABS, COUNT),
+#endif
+#ifdef CSR_NIC_RXIRQ_PENDING_ADDR
+    QC(rxirq_pending, RXIRQ_PENDING, STATE),
+#endif
+#ifdef CSR_NIC_RDARB_OUTSTANDING_ADDR
+    QC(rdarb_outstanding, RDARB_OUTSTANDING, STATE),
+#endif
+#ifdef CSR_NIC_RDARB_REQUESTS_ADDR
+    QC(rdarb_requests, RDARB_REQUESTS, COUNT),
+#endif
+#ifdef CSR_NIC_RDADP_REQUESTS_ADDR
+    QC(rdadp_requests, RDADP_REQUESTS, COUNT),
+#endif
+#ifdef CSR_NIC_RDADP_COMPLETIONS_ADDR
+    QC(rdadp_completions, RDADP_COMPLETIONS, COUNT),
+#endif
+#ifdef CSR_NIC_RDADP_ERRORS_ADDR
+    QC(rdadp_errors, RDADP_ERRORS, ERROR),
+#endif
+#ifdef CSR_NIC_RDADP_REJECTED_ADDR
+    QC(rdadp_rejected, RDADP_REJECTED, ERROR),
+#endif
+#ifdef CSR_NIC_RDADP_TIMEOUTS_ADDR
+    QC(rdadp_timeouts, RDADP_TIMEOUTS, ERROR),
+#endif
+#ifdef CSR_NIC_RDADP_DROPPED_ADDR
+    QC(rdadp_dropped, RDADP_DROPPED, ERROR),
+#endif
+#ifdef CSR_NIC_WRADP_WRITES_ADDR
+    QC(wradp_writes, WRADP_WRITES, COUNT),
+#endif
+#ifdef CSR_NIC_WRADP_TLPS_ADDR
+    QC(wradp_tlps, WRADP_TLPS, COUNT),
+#endif
+#ifdef CSR_NIC_WRADP_REJECTED_ADDR
+    QC(wradp_rejected, WRADP_REJECTED, ERROR),
+#endif
+#ifdef CSR_NIC_MAC_PREAMBLE_CRC_ADDR
+    QC(mac_preamble_crc, MAC_PREAMBLE_CRC, STATE),
+#endif
+#ifdef CSR_NIC_MAC_RX_DATAPATH_PREAMBLE_ERRORS_ADDR
+    QC(mac_rx_datapath_preamble_errors, MAC_RX_DATAPATH_PREAMBLE_ERRORS, ERROR),
+#endif
+#ifdef CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_ADDR
+    QC(mac_rx_datapath_crc_errors, MAC_RX_DATAPATH_CRC_ERRORS, ERROR),
+#endif
+};
+#undef QC
+
+const struct nic_q_counter_def *nic_q_counter_defs(size_t *n)
+{
+    *n = sizeof counter_defs / sizeof counter_defs[0];
+    return counter_defs;
+}
+
+int nic_q_counter_index(const char *name)
+{
+    for (size_t i = 0; i < sizeof counter_defs / sizeof counter_defs[0]; i++)
+        if (strcmp(counter_defs[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
+{
+    const size_t want = sizeof counter_defs / sizeof counter_defs[0];
+    if (n < want)
+        return nic_errf(err, errlen, "counters: room for %zu values, the table has %zu", n,
+                        want);
+    for (size_t i = 0; i < want; i++)
+        v[i] = nic_csr_read_wide(b, counter_defs[i].addr, counter_defs[i].words);
+    return 0;
+}
+
+uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after)
+{
+    if (d->kind == NIC_QC_STATE)
+        return after;
+    const unsigned bits = 32u * d->words;
+    const uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    return (after - before) & mask;
+}
+
+/* --- register helpers ------------------------------------------------------------------------ */
+
+/* Field F of a strobe CSR (csr.h F_OFFSET / F_SIZE), value checked to fit by the callers. */
+#define NIC_Q_FIELD(F, v) \
+    (((uint32_t)(v) & (uint32_t)((1ull << F##_SIZE) - 1)) << F##_OFFSET)
+
+static void wr(struct nic_backend *b, uint64_t addr, uint32_t v) { nic_write32(b, addr, v); }
+
+static void txq_cfg(struct nic_backend *b, unsigned q, unsigned size_log2, bool enable,
+                    unsigned limit)
+{
+    wr(b, CSR_NIC_TXQ_CFG_ADDR,
+       NIC_Q_FIELD(CSR_NIC_TXQ_CFG_QUEUE, q) | NIC_Q_FIELD(CSR_NIC_TXQ_CFG_SIZE_LOG2, size_log2) |
+       NIC_Q_FIELD(CSR_NIC_TXQ_CFG_ENABLE, enable) | NIC_Q_FIELD(CSR_NIC_TXQ_CFG_LIMIT, limit));
+}
+
+static int wait_drained(struct nic_backend *b, unsigned q, uint64_t timeout_ns, char *err,
+                        size_t errlen)
+{
+    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
+    while (!((nic_csr_read_wide(b, CSR_NIC_TXQ_DRAINED_ADDR, CSR_NIC_TXQ_DRAINED_SIZE) >> q) &
+             1)) {
+        if (nic_now_ns(b) > deadline)
+            return nic_errf(err, errlen, "TX queue %u did not drain within %llu ns "
+                            "(nic_txq_drained bit %u stays 0: descriptors still in flight, or "
+                            "the queue is live with another ring size)", q,
+                            (unsigned long long)timeout_ns, q);
+        nic_idle(b, 200);
+    }
+    return 0;
+}
+
+static unsigned log2u(unsigned v)
+{
+    unsigned l = 0;
+    while ((1u << l) < v)
+        l++;
+    return l;
+}
+
+static bool pow2(unsigned v) { return v && !(v & (v - 1)); }
+
+static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* Bytes between consecutive buffers: the frame rounded up to 64 B (16 B alignment is what the
+ * RX engine needs; 64 keeps buffers on cache lines). */
+static size_t buf_stride(const struct nic_queues *nq) { return align_up(nq->cfg.buf_size, 64); }
+
+/* --- open / close ---------------------------------------------------------------------------- */
+
+static int check_config(const struct nic_q_config *c, char *err, size_t errlen)
+{
+    if (c->ntxq < 1 || c->ntxq > NIC_Q_MAX_TXQ)
+        return nic_errf(err, errlen, "TX queues: %u is out of range 1..%u (this SoC has "
+                        "NIC_NTXQ %u)", c->ntxq, (unsigned)NIC_Q_MAX_TXQ, (unsigned)NIC_NTXQ);
+    if (!pow2(c->tx_ring) || c->tx_ring < 2 || c->tx_ring > NIC_Q_RING_MAX)
+        return nic_errf(err, errlen, "TX ring size %u: must be a power of two 2..%u", c->tx_ring,
+                        NIC_Q_RING_MAX);
+    if (!pow2(c->rx_ring) || c->rx_ring < 2 || c->rx_ring > NIC_Q_RING_MAX)
+        return nic_errf(err, errlen, "RX ring size %u: must be a power of two 2..%u", c->rx_ring,
+                        NIC_Q_RING_MAX);
+    if (c->tx_limit > NIC_Q_RING_MAX)
+        return nic_errf(err, errlen, "TX in-flight limit %u: must be 1..%u (0: ring size - 1)",
+                        c->tx_limit, NIC_Q_RING_MAX);
+    if (c->buf_size < NIC_Q_FRAME_MIN || c->buf_size > NIC_Q_FRAME_MAX)
+        return nic_errf(err, errlen, "buffer size %u: must be %u..%u bytes (the largest frame, "
+                        "without FCS)", c->buf_size, NIC_Q_FRAME_MIN, NIC_Q_FRAME_MAX);
+    if (c->sched_mode > 2)
+        return nic_errf(err, errlen, "scheduler mode %u: 0 round-robin, 1 strict priority, 2 "
+                        "weighted round-robin", c->sched_mode);
+    return 0;
+}
+
+int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
+               uint64_t timeout_ns, char *err, size_t errlen)
+{
+    memset(nq, 0, sizeof *nq);
+    nq->b = b;
+    if (check_config(cfg, err, errlen) < 0)
+        return -1;
+    nq->cfg = *cfg;
+    if (nq->cfg.tx_limit == 0)
+        nq->cfg.tx_limit = cfg->tx_ring - 1;
+    const size_t stride = buf_stride(nq);
+
+    /* One DMA block: writeback slots (64 B apart), then per TX queue its ring and buffers, then
+     * the RX ring, completion ring and buffers, each region 4 KiB aligned. */
+    size_t off = align_up(64u * cfg->ntxq, 4096);
+    size_t tx_desc_off[NIC_Q_MAX_TXQ], tx_buf_off[NIC_Q_MAX_TXQ];
+    for (unsigned q = 0; q < cfg->ntxq; q++) {
+        tx_desc_off[q] = off;
+        off += align_up((size_t)cfg->tx_ring * NIC_Q_DESC_BYTES, 4096);
+        tx_buf_off[q] = off;
+        off += align_up((size_t)cfg->tx_ring * stride, 4096);
+    }
+    const size_t rx_desc_off = off;
+    off += align_up((size_t)cfg->rx_ring * NIC_Q_DESC_BYTES, 4096);
+    const size_t rx_cpl_off = off;
+    off += align_up((size_t)cfg->rx_ring * NIC_Q_DESC_BYTES, 4096);
+    const size_t rx_buf_off = off;
+    off += align_up((size_t)cfg->rx_ring * stride, 4096);
+
+    uint64_t bus;
+    uint8_t *mem = nic_dma_alloc(b, off, &bus);
+    if (!mem) {
+        const char *e = nic_last_error(b);
+        return nic_errf(err, errlen, "cannot allocate %zu bytes of DMA memory for %u TX rings of "
+                        "%u and an RX ring of %u buffers of %zu bytes: %s", off, cfg->ntxq,
+                        cfg->tx_ring, cfg->rx_ring, stride, e ? e : "dma_alloc failed");
+    }
+    if (bus % 16)
+        return nic_errf(err, errlen, "DMA memory at %#llx is not 16-byte aligned",
+                        (unsigned long long)bus);
+    nq->mem = mem;
+    nq->mem_size = off;
+
+    /* Frame FIFOs: TX takes whatever the engine builds (its max_frame), RX what a buffer holds. */
+    wr(b, CSR_NIC_TXFIFO_MAX_LEN_ADDR, NIC_Q_FRAME_MAX);
+    wr(b, CSR_NIC_TXFIFO_MIN_LEN_ADDR, 0);
+    wr(b, CSR_NIC_TXFIFO_ENABLE_ADDR, 1);
+    wr(b, CSR_NIC_RXFIFO_MAX_LEN_ADDR, cfg->buf_size);
+    wr(b, CSR_NIC_RXFIFO_MIN_LEN_ADDR, 0);
+    wr(b, CSR_NIC_RXFIFO_ENABLE_ADDR, 1);
+
+    struct nic_q_coalesce co;
+    nic_q_coalesce_defaults(&co);
+    if (nic_q_coalesce_set(nq, &co, err, errlen) < 0)
+        return -1;
+
+    /* Scheduler: the mode, every queue at priority 0 with weight 1. */
+    wr(b, CSR_NIC_TX_SCHED_MODE_ADDR, cfg->sched_mode);
+    nic_csr_write_wide(b, CSR_NIC_TX_SCHED_PRIO_ADDR, CSR_NIC_TX_SCHED_PRIO_SIZE, 0);
+    uint64_t weights = 0;
+    for (unsigned q = 0; q < NIC_NTXQ && 8 * q < 64; q++)
+        weights |= 1ull << (8 * q);
+    nic_csr_write_wide(b, CSR_NIC_TX_SCHED_WEIGHT_ADDR, CSR_NIC_TX_SCHED_WEIGHT_SIZE, weights);
+
+    /* TX queues: disable (a drained queue is reset by it), wait drained, ring base and
+     * writeback address, then enable (the reset that starts the ring at 0). */
+    const int cfg_err = nic_q_counter_index("txq_err_cfg");
+    const uint32_t err_cfg0 = cfg_err >= 0 ? nic_read32(b, counter_defs[cfg_err].addr) : 0;
+    for (unsigned q = 0; q < cfg->ntxq; q++) {
+        struct nic_txq *t = &nq->tx[q];
+        t->size = cfg->tx_ring;
+        t->size_log2 = log2u(cfg->tx_ring);
+        t->limit = nq->cfg.tx_limit;
+        t->desc = mem + tx_desc_off[q];
+        t->desc_bus = bus + tx_desc_off[q];
+        t->buf = mem + tx_buf_off[q];
+        t->buf_bus = bus + tx_buf_off[q];
+        t->wb = mem + 64u * q;
+        t->wb_bus = bus + 64u * q;
+        txq_cfg(b, q, t->size_log2, false, t->limit);
+        if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
+            return -1;
+        nic_csr_write_wide(b, CSR_NIC_TXE_BASE_ADDR_ADDR, CSR_NIC_TXE_BASE_ADDR_SIZE, t->desc_bus);
+        wr(b, CSR_NIC_TXE_BASE_ADDR, NIC_Q_FIELD(CSR_NIC_TXE_BASE_QUEUE, q));
+        nic_csr_write_wide(b, CSR_NIC_TXQ_WB_ADDR_ADDR, CSR_NIC_TXQ_WB_ADDR_SIZE, t->wb_bus);
+        wr(b, CSR_NIC_TXQ_WB_ADDR_QUEUE_ADDR, NIC_Q_FIELD(CSR_NIC_TXQ_WB_ADDR_QUEUE_QUEUE, q));
+        txq_cfg(b, q, t->size_log2, true, t->limit);
+    }
+    if (cfg_err >= 0 && nic_read32(b, counter_defs[cfg_err].addr) != err_cfg0)
+        return nic_errf(err, errlen, "the device refused a TX queue configuration write "
+                        "(nic_txq_err_cfg %u -> %u)", err_cfg0,
+                        nic_read32(b, counter_defs[cfg_err].addr));
+
+    /* RX: disable (the engine resets its ring when idle), wait for cons 0, configure, post
+     * every buffer but one (a ring holds S - 1), enable, one doorbell. */
+    struct nic_rxq *r = &nq->rx;
+    r->size = cfg->rx_ring;
+    r->size_log2 = log2u(cfg->rx_ring);
+    r->desc = mem + rx_desc_off;
+    r->desc_bus = bus + rx_desc_off;
+    r->cpl = mem + rx_cpl_off;
+    r->cpl_bus = bus + rx_cpl_off;
+    r->buf = mem + rx_buf_off;
+    r->buf_bus = bus + rx_buf_off;
+    wr(b, CSR_NIC_RXE_ENABLE_ADDR, 0);
+    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
+    nic_idle(b, 100);
+    while (nic_read32(b, CSR_NIC_RXE_CONS_ADDR) != 0) {
+        if (nic_now_ns(b) > deadline)
+            return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
+                            "stays %u with nic_rxe_enable 0) within %llu ns",
+                            nic_read32(b, CSR_NIC_RXE_CONS_ADDR),
+                            (unsigned long long)timeout_ns);
+        nic_idle(b, 200);
+    }
+    nic_csr_write_wide(b, CSR_NIC_RXE_RING_BASE_ADDR, CSR_NIC_RXE_RING_BASE_SIZE, r->desc_bus);
+    wr(b, CSR_NIC_RXE_RING_SIZE_LOG2_ADDR, r->size_log2);
+    nic_csr_write_wide(b, CSR_NIC_RXE_CPL_BASE_ADDR, CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
+    for (unsigned p = 0; p < r->size; p++) {
+        const uint64_t a = htole64(r->buf_bus + (uint64_t)p * stride);
+        const uint16_t len = htole16((uint16_t)cfg->buf_size);
+        uint8_t *d = r->desc + (size_t)p * NIC_Q_DESC_BYTES;
+        memset(d, 0, NIC_Q_DESC_BYTES);
+        memcpy(d, &a, 8);
+        memcpy(d + 8, &len, 2);
+        r->cpl[(size_t)p * NIC_Q_DESC_BYTES + 4] = NIC_Q_RX_STATUS_FREE;
+    }
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    wr(b, CSR_NIC_RXE_ENABLE_ADDR, 1);
+    r->prod = r->size - 1;
+    wr(b, CSR_NIC_RXE_DB_ADDR, NIC_Q_FIELD(CSR_NIC_RXE_DB_INDEX, r->prod));
+    r->doorbells++;
+    nq->open = true;
+    return 0;
+}
+
+int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
+{
+    int rc = 0;
+    struct nic_backend *b = nq->b;
+    if (nq->open) {
+        for (unsigned q = 0; q < nq->cfg.ntxq; q++) {
+            txq_cfg(b, q, nq->tx[q].size_log2, false, nq->tx[q].limit);
+            if (rc == 0 && wait_drained(b, q, timeout_ns, err, errlen) < 0)
+                rc = -1;
+        }
+        wr(b, CSR_NIC_RXE_ENABLE_ADDR, 0);
+        nq->open = false;
+    }
+    if (nq->mem)
+        nic_dma_free(b, nq->mem, nq->mem_size);
+    nq->mem = NULL;
+    return rc;
+}
+
+int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
+                    size_t errlen)
+{
+    if (!nq->open || q >= nq->cfg.ntxq)
+        return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
+    if (limit < 1 || limit > NIC_Q_RING_MAX)
+        return nic_errf(err, errlen, "TX in-flight limit %u: must be 1..%u", limit,
+                        NIC_Q_RING_MAX);
+    nq->tx[q].limit = limit;
+    txq_cfg(nq->b, q, nq->tx[q].size_log2, true, limit);
+    return 0;
+}
+
+/* --- hot path -------------------------------------------------------------------------------- */
+
+int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+                  unsigned n, char *err, size_t errlen)
+{
+    if (q >= nq->cfg.ntxq)
+        return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
+    struct nic_txq *t = &nq->tx[q];
+    const unsigned room = nic_q_tx_room(nq, q);
+    if (n > room)
+        n = room;
+    if (n == 0)
+        return 0;
+    const size_t stride = buf_stride(nq);
+    uint32_t idx = t->next_to_use;
+    for (unsigned i = 0; i < n; i++) {
+        const uint32_t len = frames[i].len;
+        if (len == 0 || len > nq->cfg.buf_size)
+            return nic_errf(err, errlen, "TX frame %u of the batch: %u bytes does not fit a "
+                            "buffer (1..%u bytes)", i, len, nq->cfg.buf_size);
+        memcpy(t->buf + (size_t)idx * stride, frames[i].data, len);
+        const uint64_t a = htole64(t->buf_bus + (uint64_t)idx * stride);
+        const uint16_t l = htole16((uint16_t)len), flags = htole16(1);     /* EOP */
+        uint8_t *d = t->desc + (size_t)idx * NIC_Q_DESC_BYTES;
+        memcpy(d, &a, 8);
+        memcpy(d + 8, &l, 2);
+        memcpy(d + 10, &flags, 2);
+        memset(d + 12, 0, 4);
+        idx = (idx + 1) & (t->size - 1);
+    }
+    __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
+    t->next_to_use = idx;
+    wr(nq->b, CSR_NIC_TXQ_DB_ADDR,
+       NIC_Q_FIELD(CSR_NIC_TXQ_DB_QUEUE, q) | NIC_Q_FIELD(CSR_NIC_TXQ_DB_INDEX, idx));
+    t->doorbells++;
+    t->frames_sent += n;
+    return (int)n;
+}
+
+int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen)
+{
+    if (q >= nq->cfg.ntxq)
+        return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
+    struct nic_txq *t = &nq->tx[q];
+    const uint32_t cons = le16toh(*(const volatile uint16_t *)t->wb) & (t->size - 1);
+    const unsigned done = (cons - t->next_to_clean) & (t->size - 1);
+    if (done > nic_q_tx_pending(nq, q))
+        return nic_errf(err, errlen, "TX queue %u: written-back consumer index %u is beyond the "
+                        "%u descriptors posted from %u", q, cons, nic_q_tx_pending(nq, q),
+                        t->next_to_clean);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    t->next_to_clean = cons;
+    return (int)done;
+}
+
+int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max)
+{
+    struct nic_rxq *r = &nq->rx;
+    const size_t stride = buf_stride(nq);
+    unsigned n = 0;
+    while (n < max) {
+        volatile uint8_t *rec = r->cpl + (size_t)r->next_cpl * NIC_Q_DESC_BYTES;
+        const uint8_t status = rec[4];
+        if (status == NIC_Q_RX_STATUS_FREE)
+            break;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        const uint32_t len = (uint32_t)rec[0] | (uint32_t)rec[1] << 8;
+        const uint32_t idx = ((uint32_t)rec[2] | (uint32_t)rec[3] << 8) & (r->size - 1);
+        uint64_t ts = 0;
+        for (int k = 7; k >= 0; k--)
+            ts = ts << 8 | rec[8 + k];
+        /* Positions up to idx are consumed (descriptors skipped after a read error have no
+         * record): they are all to be reposted. */
+        const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
+        r->to_repost += ((idx - expect) & (r->size - 1)) + 1;
+        out[n] = (struct nic_q_rx_frame){.data = r->buf + (size_t)idx * stride, .len = len,
+                                         .index = idx, .status = status, .timestamp = ts};
+        rec[4] = NIC_Q_RX_STATUS_FREE;
+        r->next_cpl = (r->next_cpl + 1) & (r->size - 1);
+        r->frames++;
+        if (status)
+            r->bad_status++;
+        n++;
+    }
+    return (int)n;
+}
+
+int nic_q_rx_refill(struct nic_queues *nq)
+{
+    struct nic_rxq *r = &nq->rx;
+    const unsigned n = r->to_repost;
+    if (n == 0)
+        return 0;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    r->prod = (r->prod + n) & (r->size - 1);
+    r->to_repost = 0;
+    wr(nq->b, CSR_NIC_RXE_DB_ADDR, NIC_Q_FIELD(CSR_NIC_RXE_DB_INDEX, r->prod));
+    r->doorbells++;
+    return (int)n;
+}
+
+/* --- coalescing ------------------------------------------------------------------------------ */
+
+#define TICK_CYCLES ((uint32_t)(CONFIG_CLOCK_FREQUENCY / 1000000))    /* cycles per us */
+
+int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
+                       size_t errlen)
+{
+    struct nic_backend *b = nq->b;
+    const uint32_t v[8] = {c->rx_usecs, c->rx_frames, c->rx_abs_usecs, c->rx_min_interval,
+                           c->tx_usecs, c->tx_frames, c->tx_abs_usecs, c->tx_min_interval};
+    static const char *const names[8] = {"rx-usecs", "rx-frames", "rx-abs-usecs",
+                                         "rx-min-interval", "tx-usecs", "tx-frames",
+                                         "tx-abs-usecs", "tx-min-interval"};
+    for (int i = 0; i < 8; i++)
+        if (v[i] > 0xffff)
+            return nic_errf(err, errlen, "coalescing %s=%u: out of range 0..65535", names[i],
+                            v[i]);
+    if (TICK_CYCLES < 1 || TICK_CYCLES > 0xffff)
+        return nic_errf(err, errlen, "coalescing: %u cycles per us does not fit tick_cycles",
+                        TICK_CYCLES);
+    /* Disable while changing, so no half-written configuration raises an interrupt. */
+    wr(b, CSR_NIC_RXIRQ_ENABLE_ADDR, 0);
+    wr(b, CSR_NIC_RXIRQ_TICK_CYCLES_ADDR, TICK_CYCLES);
+    wr(b, CSR_NIC_RXIRQ_USECS_ADDR, c->rx_usecs);
+    wr(b, CSR_NIC_RXIRQ_FRAMES_ADDR, c->rx_frames);
+    wr(b, CSR_NIC_RXIRQ_ABS_USECS_ADDR, c->rx_abs_usecs);
+    wr(b, CSR_NIC_RXIRQ_MIN_INTERVAL_ADDR, c->rx_min_interval);
+    wr(b, CSR_NIC_RXIRQ_ENABLE_ADDR, c->rx_enable);
+    wr(b, CSR_NIC_TXIRQ_ENABLE_ADDR, 0);
+    wr(b, CSR_NIC_TXIRQ_TICK_CYCLES_ADDR, TICK_CYCLES);
+    wr(b, CSR_NIC_TXIRQ_USECS_ADDR, c->tx_usecs);
+    wr(b, CSR_NIC_TXIRQ_FRAMES_ADDR, c->tx_frames);
+    wr(b, CSR_NIC_TXIRQ_ABS_USECS_ADDR, c->tx_abs_usecs);
+    wr(b, CSR_NIC_TXIRQ_MIN_INTERVAL_ADDR, c->tx_min_interval);
+    wr(b, CSR_NIC_TXIRQ_ENABLE_ADDR, c->tx_enable);
+    return 0;
+}
+
+int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
+                       size_t errlen)
+{
+    struct nic_backend *b = nq->b;
+    const uint32_t rt = nic_read32(b, CSR_NIC_RXIRQ_TICK_CYCLES_ADDR);
+    const uint32_t tt = nic_read32(b, CSR_NIC_TXIRQ_TICK_CYCLES_ADDR);
+    if (rt != TICK_CYCLES || tt != TICK_CYCLES)
+        return nic_errf(err, errlen, "coalescing tick is %u (rx) / %u (tx) cycles, not the "
+                        "%u of 1 us: times would not be microseconds", rt, tt, TICK_CYCLES);
+    c->rx_usecs = nic_read32(b, CSR_NIC_RXIRQ_USECS_ADDR);
+    c->rx_frames = nic_read32(b, CSR_NIC_RXIRQ_FRAMES_ADDR);
+    c->rx_abs_usecs = nic_read32(b, CSR_NIC_RXIRQ_ABS_USECS_ADDR);
+    c->rx_min_interval = nic_read32(b, CSR_NIC_RXIRQ_MIN_INTERVAL_ADDR);
+    c->rx_enable = nic_read32(b, CSR_NIC_RXIRQ_ENABLE_ADDR) & 1;
+    c->tx_usecs = nic_read32(b, CSR_NIC_TXIRQ_USECS_ADDR);
+    c->tx_frames = nic_read32(b, CSR_NIC_TXIRQ_FRAMES_ADDR);
+    c->tx_abs_usecs = nic_read32(b, CSR_NIC_TXIRQ_ABS_USECS_ADDR);
+    c->tx_min_interval = nic_read32(b, CSR_NIC_TXIRQ_MIN_INTERVAL_ADDR);
+    c->tx_enable = nic_read32(b, CSR_NIC_TXIRQ_ENABLE_ADDR) & 1;
+    return 0;
+}
+
+#else /* !NIC_HAS_DATAPATH */
+
+#define NO_DATAPATH "this build has no NIC datapath (build it with `make sim NIC=1`)"
+
+const struct nic_q_counter_def *nic_q_counter_defs(size_t *n)
+{
+    *n = 0;
+    return NULL;
+}
+
+int nic_q_counter_index(const char *name)
+{
+    (void)name;
+    return -1;
+}
+
+int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
+{
+    (void)b, (void)v, (void)n;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after)
+{
+    (void)d;
+    return after - before;
+}
+
+int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
+               uint64_t timeout_ns, char *err, size_t errlen)
+{
+    (void)cfg, (void)timeout_ns;
+    memset(nq, 0, sizeof *nq);
+    nq->b = b;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
+{
+    (void)nq, (void)timeout_ns, (void)err, (void)errlen;
+    return 0;
+}
+
+int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
+                    size_t errlen)
+{
+    (void)nq, (void)q, (void)limit;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+                  unsigned n, char *err, size_t errlen)
+{
+    (void)nq, (void)q, (void)frames, (void)n;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen)
+{
+    (void)nq, (void)q;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max)
+{
+    (void)nq, (void)out, (void)max;
+    return -1;
+}
+
+int nic_q_rx_refill(struct nic_queues *nq)
+{
+    (void)nq;
+    return -1;
+}
+
+int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
+                       size_t errlen)
+{
+    (void)nq, (void)c;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
+                       size_t errlen)
+{
+    (void)nq, (void)c;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+#endif /* NIC_HAS_DATAPATH */
+
+/* --- build-independent helpers --------------------------------------------------------------- */
+
+void nic_q_coalesce_defaults(struct nic_q_coalesce *c)
+{
+    memset(c, 0, sizeof *c);
+    c->rx_frames = c->tx_frames = 1;
+    c->rx_enable = c->tx_enable = true;
+}
+
+int nic_q_coalesce_parse(const char *s, struct nic_q_coalesce *c, char *err, size_t errlen)
+{
+    struct {
+        const char *name;
+        uint32_t *u;
+        bool *flag;
+    } keys[] = {
+        {"rx-usecs", &c->rx_usecs, NULL},         {"rx-frames", &c->rx_frames, NULL},
+        {"rx-abs-usecs", &c->rx_abs_usecs, NULL}, {"rx-min-interval", &c->rx_min_interval, NULL},
+        {"tx-usecs", &c->tx_usecs, NULL},         {"tx-frames", &c->tx_frames, NULL},
+        {"tx-abs-usecs", &c->tx_abs_usecs, NULL}, {"tx-min-interval", &c->tx_min_interval, NULL},
+        {"rx-enable", NULL, &c->rx_enable},       {"tx-enable", NULL, &c->tx_enable},
+    };
+    const char *p = s;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq)
+            return nic_errf(err, errlen, "coalescing '%.*s': expected NAME=VALUE", (int)len, p);
+        const size_t klen = (size_t)(eq - p);
+        size_t k = 0;
+        for (; k < sizeof keys / sizeof keys[0]; k++)
+            if (strlen(keys[k].name) == klen && strncmp(keys[k].name, p, klen) == 0)
+                break;
+        if (k == sizeof keys / sizeof keys[0])
+            return nic_errf(err, errlen, "coalescing: unknown name '%.*s' (rx-usecs, rx-frames, "
+                            "rx-abs-usecs, rx-min-interval, rx-enable, and the same for tx-)",
+                            (int)klen, p);
+        char num[32];
+        const size_t vlen = len - klen - 1;
+        if (vlen == 0 || vlen >= sizeof num)
+            return nic_errf(err, errlen, "coalescing %s: bad value", keys[k].name);
+        memcpy(num, eq + 1, vlen);
+        num[vlen] = 0;
+        char *e;
+        const unsigned long v = strtoul(num, &e, 0);
+        if (*e || num[0] == '-' || v > 0xffff || (keys[k].flag && v > 1))
+            return nic_errf(err, errlen, "coalescing %s=%s: must be %s", keys[k].name, num,
+                            keys[k].flag ? "0 or 1" : "0..65535");
+        if (keys[k].u)
+            *keys[k].u = (uint32_t)v;
+        else
+            *keys[k].flag = v != 0;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}

@@ -1,0 +1,221 @@
+/*
+ * nic_queues.h: a small driver for the NIC datapath (rtl/nic_datapath.py behind the `nic_*` CSRs
+ * of litex_soc/nic_datapath_csr.py), in the spirit of ixy's and the e1000's: TX descriptor rings
+ * in host memory (one per TX queue), one RX descriptor ring with its completion ring, doorbells,
+ * consumer-index writebacks, interrupt coalescing and the datapath's counters.
+ *
+ * What it is. Everything lives in one block of DMA memory from the backend (nic_backend.h
+ * dma_alloc, so nic_q_close() can give it back):
+ *   TX ring q   `tx_ring` 16-byte descriptors (LE: 0..7 buffer address, 8..9 length, 10..11
+ *               flags, bit 0 EOP; 12..15 0), one payload buffer of `buf_size` bytes per ring
+ *               slot (a frame is one descriptor, EOP set), and a 16-byte writeback slot where the
+ *               device writes the queue's consumer index (bytes 0..1; rtl/tx_queue_manager.py).
+ *   RX ring     `rx_ring` 16-byte descriptors (0..7 buffer address, 8..9 buffer length), one
+ *               buffer of `buf_size` bytes per slot (slot p always holds buffer p: a buffer is
+ *               reposted at its own ring position), and `rx_ring` 16-byte completion records
+ *               (0..1 length, 2..3 descriptor index, 4 status, 5 queue, 8..15 timestamp;
+ *               rtl/rx_engine.py). The driver marks a record it has consumed with status 0xff
+ *               (never written by the device), which is how a new record is recognised.
+ * Ring positions are kept mod S as the device does: a ring holds at most S - 1 descriptors.
+ *
+ * Hot path, no MMIO read anywhere on it:
+ *   nic_q_tx_send()     copies up to n frames into the ring's buffers, writes their descriptors
+ *                       and rings ONE doorbell (nic_txq_db: queue, index = producer index).
+ *   nic_q_tx_reclaim()  reads the consumer index the device wrote back to host memory and frees
+ *                       the descriptors before it.
+ *   nic_q_rx_poll()     reads completion records from host memory (no doorbell).
+ *   nic_q_rx_refill()   reposts the buffers of the frames polled so far: ONE doorbell
+ *                       (nic_rxe_db) for all of them.
+ * Off the hot path: nic_q_open() (FIFOs, coalescing defaults, queues reset and enabled, ring
+ * bases, writeback addresses, RX buffers posted), nic_q_set_limit(), nic_q_coalesce_get/set()
+ * (ethtool -C names), nic_q_counters_read() (every nic_* status CSR of csr.h), nic_q_close().
+ *
+ * Multi-word CSRs (ring bases, writeback address) are written with nic_csr_write_wide(): LiteX's
+ * order, most significant 32-bit word first, before the strobe CSR whose write takes them.
+ *
+ * Builds whose csr.h has no NIC datapath (no CSR_NIC_TXQ_CFG_ADDR) compile this to stubs that
+ * fail with "this build has no NIC datapath"; NIC_HAS_DATAPATH tells which at compile time.
+ *
+ * Parameters (struct nic_q_config): ntxq 1..NIC_Q_MAX_TXQ (soc.h NIC_NTXQ), tx_ring and
+ * rx_ring powers of two 2..4096, tx_limit 1..4096 (0: tx_ring - 1), buf_size 60..9216 bytes
+ * (the largest frame, without FCS), sched_mode (0 round-robin, 1 strict priority, 2 WRR).
+ * Every function returns 0 (or a count) on success and -1 with a message in err on failure.
+ */
+#ifndef NIC_QUEUES_H
+#define NIC_QUEUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nic_backend.h"
+#include "nic_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef CSR_NIC_TXQ_CFG_ADDR
+#define NIC_HAS_DATAPATH 1
+#define NIC_Q_MAX_TXQ NIC_NTXQ
+#else
+#define NIC_HAS_DATAPATH 0
+#define NIC_Q_MAX_TXQ 1
+#endif
+
+#define NIC_Q_RING_MAX 4096u        /* descriptors per ring (12-bit ring positions) */
+#define NIC_Q_FRAME_MAX 9216u       /* the TX engine's max_frame, and the TX FIFO's max_len */
+#define NIC_Q_FRAME_MIN 60u         /* frame bytes (no FCS) the MAC pads to */
+#define NIC_Q_DESC_BYTES 16u
+#define NIC_Q_RX_STATUS_FREE 0xffu  /* completion record not written yet (driver's marker) */
+
+struct nic_q_config {
+    unsigned ntxq;                  /* TX queues used, 1..NIC_Q_MAX_TXQ */
+    unsigned tx_ring;               /* descriptors per TX ring */
+    unsigned tx_limit;              /* descriptors in flight in the device per queue; 0: ring-1 */
+    unsigned rx_ring;               /* RX descriptors (and completion records) */
+    unsigned buf_size;              /* bytes per TX and RX buffer: the largest frame (no FCS) */
+    unsigned sched_mode;            /* nic_tx_sched_mode */
+};
+
+struct nic_txq {
+    uint8_t *desc;                  /* ring: size * 16 bytes */
+    uint64_t desc_bus;
+    uint8_t *buf;                   /* payload buffer of slot i at buf + i * buf_size */
+    uint64_t buf_bus;
+    volatile uint8_t *wb;           /* consumer-index writeback slot (16 bytes) */
+    uint64_t wb_bus;
+    unsigned size, size_log2, limit;
+    uint32_t next_to_use;           /* producer index (the last doorbell's value) */
+    uint32_t next_to_clean;         /* consumer index as last read from the writeback */
+    uint64_t frames_sent, doorbells;
+};
+
+struct nic_rxq {
+    uint8_t *desc;
+    uint64_t desc_bus;
+    volatile uint8_t *cpl;          /* completion records: size * 16 bytes */
+    uint64_t cpl_bus;
+    uint8_t *buf;                   /* buffer of ring position p at buf + p * buf_size */
+    uint64_t buf_bus;
+    unsigned size, size_log2;
+    uint32_t prod;                  /* producer index written to the device (last doorbell) */
+    uint32_t next_cpl;              /* next completion record to look at */
+    uint32_t to_repost;             /* buffers polled and not reposted yet */
+    uint64_t frames, bad_status, doorbells;
+};
+
+struct nic_queues {
+    struct nic_backend *b;
+    struct nic_q_config cfg;
+    struct nic_txq tx[NIC_Q_MAX_TXQ];
+    struct nic_rxq rx;
+    void *mem;                      /* the one DMA block */
+    size_t mem_size;
+    bool open;
+};
+
+/* One frame handed to nic_q_tx_send(). */
+struct nic_q_frame {
+    const void *data;
+    uint32_t len;                   /* 1..buf_size bytes, without FCS */
+};
+
+/* One received frame (nic_q_rx_poll()). data points into the ring's buffer: valid until the
+ * next nic_q_rx_refill(). */
+struct nic_q_rx_frame {
+    const volatile uint8_t *data;
+    uint32_t len;                   /* 0 unless status is 0 */
+    uint32_t index;                 /* RX ring position of its buffer */
+    uint32_t status;                /* 0 OK, 1 TOO_BIG, 2 BAD_ADDR (rtl/rx_engine.py) */
+    uint64_t timestamp;             /* device cycle of its first beat */
+};
+
+/* Set up the datapath and allocate the rings (see the header comment for what is written).
+ * Fails on bad parameters with a message naming it, or if a queue does not drain or the RX
+ * engine does not report its reset (timeout_ns of backend time). */
+int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
+               uint64_t timeout_ns, char *err, size_t errlen);
+/* Disable the queues (waiting up to timeout_ns for them to drain) and the RX engine, free the
+ * memory. Safe on a closed or failed nic_queues. */
+int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen);
+
+/* Change the in-flight limit of queue q (live, nic_txq_cfg with the same ring size). */
+int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
+                    size_t errlen);
+
+/* Descriptors of queue q posted and not yet completed, and the free ring slots. */
+static inline unsigned nic_q_tx_pending(const struct nic_queues *nq, unsigned q)
+{
+    const struct nic_txq *t = &nq->tx[q];
+    return (t->next_to_use - t->next_to_clean) & (t->size - 1);
+}
+static inline unsigned nic_q_tx_room(const struct nic_queues *nq, unsigned q)
+{
+    return nq->tx[q].size - 1 - nic_q_tx_pending(nq, q);
+}
+
+/* Copy frames[0..n-1] into queue q's ring, one descriptor each (EOP), and ring one doorbell.
+ * Returns how many were posted (n if they all fit: min(n, room)); none posted rings no
+ * doorbell. -1 with a message on a bad queue or frame length. */
+int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+                  unsigned n, char *err, size_t errlen);
+/* Free the descriptors queue q completed (consumer index from the writeback in host memory).
+ * Returns how many were freed, -1 if the written-back index is impossible (beyond what was
+ * posted). */
+int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen);
+
+/* Up to max new completion records, in ring order, into out. Returns how many. */
+int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max);
+/* Repost the buffers of every frame polled so far: one doorbell. Returns how many. */
+int nic_q_rx_refill(struct nic_queues *nq);
+
+/* --- interrupt coalescing (ethtool -C) ----------------------------------------------------- */
+
+/* Times in microseconds (converted with nic_*irq_tick_cycles = sys clock cycles per us, from
+ * soc.h CONFIG_CLOCK_FREQUENCY), frame counts in completions. Each 0..65535. */
+struct nic_q_coalesce {
+    uint32_t rx_usecs, rx_frames, rx_abs_usecs, rx_min_interval;
+    uint32_t tx_usecs, tx_frames, tx_abs_usecs, tx_min_interval;
+    bool rx_enable, tx_enable;
+};
+/* The defaults nic_q_open() sets: frames 1, every time 0, enabled (one interrupt per
+ * completion). */
+void nic_q_coalesce_defaults(struct nic_q_coalesce *c);
+/* Parse "rx-usecs=8,rx-frames=16,tx-usecs=..." (names: rx-usecs, rx-frames, rx-abs-usecs,
+ * rx-min-interval, tx-..., rx-enable, tx-enable) over the values already in c. */
+int nic_q_coalesce_parse(const char *s, struct nic_q_coalesce *c, char *err, size_t errlen);
+int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
+                       size_t errlen);
+/* Reads the configuration back from the CSRs. */
+int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
+                       size_t errlen);
+
+/* --- counters: every nic_* status CSR of csr.h --------------------------------------------- */
+
+enum nic_q_counter_kind {
+    NIC_QC_COUNT = 0,               /* event counter, 32 bits, wraps: deltas are meaningful */
+    NIC_QC_ERROR = 1,               /* a drop or error counter (wraps) */
+    NIC_QC_STATE = 2,               /* a level, bitmap or index: the value itself */
+};
+struct nic_q_counter_def {
+    const char *name;               /* CSR name without `nic_`, e.g. rxe_drop_no_buffer */
+    uint64_t addr;
+    unsigned words;
+    enum nic_q_counter_kind kind;
+};
+/* The table (from csr.h) and its length; 0 entries on a build without the datapath. */
+const struct nic_q_counter_def *nic_q_counter_defs(size_t *n);
+/* Index of a counter by name, -1 if this build has none. */
+int nic_q_counter_index(const char *name);
+/* Read every counter of the table into v (nic_q_counter_defs() entries). MMIO reads: never call
+ * it on the hot path. */
+int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen);
+/* after - before for a counter of the given kind: mod 2^32 for counters, after for state. */
+uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NIC_QUEUES_H */
