@@ -495,7 +495,9 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     nic_csr_write_wide(b, CSR_NIC_RXE_CPL_BASE_ADDR, CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
     for (unsigned p = 0; p < r->size; p++) {
         const uint64_t a = htole64(r->buf_bus + (uint64_t)p * stride);
-        const uint16_t len = htole16((uint16_t)cfg->buf_size);
+        /* The RX engine writes whole DWORDs (rtl/rx_engine.py): the buffer it is told about
+         * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
+        const uint16_t len = htole16((uint16_t)align_up(cfg->buf_size, 4));
         uint8_t *d = r->desc + (size_t)p * NIC_Q_DESC_BYTES;
         memset(d, 0, NIC_Q_DESC_BYTES);
         memcpy(d, &a, 8);
