@@ -1,7 +1,9 @@
 # Makefile of the open FPGA NIC.
 #
 #   make bench        (default) the measurement suite on the Verilator simulation -> results/
-#                     (also builds the NIC=1 configuration for `nicbench tx` -> results/tx.json)
+#                     (also builds the NIC=1 configuration for `nicbench tx` -> results/tx.json
+#                     and `nicbench rr` on two NICs back to back -> results/rr.json, rr_wire.pcap;
+#                     RX interrupts per second against rx-usecs -> results/coalesce.json)
 #   make test         the tests (pytest; builds what they need)
 #   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128);
 #                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/);
@@ -45,6 +47,9 @@ BENCH_MIN_BYTES ?= 262144
 BENCH_TX_FRAMES ?= 10000
 BENCH_TX_SIZES  ?= 60,128,512,1514
 BENCH_TX_QUEUES ?= 1
+# `nicbench rr` on the NIC=1 build, two instances back to back (peer=1): sizes, round trips each.
+BENCH_RR_SIZES  ?= 60,128,512,1514
+BENCH_RR_COUNT  ?= 200
 
 SOC_PY   := $(wildcard litex_soc/*.py rtl/*.py)
 LIB_C    := $(wildcard sw/lib/*.c)
@@ -116,6 +121,10 @@ bench: sim
 		--frames $(BENCH_TX_FRAMES) --sizes $(BENCH_TX_SIZES) --queues $(BENCH_TX_QUEUES)
 	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx_inflight.json tx \
 		--frames 2000 --size 60 --inflight 1,2,4,8,16,32,63
+	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),peer=1,pcap=results/rr_wire.pcap \
+		--json results/rr.json rr --sizes $(BENCH_RR_SIZES) --count $(BENCH_RR_COUNT)
+	$(PY) scripts/coalesce_bench.py --nicbench $(NIC_BUILD)/nicbench --opts $(BENCH_OPTS) \
+		--frames 5000 --usecs 0,20,80 --json results/coalesce.json
 	$(PY) scripts/report.py results
 	@echo "results: $$(ls results)"
 

@@ -13,10 +13,10 @@
 #   with_analyzer add the bus analyzer (litex_soc/bus_analyzer.py) on the PCIe PHY streams, the
 #                 DMA request/completion ports, the Ethernet MAC's TX/RX streams and the CSR bus
 #                 (see analyzer_probes()).
-#   eth_phy       a LiteEth PHY (SimEthLoopbackPHY in simulation) for the 1 Gb/s LiteEth MAC,
-#                 or None. The MAC has LiteX's SRAM interface (host-written TX slots, RX slots),
-#                 mapped in BAR0 at ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path
-#                 until the NIC's own DMA datapath replaces it.
+#   eth_phy       a LiteEth PHY (in simulation SimEthLoopbackPHY, or SimEthGMIIPHY with
+#                 with_nic) for the 1 Gb/s LiteEth MAC, or None. Without with_nic the MAC has
+#                 LiteX's SRAM interface (host-written TX slots, RX slots), mapped in BAR0 at
+#                 ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path.
 #   with_nic      the NIC datapath (rtl/nic_datapath.py through litex_soc/nic_datapath_csr.py:
 #                 descriptor rings in host memory, TX queues, DMA through LitePCIe crossbar
 #                 master ports, MSIs NIC_TX and NIC_RX) on the eth_phy's MAC instead of LiteX's

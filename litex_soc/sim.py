@@ -5,9 +5,13 @@
 # headers (csr.h, soc.h, mem.h; csr.h also without access functions for host code) and csr.csv.
 #
 # Usage: python -m litex_soc.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
+#        [--with-nic]
 #
 # Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py) and probe_* (signals the harness
-# counts: DMA request handshakes and the CSR bridge's busy state).
+# counts: DMA request handshakes and the CSR bridge's busy state). With --with-nic also the
+# GMII-like Ethernet pins eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0],
+# eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (a loop, or
+# a second SoC); without it the MAC sits on SimEthLoopbackPHY (internal loopback, no pins).
 
 import argparse
 import os
@@ -19,7 +23,7 @@ from litex.soc.integration.builder import Builder
 
 from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
-from litex_soc.sim_eth_phy import SimEthLoopbackPHY
+from litex_soc.sim_eth_phy import SimEthGMIIPHY, SimEthLoopbackPHY
 from litex_soc.sim_pcie_phy import SimPCIePHY
 from rtl.bus_analyzer import BusAnalyzer
 
@@ -31,8 +35,17 @@ def analyzer_sample_width(data_width):
                        latency=ANALYZER_LATENCY).sample_width
 
 
-def sim_io(data_width):
-    return [
+def sim_io(data_width, with_eth_pins=False):
+    """The top-level pins; with_eth_pins adds the GMII-like eth_* pins (NIC datapath build)."""
+    eth = [
+        ("eth", 0,
+            Subsignal("tx_data", Pins(8)), Subsignal("tx_en", Pins(1)),
+            Subsignal("tx_er", Pins(1)),
+            Subsignal("rx_data", Pins(8)), Subsignal("rx_dv", Pins(1)),
+            Subsignal("rx_er", Pins(1)),
+        ),
+    ] if with_eth_pins else []
+    return eth + [
         ("sys_clk", 0, Pins(1)),
         ("sys_rst", 0, Pins(1)),
         ("pcie", 0,
@@ -65,8 +78,8 @@ def sim_io(data_width):
 class VerilogPlatform(GenericPlatform):
     """A platform with no toolchain: build() writes the top-level Verilog and a file list."""
 
-    def __init__(self, data_width):
-        GenericPlatform.__init__(self, "sim", sim_io(data_width), name=TOP)
+    def __init__(self, data_width, with_eth_pins=False):
+        GenericPlatform.__init__(self, "sim", sim_io(data_width, with_eth_pins), name=TOP)
 
     def add_false_path_constraint(self, from_, to):
         pass    # one clock domain in simulation: nothing to constrain
@@ -95,15 +108,20 @@ class VerilogPlatform(GenericPlatform):
 class SimSoC(NICSoC):
     """The NIC SoC with the simulation PHYs. with_analyzer=False leaves the bus analyzer out
     and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
-    litex_soc/ecp5_fmax.py, which compares the design's Fmax with and without it)."""
+    litex_soc/ecp5_fmax.py, which compares the design's Fmax with and without it). with_nic:
+    the NIC datapath on the MAC, whose PHY is SimEthGMIIPHY on the top-level eth_* pins;
+    otherwise LiteX's SRAM MAC on SimEthLoopbackPHY."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
                  analyzer_pins=True, with_nic=False):
-        platform = VerilogPlatform(data_width)
+        platform = VerilogPlatform(data_width, with_eth_pins=with_nic)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width)
+        # (Built in the call, unnamed, so Migen names its signals after the class, as before.)
         NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
-                        build_dir=build_dir, sim=True, eth_phy=SimEthLoopbackPHY(),
+                        build_dir=build_dir, sim=True,
+                        eth_phy=SimEthGMIIPHY(platform.request("eth")) if with_nic
+                        else SimEthLoopbackPHY(),
                         with_analyzer=with_analyzer, with_nic=with_nic)
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source

@@ -4,7 +4,8 @@
  *
  *   sim   the Verilated SoC stepped in-process with the PCIe root-complex model (sw/sim/).
  *         Time is simulated: now_ns() is the simulation clock, and the model's counters are
- *         readable through counter().
+ *         readable through counter(). With peer=1, two of them back to back over Ethernet:
+ *         nic_backend_sim_peer() gives the second.
  *   vfio  a board behind VFIO (or sysfs resource0 mmap + hugepage DMA memory, as ixy does).
  *         Time is CLOCK_MONOTONIC; counter() knows no model counters.
  *
@@ -60,6 +61,13 @@ struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *e
                                      size_t errlen);
 struct nic_backend *nic_backend_sim_open(const char *opts, char *err, size_t errlen);
 struct nic_backend *nic_backend_vfio_open(const char *opts, char *err, size_t errlen);
+/* The sim backend opened with peer=1 simulates two NIC + host systems back to back (their
+ * Ethernet pins wired together): `a` (what nic_backend_open returned) acts on instance A, and
+ * this returns the backend of instance B: its own MMIO, DMA memory, irq and counters, the same
+ * clock (now_ns equal; MMIO, idle or irq_wait on either advances both). B is freed with A (close
+ * A last; closing B only lists B's model errors). NULL when `a` is not a sim backend opened with
+ * peer=1 (and on builds without the sim backend). */
+struct nic_backend *nic_backend_sim_peer(struct nic_backend *a);
 
 static inline uint32_t nic_read32(struct nic_backend *b, uint64_t off)
 {

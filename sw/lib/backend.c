@@ -6,7 +6,8 @@
  *
  * A weak nic_backend_sim_open() stands in when the simulator is not linked (a hardware-only
  * build of the host library): it fails with "built without the sim backend". The real one in
- * backend_sim.cpp is a strong definition and replaces it at link time.
+ * backend_sim.cpp is a strong definition and replaces it at link time; so does
+ * nic_backend_sim_peer() (the weak one returns NULL: no peer).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,12 @@ __attribute__((weak)) struct nic_backend *nic_backend_sim_open(const char *opts,
     (void)opts;
     snprintf(err, errlen, "sim backend: this binary was built without the sim backend "
              "(link sw/sim/backend_sim.cpp and the Verilated SoC: `make sim`)");
+    return NULL;
+}
+
+__attribute__((weak)) struct nic_backend *nic_backend_sim_peer(struct nic_backend *a)
+{
+    (void)a;
     return NULL;
 }
 

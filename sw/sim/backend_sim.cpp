@@ -4,20 +4,40 @@
  * completion reached the root complex, a write when the device took its last beat, irq_wait
  * steps until an MSI arrived, now_ns() is simulated time.
  *
+ * With peer=1 it owns two harnesses (two SoCs, each with its own host model and memory), A and
+ * B, stepped in lockstep (every step advances both by one cycle) with A's Ethernet TX pins wired
+ * to B's RX pins and B's to A's: two complete NIC + host systems back to back. The backend that
+ * nic_backend_sim_open() returns is A; nic_backend_sim_peer(A) returns B, a second nic_backend
+ * whose MMIO, DMA memory, irq and counters act on B, on the same clock (now_ns() is the same on
+ * both; MMIO, idle and irq_wait on either step both). Closing B only lists B's model errors; B
+ * lives until A is closed, which frees both.
+ *
  * Options (comma-separated key=value): every LinkParams key (see pcie_host_model.h), plus
  *   trace=FILE            dump the whole design (FST if FILE ends in .fst, else VCD)
  *   trace_start_ns=N      first simulated ns to dump (default 0)
  *   trace_stop_ns=N       last simulated ns to dump (default: end)
  *   sample_log=FILE       write every change of the analyzer's sample vector, with its cycle
  *                         counter, one "cycle hexwords" line per change (for cross-checks)
+ *   peer=1                two SoCs back to back over their GMII pins (above); NIC build only.
+ *                         trace= and sample_log= then apply to both, B's file named with ".b"
+ *                         before the extension.
+ *   wire_ns=N             wire delay per direction, rounded to whole cycles (default 0: the RX
+ *                         pins take in cycle n+1 what the TX pins showed in cycle n). NIC build.
+ *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
+ *                         loop otherwise) into a classic pcap file (nanosecond magic
+ *                         0xa1b23c4d, LINKTYPE_ETHERNET), NIC build only: see PcapWriter.
  * The environment variable NIC_TRACE=FILE sets trace= when the options do not.
  *
  * Counters: "model.<name>" (host model, e.g. model.tlps_up_mwr), "probe.<name>" (harness probes,
  * e.g. probe.dma_wr_stall_csr; probe.an.* is the harness's own count of what the bus analyzer
  * counts, over the analyzer's last closed snapshot window: see sim_harness.h), and the pcie-bench limits for a transfer of N bytes:
  * "model_limit_c2h_kbps:N" (device writes) and "model_limit_h2c_kbps:N" (device reads), in kb/s.
+ * With peer=1, wire_ns or pcap: "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames"
+ * (frames this instance's TX pins sent, those without a 0x55..0xd5 preamble, those with tx_er)
+ * and "wire.pcap_frames" (records written so far).
  */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +51,7 @@
 #include "pcie_host_model.h"
 #include "sim_harness.h"
 
+using nicsim::EthOctet;
 using nicsim::LinkParams;
 using nicsim::MmioResult;
 using nicsim::SimHarness;
@@ -38,9 +59,178 @@ using nicsim::TraceParams;
 
 namespace {
 
+/*
+ * PcapWriter: frames in classic libpcap format. Global header: magic 0xa1b23c4d (nanosecond
+ * timestamps), version 2.4, snaplen 65535, LINKTYPE_ETHERNET (1); host byte order (readers go
+ * by the magic). Each record: ts_sec, ts_nsec (simulated time), incl_len, orig_len, data.
+ * Frames are written without preamble and SFD and WITH their 4-byte FCS (as a capture with
+ * "FCS included" shows it: Wireshark checks it when told the FCS is present), padded as the MAC
+ * padded them (60 bytes + FCS at least). A record's timestamp is the simulated time of the
+ * cycle in which the sending SoC's TX pins showed the frame's first preamble octet; records are
+ * written in timestamp order across both directions (SimWorld::flush_pending).
+ */
+struct PcapWriter {
+    FILE *f = nullptr;
+    uint64_t frames = 0;
+
+    bool open(const std::string &path, std::string *err)
+    {
+        f = std::fopen(path.c_str(), "wb");
+        if (!f) {
+            *err = "pcap: cannot open " + path;
+            return false;
+        }
+        const uint32_t hdr32[2] = {0xa1b23c4du, 0};
+        const uint16_t ver[2] = {2, 4};
+        const uint32_t rest[4] = {0, 0, 65535, 1};    /* thiszone, sigfigs, snaplen, linktype */
+        std::fwrite(&hdr32[0], 4, 1, f);
+        std::fwrite(ver, 2, 2, f);
+        std::fwrite(rest, 4, 4, f);
+        return true;
+    }
+
+    void write(uint64_t t_ns, const std::vector<uint8_t> &data)
+    {
+        if (!f)
+            return;
+        const uint32_t len = static_cast<uint32_t>(std::min<size_t>(data.size(), 65535));
+        const uint32_t rec[4] = {static_cast<uint32_t>(t_ns / 1000000000u),
+                                 static_cast<uint32_t>(t_ns % 1000000000u), len,
+                                 static_cast<uint32_t>(data.size())};
+        std::fwrite(rec, 4, 4, f);
+        std::fwrite(data.data(), 1, len, f);
+        frames++;
+    }
+
+    ~PcapWriter()
+    {
+        if (f)
+            std::fclose(f);
+    }
+};
+
+/*
+ * Wire: one direction, from harness `from`'s eth_tx pins to harness `to`'s eth_rx pins (from ==
+ * to: the loop of a single instance), `delay` extra cycles on top of the one the harness
+ * register adds. It also reassembles the frames the TX pins send (tx_en high), for the pcap and
+ * the wire.* counters: the preamble (0x55 octets) and the SFD (0xd5) are stripped; a frame
+ * without them is kept whole and counted as bad_preamble.
+ */
+struct Wire {
+    int from = 0, to = 0;
+    std::vector<EthOctet> line;       /* delay line (empty: no extra delay) */
+    size_t pos = 0;
+    bool in_frame = false, er = false;
+    uint64_t start_ns = 0;
+    std::vector<uint8_t> octets;
+    uint64_t frames = 0, bad_preamble = 0, er_frames = 0;
+};
+
+struct PendingFrame {
+    uint64_t start_ns;
+    std::vector<uint8_t> data;
+};
+
+struct SimBackend;
+
+/* What one open of the backend steps: 1 or 2 harnesses and the wires between them. */
+struct SimWorld {
+    std::vector<std::unique_ptr<SimHarness>> h;
+    std::vector<Wire> wires;          /* empty: the harness loops its own pins (the default) */
+    bool peer = false;
+    uint64_t wire_ns = 0, wire_cycles = 0;
+    std::string pcap_path;
+    PcapWriter pcap;
+    std::vector<PendingFrame> pending;    /* finished frames not written yet (time order) */
+    std::unique_ptr<SimBackend> b;    /* instance B's backend (peer=1) */
+
+    void frame_done(Wire &w)
+    {
+        w.in_frame = false;
+        w.frames++;
+        w.er_frames += w.er;
+        size_t k = 0;
+        while (k < w.octets.size() && w.octets[k] == 0x55)
+            k++;
+        if (k > 0 && k < w.octets.size() && w.octets[k] == 0xd5)
+            k++;
+        else {
+            w.bad_preamble++;
+            k = 0;
+        }
+        if (pcap.f)
+            pending.push_back({w.start_ns, std::vector<uint8_t>(w.octets.begin() + k,
+                                                                w.octets.end())});
+    }
+
+    /* Write the finished frames that started before every frame still on a wire began, in
+     * start order, so the file is in time order across both directions. */
+    void flush_pending(bool all)
+    {
+        if (pending.empty())
+            return;
+        uint64_t limit = UINT64_MAX;
+        if (!all)
+            for (const Wire &w : wires)
+                if (w.in_frame)
+                    limit = std::min(limit, w.start_ns);
+        std::stable_sort(pending.begin(), pending.end(),
+                         [](const PendingFrame &a, const PendingFrame &b) {
+                             return a.start_ns < b.start_ns;
+                         });
+        size_t n = 0;
+        while (n < pending.size() && pending[n].start_ns <= limit)
+            pcap.write(pending[n].start_ns, pending[n].data), n++;
+        pending.erase(pending.begin(), pending.begin() + static_cast<long>(n));
+    }
+
+    void step()
+    {
+        if (wires.empty()) {          /* the default: one harness looping its own pins */
+            h[0]->step();
+            return;
+        }
+        const uint64_t t_ns = h[0]->model().now_ps() / 1000;   /* this cycle's start */
+        for (auto &x : h)
+            x->step();
+        bool done = false;
+        for (Wire &w : wires) {
+            const EthOctet &o = h[w.from]->eth_tx();
+            if (o.en) {
+                if (!w.in_frame) {
+                    w.in_frame = true;
+                    w.er = false;
+                    w.start_ns = t_ns;
+                    w.octets.clear();
+                }
+                w.octets.push_back(o.data);
+                w.er |= o.er;
+            } else if (w.in_frame) {
+                frame_done(w);
+                done = true;
+            }
+            if (w.line.empty()) {
+                h[w.to]->set_eth_rx(o);
+            } else {
+                h[w.to]->set_eth_rx(w.line[w.pos]);
+                w.line[w.pos] = o;
+                w.pos = (w.pos + 1) % w.line.size();
+            }
+        }
+        if (done)
+            flush_pending(false);
+    }
+
+    ~SimWorld();
+};
+
 struct SimBackend {
     struct nic_backend base;          /* first: the C side sees only this */
-    std::unique_ptr<SimHarness> h;
+    SimWorld *w = nullptr;            /* shared by A and B; owned by A */
+    std::unique_ptr<SimWorld> world;  /* A only */
+    SimHarness *h = nullptr;          /* this instance */
+    int index = 0;                    /* 0: A, 1: B */
+    bool closed = false;              /* B: nic_close() was called */
     LinkParams params;
     TraceParams trace;
     std::string params_json;
@@ -50,6 +240,8 @@ struct SimBackend {
 };
 
 SimBackend *sim(struct nic_backend *b) { return reinterpret_cast<SimBackend *>(b); }
+
+SimWorld::~SimWorld() { flush_pending(true); }
 
 void collect_errors(SimBackend *s)
 {
@@ -65,7 +257,7 @@ MmioResult wait_mmio(SimBackend *s, int id)
     nicsim::PcieHostModel &m = s->h->model();
     MmioResult r = m.mmio_result(id);
     while (!r.done) {
-        s->h->step();
+        s->w->step();
         r = m.mmio_result(id);
     }
     if (r.status != 0) {
@@ -138,7 +330,7 @@ int sim_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
             collect_errors(s);
             return 0;
         }
-        s->h->step();
+        s->w->step();
     }
     uint64_t t;
     uint8_t vec;
@@ -155,7 +347,7 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
     nicsim::PcieHostModel &m = s->h->model();
     const uint64_t until = m.now_ps() + ns * 1000;
     while (m.now_ps() < until)
-        s->h->step();
+        s->w->step();
     collect_errors(s);
 }
 
@@ -176,6 +368,16 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
         return lookup(s->h->scope_map(), n.substr(6));
     if (n.rfind("probe.", 0) == 0)
         return lookup(s->h->probe_map(), n.substr(6));
+    if (n.rfind("wire.", 0) == 0) {
+        for (const Wire &w : s->w->wires)
+            if (w.from == s->index) {
+                std::map<std::string, uint64_t> m = {
+                    {"tx_frames", w.frames}, {"tx_bad_preamble", w.bad_preamble},
+                    {"tx_er_frames", w.er_frames}, {"pcap_frames", s->w->pcap.frames}};
+                return lookup(m, n.substr(5));
+            }
+        return -1;
+    }
     const std::string c2h = "model_limit_c2h_kbps:", h2c = "model_limit_h2c_kbps:";
     const bool is_c2h = n.rfind(c2h, 0) == 0, is_h2c = n.rfind(h2c, 0) == 0;
     if (is_c2h || is_h2c) {
@@ -200,14 +402,28 @@ const char *sim_last_error(struct nic_backend *b)
 }
 
 /* Errors are never dropped silently: whatever the model recorded is listed on close. */
+void list_errors(SimBackend *s)
+{
+    const std::vector<std::string> &errs = s->h->model().errors();
+    const size_t shown = std::min<size_t>(errs.size(), 20);
+    const char *who = s->w->peer ? (s->index ? " (B)" : " (A)") : "";
+    for (size_t i = 0; i < shown; i++)
+        std::fprintf(stderr, "sim%s: model error %zu/%zu: %s\n", who, i + 1, errs.size(),
+                     errs[i].c_str());
+}
+
+/* A: lists its errors and B's (unless B was closed), frees both. B: lists its errors only. */
 void sim_close(struct nic_backend *b)
 {
     SimBackend *s = sim(b);
-    const std::vector<std::string> &errs = s->h->model().errors();
-    const size_t shown = std::min<size_t>(errs.size(), 20);
-    for (size_t i = 0; i < shown; i++)
-        std::fprintf(stderr, "sim: model error %zu/%zu: %s\n", i + 1, errs.size(),
-                     errs[i].c_str());
+    if (s->closed)
+        return;
+    list_errors(s);
+    s->closed = true;
+    if (s->index != 0)
+        return;
+    if (s->w->b && !s->w->b->closed)
+        list_errors(s->w->b.get());
     delete s;
 }
 
@@ -217,8 +433,27 @@ const struct nic_backend_ops sim_ops = {
     sim_close,
 };
 
-/* Split off the harness's own keys; the rest goes to LinkParams::parse(). */
-bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, std::string *err)
+struct WireOpts {
+    bool peer = false;
+    bool wire_ns_given = false;
+    uint64_t wire_ns = 0;
+    std::string pcap;
+};
+
+bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std::string *err)
+{
+    char *end = nullptr;
+    *v = std::strtoull(val.c_str(), &end, 0);
+    if (val.empty() || *end) {
+        *err = "bad value for " + key + ": '" + val + "'";
+        return false;
+    }
+    return true;
+}
+
+/* Split off the harness's and the wiring's own keys; the rest goes to LinkParams::parse(). */
+bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, WireOpts *wo,
+                std::string *err)
 {
     std::stringstream ss(opts);
     std::string item;
@@ -233,13 +468,33 @@ bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, std
         } else if (key == "sample_log") {
             tp->sample_log = val;
         } else if (key == "trace_start_ns" || key == "trace_stop_ns") {
-            char *end = nullptr;
-            const uint64_t v = std::strtoull(val.c_str(), &end, 0);
-            if (val.empty() || *end) {
-                *err = "bad value for " + key + ": '" + val + "'";
+            uint64_t v;
+            if (!parse_u64(key, val, &v, err))
+                return false;
+            (key == "trace_start_ns" ? tp->start_ns : tp->stop_ns) = v;
+        } else if (key == "peer") {
+            uint64_t v;
+            if (!parse_u64(key, val, &v, err))
+                return false;
+            if (v > 1) {
+                *err = "peer: 0 or 1, not '" + val + "'";
                 return false;
             }
-            (key == "trace_start_ns" ? tp->start_ns : tp->stop_ns) = v;
+            wo->peer = v == 1;
+        } else if (key == "wire_ns") {
+            if (!parse_u64(key, val, &wo->wire_ns, err))
+                return false;
+            if (wo->wire_ns > 1000000000u) {
+                *err = "wire_ns: " + val + " is more than a second";
+                return false;
+            }
+            wo->wire_ns_given = true;
+        } else if (key == "pcap") {
+            if (val.empty()) {
+                *err = "pcap: needs a file name";
+                return false;
+            }
+            wo->pcap = val;
         } else {
             if (!link->empty())
                 *link += ",";
@@ -249,33 +504,117 @@ bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, std
     return true;
 }
 
+/* FILE.ext -> FILE.b.ext (B's trace and sample log with peer=1). */
+std::string peer_path(const std::string &p)
+{
+    if (p.empty())
+        return p;
+    const size_t slash = p.rfind('/'), dot = p.rfind('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return p + ".b";
+    return p.substr(0, dot) + ".b" + p.substr(dot);
+}
+
+std::string make_params_json(const SimBackend *s, const SimWorld *w)
+{
+    std::string pj = s->params.to_json();
+    /* Add the harness's own parameters to the model's JSON object. */
+    const size_t close = pj.rfind('}');
+    std::string extra = ",\"backend\":\"sim\",\"trace\":\"" + s->trace.path + "\"";
+    if (!w->wires.empty()) {
+        extra += ",\"peer\":" + std::to_string(w->peer ? 1 : 0) +
+                 ",\"instance\":\"" + (s->index ? "b" : "a") + "\"" +
+                 ",\"wire_ns\":" + std::to_string(w->wire_ns) +
+                 ",\"wire_delay_cycles\":" + std::to_string(w->wire_cycles) +
+                 ",\"pcap\":\"" + w->pcap_path + "\"";
+    }
+    pj.insert(close == std::string::npos ? pj.size() : close, extra);
+    return pj;
+}
+
 } /* namespace */
 
 extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err, size_t errlen)
 {
     std::unique_ptr<SimBackend> s(new SimBackend);
+    std::unique_ptr<SimWorld> w(new SimWorld);
     std::string link, e;
+    WireOpts wo;
     s->params.data_width = SimHarness::data_width();
     if (const char *env = std::getenv("NIC_TRACE"))
         s->trace.path = env;
-    if (!split_opts(opts ? opts : "", &link, &s->trace, &e) || !s->params.parse(link, &e) ||
+    if (!split_opts(opts ? opts : "", &link, &s->trace, &wo, &e) || !s->params.parse(link, &e) ||
         !s->params.validate(&e)) {
         std::snprintf(err, errlen, "sim backend: %s", e.c_str());
         return nullptr;
     }
+    const bool wired = wo.peer || wo.wire_ns_given || !wo.pcap.empty();
+    if (wired && !SimHarness::has_eth_pins()) {
+        std::snprintf(err, errlen, "sim backend: %s needs the SoC's Ethernet pins, which only "
+                      "the NIC datapath build has (make sim NIC=1: build/sim_dw<W>_nic/)",
+                      wo.peer ? "peer=1" : !wo.pcap.empty() ? "pcap=" : "wire_ns=");
+        return nullptr;
+    }
     try {
-        s->h.reset(new SimHarness(s->params, s->trace));
+        w->h.emplace_back(new SimHarness(s->params, s->trace));
+        if (wo.peer) {
+            TraceParams tb = s->trace;
+            tb.path = peer_path(tb.path);
+            tb.sample_log = peer_path(tb.sample_log);
+            w->h.emplace_back(new SimHarness(s->params, tb));
+        }
     } catch (const std::exception &ex) {
         std::snprintf(err, errlen, "sim backend: %s", ex.what());
         return nullptr;
     }
-    std::string pj = s->params.to_json();
-    /* Add the harness's own parameters to the model's JSON object. */
-    const size_t close = pj.rfind('}');
-    std::string extra = ",\"backend\":\"sim\",\"trace\":\"" + s->trace.path + "\"";
-    pj.insert(close == std::string::npos ? pj.size() : close, extra);
-    s->params_json = pj;
+    if (wired) {
+        w->peer = wo.peer;
+        w->wire_ns = wo.wire_ns;
+        w->wire_cycles = static_cast<uint64_t>(
+            std::llround(static_cast<double>(wo.wire_ns) * s->params.clk_mhz / 1000.0));
+        w->pcap_path = wo.pcap;
+        if (!wo.pcap.empty() && !w->pcap.open(wo.pcap, &e)) {
+            std::snprintf(err, errlen, "sim backend: %s", e.c_str());
+            return nullptr;
+        }
+        const int n = static_cast<int>(w->h.size());
+        for (int i = 0; i < n; i++) {
+            Wire wire;
+            wire.from = i;
+            wire.to = n == 2 ? 1 - i : i;
+            wire.line.resize(w->wire_cycles);
+            w->wires.push_back(std::move(wire));
+            w->h[i]->set_eth_loopback(false);
+        }
+    }
+    s->h = w->h[0].get();
+    s->w = w.get();
+    s->params_json = make_params_json(s.get(), w.get());
     s->base.ops = &sim_ops;
     s->base.kind = "sim";
+    if (wo.peer) {
+        std::unique_ptr<SimBackend> p(new SimBackend);
+        p->w = w.get();
+        p->h = w->h[1].get();
+        p->index = 1;
+        p->params = s->params;
+        p->trace = s->trace;
+        p->trace.path = peer_path(p->trace.path);
+        p->params_json = make_params_json(p.get(), w.get());
+        p->base.ops = &sim_ops;
+        p->base.kind = "sim";
+        w->b = std::move(p);
+    }
+    s->world = std::move(w);
     return &s.release()->base;
+}
+
+extern "C" struct nic_backend *nic_backend_sim_peer(struct nic_backend *a)
+{
+    if (!a || a->ops != &sim_ops)
+        return nullptr;
+    SimBackend *s = sim(a);
+    if (s->index != 0 || !s->w->b || s->w->b->closed)
+        return nullptr;
+    return &s->w->b->base;
 }

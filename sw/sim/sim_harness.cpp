@@ -5,7 +5,12 @@
  * Per cycle: with sys_clk low the model's pins for this cycle are applied and the design is
  * evaluated; the settled outputs are sampled (they and the applied inputs decide which
  * handshakes happen at the coming rising edge); the model consumes them and computes the pins
- * for the next cycle; then the rising edge is evaluated.
+ * for the next cycle; then the rising edge is evaluated. The Ethernet RX pins (NIC build) are
+ * applied with the PCIe ones and the TX pins sampled with them; in loopback (the default) the
+ * TX octet of this cycle becomes the RX octet of the next.
+ *
+ * Several harnesses may exist at once (the backend's peer=1): each has its own VerilatedContext
+ * and model instance, so nothing is shared between them.
  */
 #include "sim_harness.h"
 
@@ -14,6 +19,8 @@
 #include <cstring>
 #include <deque>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "analyzer_layout.h"
@@ -53,6 +60,40 @@ inline void get_lanes(const QData &pin, uint32_t *d)
 {
     d[0] = static_cast<uint32_t>(pin);
     d[1] = static_cast<uint32_t>(pin >> 32);
+}
+
+/* The Ethernet pins exist only in the NIC datapath build (litex_soc/sim.py --with-nic): detected
+ * from the Verilated class itself, so one harness source serves every build. */
+template <class T, class = void>
+struct HasEthPins : std::false_type {};
+template <class T>
+struct HasEthPins<T, std::void_t<decltype(std::declval<T &>().eth_rx_dv),
+                                 decltype(std::declval<T &>().eth_tx_en)>> : std::true_type {};
+
+template <class T>
+void eth_apply(T *top, const EthOctet &o)
+{
+    if constexpr (HasEthPins<T>::value) {
+        top->eth_rx_data = o.data;
+        top->eth_rx_dv = o.en;
+        top->eth_rx_er = o.er;
+    } else {
+        (void)top;
+        (void)o;
+    }
+}
+
+template <class T>
+void eth_sample(T *top, EthOctet *o)
+{
+    if constexpr (HasEthPins<T>::value) {
+        o->data = top->eth_tx_data;
+        o->en = top->eth_tx_en;
+        o->er = top->eth_tx_er;
+    } else {
+        (void)top;
+        (void)o;
+    }
 }
 
 /* fmt/type byte of TLP header dword 0 (lane 0 of a first beat). */
@@ -196,6 +237,8 @@ struct SimHarness::Impl {
     FILE *sample_log = nullptr;
     uint32_t last_sample[kSampleWords] = {};
     bool have_sample = false;
+    EthOctet eth_tx, eth_rx;          /* TX pins sampled this cycle; RX pins to apply */
+    bool eth_loopback = true;
 
     Impl(const LinkParams &p, const TraceParams &t)
         : top(new Vnicsoc(&ctx, "nicsoc_top")), model(p), tp(t),
@@ -218,6 +261,7 @@ struct SimHarness::Impl {
         /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
         PhyIn idle_in;
         model.cycle(idle_in, &out);
+        eth_apply(top.get(), eth_rx);
         top->sys_rst = 1;
         for (int i = 0; i < 8; i++) {
             top->sys_clk = 0;
@@ -275,6 +319,7 @@ struct SimHarness::Impl {
         top->pcie_link_up = out.link_up;
         top->pcie_msi_enable = out.msi_enable;
         top->pcie_bus_master_enable = out.bus_master_enable;
+        eth_apply(top.get(), eth_rx);
     }
 
     void sample_pins(PhyIn *in)
@@ -389,6 +434,9 @@ struct SimHarness::Impl {
 
         PhyIn in;
         sample_pins(&in);
+        eth_sample(top.get(), &eth_tx);
+        if (eth_loopback)
+            eth_rx = eth_tx;
 
         /* Probes: which handshakes happen at the coming edge. */
         const bool in_csr = csr_reads_open > 0;
@@ -475,5 +523,13 @@ std::map<std::string, uint64_t> SimHarness::scope_map() const
 }
 
 int SimHarness::data_width() { return NIC_DATA_WIDTH; }
+
+bool SimHarness::has_eth_pins() { return HasEthPins<Vnicsoc>::value; }
+
+const EthOctet &SimHarness::eth_tx() const { return impl_->eth_tx; }
+
+void SimHarness::set_eth_rx(const EthOctet &o) { impl_->eth_rx = o; }
+
+void SimHarness::set_eth_loopback(bool on) { impl_->eth_loopback = on; }
 
 } /* namespace nicsim */

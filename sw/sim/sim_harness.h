@@ -20,6 +20,14 @@
  *   an.windows                                            snapshots seen
  * and, with TraceParams::sample_log, every change of probe_an_sample with probe_an_now.
  *
+ * Ethernet pins (NIC datapath build only: has_eth_pins()): the SoC's GMII-like eth_tx_* outputs
+ * are sampled every cycle (eth_tx(): what they showed in the last step, before its edge) and its
+ * eth_rx_* inputs are driven from an EthOctet (set_eth_rx(): applied from the next step on). By
+ * default the harness loops them itself (set_eth_loopback(true)): rx in cycle n+1 = tx in cycle
+ * n. The sim backend turns that off to wire two harnesses back to back, add a wire delay or
+ * capture frames (backend_sim.cpp). On builds without the pins these calls do nothing and
+ * eth_tx() stays idle.
+ *
  * Parameters: LinkParams of the model (data_width must match the build: NIC_DATA_WIDTH), and an
  * optional trace file (FST when it ends in .fst, else VCD) with its start/stop times.
  */
@@ -43,6 +51,12 @@ struct ProbeCounters {
     uint64_t csr_window = 0, csr_busy = 0;
 };
 
+/* One GMII octet time on a wire: data with tx_en/rx_dv (`en`) and tx_er/rx_er (`er`). */
+struct EthOctet {
+    uint8_t data = 0;
+    bool en = false, er = false;
+};
+
 struct TraceParams {
     std::string path;                 /* empty: no trace */
     uint64_t start_ns = 0;            /* dump from this simulated time */
@@ -64,6 +78,11 @@ public:
     std::map<std::string, uint64_t> probe_map() const;
     std::map<std::string, uint64_t> scope_map() const;   /* the an.* names above */
     static int data_width();          /* the width this binary was built for */
+
+    static bool has_eth_pins();       /* the SoC has the eth_* pins (NIC datapath build) */
+    const EthOctet &eth_tx() const;   /* the TX pins as sampled in the last step() */
+    void set_eth_rx(const EthOctet &o);   /* the RX pins from the next step() on */
+    void set_eth_loopback(bool on);   /* default on: rx(n+1) = tx(n), done by step() */
 
 private:
     struct Impl;

@@ -6,35 +6,17 @@
 # counter), no drop or error counter moving, one TX doorbell per batch and interrupts counted.
 # Bad parameters are refused with a usage error. A few hundred frames per run: well under 2
 # minutes.
-import json
-import subprocess
-from pathlib import Path
 
 import pytest
+from conftest import nic_run
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-BINARY = ROOT / "build" / "sim_dw128_nic" / "nicbench"
 OPTS = "gen=2,lanes=4,mps=256,mrrs=512"
 SIZES = [60, 128, 1514]
 FRAMES = 240
 
 
-@pytest.fixture(scope="module")
-def nicbench():
-    if not BINARY.exists():
-        pytest.fail(f"{BINARY.relative_to(ROOT)} is missing: build the NIC datapath simulator "
-                    "with `make sim NIC=1` (`make test` builds it before running pytest)")
-    return BINARY
-
-
 def run(binary, tmp_path, *args, expect=0):
-    js = tmp_path / "tx.json"
-    r = subprocess.run([str(binary), "--backend", "sim", "--opts", OPTS, "--json", str(js)] +
-                       [str(a) for a in args], capture_output=True, text=True, timeout=600)
-    out = r.stdout + r.stderr
-    assert r.returncode == expect, f"exit {r.returncode}, wanted {expect}:\n{out}"
-    doc = json.loads(js.read_text()) if js.exists() else None
-    return out, doc
+    return nic_run(binary, tmp_path / "tx.json", OPTS, *args, expect=expect)
 
 
 @pytest.mark.parametrize("queues", [1, 4])

@@ -1,0 +1,31 @@
+# Shared pytest pieces of the NIC=1 tool tests (test_nicbench_tx.py, test_nicbench_rr.py): the
+# `nicbench` fixture (the NIC datapath simulator's nicbench, built by `make test` or
+# `make sim NIC=1`) and nic_run(), which runs it with --json and returns (output, JSON document).
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+NIC_BINARY = ROOT / "build" / "sim_dw128_nic" / "nicbench"
+
+
+@pytest.fixture(scope="module")
+def nicbench():
+    if not NIC_BINARY.exists():
+        pytest.fail(f"{NIC_BINARY.relative_to(ROOT)} is missing: build the NIC datapath "
+                    "simulator with `make sim NIC=1` (`make test` builds it before pytest)")
+    return NIC_BINARY
+
+
+def nic_run(binary, json_path, opts, *args, expect=0):
+    """Runs `binary --backend sim --opts opts --json json_path args...`; asserts its exit status
+    is `expect`; returns (stdout + stderr, the JSON document or None)."""
+    r = subprocess.run([str(binary), "--backend", "sim", "--opts", opts, "--json",
+                        str(json_path)] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode == expect, f"exit {r.returncode}, wanted {expect}:\n{out}"
+    doc = json.loads(Path(json_path).read_text()) if Path(json_path).exists() else None
+    return out, doc
