@@ -123,8 +123,9 @@ static const char *const usage_text =
 "        4 KiB boundary); writer descriptor to dst, reader descriptor from src, wait for the\n"
 "        writer MSI and the data; bit-exact compare. Mismatches are printed.\n"
 "\n"
-"    tx [--frames N] [--sizes LIST] [--queues Q] [--ring R] [--batch B] [--inflight LIST]\n"
-"       [--rx-ring R] [--poll-ns N] [--coalesce rx-usecs=U,rx-frames=F,tx-usecs=..,...]\n"
+"    tx [--frames N] [--sizes LIST | --size-range LO-HI] [--queues Q] [--ring R] [--batch B]\n"
+"       [--inflight LIST] [--rx-ring R] [--poll-ns N]\n"
+"       [--coalesce rx-usecs=U,rx-frames=F,tx-usecs=..,...]\n"
 "        Needs the NIC datapath build (make sim NIC=1: build/sim_dw<W>_nic/nicbench). Sends N\n"
 "        frames (default 10000) per run of each size (--size/--sizes, bytes without FCS,\n"
 "        20..9216, default 60) over Q TX queues (default 1; rings of R descriptors, default\n"
@@ -141,7 +142,8 @@ static const char *const usage_text =
 "        Mpps, the ratio to the 1 Gb/s line rate, MMIO read TLPs in that window\n"
 "        (model.tlps_down_mrd; must be 0), doorbells, drops by cause (every nic_* drop and\n"
 "        error counter), interrupts (nic_txirq/rxirq_irqs) and MSIs received. Coalescing\n"
-"        defaults: frames 1, usecs 0.\n"
+"        defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames have sizes\n"
+"        drawn uniformly in LO..HI (per frame, from its queue and sequence number).\n"
 "        Fails on any loss, corruption, reordering, drop or hot-path MMIO read.\n"
 "\n"
 "    rr [--sizes LIST] [--count N] [--poll-ns N]\n"
@@ -1306,6 +1308,7 @@ static int cmd_loopback(struct ctx *c, int argc, char **argv)
 
 struct tx_params {
     uint64_t frames;
+    uint32_t size_hi;                    /* --size-range LO-HI: sizes drawn in LO..HI; 0: fixed */
     unsigned queues, ring, rx_ring, batch;
     uint64_t poll_ns;
     const char *coalesce;
@@ -1342,6 +1345,22 @@ static void tx_frame_fill(uint8_t *p, uint32_t size, unsigned run, unsigned q, u
     }
 }
 
+/* The size of frame (run, q, seq): `lo`, or with --size-range a size drawn uniformly in
+ * lo..p->size_hi by a PRNG seeded with (run, q, seq), so the receiver knows it too. */
+static uint32_t tx_size(const struct tx_params *p, uint32_t lo, unsigned run, unsigned q,
+                        uint32_t seq)
+{
+    if (!p->size_hi)
+        return lo;
+    uint64_t st = bu_rand_seed(0x517e000000000000ull ^ (uint64_t)run << 40 ^ (uint64_t)q << 32 ^ seq);
+    return lo + (uint32_t)(bu_rand(&st) % (p->size_hi - lo + 1));
+}
+
+static uint32_t tx_wire_bytes(uint32_t size)
+{
+    return (size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size) + FCS_BYTES + WIRE_OVERHEAD;
+}
+
 static bool model_counter(struct ctx *c, const char *name, uint64_t *v)
 {
     char full[64];
@@ -1365,8 +1384,9 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
     size_t ncnt;
     const struct nic_q_counter_def *defs = nic_q_counter_defs(&ncnt);
     uint64_t *cnt0 = calloc(ncnt * 2 + 1, sizeof *cnt0), *cnt1 = cnt0 + ncnt;
-    uint8_t *stage = malloc((size_t)p->batch * size);
-    uint8_t *want = malloc(size), *got = malloc(NIC_Q_FRAME_MAX);
+    const uint32_t smax = p->size_hi ? p->size_hi : size;   /* largest frame of the run */
+    uint8_t *stage = malloc((size_t)p->batch * smax);
+    uint8_t *want = malloc(smax), *got = malloc(NIC_Q_FRAME_MAX);
     struct nic_q_frame *fr = calloc(p->batch, sizeof *fr);
     struct nic_q_rx_frame recs[TX_RX_POLL];
     uint64_t per_q[NIC_Q_MAX_TXQ], sent[NIC_Q_MAX_TXQ] = {0}, next_seq[NIC_Q_MAX_TXQ] = {0};
@@ -1383,7 +1403,6 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
         goto out;
     }
     nic_irq_drain(b);
-    const uint32_t rx_len = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;
     const unsigned rx_batch = p->batch < nq->rx.size / 2 ? p->batch : nq->rx.size / 2;
     uint64_t txdb0 = 0, rxdb0 = nq->rx.doorbells;
     for (unsigned q = 0; q < Q; q++)
@@ -1423,11 +1442,10 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
             res->rx_bytes += f->len;
             for (uint32_t k = 0; k < f->len && k < NIC_Q_FRAME_MAX; k++)
                 got[k] = f->data[k];
-            if (f->len != rx_len) {
+            if (f->len < TX_HDR) {
                 res->bad_len++;
                 if (printed++ < TX_MAX_ERR_PRINT)
-                    fprintf(stderr, "nicbench: tx run %u: RX frame of %u bytes, expected %u\n",
-                            run, f->len, rx_len);
+                    fprintf(stderr, "nicbench: tx run %u: RX frame of %u bytes\n", run, f->len);
                 continue;
             }
             const unsigned q = got[14];
@@ -1450,8 +1468,17 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
             }
             next_seq[q] = (uint64_t)seq + 1;
             rx_q[q]++;
-            tx_frame_fill(want, size, run, q, seq);
-            if (memcmp(want, got, size) != 0) {
+            const uint32_t fsize = tx_size(p, size, run, q, seq);
+            const uint32_t rx_len = fsize < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : fsize;
+            if (f->len != rx_len) {
+                res->bad_len++;
+                if (printed++ < TX_MAX_ERR_PRINT)
+                    fprintf(stderr, "nicbench: tx run %u: queue %u frame %u: %u bytes, expected "
+                            "%u\n", run, q, seq, f->len, rx_len);
+                continue;
+            }
+            tx_frame_fill(want, fsize, run, q, seq);
+            if (memcmp(want, got, fsize) != 0) {
                 res->bad_content++;
                 if (printed++ < TX_MAX_ERR_PRINT) {
                     uint32_t k = 0;
@@ -1486,14 +1513,19 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
                 continue;
             const unsigned n = (unsigned)(avail < p->batch ? avail : p->batch);
             for (unsigned i = 0; i < n; i++) {
-                fr[i].data = stage + (size_t)i * size;
-                fr[i].len = size;
-                tx_frame_fill(stage + (size_t)i * size, size, run, q, (uint32_t)(sent[q] + i));
+                const uint32_t seq = (uint32_t)(sent[q] + i);
+                fr[i].data = stage + (size_t)i * smax;
+                fr[i].len = tx_size(p, size, run, q, seq);
+                tx_frame_fill(stage + (size_t)i * smax, fr[i].len, run, q, seq);
             }
             const int m = nic_q_tx_send(nq, q, fr, n, err, sizeof err);
             if (m < 0) {
                 rc = fail(c, "tx: %s", err);
                 goto out;
+            }
+            for (int i = 0; i < m; i++) {
+                res->bytes += fr[i].len;
+                res->wire_bytes += tx_wire_bytes(fr[i].len);
             }
             sent[q] += (unsigned)m;
             progress |= m > 0;
@@ -1539,11 +1571,7 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
         if (defs[i].kind == NIC_QC_ERROR)
             res->drops_total += cnt_delta[i];
     }
-    const uint32_t wire = (size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size) + FCS_BYTES +
-                          WIRE_OVERHEAD;
     res->frames = p->frames;
-    res->bytes = p->frames * size;
-    res->wire_bytes = p->frames * wire;
     res->time_ns = t1 - t0;
     for (unsigned q = 0; q < Q; q++)
         res->tx_doorbells += nq->tx[q].doorbells;
@@ -1587,8 +1615,8 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
 {
     struct tx_params p = {.frames = 10000, .queues = 1, .ring = 64, .rx_ring = 1024,
                           .batch = 32, .poll_ns = 64, .coalesce = NULL};
-    const char *sizes_s = "60", *inflight_s = NULL;
-    bool batch_given = false;
+    const char *sizes_s = "60", *inflight_s = NULL, *range_s = NULL;
+    bool batch_given = false, sizes_given = false;
     for (int i = 0; i < argc; i++) {
         const char *v;
         int m, rc;
@@ -1603,6 +1631,11 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             if (m < 0)
                 return missing("--sizes");
             sizes_s = v;
+            sizes_given = true;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--size-range", &v))) {
+            if (m < 0)
+                return missing("--size-range");
+            range_s = v;
         } else if ((m = bu_opt_value(argc, argv, &i, "--inflight", &v))) {
             if (m < 0)
                 return missing("--inflight");
@@ -1651,6 +1684,20 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
                                NIC_Q_FRAME_MIN);
         if (sizes[i] > max_size)
             max_size = sizes[i];
+    }
+    if (range_s) {
+        unsigned lo, hi;
+        char end;
+        if (sizes_given)
+            return usage_error("--size-range and --sizes: give one of them");
+        if (sscanf(range_s, "%u-%u%c", &lo, &hi, &end) != 2 || lo < TX_HDR || lo >= hi ||
+            hi > NIC_Q_FRAME_MAX)
+            return usage_error("--size-range: '%s' is not LO-HI with %u <= LO < HI <= %u",
+                               range_s, TX_HDR, NIC_Q_FRAME_MAX);
+        sizes[0] = lo;
+        nsizes = 1;
+        p.size_hi = hi;
+        max_size = hi;
     }
     if (p.frames < 1 || p.frames > 100000000)
         return usage_error("--frames: %" PRIu64 " out of range 1..100000000", p.frames);
@@ -1744,8 +1791,8 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
                 rc = backend_check(c, "tx run");
             if (rc)
                 break;
-            const uint32_t wire = (size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size) + FCS_BYTES +
-                                  WIRE_OVERHEAD;
+            /* Wire bytes per frame: the run's mean with --size-range. */
+            const double wire = (double)r.wire_bytes / (double)r.frames;
             const double secs = (double)r.time_ns / 1e9;
             const double gbps = (double)r.bytes * 8 / (double)r.time_ns;
             const double wire_gbps = (double)r.wire_bytes * 8 / (double)r.time_ns;
@@ -1759,7 +1806,10 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok;
             any_bad |= !ok;
             char cells[18][32];
-            snprintf(cells[0], 32, "%u", size);
+            if (p.size_hi)
+                snprintf(cells[0], 32, "%u-%u", size, p.size_hi);
+            else
+                snprintf(cells[0], 32, "%u", size);
             snprintf(cells[1], 32, "%u", p.queues);
             snprintf(cells[2], 32, "%u", inflight);
             snprintf(cells[3], 32, "%" PRIu64, r.frames);
@@ -1802,6 +1852,7 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             bu_json_kstr(j, "experiment", "tx");
             bu_json_ku64(j, "run", run);
             bu_json_ku64(j, "size", size);
+            bu_json_ku64(j, "size_max", p.size_hi ? p.size_hi : size);
             bu_json_ku64(j, "queues", p.queues);
             bu_json_ku64(j, "ring", p.ring);
             bu_json_ku64(j, "rx_ring", p.rx_ring);
