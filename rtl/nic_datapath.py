@@ -54,7 +54,8 @@
 #                             16-byte aligned host address (bits 3..0 ignored) of the queue's
 #                             consumer-index writeback; change it only while the queue is
 #                             drained. txq_wb_writes out (32): writebacks taken by the DMA.
-#   txe_       TXEngine       in: base_valid, base_queue, base_addr; out: its counters.
+#   txe_       TXEngine       in: base_valid, base_queue, base_addr; out: its counters, and
+#                             q_frames, q_bytes (32 bits per queue, queue i at bits 32i..).
 #   txfifo_    FrameFIFO (TX) in: max_len, min_len, enable; out: counters, level, frames_queued.
 #   rxfifo_    FrameFIFO (RX) same as txfifo_.
 #   rxe_       RXEngine       in: ring_base, ring_size_log2, cpl_base, enable, db_valid,
@@ -118,7 +119,8 @@ EXPOSED = {
     "txq_":      ("txq", ["cfg_valid", "cfg_queue", "cfg_size_log2", "cfg_enable", "cfg_limit",
                           "db_valid", "db_queue", "db_index"],
                   ["active", "drained", "db_range_err"] + list(tx_queue_manager.COUNTS)),
-    "txe_":      ("txe", ["base_valid", "base_queue", "base_addr"], list(tx_engine.COUNTS)),
+    "txe_":      ("txe", ["base_valid", "base_queue", "base_addr"],
+                  list(tx_engine.COUNTS) + list(tx_engine.QUEUE_COUNTS)),
     "txfifo_":   ("txfifo",) + _FIFO,
     "rxfifo_":   ("rxfifo",) + _FIFO,
     "rxe_":      ("rxe", ["ring_base", "ring_size_log2", "cpl_base", "enable", "db_valid",

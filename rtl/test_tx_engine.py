@@ -92,6 +92,7 @@ def reference(host, bases, jobs, max_read, max_frame):
     (which must be of the same queue, or ABORT)."""
     reqs, frames, cpls, dones = [], [], [], []
     cnt = dict.fromkeys(COUNTS, 0)
+    cnt.update(q_frames={}, q_bytes={})      # per queue, the queues with a good frame
     open_q = None
     data, status, flen = bytearray(), OK, 0
 
@@ -101,6 +102,8 @@ def reference(host, bases, jobs, max_read, max_frame):
         if status == OK:
             cnt["frames"] += 1
             cnt["bytes"] += flen
+            cnt["q_frames"][q] = cnt["q_frames"].get(q, 0) + 1
+            cnt["q_bytes"][q] = cnt["q_bytes"].get(q, 0) + flen
         elif status != DESC_READ:                  # DESC_READ is counted per failed job
             cnt[STATUS_COUNTER[status]] += 1
 
@@ -292,6 +295,9 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
         assert not ctx.get(dut.open_valid), "a frame left open at the end of the run"
         obs["cycles"] = cyc
         obs["counts"] = {name: ctx.get(getattr(dut, name)) for name in COUNTS}
+        for name in ("q_frames", "q_bytes"):
+            vals = [ctx.get(getattr(dut, name)[i]) for i in range(nqueues)]
+            obs["counts"][name] = {i: v for i, v in enumerate(vals) if v}
         if fifo:
             obs["fifo"] = {name: ctx.get(getattr(top.fifo, name))
                            for name in ("frames_in", "frames_out", "drop_error")}

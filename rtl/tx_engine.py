@@ -96,6 +96,8 @@
 #   frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
 #   err_no_eop, err_desc_read   out, 32 bits each (wrapping): good frames and their bytes, DMA
 #       read requests for descriptors / payload, errored frames by cause (err_desc_read: jobs).
+#   q_frames, q_bytes   out, nqueues x 32 bits (ArrayLayout; flat in Verilog: queue i at bits
+#       32i..): good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes).
 #
 # Parameters:
 #   data_width  W, 64 or 128.
@@ -112,7 +114,7 @@
 # the job's end (not overlapped).
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
-from amaranth.lib import memory, wiring
+from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -124,6 +126,7 @@ STATUS_COUNTER = {DESC_LEN0: "err_desc_len0", DESC_LEN: "err_desc_len",
                   DESC_READ: "err_desc_read"}
 COUNTS = ("frames", "bytes", "desc_reads", "data_reads", "err_desc_len0", "err_desc_len",
           "err_frame_len", "err_read", "err_no_eop", "err_desc_read")
+QUEUE_COUNTS = ("q_frames", "q_bytes")   # per queue: good frames and their bytes
 STATES = ("IDLE", "DFETCH", "DERR", "DESC", "PAYLOAD", "AFTER", "FLUSH", "FDONE")
 MAX_QUEUES = 64
 LEN_BITS = 17                     # payload reads up to roundup16(15 + 65535) bytes
@@ -183,6 +186,7 @@ class TXEngine(wiring.Component):
             "done_len":     Out(16),
             "done_status":  Out(3),
             **{name: Out(32) for name in COUNTS},
+            **{name: Out(data.ArrayLayout(32, nqueues)) for name in QUEUE_COUNTS},
         })
 
     def elaborate(self, platform):
@@ -462,6 +466,10 @@ class TXEngine(wiring.Component):
                              self.done_len.eq(Mux(status == OK, frame_len, 0)),
                              self.open_valid.eq(0)]
                 with m.If(status == OK):
+                    for i in range(n):
+                        with m.If(queue == i):
+                            m.d.sync += [self.q_frames[i].eq(self.q_frames[i] + 1),
+                                         self.q_bytes[i].eq(self.q_bytes[i] + frame_len)]
                     m.d.sync += [self.frames.eq(self.frames + 1),
                                  self.bytes.eq(self.bytes + frame_len)]
                 for st, name in STATUS_COUNTER.items():

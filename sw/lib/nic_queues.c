@@ -282,6 +282,19 @@ int nic_q_counter_index(const char *name)
     return -1;
 }
 
+int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
+                         char *err, size_t errlen)
+{
+    /* One wide CSR per counter, queue i at bits 32i..32i+31; LiteX puts the most significant
+     * 32-bit word first, so queue i is word (SIZE - 1 - i). */
+    if (q >= CSR_NIC_TXE_Q_FRAMES_SIZE)
+        return nic_errf(err, errlen, "queue %u out of range (%u TX queues)", q,
+                        (unsigned)CSR_NIC_TXE_Q_FRAMES_SIZE);
+    *frames = nic_read32(b, CSR_NIC_TXE_Q_FRAMES_ADDR + 4u * (CSR_NIC_TXE_Q_FRAMES_SIZE - 1 - q));
+    *bytes = nic_read32(b, CSR_NIC_TXE_Q_BYTES_ADDR + 4u * (CSR_NIC_TXE_Q_BYTES_SIZE - 1 - q));
+    return 0;
+}
+
 int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
 {
     const size_t want = sizeof counter_defs / sizeof counter_defs[0];
@@ -720,6 +733,13 @@ int nic_q_counter_index(const char *name)
 {
     (void)name;
     return -1;
+}
+
+int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
+                         char *err, size_t errlen)
+{
+    (void)b, (void)q, (void)frames, (void)bytes;
+    return nic_errf(err, errlen, NO_DATAPATH);
 }
 
 int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)

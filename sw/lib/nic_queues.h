@@ -211,6 +211,11 @@ int nic_q_counter_index(const char *name);
 /* Read every counter of the table into v (nic_q_counter_defs() entries). MMIO reads: never call
  * it on the hot path. */
 int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen);
+/* Per TX queue counters (ethtool -S tx_queue_<q>_packets / _bytes): the good frames and their
+ * bytes the TX engine sent from queue q (nic_txe_q_frames / nic_txe_q_bytes, 32 bits, wrapping).
+ * Two MMIO reads each: not for the hot path. */
+int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
+                         char *err, size_t errlen);
 /* after - before for a counter of the given kind: mod 2^32 for counters, after for state. */
 uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after);
 

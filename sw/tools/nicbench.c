@@ -1321,6 +1321,9 @@ struct tx_result {
     bool have_model;
     uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis;
     uint64_t drops_total;
+    uint32_t q_frames[NIC_Q_MAX_TXQ], q_bytes[NIC_Q_MAX_TXQ];   /* per queue, device counters */
+    uint64_t q_sent_bytes[NIC_Q_MAX_TXQ];                       /* per queue, host's count */
+    uint64_t q_mismatch;                 /* queues whose device counters differ from the host's */
 };
 
 #if NIC_HAS_DATAPATH
@@ -1402,6 +1405,12 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
         rc = fail(c, "tx: %s", err);
         goto out;
     }
+    uint32_t qf0[NIC_Q_MAX_TXQ], qb0[NIC_Q_MAX_TXQ];
+    for (unsigned q = 0; q < Q; q++)
+        if (nic_q_tx_queue_stats(b, q, &qf0[q], &qb0[q], err, sizeof err) < 0) {
+            rc = fail(c, "tx: %s", err);
+            goto out;
+        }
     nic_irq_drain(b);
     const unsigned rx_batch = p->batch < nq->rx.size / 2 ? p->batch : nq->rx.size / 2;
     uint64_t txdb0 = 0, rxdb0 = nq->rx.doorbells;
@@ -1524,6 +1533,7 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
                 goto out;
             }
             for (int i = 0; i < m; i++) {
+                res->q_sent_bytes[q] += fr[i].len;
                 res->bytes += fr[i].len;
                 res->wire_bytes += tx_wire_bytes(fr[i].len);
             }
@@ -1565,6 +1575,22 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
     if (nic_q_counters_read(b, cnt1, ncnt, err, sizeof err) < 0) {
         rc = fail(c, "tx: %s", err);
         goto out;
+    }
+    for (unsigned q = 0; q < Q; q++) {
+        uint32_t f1, b1;
+        if (nic_q_tx_queue_stats(b, q, &f1, &b1, err, sizeof err) < 0) {
+            rc = fail(c, "tx: %s", err);
+            goto out;
+        }
+        res->q_frames[q] = f1 - qf0[q];
+        res->q_bytes[q] = b1 - qb0[q];
+        if (res->q_frames[q] != (uint32_t)per_q[q] ||
+            res->q_bytes[q] != (uint32_t)res->q_sent_bytes[q]) {
+            res->q_mismatch++;
+            fprintf(stderr, "nicbench: tx run %u: queue %u: device counted %u frames, %u bytes; "
+                    "the host sent %" PRIu64 " frames, %" PRIu64 " bytes\n", run, q,
+                    res->q_frames[q], res->q_bytes[q], per_q[q], res->q_sent_bytes[q]);
+        }
     }
     for (size_t i = 0; i < ncnt; i++) {
         cnt_delta[i] = nic_q_counter_delta(&defs[i], cnt0[i], cnt1[i]);
@@ -1801,7 +1827,7 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             const uint64_t irq_tx = i_txirq >= 0 ? delta[i_txirq] : 0;
             const uint64_t irq_rx = i_rxirq >= 0 ? delta[i_rxirq] : 0;
             const uint64_t bad = r.bad_content + r.bad_len + r.bad_status + r.bad_header +
-                                 r.out_of_order + (r.frames - r.received);
+                                 r.out_of_order + (r.frames - r.received) + r.q_mismatch;
             const bool mmio_ok = !r.have_model || r.mmio_rd_tlps == 0;
             const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok;
             any_bad |= !ok;
@@ -1887,6 +1913,17 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             bu_json_ku64(j, "out_of_order", r.out_of_order);
             bu_json_ku64(j, "lost", r.frames - r.received);
             bu_json_ku64(j, "drops_total", r.drops_total);
+            bu_json_key(j, "per_queue");               /* the device's per-queue counters */
+            bu_json_arr_begin(j);
+            for (unsigned q = 0; q < p.queues; q++) {
+                bu_json_obj_begin(j);
+                bu_json_ku64(j, "queue", q);
+                bu_json_ku64(j, "frames", r.q_frames[q]);
+                bu_json_ku64(j, "bytes", r.q_bytes[q]);
+                bu_json_obj_end(j);
+            }
+            bu_json_arr_end(j);
+            bu_json_ku64(j, "per_queue_mismatch", r.q_mismatch);
             bu_json_key(j, "drops");
             bu_json_obj_begin(j);
             for (size_t k = 0; k < ncnt; k++)

@@ -104,6 +104,10 @@ def coalesced_random_run(binary, tmp_path, frames, f):
     assert rec["drops_total"] == 0 and rec["mmio_read_tlps_hot"] == 0
     assert (rec["irqs_rx"], rec["irqs_tx"]) == (frames // f, frames // f)
     assert 60 * frames < rec["bytes"] < 1514 * frames
+    # the device's per-queue counters (ethtool -S style) match what the host sent on each queue
+    per_q = rec["per_queue"]
+    assert [q["frames"] for q in per_q] == [frames // 4] * 4 and rec["per_queue_mismatch"] == 0
+    assert sum(q["bytes"] for q in per_q) == rec["bytes"]
     return rec
 
 
