@@ -1637,6 +1637,25 @@ out:
 
 #endif /* NIC_HAS_DATAPATH */
 
+/* Parse a --sizes list of Ethernet frame sizes (bytes without FCS) for tx and rr: each must be
+ * TX_HDR..NIC_Q_FRAME_MAX. Sets *max_size to the largest. 0, or a usage error's exit code. */
+static int frame_sizes(const char *sizes_s, uint64_t *sizes, size_t *nsizes, uint64_t *max_size)
+{
+    char err[512];
+    if (bu_parse_list(sizes_s, sizes, MAX_SIZES, nsizes, err, sizeof err) < 0)
+        return usage_error("--sizes: %s", err);
+    *max_size = 0;
+    for (size_t i = 0; i < *nsizes; i++) {
+        if (sizes[i] < TX_HDR || sizes[i] > NIC_Q_FRAME_MAX)
+            return usage_error("--sizes: frame of %" PRIu64 " bytes: must be %u..%u (without "
+                               "FCS; the MAC pads to %u)", sizes[i], TX_HDR, NIC_Q_FRAME_MAX,
+                               NIC_Q_FRAME_MIN);
+        if (sizes[i] > *max_size)
+            *max_size = sizes[i];
+    }
+    return 0;
+}
+
 static int cmd_tx(struct ctx *c, int argc, char **argv)
 {
     struct tx_params p = {.frames = 10000, .queues = 1, .ring = 64, .rx_ring = 1024,
@@ -1700,17 +1719,10 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
     char err[512];
     uint64_t sizes[MAX_SIZES], infl[MAX_SIZES];
     size_t nsizes, ninfl = 1;
-    if (bu_parse_list(sizes_s, sizes, MAX_SIZES, &nsizes, err, sizeof err) < 0)
-        return usage_error("--sizes: %s", err);
     uint64_t max_size = 0;
-    for (size_t i = 0; i < nsizes; i++) {
-        if (sizes[i] < TX_HDR || sizes[i] > NIC_Q_FRAME_MAX)
-            return usage_error("--sizes: frame of %" PRIu64 " bytes: must be %u..%u (without "
-                               "FCS; the MAC pads to %u)", sizes[i], TX_HDR, NIC_Q_FRAME_MAX,
-                               NIC_Q_FRAME_MIN);
-        if (sizes[i] > max_size)
-            max_size = sizes[i];
-    }
+    const int size_rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
+    if (size_rc)
+        return size_rc;
     if (range_s) {
         unsigned lo, hi;
         char end;
@@ -2123,20 +2135,12 @@ static int cmd_rr(struct ctx *c, int argc, char **argv)
             return usage_error("rr: unknown option '%s'", argv[i]);
         }
     }
-    char err[512];
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
-    if (bu_parse_list(sizes_s, sizes, MAX_SIZES, &nsizes, err, sizeof err) < 0)
-        return usage_error("--sizes: %s", err);
     uint64_t max_size = 0;
-    for (size_t i = 0; i < nsizes; i++) {
-        if (sizes[i] < TX_HDR || sizes[i] > NIC_Q_FRAME_MAX)
-            return usage_error("--sizes: frame of %" PRIu64 " bytes: must be %u..%u (without "
-                               "FCS; the MAC pads to %u)", sizes[i], TX_HDR, NIC_Q_FRAME_MAX,
-                               NIC_Q_FRAME_MIN);
-        if (sizes[i] > max_size)
-            max_size = sizes[i];
-    }
+    const int size_rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
+    if (size_rc)
+        return size_rc;
     if (count < 1 || count > 1000000)
         return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
     if (poll_ns < 1 || poll_ns > 1000000)
@@ -2145,6 +2149,7 @@ static int cmd_rr(struct ctx *c, int argc, char **argv)
     return fail(c, "rr: this build has no NIC datapath (build it with `make sim NIC=1`: "
                 "build/sim_dw<W>_nic/nicbench, and open the sim backend with peer=1)");
 #else
+    char err[512];
     int rc = open_backend(c, c->opts);
     if (rc)
         return rc;
