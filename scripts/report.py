@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 #
-# report.py: results/*.json written by `nicbench --json` and `nicscope --json` ->
-# results/report.md.
+# report.py: results/*.json written by `nicbench --json`, `nicscope --json` and
+# scripts/coalesce_bench.py -> results/report.md.
 #
 # What it is: one markdown table per experiment of every nicbench run (csr latency, DMA hold-off,
 # DMA throughput per direction, loopback, info), with the run's parameters under each table:
@@ -197,6 +197,19 @@ def scope_section(path, doc):
     return lines
 
 
+def coalesce_section(path, doc):
+    """A scripts/coalesce_bench.py document: RX interrupts per second against rx-usecs."""
+    lines = [f"## RX interrupts against rx-usecs (`{path.name}`)", "",
+             f"{doc['frames']} frames of {doc['size']} B through the loopback at line rate, "
+             f"opts `{doc['opts']}`; interrupts/s = RX interrupts counted / simulated time.", ""]
+    rows = [dict(mode=r["mode"], rx_usecs=r["rx_usecs"], coalesce=r["coalesce_arg"],
+                 sim_us=r["record"]["time_ns"] / 1000, mpps=r["record"]["mpps"],
+                 irqs_rx=r["record"]["irqs_rx"], irqs_rx_per_s=r["irqs_rx_per_s"],
+                 msis=r["record"]["msis_received"]) for r in doc["runs"]]
+    cols = ["mode", "rx_usecs", "coalesce", "sim_us", "mpps", "irqs_rx", "irqs_rx_per_s", "msis"]
+    return lines + table(rows, cols) + [""]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="nicbench JSON results -> markdown report")
     ap.add_argument("results", type=Path, help="directory with nicbench --json files")
@@ -214,6 +227,10 @@ def main(argv=None):
             doc = json.loads(path.read_text())
         except (OSError, ValueError) as e:
             skipped.append(f"{path.name} ({e})")
+            continue
+        if isinstance(doc, dict) and doc.get("tool") == "coalesce_bench":
+            lines += coalesce_section(path, doc)
+            runs += 1
             continue
         if isinstance(doc, dict) and doc.get("tool") == "nicscope":
             lines += scope_section(path, doc)
