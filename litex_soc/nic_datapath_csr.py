@@ -48,7 +48,7 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from liteeth.mac.core import LiteEthMACCore
 
 from litex_soc.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
-from rtl.nic_datapath import EXPOSED, NICDatapath
+from rtl.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 
 ADAPTER_COUNTERS = {
     "rdadp_": ("requests", "completions", "errors", "rejected", "timeouts", "dropped"),
@@ -61,10 +61,9 @@ def csr_plan(members):
     datapath's exposed table, and [(csr name, port, width)] for its Out ports."""
     ins, outs = [], []
     for prefix, (_attr, in_names, out_names) in EXPOSED.items():
-        names = list(in_names)
-        if prefix == "txq_":
-            names += ["wb_addr_valid", "wb_addr_queue", "wb_addr"]
-            out_names = list(out_names) + ["wb_writes"]
+        own_in, own_out = OWN_PORTS.get(prefix, ([], []))
+        names = list(in_names) + own_in
+        out_names = list(out_names) + own_out
         width = {n: Shape.cast(members[prefix + n].shape).width for n in names}
         done = set()
         for n in names:
@@ -93,7 +92,7 @@ def csr_plan(members):
 
 
 def _core_file(prefix):
-    attr = EXPOSED[prefix][0] if prefix in EXPOSED else "txq"
+    attr = EXPOSED[prefix][0]
     return {"sched": "tx_scheduler", "txq": "tx_queue_manager", "txe": "tx_engine",
             "txfifo": "frame_fifo", "rxfifo": "frame_fifo", "rxe": "rx_engine",
             "txirq": "irq_coalescer", "rxirq": "irq_coalescer",

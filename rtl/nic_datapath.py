@@ -129,6 +129,11 @@ EXPOSED = {
     "rxirq_":    ("rxirq",) + _IRQ,
     "rdarb_":    ("rdarb", [], ["outstanding", "requests"]),
 }
+# This core's own configuration/status ports, named like the exposed ones (prefix -> (in names,
+# out names)): the TX consumer-index writeback addresses and the writebacks taken.
+OWN_PORTS = {
+    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes"]),
+}
 
 
 def _is_int(v):

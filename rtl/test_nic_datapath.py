@@ -16,7 +16,7 @@ from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
 from rtl.coalesce_model import CONFIG, predict_irqs
-from rtl.nic_datapath import EXPOSED, NICDatapath
+from rtl.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 from rtl.verilator_lint import verilator_lint
 
 
@@ -401,6 +401,10 @@ def test_exposed_ports():
                 assert members[prefix + name].flow.value == flow
                 assert sub[name].flow.value == flow
                 assert members[prefix + name].shape.width == Shape.cast(sub[name].shape).width
+    for prefix, (ins, outs) in OWN_PORTS.items():      # the core's own, for the CSR wrapper
+        for names, flow in ((ins, "In"), (outs, "Out")):
+            for name in names:
+                assert members[prefix + name].flow.value == flow
     for name in CONFIG:
         assert "txirq_" + name in members and "rxirq_" + name in members
 

@@ -1303,7 +1303,8 @@ static int cmd_loopback(struct ctx *c, int argc, char **argv)
 #define TX_RX_POLL 64u                   /* completion records taken per poll */
 #define TX_MAX_ERR_PRINT 10              /* mismatches printed per run */
 #define LINE_BPS 1e9                     /* the MAC's line rate (LiteEth 1 Gb/s) */
-#define WIRE_OVERHEAD 20u                /* preamble + SFD (8) + inter-frame gap (12) */
+#define WIRE_PREAMBLE 8u                 /* preamble + SFD octets before every frame */
+#define WIRE_OVERHEAD (WIRE_PREAMBLE + 12u) /* ... and the inter-frame gap (12) */
 #define FCS_BYTES 4u
 
 struct tx_params {
@@ -1987,7 +1988,6 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
 
 #define RR_MAX_ERR_PRINT 10              /* mismatches printed per size */
 #define RR_RING 64u                      /* TX and RX descriptors per ring, each host */
-#define RR_PREAMBLE 8u                   /* preamble + SFD octets on the wire */
 
 #if NIC_HAS_DATAPATH
 struct rr_side {
@@ -2257,7 +2257,7 @@ static int cmd_rr(struct ctx *c, int argc, char **argv)
         struct bu_dist d;
         bu_dist_compute(rtt, done, &d);
         const uint32_t padded = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;
-        const uint64_t frame_wire_ns = (uint64_t)(padded + FCS_BYTES + RR_PREAMBLE) * 8u;
+        const uint64_t frame_wire_ns = (uint64_t)(padded + FCS_BYTES + WIRE_PREAMBLE) * 8u;
         char cells[13][32];
         snprintf(cells[0], 32, "%u", size);
         snprintf(cells[1], 32, "%" PRIu64, done);
