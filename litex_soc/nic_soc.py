@@ -8,6 +8,9 @@
 # Parameters:
 #   platform      a LiteX platform; the PCIe PHY is built by the target and passed in.
 #   pcie_phy      a LitePCIe PHY (SimPCIePHY in simulation, S7PCIEPHY on a 7-series board).
+#                 Its msi_type picks LitePCIe's MSI block: "msi" (one vector, PCIE_MSI_VECTOR/
+#                 CLEAR) or "msi-multi-vector" (a vector per MSI number: NIC_TX and NIC_RX
+#                 are told apart by the interrupt itself, with no register read).
 #   sys_clk_freq  system clock (125 MHz: the 7-series PCIe user clock for Gen2 x4 at 128 bits).
 #   with_cpu      add a VexRiscv with ROM/SRAM and a crossover UART (default off: faster sim).
 #   with_analyzer add the bus analyzer (litex_soc/bus_analyzer.py) on the PCIe PHY streams, the
@@ -87,7 +90,8 @@ class NICSoC(SoCCore):
             nic_irq_tx, nic_irq_rx = Signal(), Signal()
             msis.update(NIC_TX=nic_irq_tx, NIC_RX=nic_irq_rx)
         self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32, max_pending_requests=8,
-                      with_dma_loopback=True, with_dma_buffering=True, msis=msis)
+                      with_dma_loopback=True, with_dma_buffering=True, msis=msis,
+                      msi_type=pcie_phy.msi_type)
         self.comb += [
             self.pcie_dma0.source.connect(self.dma_pattern.sink),
             self.dma_pattern.source.connect(self.pcie_dma0.sink),

@@ -110,13 +110,17 @@ class SimSoC(NICSoC):
     and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
     litex_soc/ecp5_fmax.py, which compares the design's Fmax with and without it). with_nic:
     the NIC datapath on the MAC, whose PHY is SimEthGMIIPHY on the top-level eth_* pins;
-    otherwise LiteX's SRAM MAC on SimEthLoopbackPHY."""
+    otherwise LiteX's SRAM MAC on SimEthLoopbackPHY. msi_type: SimPCIePHY's; None picks
+    "msi-multi-vector" with the NIC (its TX and RX vectors are separate MSIs) and "msi" without
+    (LitePCIe's default, the single-vector path with PCIE_MSI_VECTOR/CLEAR)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True, with_nic=False):
+                 analyzer_pins=True, with_nic=False, msi_type=None):
         platform = VerilogPlatform(data_width, with_eth_pins=with_nic)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
-        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width)
+        if msi_type is None:
+            msi_type = "msi-multi-vector" if with_nic else "msi"
+        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
         # (Built in the call, unnamed, so Migen names its signals after the class, as before.)
         NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
                         build_dir=build_dir, sim=True,
@@ -147,12 +151,15 @@ def main():
     parser.add_argument("--with-nic", action="store_true",
                         help="The NIC datapath (descriptor rings, TX queues) on the MAC instead "
                              "of LiteX's SRAM MAC.")
+    parser.add_argument("--msi-type", choices=("msi", "msi-multi-vector"), default=None,
+                        help="LitePCIe's MSI block (default: msi-multi-vector with --with-nic, "
+                             "else msi).")
     parser.add_argument("--output-dir", default="build/sim_dw128")
     args = parser.parse_args()
 
     gateware_dir = os.path.join(args.output_dir, "gateware")
     soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
-                 with_nic=args.with_nic)
+                 with_nic=args.with_nic, msi_type=args.msi_type)
     builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
                       compile_software=args.with_cpu, compile_gateware=False,
                       csr_csv=os.path.join(args.output_dir, "csr.csv"),

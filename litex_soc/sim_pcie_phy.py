@@ -22,6 +22,10 @@
 #   data_width  64 or 128 (7-series: 64 bits for Gen1 x4 / Gen2 x2, 128 bits for Gen2 x4), at the
 #               sys clock (125 MHz).
 #   bar0_size   size of BAR0 in bytes (power of two).
+#   msi_type    "msi" (LitePCIeMSI: one vector, the host reads PCIE_MSI_VECTOR and writes
+#               PCIE_MSI_CLEAR) or "msi-multi-vector" (LitePCIeMSIMultiVector: each MSI number
+#               is its own vector, sent as the MSI data's low bits on pcie_msi_dat, which the
+#               host model reports with each interrupt). MSI-X is not modelled.
 #   max_size    the largest MPS/MRRS LitePCIe is built for; like the S7 PHY, larger negotiated
 #               values are clamped to it (LitePCIe 2024.12: 512 bytes).
 
@@ -42,9 +46,12 @@ class SimPCIePHY(LiteXModule):
     endianness    = "big"
     qword_aligned = False
 
-    def __init__(self, pads, data_width=128, bar0_size=0x100000):
+    def __init__(self, pads, data_width=128, bar0_size=0x100000, msi_type="msi"):
         if data_width not in (64, 128):
             raise ValueError(f"SimPCIePHY: data_width must be 64 or 128, not {data_width}")
+        if msi_type not in ("msi", "msi-multi-vector"):
+            raise ValueError(f"SimPCIePHY: msi_type must be 'msi' or 'msi-multi-vector', not "
+                             f"{msi_type!r} (MSI-X is not modelled)")
         if bar0_size & (bar0_size - 1):
             raise ValueError(f"SimPCIePHY: bar0_size must be a power of two, not {bar0_size:#x}")
 
@@ -58,7 +65,7 @@ class SimPCIePHY(LiteXModule):
         self.id               = Signal(16, reset_less=True)
         self.max_request_size = Signal(16, reset_less=True)
         self.max_payload_size = Signal(16, reset_less=True)
-        self.msi_type         = "msi"
+        self.msi_type         = msi_type
         self.with_ptm         = False
         # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; we run in sys.
         self.cd_pcie          = SimpleNamespace(clk=ClockSignal("sys"))

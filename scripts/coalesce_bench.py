@@ -52,7 +52,8 @@ def main():
     usecs = [int(u) for u in a.usecs.split(",")]
     runs = []
     print(f"{'mode':>10} {'rx_usecs':>8} {'frames':>7} {'sim_us':>11} {'Mpps':>7} "
-          f"{'irqs_rx':>8} {'irqs_rx_per_s':>14} {'frames_per_irq':>14} {'msis':>6}")
+          f"{'irqs_rx':>8} {'irqs_rx_per_s':>14} {'frames_per_irq':>14} {'msis_rx':>7} "
+          f"{'msis':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for mode, u, co in settings(usecs):
             js = Path(tmp) / "tx.json"
@@ -70,6 +71,7 @@ def main():
             per = rec["frames"] / rec["irqs_rx"] if rec["irqs_rx"] else float("inf")
             print(f"{mode:>10} {u:>8} {rec['frames']:>7} {rec['time_ns'] / 1000:>11.3f} "
                   f"{rec['mpps']:>7.4f} {rec['irqs_rx']:>8} {rate:>14.1f} {per:>14.1f} "
+                  f"{rec['msis_rx'] if rec.get('msis_rx') is not None else '-':>7} "
                   f"{rec['msis_received']:>6}")
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps({"tool": "coalesce_bench", "opts": a.opts,

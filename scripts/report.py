@@ -205,8 +205,10 @@ def coalesce_section(path, doc):
     rows = [dict(mode=r["mode"], rx_usecs=r["rx_usecs"], coalesce=r["coalesce_arg"],
                  sim_us=r["record"]["time_ns"] / 1000, mpps=r["record"]["mpps"],
                  irqs_rx=r["record"]["irqs_rx"], irqs_rx_per_s=r["irqs_rx_per_s"],
+                 msis_rx=r["record"].get("msis_rx"),
                  msis=r["record"]["msis_received"]) for r in doc["runs"]]
-    cols = ["mode", "rx_usecs", "coalesce", "sim_us", "mpps", "irqs_rx", "irqs_rx_per_s", "msis"]
+    cols = ["mode", "rx_usecs", "coalesce", "sim_us", "mpps", "irqs_rx", "irqs_rx_per_s",
+            "msis_rx", "msis"]
     return lines + table(rows, cols) + [""]
 
 

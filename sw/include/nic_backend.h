@@ -32,8 +32,11 @@ struct nic_backend_ops {
      * uses. Zero-filled. NULL on failure. */
     void *(*dma_alloc)(struct nic_backend *b, size_t size, uint64_t *bus_addr);
     void (*dma_free)(struct nic_backend *b, void *va, size_t size);
-    /* Wait for an MSI. 1: one arrived (consumed), 0: timeout, <0: error. */
-    int (*irq_wait)(struct nic_backend *b, uint64_t timeout_ns);
+    /* Wait for an MSI. 1: one arrived (consumed), 0: timeout, <0: error. On 1, *vector (when
+     * not NULL) is its vector: the MSI data's low bits in simulation, the eventfd's index on
+     * VFIO. With LitePCIe's msi-multi-vector that is the MSI number (soc.h *_INTERRUPT); with
+     * single-vector MSI it is always 0 and PCIE_MSI_VECTOR says which sources are pending. */
+    int (*irq_wait)(struct nic_backend *b, uint64_t timeout_ns, unsigned *vector);
     /* Nanoseconds on the backend's clock (simulated time for sim). */
     uint64_t (*now_ns)(struct nic_backend *b);
     /* Let `ns` pass with the host doing nothing (sim: step the model; hw: spin). */
@@ -80,7 +83,12 @@ static inline void nic_write32(struct nic_backend *b, uint64_t off, uint32_t v)
 static inline uint64_t nic_now_ns(struct nic_backend *b) { return b->ops->now_ns(b); }
 static inline int nic_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
 {
-    return b->ops->irq_wait(b, timeout_ns);
+    return b->ops->irq_wait(b, timeout_ns, NULL);
+}
+static inline int nic_irq_wait_vector(struct nic_backend *b, uint64_t timeout_ns,
+                                      unsigned *vector)
+{
+    return b->ops->irq_wait(b, timeout_ns, vector);
 }
 static inline void nic_idle(struct nic_backend *b, uint64_t ns) { b->ops->idle(b, ns); }
 static inline int nic_counter(struct nic_backend *b, const char *name, uint64_t *v)

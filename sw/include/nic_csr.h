@@ -42,9 +42,19 @@
 #if !defined(CSR_IDENTIFIER_MEM_BASE)
 #error "nic_csr.h: csr.h has no IDENTIFIER_MEM block"
 #endif
-#if !defined(CSR_PCIE_MSI_ENABLE_ADDR) || !defined(CSR_PCIE_MSI_CLEAR_ADDR) || \
-    !defined(CSR_PCIE_MSI_VECTOR_ADDR)
-#error "nic_csr.h: csr.h has no PCIE_MSI block with ENABLE/CLEAR/VECTOR (LitePCIeMSI)"
+/* MSI: LitePCIe's single-vector LitePCIeMSI has ENABLE, VECTOR (pending) and CLEAR; its
+ * msi-multi-vector (LitePCIeMSIMultiVector) has only ENABLE, each MSI number being its own
+ * vector (NIC_MSI_MULTI_VECTOR 1: the backend's irq_wait tells which, no register to read). */
+#if !defined(CSR_PCIE_MSI_ENABLE_ADDR)
+#error "nic_csr.h: csr.h has no PCIE_MSI_ENABLE (LitePCIe MSI block)"
+#endif
+#if defined(CSR_PCIE_MSI_CLEAR_ADDR) != defined(CSR_PCIE_MSI_VECTOR_ADDR)
+#error "nic_csr.h: csr.h has one of PCIE_MSI_CLEAR/PCIE_MSI_VECTOR without the other"
+#endif
+#ifdef CSR_PCIE_MSI_CLEAR_ADDR
+#define NIC_MSI_MULTI_VECTOR 0
+#else
+#define NIC_MSI_MULTI_VECTOR 1
 #endif
 #if !defined(CSR_PCIE_DMA0_WRITER_ENABLE_ADDR) || !defined(CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDR) || \
     !defined(CSR_PCIE_DMA0_WRITER_TABLE_WE_ADDR) || \

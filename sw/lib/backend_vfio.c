@@ -12,7 +12,9 @@
  *   Control) and link speed/width (Link Status). DMA memory: anonymous mmap (MAP_HUGETLB when
  *   the system has huge pages, else normal pages) mapped with VFIO_IOMMU_MAP_DMA at IOVAs
  *   allocated here inside the IOMMU's valid ranges and below 2^DMA_ADDR_WIDTH (the DMA is 32-bit
- *   in this design). MSI: one eventfd on VFIO_PCI_MSI_IRQ_INDEX, waited for with ppoll().
+ *   in this design). MSI: one eventfd per vector on VFIO_PCI_MSI_IRQ_INDEX (as many as the
+ *   device's MSI capability offers, up to 32: with LitePCIe's msi-multi-vector each of its MSI
+ *   numbers is its own vector), waited for together with ppoll(); irq_wait() reports which.
  * sysfs fallback (no IOMMU or no vfio-pci; needs root and no driver bound):
  *   BAR0 from /sys/bus/pci/devices/<dev>/resource0, config space from .../config; DMA memory
  *   from huge pages, bus address = physical address from /proc/self/pagemap, which must lie
@@ -50,6 +52,7 @@
 /* IOVAs start here, clear of the low legacy ranges some platforms reserve. */
 #define IOVA_BASE 0x10000000ull
 #define MAX_IOVA_RANGES 16
+#define VF_MAX_MSI 32               /* MSI allows 1..32 vectors */
 
 struct dma_region {
     struct dma_region *next;
@@ -72,7 +75,8 @@ struct vfio_backend {
     volatile uint8_t *bar0;
     size_t bar0_size;
     bool bme_set;                   /* we set Bus Master Enable: clear it on close */
-    int irq_fd;                     /* MSI eventfd, -1 when none */
+    int irq_fd[VF_MAX_MSI];         /* MSI eventfd per vector */
+    unsigned nirq;                  /* vectors set up, 0 when none */
     char irq_reason[1200];
     /* PCIe capability: negotiated values. */
     int mps, mrrs, link_gen, link_width;
@@ -457,8 +461,26 @@ static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
     return 0;
 }
 
-/* MSI: one vector into an eventfd. Failure is not fatal (info and CSR work without it); it is
- * reported by irq_wait(). */
+/* MSI: an eventfd per vector, as many vectors as the device's MSI capability offers (VFIO's
+ * count, at most VF_MAX_MSI); when enabling them all fails, one. Failure is not fatal (info and
+ * CSR work without it); it is reported by irq_wait(). */
+static int set_msi_eventfds(struct vfio_backend *v, const int *fds, unsigned n)
+{
+    char buf[sizeof(struct vfio_irq_set) + VF_MAX_MSI * sizeof(int32_t)];
+    struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
+    memset(buf, 0, sizeof buf);
+    set->argsz = (uint32_t)(sizeof(struct vfio_irq_set) + n * sizeof(int32_t));
+    set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+    set->index = VFIO_PCI_MSI_IRQ_INDEX;
+    set->start = 0;
+    set->count = n;
+    for (unsigned i = 0; i < n; i++) {
+        const int32_t efd = fds[i];
+        memcpy(set->data + i * sizeof efd, &efd, sizeof efd);
+    }
+    return ioctl(v->device, VFIO_DEVICE_SET_IRQS, set);
+}
+
 static void setup_msi(struct vfio_backend *v)
 {
     struct vfio_irq_info ii = {.argsz = sizeof ii, .index = VFIO_PCI_MSI_IRQ_INDEX};
@@ -473,28 +495,33 @@ static void setup_msi(struct vfio_backend *v)
                  ii.count, ii.flags);
         return;
     }
-    const int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
-    if (fd < 0) {
-        snprintf(v->irq_reason, sizeof v->irq_reason, "eventfd: %s", strerror(errno));
-        return;
+    unsigned n = ii.count < VF_MAX_MSI ? ii.count : VF_MAX_MSI;
+    int fds[VF_MAX_MSI];
+    for (unsigned i = 0; i < n; i++) {
+        fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+        if (fds[i] < 0) {
+            snprintf(v->irq_reason, sizeof v->irq_reason, "eventfd: %s", strerror(errno));
+            while (i--)
+                close(fds[i]);
+            return;
+        }
     }
-    char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-    struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
-    memset(buf, 0, sizeof buf);
-    set->argsz = sizeof buf;
-    set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-    set->index = VFIO_PCI_MSI_IRQ_INDEX;
-    set->start = 0;
-    set->count = 1;
-    const int32_t efd = fd;
-    memcpy(set->data, &efd, sizeof efd);
-    if (ioctl(v->device, VFIO_DEVICE_SET_IRQS, set) < 0) {
+    int r = set_msi_eventfds(v, fds, n);
+    if (r < 0 && n > 1) {               /* the OS may grant fewer vectors than offered */
+        for (unsigned i = 1; i < n; i++)
+            close(fds[i]);
+        n = 1;
+        r = set_msi_eventfds(v, fds, n);
+    }
+    if (r < 0) {
         snprintf(v->irq_reason, sizeof v->irq_reason, "VFIO_DEVICE_SET_IRQS(MSI, eventfd): %s",
                  strerror(errno));
-        close(fd);
+        for (unsigned i = 0; i < n; i++)
+            close(fds[i]);
         return;
     }
-    v->irq_fd = fd;
+    memcpy(v->irq_fd, fds, n * sizeof fds[0]);
+    v->nirq = n;
 }
 
 /* --- sysfs fallback -------------------------------------------------------------------------- */
@@ -761,22 +788,27 @@ static uint64_t vf_now_ns(struct nic_backend *b)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int vf_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
+static int vf_irq_wait(struct nic_backend *b, uint64_t timeout_ns, unsigned *vector)
 {
     struct vfio_backend *v = vb(b);
-    if (v->irq_fd < 0) {
+    if (!v->nirq) {
         set_err(v, "irq_wait: no MSI: %s", v->irq_reason);
         return -1;
     }
     const uint64_t deadline = vf_now_ns(b) + timeout_ns;
     for (;;) {
-        uint64_t count;
-        /* EFD_SEMAPHORE: each read consumes one MSI. */
-        if (read(v->irq_fd, &count, sizeof count) == (ssize_t)sizeof count)
-            return 1;
-        if (errno != EAGAIN && errno != EINTR) {
-            set_err(v, "irq_wait: read eventfd: %s", strerror(errno));
-            return -1;
+        /* EFD_SEMAPHORE: each read consumes one MSI; the lowest vector first. */
+        for (unsigned i = 0; i < v->nirq; i++) {
+            uint64_t count;
+            if (read(v->irq_fd[i], &count, sizeof count) == (ssize_t)sizeof count) {
+                if (vector)
+                    *vector = i;
+                return 1;
+            }
+            if (errno != EAGAIN && errno != EINTR) {
+                set_err(v, "irq_wait: read eventfd of vector %u: %s", i, strerror(errno));
+                return -1;
+            }
         }
         const uint64_t now = vf_now_ns(b);
         if (now >= deadline)
@@ -784,8 +816,10 @@ static int vf_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
         const uint64_t left = deadline - now;
         struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ull),
                               .tv_nsec = (long)(left % 1000000000ull)};
-        struct pollfd pfd = {.fd = v->irq_fd, .events = POLLIN};
-        const int r = ppoll(&pfd, 1, &ts, NULL);
+        struct pollfd pfd[VF_MAX_MSI];
+        for (unsigned i = 0; i < v->nirq; i++)
+            pfd[i] = (struct pollfd){.fd = v->irq_fd[i], .events = POLLIN};
+        const int r = ppoll(pfd, v->nirq, &ts, NULL);
         if (r < 0 && errno != EINTR) {
             set_err(v, "irq_wait: ppoll: %s", strerror(errno));
             return -1;
@@ -826,12 +860,13 @@ static void vf_close(struct nic_backend *b)
     /* Stop the device's DMA before its memory goes away. */
     if (v->bme_set)
         set_bus_master(v, false, e, sizeof e);
-    if (v->irq_fd >= 0) {
+    if (v->nirq) {
         struct vfio_irq_set set = {.argsz = sizeof set,
                                    .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
                                    .index = VFIO_PCI_MSI_IRQ_INDEX, .start = 0, .count = 0};
         ioctl(v->device, VFIO_DEVICE_SET_IRQS, &set);
-        close(v->irq_fd);
+        for (unsigned i = 0; i < v->nirq; i++)
+            close(v->irq_fd[i]);
     }
     while (v->regions) {
         struct dma_region *r = v->regions;
@@ -899,12 +934,12 @@ static void build_params(struct vfio_backend *v)
     snprintf(v->params, sizeof v->params,
              "{\"backend\":\"vfio\",\"mode\":\"%s\",\"device\":\"%s\",\"iommu_group\":%d,"
              "\"bar0_size\":%zu,\"mps\":%d,\"mrrs\":%d,\"link_gen\":%d,\"link_speed_gts\":%.1f,"
-             "\"link_width\":%d,\"msi\":%s,\"msi_error\":\"%s\",\"huge_page\":%zu,"
+             "\"link_width\":%d,\"msi_vectors\":%u,\"msi_error\":\"%s\",\"huge_page\":%zu,"
              "\"iova_ranges\":%u,\"dma_addr_width\":%d,\"clock\":\"CLOCK_MONOTONIC\","
              "\"vfio_unavailable\":\"%s\"}",
              v->use_vfio ? "vfio" : "sysfs", v->dev, v->use_vfio ? v->group_id : -1,
              v->bar0_size, v->mps, v->mrrs, v->link_gen, speed, v->link_width,
-             v->irq_fd >= 0 ? "true" : "false", irq, v->huge_page, v->niova, DMA_ADDR_WIDTH,
+             v->nirq, irq, v->huge_page, v->niova, DMA_ADDR_WIDTH,
              reason);
 }
 
@@ -917,7 +952,7 @@ struct nic_backend *nic_backend_vfio_open(const char *opts, char *err, size_t er
         snprintf(err, errlen, "vfio backend: out of memory");
         return NULL;
     }
-    v->container = v->group = v->device = v->cfg_fd = v->res_fd = v->irq_fd = -1;
+    v->container = v->group = v->device = v->cfg_fd = v->res_fd = -1;
     v->base.ops = &vfio_ops;
     v->base.kind = "vfio";
 

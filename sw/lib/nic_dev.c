@@ -133,6 +133,25 @@ void nic_msi_enable(struct nic_backend *b, uint32_t mask)
     nic_write32(b, CSR_PCIE_MSI_ENABLE_ADDR, mask);
 }
 
+#if NIC_MSI_MULTI_VECTOR
+uint32_t nic_msi_vector(struct nic_backend *b)
+{
+    (void)b;
+    return 0;
+}
+
+void nic_msi_clear(struct nic_backend *b, uint32_t bits)
+{
+    (void)b;
+    (void)bits;
+}
+
+uint32_t nic_msi_ack(struct nic_backend *b)
+{
+    (void)b;
+    return 0;
+}
+#else
 uint32_t nic_msi_vector(struct nic_backend *b) { return nic_read32(b, CSR_PCIE_MSI_VECTOR_ADDR); }
 
 void nic_msi_clear(struct nic_backend *b, uint32_t bits)
@@ -147,18 +166,33 @@ uint32_t nic_msi_ack(struct nic_backend *b)
         nic_msi_clear(b, v);
     return v;
 }
+#endif
 
-int nic_irq_drain(struct nic_backend *b)
+int nic_irq_drain_vectors(struct nic_backend *b, uint64_t *per_vector)
 {
     int n = 0;
     for (;;) {
-        const int r = nic_irq_wait(b, 0);
+        unsigned vec = 0;
+        const int r = nic_irq_wait_vector(b, 0, &vec);
         if (r < 0)
             return r;
         if (r == 0)
             return n;
+        if (per_vector && vec < NIC_MSI_VECTORS)
+            per_vector[vec]++;
         n++;
     }
+}
+
+int nic_irq_drain(struct nic_backend *b) { return nic_irq_drain_vectors(b, NULL); }
+
+int nic_msi_wait_sources(struct nic_backend *b, uint64_t timeout_ns, uint32_t *sources)
+{
+    unsigned vec = 0;
+    const int r = nic_irq_wait_vector(b, timeout_ns, &vec);
+    if (r == 1)
+        *sources |= NIC_MSI_MULTI_VECTOR ? (vec < 32 ? nic_msi_bit(vec) : 0) : nic_msi_ack(b);
+    return r;
 }
 
 /* --- 3. DMA: PCIE_DMA0_READER_* / PCIE_DMA0_WRITER_* ----------------------------------------- */

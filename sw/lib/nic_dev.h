@@ -4,7 +4,7 @@
  *
  * Functions come in bring-up order, each naming the csr.h register block it uses:
  *   1. identification       INFO_*, CTRL_SCRATCH, IDENTIFIER_MEM      nic_dev_check()
- *   2. interrupts           PCIE_MSI_ENABLE / _VECTOR / _CLEAR       nic_msi_*()
+ *   2. interrupts           PCIE_MSI_ENABLE (/ _VECTOR / _CLEAR)     nic_msi_*()
  *   3. DMA engines          PCIE_DMA0_{READER,WRITER}_*, _LOOPBACK_*, _BUFFERING_*
  *                           single descriptors (nic_dma_*) and descriptor rings (nic_dma_ring_*)
  *   4. traffic source/sink  DMA_PATTERN_GEN_* (card-to-host data), DMA_PATTERN_CHK_*
@@ -76,17 +76,28 @@ struct nic_dev_info {
  * naming the register, offset, written and read values. info may be NULL. */
 int nic_dev_check(struct nic_backend *b, struct nic_dev_info *info, char *err, size_t errlen);
 
-/* --- 2. Interrupts: PCIE_MSI_ENABLE (mask), PCIE_MSI_VECTOR (pending), PCIE_MSI_CLEAR ------- */
+/* --- 2. Interrupts: PCIE_MSI_ENABLE (mask); single-vector MSI also PCIE_MSI_VECTOR (pending)
+ * and PCIE_MSI_CLEAR. With msi-multi-vector (NIC_MSI_MULTI_VECTOR) every MSI number is its own
+ * vector, cleared by the device as it sends it: irq_wait tells which, nothing to read or ack. */
 
 static inline uint32_t nic_msi_bit(unsigned irq) { return 1u << irq; }
 void nic_msi_enable(struct nic_backend *b, uint32_t mask);   /* PCIE_MSI_ENABLE = mask */
-uint32_t nic_msi_vector(struct nic_backend *b);              /* PCIE_MSI_VECTOR */
-void nic_msi_clear(struct nic_backend *b, uint32_t bits);    /* PCIE_MSI_CLEAR = bits */
-/* Acknowledge: read PCIE_MSI_VECTOR, write those bits to PCIE_MSI_CLEAR; returns them. */
+/* PCIE_MSI_VECTOR; 0 without one (multi-vector: nothing stays pending once sent). */
+uint32_t nic_msi_vector(struct nic_backend *b);
+void nic_msi_clear(struct nic_backend *b, uint32_t bits);    /* PCIE_MSI_CLEAR = bits, if any */
+/* Acknowledge: read PCIE_MSI_VECTOR, write those bits to PCIE_MSI_CLEAR; returns them. Does no
+ * MMIO and returns 0 with multi-vector MSI. */
 uint32_t nic_msi_ack(struct nic_backend *b);
 /* Consume MSIs the backend already delivered (irq_wait with a zero timeout); returns how many
- * were consumed, <0 on a backend error. */
+ * were consumed, <0 on a backend error. per_vector (NULL, or NIC_MSI_VECTORS entries) gets
+ * each one added to its vector's count. */
+#define NIC_MSI_VECTORS 32
 int nic_irq_drain(struct nic_backend *b);
+int nic_irq_drain_vectors(struct nic_backend *b, uint64_t *per_vector);
+/* Wait up to timeout_ns for one MSI; on one, OR into *sources the interrupt sources it signals
+ * as nic_msi_bit(irq) bits: its vector's with multi-vector MSI, the acknowledged
+ * PCIE_MSI_VECTOR with single-vector MSI. Returns irq_wait's result (1, 0 timeout, <0). */
+int nic_msi_wait_sources(struct nic_backend *b, uint64_t timeout_ns, uint32_t *sources);
 
 /* --- 3. DMA: PCIE_DMA0_{READER,WRITER}_{ENABLE,TABLE_*}, PCIE_DMA0_LOOPBACK_ENABLE ---------- */
 

@@ -320,7 +320,7 @@ void sim_dma_free(struct nic_backend *b, void *va, size_t size)
         s->alloc_next = off;
 }
 
-int sim_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
+int sim_irq_wait(struct nic_backend *b, uint64_t timeout_ns, unsigned *vector)
 {
     SimBackend *s = sim(b);
     nicsim::PcieHostModel &m = s->h->model();
@@ -335,6 +335,8 @@ int sim_irq_wait(struct nic_backend *b, uint64_t timeout_ns)
     uint64_t t;
     uint8_t vec;
     m.irq_pop(&t, &vec);
+    if (vector)
+        *vector = vec;
     collect_errors(s);
     return 1;
 }

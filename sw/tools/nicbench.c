@@ -141,8 +141,9 @@ static const char *const usage_text =
 "        bytes and at the wire (+4 B FCS +20 B preamble and gap, frames padded to 60 B),\n"
 "        Mpps, the ratio to the 1 Gb/s line rate, MMIO read TLPs in that window\n"
 "        (model.tlps_down_mrd; must be 0), doorbells, drops by cause (every nic_* drop and\n"
-"        error counter), interrupts (nic_txirq/rxirq_irqs) and MSIs received. Coalescing\n"
-"        defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames have sizes\n"
+"        error counter), interrupts (nic_txirq/rxirq_irqs) and MSIs received (per vector\n"
+"        with multi-vector MSI: msis_tx/msis_rx in the JSON; an MSI on any other vector\n"
+"        fails the run). Coalescing defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames have sizes\n"
 "        drawn uniformly in LO..HI (per frame, from its queue and sequence number).\n"
 "        Fails on any loss, corruption, reordering, drop or hot-path MMIO read.\n"
 "\n"
@@ -767,13 +768,19 @@ struct dma_run {
 /* Wait for one MSI; fail with what is known when none comes. The wait is cut in slices so a
  * backend error (e.g. a TLP the model rejected, whose data will never come) ends it early;
  * an MSI ends a slice at once, so slicing does not change the measured time. */
-static int wait_msi(struct ctx *c, const char *what)
+/* Wait for the MSI of interrupt `irq` (soc.h *_INTERRUPT). With multi-vector MSI the vector must
+ * be irq's; with single-vector MSI every interrupt is vector 0 and PCIE_MSI_VECTOR says which. */
+static int wait_msi(struct ctx *c, unsigned irq, const char *what)
 {
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
     for (;;) {
         const uint64_t now = nic_now_ns(c->b);
         const uint64_t left = deadline > now ? deadline - now : 0;
-        const int r = nic_irq_wait(c->b, left < MSI_WAIT_SLICE_NS ? left : MSI_WAIT_SLICE_NS);
+        unsigned vec = 0;
+        const int r = nic_irq_wait_vector(c->b, left < MSI_WAIT_SLICE_NS ? left
+                                                                         : MSI_WAIT_SLICE_NS, &vec);
+        if (r == 1 && NIC_MSI_MULTI_VECTOR && vec != irq)
+            return fail(c, "%s: MSI on vector %u, expected vector %u", what, vec, irq);
         if (r == 1)
             return backend_check(c, what);
         const char *e = nic_last_error(c->b);
@@ -832,7 +839,7 @@ static int dma_h2c_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
 
     const uint64_t t0 = nic_now_ns(b);
     nic_dma_enable(b, NIC_DMA_READER, true);
-    int rc = wait_msi(c, "h2c: checker interrupt");
+    int rc = wait_msi(c, DMA_PATTERN_CHECKER_INTERRUPT, "h2c: checker interrupt");
     const uint64_t t1 = nic_now_ns(b);
     if (rc)
         return rc;
@@ -881,7 +888,7 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
 
     const uint64_t t0 = nic_now_ns(b);
     nic_pattern_gen_enable(b, true);
-    int rc = wait_msi(c, "c2h: writer interrupt");
+    int rc = wait_msi(c, PCIE_DMA0_WRITER_INTERRUPT, "c2h: writer interrupt");
     if (rc)
         return rc;
     rc = wait_tail(c, (const volatile uint8_t *)r->buf + size - 16, tail, "c2h");
@@ -1241,7 +1248,7 @@ static int cmd_loopback(struct ctx *c, int argc, char **argv)
                  ", dst +%#" PRIx64 ")", n, size, so, doff);
         const uint64_t t0 = nic_now_ns(b);
         nic_dma_enable(b, NIC_DMA_READER, true);
-        if ((rc = wait_msi(c, what)) || (rc = wait_tail(c, dst + doff + size - 16,
+        if ((rc = wait_msi(c, PCIE_DMA0_WRITER_INTERRUPT, what)) || (rc = wait_tail(c, dst + doff + size - 16,
                                                         src + so + size - 16, what)))
             break;
         const uint64_t t1 = nic_now_ns(b);
@@ -1319,6 +1326,7 @@ struct tx_result {
     uint64_t frames, bytes, wire_bytes, time_ns, received, rx_bytes;
     uint64_t bad_content, bad_len, bad_status, bad_header, out_of_order;
     uint64_t tx_doorbells, rx_doorbells, msis;
+    uint64_t msi_vec[NIC_MSI_VECTORS];   /* MSIs received per vector (multi-vector MSI) */
     bool have_model;
     uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis;
     uint64_t drops_total;
@@ -1542,7 +1550,7 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
             progress |= m > 0;
         }
         rr = (rr + 1) % Q;
-        const int irqs = nic_irq_drain(b);
+        const int irqs = nic_irq_drain_vectors(b, res->msi_vec);
         if (irqs > 0)
             res->msis += (unsigned)irqs;
         const uint64_t now = nic_now_ns(b);
@@ -1593,6 +1601,11 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
                     res->q_frames[q], res->q_bytes[q], per_q[q], res->q_sent_bytes[q]);
         }
     }
+    /* The MSIs of interrupts the device counted by now reached the host before the counters'
+     * read completions (both are posted upstream in order): take them. */
+    const int late_irqs = nic_irq_drain_vectors(b, res->msi_vec);
+    if (late_irqs > 0)
+        res->msis += (unsigned)late_irqs;
     for (size_t i = 0; i < ncnt; i++) {
         cnt_delta[i] = nic_q_counter_delta(&defs[i], cnt0[i], cnt1[i]);
         if (defs[i].kind == NIC_QC_ERROR)
@@ -1842,7 +1855,15 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             const uint64_t bad = r.bad_content + r.bad_len + r.bad_status + r.bad_header +
                                  r.out_of_order + (r.frames - r.received) + r.q_mismatch;
             const bool mmio_ok = !r.have_model || r.mmio_rd_tlps == 0;
-            const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok;
+            /* Multi-vector MSI: every MSI must be on the TX or the RX vector. */
+            const uint64_t msi_tx = r.msi_vec[NIC_TX_INTERRUPT];
+            const uint64_t msi_rx = r.msi_vec[NIC_RX_INTERRUPT];
+            const uint64_t msi_other = NIC_MSI_MULTI_VECTOR ? r.msis - msi_tx - msi_rx : 0;
+            if (msi_other)
+                fprintf(stderr, "nicbench: tx run %u: %" PRIu64 " MSIs on vectors other than "
+                        "NIC_TX (%u) and NIC_RX (%u)\n", run, msi_other, NIC_TX_INTERRUPT,
+                        NIC_RX_INTERRUPT);
+            const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok && msi_other == 0;
             any_bad |= !ok;
             char cells[18][32];
             if (p.size_hi)
@@ -1917,6 +1938,11 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             bu_json_ku64(j, "irqs_rx", irq_rx);
             bu_json_ku64(j, "msis_received", r.msis);
             json_opt_u64(j, "msis_model", r.have_model, r.model_msis);
+            /* Per vector (multi-vector MSI only; null with single-vector MSI). */
+            bu_json_kstr(j, "msi_type", NIC_MSI_MULTI_VECTOR ? "msi-multi-vector" : "msi");
+            json_opt_u64(j, "msis_tx", NIC_MSI_MULTI_VECTOR, msi_tx);
+            json_opt_u64(j, "msis_rx", NIC_MSI_MULTI_VECTOR, msi_rx);
+            json_opt_u64(j, "msis_other", NIC_MSI_MULTI_VECTOR, msi_other);
             bu_json_ku64(j, "received", r.received);
             bu_json_ku64(j, "received_bytes", r.rx_bytes);
             bu_json_ku64(j, "bad_content", r.bad_content);

@@ -240,11 +240,9 @@ static int dma_finish(struct ctx *c, struct dma_load *d)
                         seen & nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) ? "the writer"
                                                                          : "the checker",
                         c->timeout_ns);
-        const int r = nic_irq_wait(b, 100000);
+        const int r = nic_msi_wait_sources(b, 100000, &seen);
         if (r < 0 || nic_last_error(b))
             return backend_check(c, "load") ? EXIT_FAIL : fail(c, "load: irq_wait failed");
-        if (r == 1)
-            seen |= nic_msi_ack(b);
     }
     /* The writer's MSI follows its last request; wait for the data to land. */
     const volatile uint32_t *tail = (const volatile uint32_t *)d->c2h + d->size / 4 - 1;
