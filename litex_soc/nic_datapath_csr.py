@@ -1,7 +1,7 @@
 #
 # nic_datapath_csr.py: LiteX wrapper around the Amaranth NIC datapath (rtl/nic_datapath.py):
 # its configuration and counters as CSRs, its DMA ports on LitePCIe crossbar master ports, its
-# MAC streams on a LiteEth MAC core, its two interrupt vectors as MSIs.
+# MAC streams on a LiteEth MAC core, its interrupt vectors (TX queue groups, RX) as MSIs.
 #
 # What it is: instantiates the emitted NICDatapath Verilog and builds, from the datapath's flat
 # port table (NICDatapath.EXPOSED), one CSR per port or strobe group, named `<prefix><name>` under
@@ -28,11 +28,13 @@
 #         its last beat (the RX FrameFIFO drops it). LiteEth's RX source has a ready; the
 #         datapath's RX side has none (it never back-pressures), so ready is tied to 1. The MAC
 #         pads TX frames to 60 bytes and appends the FCS; RX frames arrive without FCS.
-#   IRQ   irq_valid[0] (TX) and [1] (RX) are the MSI lines `NIC_TX` and `NIC_RX` (irq_ready
+#   IRQ   irq_valid[g] (TX queue group g < ntxirq) and [ntxirq] (RX) are irq_tx[g] and
+#         irq_rx, the SoC's MSI lines `NIC_TX` (g 0), `NIC_TX1`.. and `NIC_RX` (irq_ready
 #         tied to 1: LitePCIe's MSI block latches a pulse).
 #
 # Parameters: platform, pcie_endpoint (for its crossbar and PHY id), eth_phy, build_dir,
-# data_width, ntxq, max_read (MRRS), max_payload (MPS), timeout (DMA read timeout, cycles).
+# data_width, ntxq, ntxirq (TX interrupt vectors), max_read (MRRS), max_payload (MPS), timeout
+# (DMA read timeout, cycles).
 
 import os
 
@@ -105,9 +107,10 @@ def _prefix(name):
 
 class NICDatapathCSR(LiteXModule):
     def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
-                 max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath"):
+                 max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
+                 ntxirq=1):
         core = NICDatapath(data_width=data_width, ntxq=ntxq, max_read=max_read,
-                           max_payload=max_payload)
+                           max_payload=max_payload, ntxirq=ntxirq)
         self.core = core
         members = core.signature.members
         ports = dict(i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"))
@@ -181,11 +184,12 @@ class NICDatapathCSR(LiteXModule):
         self.comb += rx_keep.eq(Cat(*[~mac.source.last | rx_last_keep[i] for i in range(B)]))
 
         # -- interrupts --------------------------------------------------------------------------
-        self.irq_tx = Signal()
+        self.irq_tx = [Signal(name=f"irq_tx{g}") for g in range(ntxirq)]
         self.irq_rx = Signal()
-        irq_valid = Signal(2)
-        ports.update(o_irq_valid=irq_valid, i_irq_ready=0b11)
-        self.comb += [self.irq_tx.eq(irq_valid[0]), self.irq_rx.eq(irq_valid[1])]
+        irq_valid = Signal(ntxirq + 1)
+        ports.update(o_irq_valid=irq_valid, i_irq_ready=(1 << (ntxirq + 1)) - 1)
+        self.comb += [irq.eq(irq_valid[g]) for g, irq in enumerate(self.irq_tx)]
+        self.comb += self.irq_rx.eq(irq_valid[ntxirq])
 
         # -- Verilog -----------------------------------------------------------------------------
         os.makedirs(build_dir, exist_ok=True)

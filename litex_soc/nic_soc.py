@@ -23,7 +23,10 @@
 #   with_nic      the NIC datapath (rtl/nic_datapath.py through litex_soc/nic_datapath_csr.py:
 #                 descriptor rings in host memory, TX queues, DMA through LitePCIe crossbar
 #                 master ports, MSIs NIC_TX and NIC_RX) on the eth_phy's MAC instead of LiteX's
-#                 SRAM MAC. Needs eth_phy. nic_ntxq TX queues.
+#                 SRAM MAC. Needs eth_phy. nic_ntxq TX queues in nic_ntxirq TX queue groups
+#                 (queue q in group q % nic_ntxirq), each with its own interrupt vector: MSIs
+#                 NIC_TX (group 0), NIC_TX1, ..., numbered consecutively (checked), and
+#                 NIC_RX; constants NIC_NTXQ, NIC_NTXIRQ.
 #   build_dir     where emitted Amaranth Verilog is written.
 
 from migen import Mux, Signal
@@ -69,7 +72,7 @@ def popcount(bits):
 class NICSoC(SoCCore):
     def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 eth_phy=None, with_nic=False, nic_ntxq=4):
+                 eth_phy=None, with_nic=False, nic_ntxq=4, nic_ntxirq=1):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -86,9 +89,10 @@ class NICSoC(SoCCore):
         if with_nic and eth_phy is None:
             raise ValueError("NICSoC: with_nic needs an eth_phy")
         msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq}
+        tx_msi = ["NIC_TX" + (str(g) if g else "") for g in range(nic_ntxirq)]
         if with_nic:
-            nic_irq_tx, nic_irq_rx = Signal(), Signal()
-            msis.update(NIC_TX=nic_irq_tx, NIC_RX=nic_irq_rx)
+            nic_irq_tx, nic_irq_rx = [Signal() for _ in tx_msi], Signal()
+            msis.update(zip(tx_msi, nic_irq_tx), NIC_RX=nic_irq_rx)
         self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32, max_pending_requests=8,
                       with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                       msi_type=pcie_phy.msi_type)
@@ -99,10 +103,21 @@ class NICSoC(SoCCore):
         if with_nic:
             self.ethphy = eth_phy
             self.nic = NICDatapathCSR(platform, self.pcie_endpoint, eth_phy, build_dir,
-                                      data_width=data_width, ntxq=nic_ntxq)
-            self.comb += [nic_irq_tx.eq(self.nic.irq_tx), nic_irq_rx.eq(self.nic.irq_rx)]
+                                      data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
+            self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
+            self.comb += nic_irq_rx.eq(self.nic.irq_rx)
+            # Host code finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in
+            # name order).
+            def const(name):                   # SoCConstant, or a plain value
+                v = self.constants[name]
+                return getattr(v, "value", v)
+            first = const("NIC_TX_INTERRUPT")
+            for g, name in enumerate(tx_msi):
+                if const(name + "_INTERRUPT") != first + g:
+                    raise ValueError(f"NICSoC: MSI {name} is not NIC_TX_INTERRUPT + {g}")
             self.add_constant("NIC_DATAPATH", 1)
             self.add_constant("NIC_NTXQ", nic_ntxq)
+            self.add_constant("NIC_NTXIRQ", nic_ntxirq)
         elif eth_phy is not None:
             self.ethphy = eth_phy
             csr_origin = self.bus.regions["csr"].origin if "csr" in self.bus.regions \

@@ -115,7 +115,7 @@ class SimSoC(NICSoC):
     (LitePCIe's default, the single-vector path with PCIE_MSI_VECTOR/CLEAR)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True, with_nic=False, msi_type=None):
+                 analyzer_pins=True, with_nic=False, msi_type=None, nic_ntxirq=2):
         platform = VerilogPlatform(data_width, with_eth_pins=with_nic)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         if msi_type is None:
@@ -126,7 +126,7 @@ class SimSoC(NICSoC):
                         build_dir=build_dir, sim=True,
                         eth_phy=SimEthGMIIPHY(platform.request("eth")) if with_nic
                         else SimEthLoopbackPHY(),
-                        with_analyzer=with_analyzer, with_nic=with_nic)
+                        with_analyzer=with_analyzer, with_nic=with_nic, nic_ntxirq=nic_ntxirq)
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
@@ -154,12 +154,15 @@ def main():
     parser.add_argument("--msi-type", choices=("msi", "msi-multi-vector"), default=None,
                         help="LitePCIe's MSI block (default: msi-multi-vector with --with-nic, "
                              "else msi).")
+    parser.add_argument("--nic-txirq", type=int, default=2,
+                        help="With --with-nic: TX interrupt vectors (TX queue groups, queue q in "
+                             "group q %% N) over its 4 TX queues (default 2).")
     parser.add_argument("--output-dir", default="build/sim_dw128")
     args = parser.parse_args()
 
     gateware_dir = os.path.join(args.output_dir, "gateware")
     soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
-                 with_nic=args.with_nic, msi_type=args.msi_type)
+                 with_nic=args.with_nic, msi_type=args.msi_type, nic_ntxirq=args.nic_txirq)
     builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
                       compile_software=args.with_cpu, compile_gateware=False,
                       csr_csv=os.path.join(args.output_dir, "csr.csv"),

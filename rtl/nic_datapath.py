@@ -30,9 +30,14 @@
 #       (wr_valid & wr_ready & wr_last) only that source is presented (also while it has no beat
 #       ready, wr_valid 0 between beats of an RX write), so wr_addr/wr_len/wr_first/data never
 #       change under wr_valid and writes never interleave.
-#   IRQ two IRQCoalescers: vector 0 (txirq) event = TXEngine done_valid (a TX frame done,
-#       good or errored), vector 1 (rxirq) event = RXEngine irq_event (a completion record
-#       taken by the DMA). irq_valid[v], irq_ready[v]. Note: a TX frame's done pulse precedes
+#   IRQ ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
+#       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done_valid with
+#       done_queue in group g (a TX frame of the group done, good or errored); vector ntxirq
+#       (rxirq) has event = RXEngine irq_event (a completion record taken by the DMA).
+#       irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every
+#       TX vector's coalescer alike; each vector counts and times its own completions. The
+#       txirq_ counters are the sums over the TX vectors (pending too); txirq_vec_irqs has the
+#       interrupts raised per TX vector. Note: a TX frame's done pulse precedes
 #       the writeback of its consumer index (TXQueueManager: the cons is written back from 2
 #       cycles after the completion, through the write arbiter), so the driver's TX interrupt
 #       handler may read a consumer index one writeback short; the writeback lands shortly after.
@@ -62,7 +67,9 @@
 #                             db_index; out: its counters, cons.
 #   txirq_, rxirq_ IRQCoalescer in: enable, frames, usecs, abs_usecs, min_interval,
 #                             tick_cycles; out: irqs, by_immediate, by_frames, by_usecs,
-#                             by_abs, pending.
+#                             by_abs, pending (txirq_: of every TX vector, see IRQ above).
+#              plus txirq_vec_irqs out (32 * ntxirq): interrupts raised by TX vector g at bits
+#                             32g.. (this core's own port).
 #   rdarb_     DMAReadArbiter out: outstanding, requests.
 # Every configuration input resets to 0 (FIFOs disabled, max_len 0, queues disabled): software
 # sets them up.
@@ -80,11 +87,13 @@
 #   wr_valid, wr_ready (in), wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA
 #       write port (rtl/rx_engine.py's convention: ceil(wr_len*8/W) beats, addr/len valid on
 #       the wr_first beat, posted).
-#   irq_valid (2), irq_ready (2, in)   bit 0 TX, bit 1 RX.
+#   irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)   bit g < ntxirq: TX vector g (queue
+#       group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit 1 RX.
 #
 # Parameters:
 #   data_width   W, 64 or 128.
 #   ntxq         TX queues, 1..64.
+#   ntxirq       TX interrupt vectors (TX queue groups), 1..min(ntxq, MAX_TXIRQ = 8) (1).
 #   max_read     largest DMA read in bytes (MRRS), multiple of 16, 16..4096 (512).
 #   max_payload  largest DMA write in bytes (MPS), power of two 16..4096 (256).
 #   max_frame    largest TX frame the engine builds, 1..65535 (9216).
@@ -133,7 +142,9 @@ EXPOSED = {
 # out names)): the TX consumer-index writeback addresses and the writebacks taken.
 OWN_PORTS = {
     "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes"]),
+    "txirq_": ([], ["vec_irqs"]),
 }
+MAX_TXIRQ = 8
 
 
 def _is_int(v):
@@ -144,17 +155,22 @@ class NICDatapath(wiring.Component):
     EXPOSED = EXPOSED
 
     def __init__(self, data_width=128, ntxq=4, max_read=512, max_payload=256, max_frame=9216,
-                 max_batch=8, tx_fifo_depth=32768, rx_fifo_depth=32768, rd_depth=16):
+                 max_batch=8, tx_fifo_depth=32768, rx_fifo_depth=32768, rd_depth=16,
+                 ntxirq=1):
         if not _is_int(data_width) or data_width not in (64, 128):
             raise ValueError(f"NICDatapath: data_width={data_width!r} must be 64 or 128")
         if not _is_int(ntxq) or not 1 <= ntxq <= MAX_QUEUES:
             raise ValueError(f"NICDatapath: ntxq={ntxq!r} must be an integer 1..{MAX_QUEUES}")
+        if not _is_int(ntxirq) or not 1 <= ntxirq <= min(ntxq, MAX_TXIRQ):
+            raise ValueError(f"NICDatapath: ntxirq={ntxirq!r} must be an integer "
+                             f"1..{min(ntxq, MAX_TXIRQ)} (at most ntxq and {MAX_TXIRQ})")
         B = data_width // 8
         for name, v in (("tx_fifo_depth", tx_fifo_depth), ("rx_fifo_depth", rx_fifo_depth)):
             if not _is_int(v) or v < 2 * B or v & (v - 1):
                 raise ValueError(f"NICDatapath: {name}={v!r} must be a power of two >= {2 * B}")
         self.data_width = data_width
         self.ntxq = ntxq
+        self.ntxirq = ntxirq
         self.qbits = qbits = max(1, ceil_log2(ntxq))
         # The sub-cores check their own parameters (ValueError).
         self.sched = TXScheduler(ntxq)
@@ -164,7 +180,8 @@ class NICDatapath(wiring.Component):
         self.txfifo = FrameFIFO(data_width=B, depth=tx_fifo_depth, backpressure=True)
         self.rxfifo = FrameFIFO(data_width=B, depth=rx_fifo_depth, backpressure=False)
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
-        self.txirq = IRQCoalescer()
+        self.txirq = IRQCoalescer()         # TX vector 0; the others below
+        self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
         self.rxirq = IRQCoalescer()
         self.rdarb = DMAReadArbiter(nports=2, data_width=data_width, depth=rd_depth)
 
@@ -181,6 +198,7 @@ class NICDatapath(wiring.Component):
             "txq_wb_addr_queue": In(qbits),
             "txq_wb_addr":       In(64),
             "txq_wb_writes":     Out(32),
+            "txirq_vec_irqs":    Out(32 * ntxirq),
             "mac_tx_valid":  Out(1),
             "mac_tx_ready":  In(1),
             "mac_tx_data":   Out(data_width),
@@ -193,8 +211,8 @@ class NICDatapath(wiring.Component):
             "mac_rx_error":  In(1),
             **dma_read_members(data_width),
             **dma_write_members(data_width),
-            "irq_valid":     Out(2),
-            "irq_ready":     In(2),
+            "irq_valid":     Out(ntxirq + 1),
+            "irq_ready":     In(ntxirq + 1),
         })
 
     def elaborate(self, platform):
@@ -207,15 +225,23 @@ class NICDatapath(wiring.Component):
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxe", "txirq", "rxirq",
                      "rdarb"):
             m.submodules[name] = getattr(self, name)
+        txirqs = [txirq] + self.txirq_more
+        for g, core in enumerate(self.txirq_more, 1):
+            m.submodules[f"txirq{g}"] = core
 
         # -- the flat configuration/counter ports ------------------------------------------------
         for prefix, (attr, ins, outs) in EXPOSED.items():
             core = getattr(self, attr)
+            cores = txirqs if attr == "txirq" else [core]
             for name in ins:
-                m.d.comb += getattr(core, name).eq(getattr(self, prefix + name))
+                m.d.comb += [c_.eq(getattr(self, prefix + name))
+                             for c_ in (getattr(c, name) for c in cores)]
             for name in outs:
                 if prefix + name != "txq_drained":                  # see below
-                    m.d.comb += getattr(self, prefix + name).eq(getattr(core, name))
+                    outs_ = [getattr(c, name) for c in cores]
+                    m.d.comb += getattr(self, prefix + name).eq(
+                        outs_[0] if len(outs_) == 1 else sum(outs_))
+        m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
 
         # -- TX: scheduler, queue manager, engine, FIFO, MAC -------------------------------------
         # Frames may span jobs (TXEngine "Open frames"), so a job is created only when the engine
@@ -347,11 +373,18 @@ class NICDatapath(wiring.Component):
                 m.d.sync += self.txq_wb_writes.eq(self.txq_wb_writes + 1)
 
         # -- interrupts --------------------------------------------------------------------------
+        # TX queue group of the frame done: done_queue % ntxirq (a table over the queue numbers).
+        nt = self.ntxirq
+        group = Array(q % nt for q in range(2**self.qbits))[txe.done_queue]
+        for g, c in enumerate(txirqs):
+            m.d.comb += [
+                c.event.eq(txe.done_valid & (group == g)),
+                self.irq_valid[g].eq(c.irq_valid),
+                c.irq_ready.eq(self.irq_ready[g]),
+            ]
         m.d.comb += [
-            txirq.event.eq(txe.done_valid),
             rxirq.event.eq(rxe.irq_event),
-            self.irq_valid.eq(Cat(txirq.irq_valid, rxirq.irq_valid)),
-            txirq.irq_ready.eq(self.irq_ready[0]),
-            rxirq.irq_ready.eq(self.irq_ready[1]),
+            self.irq_valid[nt].eq(rxirq.irq_valid),
+            rxirq.irq_ready.eq(self.irq_ready[nt]),
         ]
         return m

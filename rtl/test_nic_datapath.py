@@ -54,21 +54,23 @@ class Host:
 
 
 def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad=(), max_frags=1,
-        p_req=0.8, p_cpl=0.85, p_wr=0.8, p_mac=0.7, max_lat=24, max_cycles=400_000):
+        p_req=0.8, p_cpl=0.85, p_wr=0.8, p_mac=0.7, max_lat=24, max_cycles=400_000, ntxirq=1):
     """Sends nframes frames on each of the 4 TX queues through the loopback. bad: (queue, seq)
     frames sent as one zero-length descriptor; rx_bad: (queue, seq) frames the MAC loopback
     marks with mac_rx_error on their last beat; max_frags: each other frame is split into 1 to
     max_frags descriptors. The run ends 400 cycles after every frame was received and every
     writeback is final, or 3000 cycles after the last RX frame if the TX rings are done (check()
-    then finds the missing frames). Returns the observations."""
+    then finds the missing frames). ntxirq: TX interrupt vectors (queue q in group q % ntxirq).
+    Returns the observations."""
     rng = random.Random(seed)
     txirq = txirq or cfg()
     rxirq = rxirq or cfg()
-    dut = NICDatapath(data_width=data_width, ntxq=NQ)
+    dut = NICDatapath(data_width=data_width, ntxq=NQ, ntxirq=ntxirq)
     B = data_width // 8
     host = Host()
-    obs = dict(rx=[], tx_events=[], rx_events=[], irqs=([], []), counts={}, cycles=0, wb=None,
-               wr_both=0, open_cycles=0)
+    obs = dict(rx=[], tx_events=[[] for _ in range(ntxirq)], rx_events=[],
+               irqs=[[] for _ in range(ntxirq + 1)], counts={}, cycles=0, wb=None,
+               wr_both=0, open_cycles=0, ntxirq=ntxirq)
 
     # the frames: bytes 0..1 queue, 2..3 sequence number, then random
     frames = {}
@@ -89,7 +91,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         # static configuration (all from cycle 0)
         for prefix, c in (("txirq_", txirq), ("rxirq_", rxirq)):
             setp(prefix, enable=1, **c)
-        ctx.set(dut.irq_ready, 3)
+        ctx.set(dut.irq_ready, (1 << (ntxirq + 1)) - 1)
         setp("txfifo_", max_len=9216, min_len=0, enable=1)
         setp("rxfifo_", max_len=RXBUF_LEN, min_len=0, enable=1)
         setp("rxe_", ring_base=HBASE + RXRING, ring_size_log2=RX_LOG2, cpl_base=HBASE + RXCPL)
@@ -255,11 +257,11 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 obs["wr_both"] += 1                      # the write arbiter had to choose
             obs["open_cycles"] += ctx.get(dut.txe.open_valid)   # a frame open between jobs
             if ctx.get(dut.txe.done_valid):
-                obs["tx_events"].append(cyc)
+                obs["tx_events"][ctx.get(dut.txe.done_queue) % ntxirq].append(cyc)
             if ctx.get(dut.rxe.irq_event):
                 obs["rx_events"].append(cyc)
             iv = ctx.get(dut.irq_valid)
-            for v in range(2):
+            for v in range(ntxirq + 1):
                 if iv >> v & 1:
                     obs["irqs"][v].append(cyc)
             await ctx.tick()
@@ -285,6 +287,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
             for name in outs:
                 obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
         obs["counts"]["txq_wb_writes"] = ctx.get(dut.txq_wb_writes)
+        obs["counts"]["txirq_vec_irqs"] = ctx.get(dut.txirq_vec_irqs)
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
@@ -328,14 +331,21 @@ def check(obs, nframes, bad=(), rx_bad=(), txirq=None, rxirq=None):
     assert c["rdarb_outstanding"] == 0
     assert c["txq_drained"] == 0                 # queues still enabled
     # interrupts: one TX event per TX frame (good or not), one RX event per frame received
-    assert len(obs["tx_events"]) == NQ * nframes
+    # (a TX vector per queue group: queue q's events on vector q % ntxirq, each vector
+    # coalescing its own with the one txirq_ configuration)
+    nt = obs["ntxirq"]
+    assert [len(ev) for ev in obs["tx_events"]] == [NQ // nt * nframes] * nt
     assert len(obs["rx_events"]) == ngood
     n = obs["cycles"]
-    for v, (ev, conf, prefix) in enumerate(((obs["tx_events"], txirq or cfg(), "txirq_"),
-                                            (obs["rx_events"], rxirq or cfg(), "rxirq_"))):
-        expected = predict_irqs(ev, n, **conf)
-        assert obs["irqs"][v] == expected, f"vector {v}"
-        assert c[prefix + "irqs"] == len(expected)
+    vectors = [(ev, txirq or cfg()) for ev in obs["tx_events"]] + \
+        [(obs["rx_events"], rxirq or cfg())]
+    expected = [predict_irqs(ev, n, **conf) for ev, conf in vectors]
+    for v in range(nt + 1):
+        assert obs["irqs"][v] == expected[v], f"vector {v}"
+    per_vec = [c["txirq_vec_irqs"] >> (32 * g) & 0xFFFFFFFF for g in range(nt)]
+    assert per_vec == [len(e) for e in expected[:nt]]
+    assert c["txirq_irqs"] == sum(per_vec)
+    assert c["rxirq_irqs"] == len(expected[nt])
 
 
 def test_loopback_no_coalescing():
@@ -354,6 +364,18 @@ def test_loopback_coalescing():
     check(obs, nframes, txirq=txirq, rxirq=rxirq)
     assert 0 < len(obs["irqs"][0]) < NQ * nframes
     assert 0 < len(obs["irqs"][1]) < NQ * nframes
+
+
+def test_loopback_tx_vector_per_queue_group():
+    """Two TX vectors (queues 0, 2 and queues 1, 3) plus RX, each coalescing its own events
+    exactly as predicted, their interrupts on irq_valid bits 0, 1 and 2."""
+    txirq = cfg(frames=3, usecs=12, tick_cycles=4)
+    rxirq = cfg(frames=5)
+    nframes = 20
+    obs = run(7, nframes=nframes, txirq=txirq, rxirq=rxirq, ntxirq=2)
+    check(obs, nframes, txirq=txirq, rxirq=rxirq)
+    assert all(obs["irqs"][v] for v in range(3))
+    assert obs["irqs"][0] != obs["irqs"][1]
 
 
 def test_loopback_bad_inputs():
@@ -384,7 +406,8 @@ def test_loopback_scatter_gather():
 @pytest.mark.filterwarnings("ignore:.*created but never used")
 def test_bad_params():
     for kw in (dict(data_width=32), dict(ntxq=0), dict(ntxq=65), dict(tx_fifo_depth=1000),
-               dict(rx_fifo_depth=16), dict(max_batch=0), dict(rd_depth=3)):
+               dict(rx_fifo_depth=16), dict(max_batch=0), dict(rd_depth=3), dict(ntxirq=0),
+               dict(ntxq=4, ntxirq=5), dict(ntxq=16, ntxirq=9)):
         with pytest.raises(ValueError):
             NICDatapath(**kw)
     gc.collect()                  # the UnusedElaboratable warnings here, where they are ignored

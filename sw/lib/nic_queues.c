@@ -295,6 +295,20 @@ int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, ui
     return 0;
 }
 
+unsigned nic_q_tx_vector_msi(unsigned g) { return NIC_TX_INTERRUPT + g; }
+
+int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
+                         size_t errlen)
+{
+    /* One wide CSR, vector g at bits 32g..: word (SIZE - 1 - g), as in nic_q_tx_queue_stats. */
+    if (g >= CSR_NIC_TXIRQ_VEC_IRQS_SIZE || g >= NIC_NTXIRQ)
+        return nic_errf(err, errlen, "TX vector %u out of range (%u TX vectors)", g,
+                        (unsigned)NIC_NTXIRQ);
+    *irqs = nic_read32(b, CSR_NIC_TXIRQ_VEC_IRQS_ADDR +
+                              4u * (CSR_NIC_TXIRQ_VEC_IRQS_SIZE - 1 - g));
+    return 0;
+}
+
 int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
 {
     const size_t want = sizeof counter_defs / sizeof counter_defs[0];
@@ -739,6 +753,15 @@ int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, ui
                          char *err, size_t errlen)
 {
     (void)b, (void)q, (void)frames, (void)bytes;
+    return nic_errf(err, errlen, NO_DATAPATH);
+}
+
+unsigned nic_q_tx_vector_msi(unsigned g) { return g; }
+
+int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
+                         size_t errlen)
+{
+    (void)b, (void)g, (void)irqs;
     return nic_errf(err, errlen, NO_DATAPATH);
 }
 

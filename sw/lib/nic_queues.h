@@ -58,9 +58,11 @@ extern "C" {
 #ifdef CSR_NIC_TXQ_CFG_ADDR
 #define NIC_HAS_DATAPATH 1
 #define NIC_Q_MAX_TXQ NIC_NTXQ
+#define NIC_Q_NTXIRQ NIC_NTXIRQ     /* TX interrupt vectors: queue q on vector q % NIC_Q_NTXIRQ */
 #else
 #define NIC_HAS_DATAPATH 0
 #define NIC_Q_MAX_TXQ 1
+#define NIC_Q_NTXIRQ 1
 #endif
 
 #define NIC_Q_RING_MAX 4096u        /* descriptors per ring (12-bit ring positions) */
@@ -216,6 +218,13 @@ int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err,
  * Two MMIO reads each: not for the hot path. */
 int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
                          char *err, size_t errlen);
+/* TX queue groups: queue q's TX interrupt vector is q % NIC_Q_NTXIRQ, raised as the MSI
+ * nic_q_tx_vector_msi(g) = NIC_TX_INTERRUPT + g (soc.h; the SoC checks the numbering). The
+ * interrupts TX vector g raised (nic_txirq_vec_irqs, 32 bits, wrapping): one MMIO read. The
+ * coalescing settings (tx-*) apply to every TX vector alike; each coalesces its own frames. */
+unsigned nic_q_tx_vector_msi(unsigned g);
+int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
+                         size_t errlen);
 /* after - before for a counter of the given kind: mod 2^32 for counters, after for state. */
 uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after);
 

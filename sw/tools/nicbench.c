@@ -1327,6 +1327,7 @@ struct tx_result {
     uint64_t bad_content, bad_len, bad_status, bad_header, out_of_order;
     uint64_t tx_doorbells, rx_doorbells, msis;
     uint64_t msi_vec[NIC_MSI_VECTORS];   /* MSIs received per vector (multi-vector MSI) */
+    uint32_t irqs_tx_vec[NIC_Q_NTXIRQ];  /* interrupts per TX vector, device counters */
     bool have_model;
     uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis;
     uint64_t drops_total;
@@ -1417,6 +1418,12 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
     uint32_t qf0[NIC_Q_MAX_TXQ], qb0[NIC_Q_MAX_TXQ];
     for (unsigned q = 0; q < Q; q++)
         if (nic_q_tx_queue_stats(b, q, &qf0[q], &qb0[q], err, sizeof err) < 0) {
+            rc = fail(c, "tx: %s", err);
+            goto out;
+        }
+    uint32_t vi0[NIC_Q_NTXIRQ];
+    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+        if (nic_q_tx_vector_irqs(b, g, &vi0[g], err, sizeof err) < 0) {
             rc = fail(c, "tx: %s", err);
             goto out;
         }
@@ -1600,6 +1607,14 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
                     "the host sent %" PRIu64 " frames, %" PRIu64 " bytes\n", run, q,
                     res->q_frames[q], res->q_bytes[q], per_q[q], res->q_sent_bytes[q]);
         }
+    }
+    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++) {
+        uint32_t v1;
+        if (nic_q_tx_vector_irqs(b, g, &v1, err, sizeof err) < 0) {
+            rc = fail(c, "tx: %s", err);
+            goto out;
+        }
+        res->irqs_tx_vec[g] = v1 - vi0[g];
     }
     /* The MSIs of interrupts the device counted by now reached the host before the counters'
      * read completions (both are posted upstream in order): take them. */
@@ -1808,16 +1823,20 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
         nic_q_close(&nq, c->timeout_ns, NULL, 0);
         return fail(c, "tx: %s", err);
     }
-    nic_msi_enable(b, nic_msi_bit(NIC_TX_INTERRUPT) | nic_msi_bit(NIC_RX_INTERRUPT));
+    uint32_t msi_mask = nic_msi_bit(NIC_RX_INTERRUPT);
+    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+        msi_mask |= nic_msi_bit(nic_q_tx_vector_msi(g));
+    nic_msi_enable(b, msi_mask);
     if ((rc = backend_check(c, "tx setup"))) {
         nic_q_close(&nq, c->timeout_ns, NULL, 0);
         return rc;
     }
     out(c, "tx: %" PRIu64 " frames per run over %u queue(s), ring %u, RX ring %u, a doorbell "
         "per %u frames, poll %" PRIu64 " ns; coalescing rx-usecs=%u rx-frames=%u tx-usecs=%u "
-        "tx-frames=%u; frames through the MAC loopback, checked bit-exact and in order per "
-        "queue\n", p.frames, p.queues, p.ring, p.rx_ring, p.batch, p.poll_ns, co.rx_usecs,
-        co.rx_frames, co.tx_usecs, co.tx_frames);
+        "tx-frames=%u (each of %u TX vectors: queue q on vector q %% %u); frames through "
+        "the MAC loopback, checked bit-exact and in order per queue\n", p.frames, p.queues,
+        p.ring, p.rx_ring, p.batch, p.poll_ns, co.rx_usecs, co.rx_frames, co.tx_usecs,
+        co.tx_frames, NIC_Q_NTXIRQ, NIC_Q_NTXIRQ);
 
     static const char *const hdr[] = {"size_B", "queues", "inflight", "frames", "bytes",
                                       "sim_us", "Gb/s", "wire_Gb/s", "Mpps", "line_%",
@@ -1855,14 +1874,16 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             const uint64_t bad = r.bad_content + r.bad_len + r.bad_status + r.bad_header +
                                  r.out_of_order + (r.frames - r.received) + r.q_mismatch;
             const bool mmio_ok = !r.have_model || r.mmio_rd_tlps == 0;
-            /* Multi-vector MSI: every MSI must be on the TX or the RX vector. */
-            const uint64_t msi_tx = r.msi_vec[NIC_TX_INTERRUPT];
+            /* Multi-vector MSI: every MSI must be on a TX vector or the RX vector. */
+            uint64_t msi_tx = 0;
+            for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+                msi_tx += r.msi_vec[nic_q_tx_vector_msi(g)];
             const uint64_t msi_rx = r.msi_vec[NIC_RX_INTERRUPT];
             const uint64_t msi_other = NIC_MSI_MULTI_VECTOR ? r.msis - msi_tx - msi_rx : 0;
             if (msi_other)
                 fprintf(stderr, "nicbench: tx run %u: %" PRIu64 " MSIs on vectors other than "
-                        "NIC_TX (%u) and NIC_RX (%u)\n", run, msi_other, NIC_TX_INTERRUPT,
-                        NIC_RX_INTERRUPT);
+                        "the %u TX vectors (from %u) and NIC_RX (%u)\n", run, msi_other,
+                        NIC_Q_NTXIRQ, nic_q_tx_vector_msi(0), NIC_RX_INTERRUPT);
             const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok && msi_other == 0;
             any_bad |= !ok;
             char cells[18][32];
@@ -1943,6 +1964,23 @@ static int cmd_tx(struct ctx *c, int argc, char **argv)
             json_opt_u64(j, "msis_tx", NIC_MSI_MULTI_VECTOR, msi_tx);
             json_opt_u64(j, "msis_rx", NIC_MSI_MULTI_VECTOR, msi_rx);
             json_opt_u64(j, "msis_other", NIC_MSI_MULTI_VECTOR, msi_other);
+            /* TX queue groups: queue q on TX vector q % tx_vectors; per vector the device's
+             * interrupt count and (multi-vector MSI) the MSIs received. */
+            bu_json_ku64(j, "tx_vectors", NIC_Q_NTXIRQ);
+            bu_json_key(j, "irqs_tx_vec");
+            bu_json_arr_begin(j);
+            for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+                bu_json_u64(j, r.irqs_tx_vec[g]);
+            bu_json_arr_end(j);
+            bu_json_key(j, "msis_tx_vec");
+            if (NIC_MSI_MULTI_VECTOR) {
+                bu_json_arr_begin(j);
+                for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+                    bu_json_u64(j, r.msi_vec[nic_q_tx_vector_msi(g)]);
+                bu_json_arr_end(j);
+            } else {
+                bu_json_null(j);
+            }
             bu_json_ku64(j, "received", r.received);
             bu_json_ku64(j, "received_bytes", r.rx_bytes);
             bu_json_ku64(j, "bad_content", r.bad_content);
