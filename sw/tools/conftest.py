@@ -19,12 +19,13 @@ def nicbench():
     return NIC_BINARY
 
 
-def nic_run(binary, json_path, opts, *args, expect=0):
+def nic_run(binary, json_path, opts, *args, expect=0, timeout=600):
     """Runs `binary --backend sim --opts opts --json json_path args...`; asserts its exit status
-    is `expect`; returns (stdout + stderr, the JSON document or None)."""
+    is `expect`; returns (stdout + stderr, the JSON document or None). timeout (wall seconds)
+    only guards against a hang."""
     r = subprocess.run([str(binary), "--backend", "sim", "--opts", opts, "--json",
                         str(json_path)] + [str(a) for a in args],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=timeout)
     out = r.stdout + r.stderr
     assert r.returncode == expect, f"exit {r.returncode}, wanted {expect}:\n{out}"
     doc = json.loads(Path(json_path).read_text()) if Path(json_path).exists() else None
