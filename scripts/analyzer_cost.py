@@ -248,7 +248,8 @@ def fmax_run(variant, args, out_dir):
     if res_json.exists():
         res_json.unlink()
     cmd = [sys.executable, "-m", "litex_soc.ecp5_fmax", "--data-width", str(args.data_width),
-           "--output-dir", str(run_dir), "--seed", str(args.seed), "--freq", str(args.freq)]
+           "--output-dir", str(run_dir), "--seed", str(args.seed), "--freq", str(args.freq),
+           "--placer", args.placer, "--router", args.router]
     if variant == "with":
         cmd.append("--with-analyzer")
     if args.pnr_timeout:
@@ -314,6 +315,10 @@ def main():
                    help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
     p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
     p.add_argument("--seed", type=int, default=1, help="nextpnr placer seed")
+    p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
+                   help="nextpnr placer of the SoC runs")
+    p.add_argument("--router", default="router1", choices=("router1", "router2"),
+                   help="nextpnr router of the SoC runs")
     p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
     p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
     p.add_argument("--pnr-timeout", type=float, default=1200,
