@@ -70,7 +70,16 @@ class BusAnalyzerCSR(LiteXModule):
             "``0xC0+i``; latency statistic ``k`` is ``0xE0+k`` (below, above, count, sum, min, "
             "max, lost, unmatched).")
         self.cnt_value = CSRStatus(48, description="The selected counter of the last closed "
-            "window (valid two cycles after ``cnt_sel`` is written).")
+            "window (valid two cycles after ``cnt_sel`` is written, and once ``cnt_status.busy`` "
+            "is 0 after a snapshot).")
+        self.cnt_status = CSRStatus(fields=[
+            CSRField("busy", size=1, description="``1`` while the last snapshot's counts are "
+                     "written to the counter RAM (one cycle per counter, plus 3, from the "
+                     "snapshot strobe): read ``cnt_value`` when it is ``0``."),
+            CSRField("refused", size=16, offset=16, description="Snapshots refused because "
+                     "one was still being written (since reset, wraps); a refused snapshot "
+                     "closes no window."),
+        ], description="Counter read-out status.")
         self.bin_min = CSRStorage(32, description="Latency histogram: cycles at the bottom of "
                                   "bin 0.")
         self.bin_shift = CSRStorage(5, description="Latency histogram: each bin is "
@@ -136,6 +145,8 @@ class BusAnalyzerCSR(LiteXModule):
             i_hold=self.hold,
             i_snapshot=self.control.fields.snapshot,
             i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
+            o_cnt_busy=self.cnt_status.fields.busy,
+            o_snap_refused=self.cnt_status.fields.refused,
             i_bin_min=self.bin_min.storage, i_bin_shift=self.bin_shift.storage,
             i_trig_nstages_used=self.trig_nstages.storage,
             o_trig_stage=status.stage,

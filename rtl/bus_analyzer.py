@@ -5,7 +5,8 @@
 # (OccupancyCounter); TLP counts by type on the probes that carry PCIe TLPs (TLPTypeCounter); the
 # DMA read latency histogram between a request probe and a completion probe (LatencyHistogram);
 # and a triggered, run-length-compressed trace of every probe's signals (TraceTrigger +
-# TraceCapture). All counts close their window on the same `snapshot` cycle.
+# TraceCapture). All counts close their window on the same `snapshot` cycle; they are kept in
+# one CounterBank (block RAM, one adder for all), except the latency's min and max (registers).
 #
 # Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry, so
 # the design it watches sees one flip-flop load per probed signal and no logic: the analyzer
@@ -19,7 +20,12 @@
 # Interfaces:
 #   <probe>.valid/ready/first/last/nbytes/<fields>   in: one group per Probe.
 #   hold                 in: a host CSR access is in progress (qualifies the stall_hold counts).
-#   snapshot             in: pulse, closes every counter's window at once.
+#   snapshot             in: pulse, closes every counter's window at once, unless the previous
+#                        snapshot's pass is still running (cnt_busy): then it is refused and
+#                        counted in snap_refused.
+#   cnt_busy             out: the last snapshot's counts are being written (n + 3 cycles, n the
+#                        number of counts: CounterBank); read them when it is 0.
+#   snap_refused         out, 16 bits: snapshots refused because cnt_busy (wraps).
 #   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: counter read-out, see
 #                        counter_map().
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
@@ -43,6 +49,7 @@ from amaranth import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .counter_bank import CounterBank
 from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
 from .occupancy_counter import COUNTS, OccupancyCounter
@@ -116,6 +123,8 @@ class BusAnalyzer(wiring.Component):
             **{p.name: In(p.signature()) for p in probes},
             "hold":      In(1),
             "snapshot":  In(1),
+            "cnt_busy":  Out(1),
+            "snap_refused": Out(16),
             "cnt_sel":   In(8),
             "cnt_value": Out(48),
             "bin_min":   In(32),
@@ -219,7 +228,8 @@ class BusAnalyzer(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        values = {}    # selector -> 48-bit-or-narrower count
+        incs = {}      # selector -> (increment signal, its largest value), for the bank
+        regs = {}      # selector -> a count kept in a register (latency min and max)
 
         # Input stage: every probe signal and every event input (hold, snapshot, arm, stop) is
         # registered once before any logic sees it, so the watched design's paths end at one
@@ -238,63 +248,75 @@ class BusAnalyzer(wiring.Component):
         m.d.sync += [hold.eq(self.hold), snapshot.eq(self.snapshot), arm.eq(self.cap_arm),
                      stop.eq(self.cap_stop)]
 
+        # The counts' snapshot is the bank's: taken when no pass is running.
+        taken = Signal()
         for i, p in enumerate(self.probes):
             port = ports[p.name]
-            occ = OccupancyCounter(nbytes_width=p.nbytes_width)
+            occ = OccupancyCounter(nbytes_width=p.nbytes_width, counters=False)
             m.submodules[f"occ_{p.name}"] = occ
             m.d.comb += [
                 occ.valid.eq(port.valid), occ.ready.eq(port.ready), occ.last.eq(port.last),
-                occ.nbytes.eq(port.nbytes), occ.hold.eq(hold), occ.snapshot.eq(snapshot),
+                occ.nbytes.eq(port.nbytes), occ.hold.eq(hold),
             ]
             for k, c in enumerate(COUNTS):
-                values[i * 8 + k] = getattr(occ, c)
+                incs[i * 8 + k] = (getattr(occ, f"inc_{c}"), occ.max_inc[c])
 
         for t, p in enumerate([p for p in self.probes if p.tlp]):
             port = ports[p.name]
-            tlp = TLPTypeCounter()
+            tlp = TLPTypeCounter(counters=False)
             m.submodules[f"tlp_{p.name}"] = tlp
             m.d.comb += [
                 tlp.valid.eq(port.valid), tlp.ready.eq(port.ready), tlp.first.eq(port.first),
-                tlp.fmt_type.eq(port.fmt_type), tlp.snapshot.eq(snapshot),
+                tlp.fmt_type.eq(port.fmt_type),
             ]
             for k, c in enumerate(TLP_TYPES):
-                values[SEL_TLP + t * 8 + k] = getattr(tlp, c)
+                incs[SEL_TLP + t * 8 + k] = (getattr(tlp, f"inc_{c}"), tlp.max_inc[c])
 
         if self.latency is not None:
             req, cpl = (ports[n] for n in self.latency)
-            m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins)
+            m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins, counters=False)
             m.d.comb += [
                 lat.req.eq(req.valid & req.ready & req.first),
                 lat.cpl.eq(cpl.valid & cpl.ready & cpl.last & cpl.end),
                 lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
-                lat.snapshot.eq(snapshot),
+                lat.snapshot.eq(taken),
             ]
             for i in range(self.nbins):
-                values[SEL_BIN + i] = lat.bins[i]
+                incs[SEL_BIN + i] = (lat.inc_bins[i], 1)
             for k, s in enumerate(LAT_STATS):
-                values[SEL_LAT + k] = getattr(lat, s)
+                if s in ("min", "max"):
+                    regs[SEL_LAT + k] = getattr(lat, s)
+                else:
+                    incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
 
-        # Read-out: a two-level registered multiplexer (by the selector's high bits, then its
-        # low bits), so cnt_value is valid two cycles after cnt_sel changes; both levels are
-        # narrow enough not to limit the clock however many counters there are.
-        lo_bits = 3
-        groups = {}
-        for sel, v in values.items():
-            groups.setdefault(sel >> lo_bits, {})[sel & ((1 << lo_bits) - 1)] = v
-        group_value = {g: Signal(48, name=f"cnt_group{g:02x}") for g in groups}
-        for g, members in groups.items():
-            with m.Switch(self.cnt_sel[:lo_bits]):
-                for k, v in members.items():
-                    with m.Case(k):
-                        m.d.sync += group_value[g].eq(v)
-                with m.Default():
-                    m.d.sync += group_value[g].eq(0)
-        sel_hi = Signal(8 - lo_bits)
-        m.d.sync += sel_hi.eq(self.cnt_sel[lo_bits:])
-        with m.Switch(sel_hi):
-            for g in groups:
-                with m.Case(g):
-                    m.d.sync += self.cnt_value.eq(group_value[g])
+        sels = sorted(incs)
+        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels])
+        for a, sel in enumerate(sels):
+            m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+        m.d.comb += [
+            bank.snapshot.eq(snapshot), taken.eq(bank.taken),
+            # Busy from the strobe's cycle on, so a read right after the strobe never sees 0.
+            self.cnt_busy.eq(bank.busy | snapshot | self.snapshot),
+            self.snap_refused.eq(bank.refused),
+        ]
+
+        # Read-out: the selector picks a bank entry (its address follows cnt_sel through a few
+        # LUTs into the block RAM's address register), or one of the registers; cnt_value is
+        # registered, so it is valid two cycles after cnt_sel changes.
+        with m.Switch(self.cnt_sel):
+            for a, sel in enumerate(sels):
+                with m.Case(sel):
+                    m.d.comb += bank.rd_addr.eq(a)
+            with m.Default():
+                m.d.comb += bank.rd_addr.eq(0)
+        sel_q = Signal(8)
+        m.d.sync += sel_q.eq(self.cnt_sel)
+        with m.Switch(sel_q):
+            with m.Case(*sels):
+                m.d.sync += self.cnt_value.eq(bank.rd_data)
+            for sel, v in regs.items():
+                with m.Case(sel):
+                    m.d.sync += self.cnt_value.eq(v)
             with m.Default():
                 m.d.sync += self.cnt_value.eq(0)
 

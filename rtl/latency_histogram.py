@@ -28,40 +28,55 @@
 #                        request is queued: change it between measurements, not during one).
 #   bin_shift            in, 5 bits: each bin is 2**bin_shift cycles wide.
 #   snapshot             in: pulse.
-#   bins                 out: nbins counts of the last closed window.
-#   below, above, count, sum, min, max, lost, unmatched   out: of the last closed window
-#                        (min is 2**32-1 and max 0 when count is 0, also before the first
-#                        snapshot).
+#   inc_bins             out (comb), nbins bits: the bin counted this cycle (one-hot).
+#   inc_<stat>           out (comb): this cycle's increment of below, above, count, sum (the
+#                        latency), lost, unmatched.
+#   bins                 out: nbins counts of the last closed window (counters=True).
+#   below, above, count, sum, lost, unmatched   out: of the last closed window (counters=True).
+#   min, max             out: of the last closed window (min is 2**32-1 and max 0 when count
+#                        is 0, also before the first snapshot); registers in both forms.
 #
 # Parameters:
-#   nbins   number of bins (a power of two, 2..256).
-#   depth   outstanding requests tracked (at least the DMA engine's max pending requests).
-#   width   width of the bin counters and the other counts (sum is 48 bits).
+#   nbins     number of bins (a power of two, 2..256).
+#   depth     outstanding requests tracked (at least the DMA engine's max pending requests).
+#   width     width of the bin counters and the other counts (sum is 48 bits).
+#   counters  True: the counts in registers here; False: only the increments, for the bus
+#             analyzer's CounterBank (as OccupancyCounter); `max_inc` gives their largest values.
 
 from amaranth import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, wiring
 from amaranth.lib.wiring import In, Out
 
+from .counter_bank import register_counters
+
 STATS = ("below", "above", "count", "sum", "min", "max", "lost", "unmatched")
+# The statistics that are sums of increments (min and max are not).
+SUMS = tuple(s for s in STATS if s not in ("min", "max"))
 
 
 class LatencyHistogram(wiring.Component):
-    def __init__(self, nbins=16, depth=32, width=32):
+    def __init__(self, nbins=16, depth=32, width=32, counters=True):
         if nbins < 2 or nbins > 256 or nbins & (nbins - 1):
             raise ValueError(f"LatencyHistogram: nbins={nbins} must be a power of two, 2..256")
         if depth < 1:
             raise ValueError(f"LatencyHistogram: depth={depth} must be at least 1")
-        self.nbins, self.depth, self.width = nbins, depth, width
+        self.nbins, self.depth, self.width, self.counters = nbins, depth, width, counters
+        self.max_inc = {name: 2**32 - 1 if name == "sum" else 1 for name in SUMS}
+        counts = {
+            "bins": Out(data.ArrayLayout(width, nbins)),
+            **{name: Out(48 if name == "sum" else width) for name in SUMS},
+        } if counters else {}
         super().__init__({
             "req":       In(1),
             "cpl":       In(1),
             "bin_min":   In(32),
             "bin_shift": In(5),
             "snapshot":  In(1),
-            "bins":      Out(data.ArrayLayout(width, nbins)),
-            **{name: Out(48 if name == "sum" else 32 if name in ("min", "max") else width,
-                         init=0xFFFFFFFF if name == "min" else 0)
-               for name in STATS},
+            "inc_bins":  Out(nbins),
+            **{f"inc_{name}": Out(32 if name == "sum" else 1) for name in SUMS},
+            "min":       Out(32, init=0xFFFFFFFF),
+            "max":       Out(32),
+            **counts,
         })
 
     def elaborate(self, platform):
@@ -133,12 +148,7 @@ class LatencyHistogram(wiring.Component):
             "lost":      ev_lost,
             "unmatched": ev_unmatched,
         }
-        for name, value in inc.items():
-            live = Signal.like(getattr(self, name), name=f"live_{name}")
-            with m.If(self.snapshot):
-                m.d.sync += [getattr(self, name).eq(live), live.eq(value)]
-            with m.Else():
-                m.d.sync += live.eq(live + value)
+        m.d.comb += [getattr(self, f"inc_{name}").eq(value) for name, value in inc.items()]
 
         live_min = Signal(32, init=0xFFFFFFFF)
         live_max = Signal(32)
@@ -161,10 +171,11 @@ class LatencyHistogram(wiring.Component):
             m.d.sync += [live_min.eq(new_min), live_max.eq(new_max)]
 
         for i in range(self.nbins):
-            live = Signal(self.width, name=f"live_bin{i}")
-            hit = lat_valid & in_range & (idx == i)
-            with m.If(self.snapshot):
-                m.d.sync += [self.bins[i].eq(live), live.eq(hit)]
-            with m.Else():
-                m.d.sync += live.eq(live + hit)
+            m.d.comb += self.inc_bins[i].eq(lat_valid & in_range & (idx == i))
+        if self.counters:
+            incs = {name: getattr(self, f"inc_{name}") for name in SUMS}
+            outs = {name: getattr(self, name) for name in SUMS}
+            for i in range(self.nbins):
+                incs[f"bin{i}"], outs[f"bin{i}"] = self.inc_bins[i], self.bins[i]
+            register_counters(m, self.snapshot, incs, outs)
         return m

@@ -18,25 +18,33 @@
 #   nbytes               in: bytes the current beat carries (counted only when it moves).
 #   hold                 in: qualifies the `stall_hold` count.
 #   snapshot             in: pulse, see above.
-#   busy, stall, idle, bytes, frames, stall_hold   out: counts of the last closed window.
+#   inc_<count>          out (comb): this cycle's increment of each count (the bus analyzer
+#                        keeps the counts in a CounterBank from these).
+#   busy, stall, idle, bytes, frames, stall_hold   out: counts of the last closed window (only
+#                        with counters=True).
 #
 # Parameters:
 #   nbytes_width  width of `nbytes` (bytes per beat up to 2**nbytes_width - 1).
 #   width         counter width (48: 26 days at 125 MHz before wrapping).
+#   counters      True: the counts in registers here (the core on its own); False: only the
+#                 increments, for a CounterBank (`max_inc` gives each one's largest value).
 
-from amaranth import Module, Signal
+from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+
+from .counter_bank import register_counters
 
 COUNTS = ("busy", "stall", "idle", "bytes", "frames", "stall_hold")
 
 
 class OccupancyCounter(wiring.Component):
-    def __init__(self, nbytes_width=8, width=48):
+    def __init__(self, nbytes_width=8, width=48, counters=True):
         if nbytes_width < 1 or width < 8:
             raise ValueError(f"OccupancyCounter: nbytes_width={nbytes_width} must be >= 1 and "
                              f"width={width} >= 8")
-        self.width = width
+        self.width, self.counters = width, counters
+        self.max_inc = {name: 2**nbytes_width - 1 if name == "bytes" else 1 for name in COUNTS}
         super().__init__({
             "valid":    In(1),
             "ready":    In(1),
@@ -44,7 +52,8 @@ class OccupancyCounter(wiring.Component):
             "nbytes":   In(nbytes_width),
             "hold":     In(1),
             "snapshot": In(1),
-            **{name: Out(width) for name in COUNTS},
+            **{f"inc_{name}": Out(nbytes_width if name == "bytes" else 1) for name in COUNTS},
+            **({name: Out(width) for name in COUNTS} if counters else {}),
         })
 
     def elaborate(self, platform):
@@ -59,10 +68,8 @@ class OccupancyCounter(wiring.Component):
             "frames":     moved & self.last,
             "stall_hold": stalled & self.hold,
         }
-        for name in COUNTS:
-            live = Signal(self.width, name=f"live_{name}")
-            with m.If(self.snapshot):
-                m.d.sync += [getattr(self, name).eq(live), live.eq(inc[name])]
-            with m.Else():
-                m.d.sync += live.eq(live + inc[name])
+        m.d.comb += [getattr(self, f"inc_{name}").eq(inc[name]) for name in COUNTS]
+        if self.counters:
+            register_counters(m, self.snapshot, {n: getattr(self, f"inc_{n}") for n in COUNTS},
+                              {n: getattr(self, n) for n in COUNTS})
         return m

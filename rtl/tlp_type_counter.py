@@ -16,16 +16,21 @@
 #   valid, ready, first  in: the TLP stream's handshake and start-of-TLP flag.
 #   fmt_type             in, 8 bits: header byte 0 (valid with `first`).
 #   snapshot             in: pulse.
-#   mrd, mwr, cpld, cpl, msg, other   out: counts of the last closed window.
+#   inc_<type>           out (comb): 1 on the cycle a TLP of that type is counted.
+#   mrd, mwr, cpld, cpl, msg, other   out: counts of the last closed window (counters=True).
 #
 # Parameters:
-#   width   counter width.
+#   width     counter width.
+#   counters  True: the counts in registers here; False: only the increments, for the bus
+#             analyzer's CounterBank (as OccupancyCounter).
 
 from enum import IntEnum
 
-from amaranth import Module, Signal
+from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+
+from .counter_bank import register_counters
 
 
 class TLPType(IntEnum):
@@ -57,15 +62,17 @@ def classify(fmt_type):
 
 
 class TLPTypeCounter(wiring.Component):
-    def __init__(self, width=48):
-        self.width = width
+    def __init__(self, width=48, counters=True):
+        self.width, self.counters = width, counters
+        self.max_inc = dict.fromkeys(TLP_TYPES, 1)
         super().__init__({
             "valid":    In(1),
             "ready":    In(1),
             "first":    In(1),
             "fmt_type": In(8),
             "snapshot": In(1),
-            **{name: Out(width) for name in TLP_TYPES},
+            **{f"inc_{name}": Out(1) for name in TLP_TYPES},
+            **({name: Out(width) for name in TLP_TYPES} if counters else {}),
         })
 
     def elaborate(self, platform):
@@ -80,11 +87,8 @@ class TLPTypeCounter(wiring.Component):
             "msg":  typ[3:] == 0b10,
         }
         is_["other"] = ~(is_["mrd"] | is_["mwr"] | is_["cpld"] | is_["cpl"] | is_["msg"])
-        for name in TLP_TYPES:
-            live = Signal(self.width, name=f"live_{name}")
-            inc = start & is_[name]
-            with m.If(self.snapshot):
-                m.d.sync += [getattr(self, name).eq(live), live.eq(inc)]
-            with m.Else():
-                m.d.sync += live.eq(live + inc)
+        incs = {name: getattr(self, f"inc_{name}") for name in TLP_TYPES}
+        m.d.comb += [incs[name].eq(start & is_[name]) for name in TLP_TYPES]
+        if self.counters:
+            register_counters(m, self.snapshot, incs, {n: getattr(self, n) for n in TLP_TYPES})
         return m

@@ -126,9 +126,26 @@ uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel)
     return nic_csr_read_wide(b, CSR_ANALYZER_CNT_VALUE_ADDR, CSR_ANALYZER_CNT_VALUE_SIZE);
 }
 
-void nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c)
+uint32_t nic_scope_cnt_status(struct nic_backend *b, unsigned *refused)
+{
+    const uint32_t st = nic_read32(b, CSR_ANALYZER_CNT_STATUS_ADDR);
+    if (refused)
+        *refused = field(st, CSR_ANALYZER_CNT_STATUS_REFUSED_OFFSET,
+                         CSR_ANALYZER_CNT_STATUS_REFUSED_SIZE);
+    return field(st, CSR_ANALYZER_CNT_STATUS_BUSY_OFFSET, CSR_ANALYZER_CNT_STATUS_BUSY_SIZE);
+}
+
+int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, char *err,
+                          size_t errlen)
 {
     memset(c, 0, sizeof *c);
+    /* The pass takes one cycle per counter (a few hundred ns); an MMIO read takes about as
+     * long, so a handful of reads is plenty. More means the analyzer is stuck. */
+    unsigned tries = 0;
+    while (nic_scope_cnt_status(b, &c->snap_refused))
+        if (++tries == 64)
+            return nic_errf(err, errlen, "ANALYZER_CNT_STATUS.BUSY still 1 after %u reads",
+                            tries);
     for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
         for (unsigned k = 0; k < NIC_SCOPE_NCOUNTS; k++)
             c->occ[p][k] = nic_scope_counter(b, p * 8 + k);
@@ -137,11 +154,12 @@ void nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c)
             c->tlp[p][k] = nic_scope_counter(b, NIC_SCOPE_SEL_TLP + (unsigned)t * 8 + k);
     }
     if (!NIC_SCOPE_HAS_LATENCY)
-        return;
+        return 0;
     for (unsigned i = 0; i < NIC_SCOPE_NBINS; i++)
         c->bins[i] = nic_scope_counter(b, NIC_SCOPE_SEL_BIN + i);
     for (unsigned k = 0; k < NIC_SCOPE_NLAT; k++)
         c->lat[k] = nic_scope_counter(b, NIC_SCOPE_SEL_LAT + k);
+    return 0;
 }
 
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift)

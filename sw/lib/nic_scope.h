@@ -69,12 +69,18 @@ struct nic_scope_counts {
     uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES];   /* rows of TLP probes only */
     uint64_t bins[NIC_SCOPE_NBINS];
     uint64_t lat[NIC_SCOPE_NLAT];
+    unsigned snap_refused;          /* CNT_STATUS.REFUSED: snapshots refused since reset */
 };
 /* Close every counter's window on one cycle (CONTROL.SNAPSHOT). */
 void nic_scope_snapshot(struct nic_backend *b);
 uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel);
-/* Read every counter of the last closed window. */
-void nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c);
+/* CNT_STATUS: busy (the last snapshot's counts are still being written) and refused (snapshots
+ * refused since reset because one was still being written). */
+uint32_t nic_scope_cnt_status(struct nic_backend *b, unsigned *refused);
+/* Read every counter of the last closed window, once the snapshot's counts are written (waits
+ * for CNT_STATUS.BUSY to fall: about one cycle per counter; -1 and a message if it does not). */
+int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, char *err,
+                          size_t errlen);
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift);
 
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */

@@ -613,14 +613,22 @@ static int cmd_report(struct ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     nic_scope_set_histogram(c->b, (uint32_t)bin_min, (unsigned)bin_shift);
+    unsigned refused0;
+    nic_scope_cnt_status(c->b, &refused0);
     nic_scope_snapshot(c->b);               /* opens the window */
     if ((rc = run_load(c, &l)))
         return rc;
     nic_scope_snapshot(c->b);               /* closes it */
     struct nic_scope_counts k;
-    nic_scope_read_counts(c->b, &k);
+    char err[256];
+    if (nic_scope_read_counts(c->b, &k, err, sizeof err) < 0)
+        return fail(c, "counter read-out: %s", err);
     if ((rc = backend_check(c, "counter read-out")))
         return rc;
+    if (k.snap_refused != refused0)
+        return fail(c, "%u snapshot(s) refused (ANALYZER_CNT_STATUS.REFUSED %u -> %u): a "
+                    "window was not closed where asked", (k.snap_refused - refused0) & 0xffffu,
+                    refused0, k.snap_refused);
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
     for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
         if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
@@ -925,7 +933,9 @@ static int cmd_cpu(struct ctx *c, int argc, char **argv)
                             1u << CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET, cmd_ns) < 0)
         return fail(c, "CPU mem_write ANALYZER_CONTROL failed");
     struct nic_scope_counts k;
-    nic_scope_read_counts(b, &k);
+    char err[256];
+    if (nic_scope_read_counts(b, &k, err, sizeof err) < 0)
+        return fail(c, "counter read-out: %s", err);
     const uint32_t info_host = nic_read32(b, CSR_ANALYZER_INFO_ADDR);
 
     struct bu_table t;
