@@ -106,15 +106,19 @@ class CounterBank(wiring.Component):
         for i, (acc, res) in enumerate(zip(accs, residuals)):
             inc = getattr(self, f"inc{i}")
             visit = token[i]
-            # A visit takes the accumulator; so does a snapshot (into the residual), except on
-            # the entry visited that cycle, whose events so far go to the RAM total as usual.
-            m.d.sync += acc.eq(Mux0(visit | self.taken, acc) + inc)
+            # A visit takes the accumulator; so does a snapshot (into the residual). The entry
+            # visited on the snapshot cycle takes its events so far to its RAM total as usual:
+            # its residual is ignored (`t_idx` below).
+            # (Written as a restart with the increment, the clear maps to the flip-flops'
+            # synchronous reset above the increment's bits.)
+            m.d.sync += acc.eq(Mux(visit | self.taken, inc, acc + inc))
             with m.If(self.taken):
-                m.d.sync += res.eq(Mux0(visit, acc))
+                m.d.sync += res.eq(acc)
         # On a snapshot every entry is pending, the one visited on that cycle too: that visit
         # puts the old window's last events in its RAM total, its pass visit comes a period later.
+        t_idx = Signal.like(idx)               # the entry visited on the snapshot cycle
         with m.If(self.taken):
-            m.d.sync += [pending.eq(Const((1 << n) - 1, period)), zero.eq(0)]
+            m.d.sync += [pending.eq(Const((1 << n) - 1, period)), zero.eq(0), t_idx.eq(idx)]
         with m.Else():
             m.d.sync += pending.eq(pending & ~token)
 
@@ -132,7 +136,8 @@ class CounterBank(wiring.Component):
         s1_res = Signal(max(self.acc_widths))
         s1_pass = Signal()
         s1_zero = Signal()
-        m.d.sync += [s1_idx.eq(idx), s1_take.eq(select(accs)), s1_res.eq(select(residuals)),
+        m.d.sync += [s1_idx.eq(idx), s1_take.eq(select(accs)),
+                     s1_res.eq(Mux0(idx == t_idx, select(residuals))),
                      s1_pass.eq(pass0), s1_zero.eq(zero)]
 
         # Stage 1: the RAM total is out; add.

@@ -11,7 +11,8 @@
 # completes on the N-th cycle its condition holds (0 counts as 1). Stages complete in order; the
 # trigger fires (`fire` = 1, combinationally, on that very cycle) when stage `nstages_used` - 1
 # completes. nstages_used = 0 fires on the first enabled cycle. Only the current stage is
-# evaluated; its occurrence count restarts when it is entered.
+# evaluated; its occurrence count restarts when it is entered. Masks and values are set before
+# arming: RISE and FALL use the previous cycle's match under the previous cycle's mask and value.
 #
 # Interfaces:
 #   sample           in, sample_width bits: what is watched (the previous cycle's value is kept).
@@ -86,7 +87,10 @@ class TraceTrigger(wiring.Component):
 
     def _cmp(self, m, prev, mask, value, mode):
         now_match = (self.sample & mask) == (value & mask)
-        prev_match = (prev & mask) == (value & mask)
+        # The previous cycle's match, registered rather than computed again from `prev` (the
+        # same under the same mask and value: they are set before arming, not while armed).
+        prev_match = Signal()
+        m.d.sync += prev_match.eq(now_match)
         changed = ((self.sample ^ prev) & mask) != 0
         out = Signal()
         with m.Switch(mode):
