@@ -28,6 +28,17 @@ from rtl.trace_capture import State
 from rtl.trace_trigger import Mode, Op
 
 
+class WriteOnlyCSRStorage(CSRStorage):
+    """A CSRStorage that reads as 0: its bits stay out of the CSR bank's read multiplexer. For
+    wide configuration the host only writes (the trigger's masks and values: 16 x the sample
+    width), whose read-back would add that many inputs to the read path for nothing."""
+
+    def do_finalize(self, busword, ordering):
+        super().do_finalize(busword, ordering)
+        for sc in self.simple_csrs:
+            sc.w = Signal(sc.size, name=sc.name + "_w")     # undriven: reads 0
+
+
 class BusAnalyzerCSR(LiteXModule):
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
                  module_name="nic_bus_analyzer"):
@@ -92,11 +103,12 @@ class BusAnalyzerCSR(LiteXModule):
         for s in range(4):
             csrs = {}
             for ab in ("a", "b"):
-                csrs[f"mask_{ab}"] = CSRStorage(w, name=f"trig{s}_mask_{ab}",
-                    description=f"Stage {s}, comparator {ab.upper()}: the sample bits compared.")
-                csrs[f"value_{ab}"] = CSRStorage(w, name=f"trig{s}_value_{ab}",
+                csrs[f"mask_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_mask_{ab}",
+                    description=f"Stage {s}, comparator {ab.upper()}: the sample bits compared "
+                                "(write-only: reads 0).")
+                csrs[f"value_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_value_{ab}",
                     description=f"Stage {s}, comparator {ab.upper()}: the value they are "
-                                "compared with.")
+                                "compared with (write-only: reads 0).")
             csrs["config"] = CSRStorage(name=f"trig{s}_config", fields=[
                 CSRField("mode_a", size=2, description=f"Comparator A mode: {mode_doc}."),
                 CSRField("mode_b", size=2, description=f"Comparator B mode: {mode_doc}."),
