@@ -160,7 +160,6 @@ class CounterBank(wiring.Component):
         return m
 
 
-
 def Mux0(sel, value):
     """`value`, or 0 when `sel`."""
     return Mux(sel, 0, value)
