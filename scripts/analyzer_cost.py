@@ -15,7 +15,7 @@
 #     --out-of-context: no I/O; its paths start and end at its own registers).
 # (b) Fmax of the NIC SoC (litex_soc.sim.SimSoC, data width 64) with and without the analyzer,
 #     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 + nextpnr-ecp5 on a LFE5U-85F
-#     CABGA756, 125 MHz on sys_clk). The two place-and-route runs go in parallel (--jobs).
+#     CABGA756, 125 MHz on sys_clk), once per seed (--seeds); the runs go --jobs at a time.
 #
 # Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]

@@ -112,6 +112,24 @@ static int backend_check(struct ctx *c, const char *what)
     return e ? fail(c, "%s: backend error: %s", what, e) : EXIT_OK;
 }
 
+/* Reads the counts of the window just closed; fails if the read-out or the backend does, or if a
+ * snapshot was refused since CNT_STATUS.REFUSED read `refused0` (read before the window was
+ * opened): then a window was not closed where asked. */
+static int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k)
+{
+    char err[256];
+    int rc;
+    if (nic_scope_read_counts(c->b, k, err, sizeof err) < 0)
+        return fail(c, "counter read-out: %s", err);
+    if ((rc = backend_check(c, "counter read-out")))
+        return rc;
+    if (k->snap_refused != refused0)
+        return fail(c, "%u snapshot(s) refused (ANALYZER_CNT_STATUS.REFUSED %u -> %u): a "
+                    "window was not closed where asked", (k->snap_refused - refused0) & 0xffffu,
+                    refused0, k->snap_refused);
+    return EXIT_OK;
+}
+
 static int open_dev(struct ctx *c)
 {
     char err[1024] = "";
@@ -620,15 +638,8 @@ static int cmd_report(struct ctx *c, int argc, char **argv)
         return rc;
     nic_scope_snapshot(c->b);               /* closes it */
     struct nic_scope_counts k;
-    char err[256];
-    if (nic_scope_read_counts(c->b, &k, err, sizeof err) < 0)
-        return fail(c, "counter read-out: %s", err);
-    if ((rc = backend_check(c, "counter read-out")))
+    if ((rc = read_window(c, refused0, &k)))
         return rc;
-    if (k.snap_refused != refused0)
-        return fail(c, "%u snapshot(s) refused (ANALYZER_CNT_STATUS.REFUSED %u -> %u): a "
-                    "window was not closed where asked", (k.snap_refused - refused0) & 0xffffu,
-                    refused0, k.snap_refused);
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
     for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
         if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
@@ -925,6 +936,8 @@ static int cmd_cpu(struct ctx *c, int argc, char **argv)
     out(c, "BIOS prompt after %.3f ms of backend time\n", (double)(nic_now_ns(b) - t0) / 1e6);
 
     /* The host opens a window, the load runs, the CPU closes it. */
+    unsigned refused0;
+    nic_scope_cnt_status(b, &refused0);
     nic_scope_snapshot(b);
     if ((rc = run_load(c, &l)))
         return rc;
@@ -933,9 +946,8 @@ static int cmd_cpu(struct ctx *c, int argc, char **argv)
                             1u << CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET, cmd_ns) < 0)
         return fail(c, "CPU mem_write ANALYZER_CONTROL failed");
     struct nic_scope_counts k;
-    char err[256];
-    if (nic_scope_read_counts(b, &k, err, sizeof err) < 0)
-        return fail(c, "counter read-out: %s", err);
+    if ((rc = read_window(c, refused0, &k)))
+        return rc;
     const uint32_t info_host = nic_read32(b, CSR_ANALYZER_INFO_ADDR);
 
     struct bu_table t;
