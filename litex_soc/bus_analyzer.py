@@ -7,9 +7,14 @@
 # it. It also writes `analyzer_layout.h` (sample layout and counter selectors) for host code.
 #
 # Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
-# to Migen signals (every probe given at construction must be connected once); `hold` (a host
+# to Migen expressions (every probe given at construction must be connected once); `hold` (a host
 # CSR access is in progress); `snapshot_pulse` (the snapshot strobe, for the simulation's own
 # cross-check); `sample` and `now` (the sample vector and the cycle counter, likewise).
+#
+# Probes put only flip-flops on the SoC: every SoC signal a probe's expressions read is registered
+# once here (each signal once, however many expressions use it), and the expressions (a field's
+# Mux, a popcount of byte enables) are built on those registers, so all of the analyzer's logic
+# sits behind them; the core then takes its probes as given (register_inputs=False). hold, too.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.bus_analyzer.Probe list), build_dir,
 # depth (trace entries), nbins (latency bins), latency ((request, completion) probe names).
@@ -17,6 +22,8 @@
 import os
 
 from migen import ClockSignal, Instance, ResetSignal, Signal
+from migen.fhdl.tools import list_signals
+from migen.fhdl.visit import NodeTransformer
 
 from amaranth.back import verilog
 
@@ -39,10 +46,22 @@ class WriteOnlyCSRStorage(CSRStorage):
             sc.w = Signal(sc.size, name=sc.name + "_w")     # undriven: reads 0
 
 
+class _OnRegisters(NodeTransformer):
+    """Rebuilds an expression with each signal replaced by its register (taps: id -> (signal,
+    register))."""
+
+    def __init__(self, taps):
+        self.taps = taps
+
+    def visit_Signal(self, node):
+        return self.taps[id(node)][1]
+
+
 class BusAnalyzerCSR(LiteXModule):
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
                  module_name="nic_bus_analyzer"):
-        core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency)
+        core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
+                           register_inputs=False)
         self.core = core
         w = core.sample_width
         aw = (depth - 1).bit_length()
@@ -53,6 +72,7 @@ class BusAnalyzerCSR(LiteXModule):
         self._probes = {p.name: p for p in probes}
         self._connected = set()
         self._ports = {}
+        self._taps = {}         # id(SoC signal) -> (signal, its register)
 
         self.info = CSRStatus(fields=[
             CSRField("nprobes", size=5, reset=len(probes), description="Probes built in."),
@@ -154,7 +174,7 @@ class BusAnalyzerCSR(LiteXModule):
         status = self.cap_status.fields
         ports = dict(
             i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"),
-            i_hold=self.hold,
+            i_hold=self._registered(self.hold),
             i_snapshot=self.control.fields.snapshot,
             i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
             o_cnt_busy=self.cnt_status.fields.busy,
@@ -199,15 +219,27 @@ class BusAnalyzerCSR(LiteXModule):
                              f"got {sorted(fields)}")
         self._connected.add(name)
         for h, sig in zip(HANDSHAKE, (valid, ready, first, last)):
-            self._ports[f"i_{name}__{h}"] = sig
-        self._ports[f"i_{name}__nbytes"] = nbytes
+            self._ports[f"i_{name}__{h}"] = self._registered(sig)
+        self._ports[f"i_{name}__nbytes"] = self._registered(nbytes)
         for f, sig in fields.items():
-            self._ports[f"i_{name}__{f}"] = sig
+            self._ports[f"i_{name}__{f}"] = self._registered(sig)
         for probe, _g, sig_name, off, width in self.core.signals():
             if probe == name:
                 src = fields[sig_name] if sig_name in fields else \
                     dict(zip(HANDSHAKE, (valid, ready, first, last)))[sig_name]
                 self.comb += self.sample[off:off + width].eq(src)
+
+    def _registered(self, expr):
+        """expr, built on registers of the signals it reads (one register per signal): its
+        value one cycle later, with its logic behind the registers."""
+        if isinstance(expr, int):
+            return expr
+        for sig in list_signals(expr):
+            if id(sig) not in self._taps:
+                reg = Signal(len(sig), name="analyzer_tap")
+                self.sync += reg.eq(sig)
+                self._taps[id(sig)] = (sig, reg)
+        return _OnRegisters(self._taps).visit(expr)
 
     def do_finalize(self):
         missing = set(self._probes) - self._connected

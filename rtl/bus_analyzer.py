@@ -8,10 +8,13 @@
 # TraceCapture). All counts close their window on the same `snapshot` cycle; they are kept in
 # one CounterBank (block RAM, one adder for all), except the latency's min and max (registers).
 #
-# Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry, so
-# the design it watches sees one flip-flop load per probed signal and no logic: the analyzer
-# cannot lengthen its paths. Everything inside sees the design one cycle late, uniformly, so
-# windows and trigger cycles are as if it were not; `cap_now` accounts for that cycle.
+# Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry:
+# the design it watches sees one flip-flop load per probed signal and no logic. (With
+# register_inputs=False the probes and hold come already registered by the caller, who then does
+# the same: litex_soc/bus_analyzer.py registers the SoC signals a probe is built from, and builds
+# the probe's fields behind those registers.) Everything inside sees the design one cycle late,
+# uniformly, so windows and trigger cycles are as if it were not; `cap_now` accounts for that
+# cycle.
 #
 # The sample vector the trigger watches and the trace stores is, probe after probe in the order
 # given, valid, ready, first, last, then the probe's fields (lowest bits first). `signals()` lists
@@ -42,6 +45,8 @@
 #                moves with `first` on the request probe; a completion ends a request when its
 #                beat moves with `last` and its `end` field set (the completion probe must have a
 #                1-bit field `end`, as LitePCIe's completion layout has).
+#   register_inputs  True: the input stage registers the probes and hold. False: the caller
+#                has registered them (one cycle, as this stage would) and they are used as given.
 
 from types import SimpleNamespace
 
@@ -98,7 +103,8 @@ class Probe:
 
 
 class BusAnalyzer(wiring.Component):
-    def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None):
+    def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
+                 register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -116,7 +122,7 @@ class BusAnalyzer(wiring.Component):
             if ("end", 1) not in probes[names.index(cpl)].fields:
                 raise ValueError(f"BusAnalyzer: completion probe {cpl!r} needs a field ('end', 1)")
         self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
-        self.latency = latency
+        self.latency, self.register_inputs = latency, register_inputs
         self.sample_width = sum(w for p in probes for _, w in p.sample_signals())
         aw = (depth - 1).bit_length()
         super().__init__({
@@ -232,21 +238,28 @@ class BusAnalyzer(wiring.Component):
         regs = {}      # selector -> a count kept in a register (latency min and max)
 
         # Input stage: every probe signal and every event input (hold, snapshot, arm, stop) is
-        # registered once before any logic sees it, so the watched design's paths end at one
-        # flip-flop each and the analyzer adds no logic to them. The analyzer sees the design
-        # one cycle late, all of it, so counting windows are unchanged; `cap_now` is the
-        # timestamp the probes' current cycle will get.
+        # registered once before any logic sees it (the probes and hold here, or by the caller
+        # if register_inputs is False), so the watched design's paths end at one flip-flop each
+        # and the analyzer adds no logic to them. The analyzer sees the design one cycle late,
+        # all of it, so counting windows are unchanged; `cap_now` is the timestamp the probes'
+        # current cycle will get.
         ports = {}
         for p in self.probes:
             port, reg = getattr(self, p.name), {}
             for name, w in [("nbytes", p.nbytes_width)] + p.sample_signals():
-                reg[name] = Signal(w, name=f"{p.name}_{name}_q")
-                m.d.sync += reg[name].eq(getattr(port, name))
+                if self.register_inputs:
+                    reg[name] = Signal(w, name=f"{p.name}_{name}_q")
+                    m.d.sync += reg[name].eq(getattr(port, name))
+                else:
+                    reg[name] = getattr(port, name)
             ports[p.name] = SimpleNamespace(**reg)
-        hold, snapshot, arm, stop = (Signal(name=f"{n}_q") for n in ("hold", "snapshot",
-                                                                      "arm", "stop"))
-        m.d.sync += [hold.eq(self.hold), snapshot.eq(self.snapshot), arm.eq(self.cap_arm),
-                     stop.eq(self.cap_stop)]
+        snapshot, arm, stop = (Signal(name=f"{n}_q") for n in ("snapshot", "arm", "stop"))
+        m.d.sync += [snapshot.eq(self.snapshot), arm.eq(self.cap_arm), stop.eq(self.cap_stop)]
+        if self.register_inputs:
+            hold = Signal(name="hold_q")
+            m.d.sync += hold.eq(self.hold)
+        else:
+            hold = self.hold
 
         # The counts' snapshot is the bank's: taken when no pass is running.
         taken = Signal()
