@@ -11,15 +11,23 @@
 # CSR access is in progress); `snapshot_pulse` (the snapshot strobe, for the simulation's own
 # cross-check); `sample` and `now` (the sample vector and the cycle counter, likewise).
 #
-# Probes put only flip-flops on the SoC: every SoC signal a probe's expressions read is registered
-# once here (each signal once, however many expressions use it), and the expressions (a field's
-# Mux, a popcount of byte enables) are built on those registers, so all of the analyzer's logic
-# sits behind them; the core then takes its probes as given (register_inputs=False). hold, too.
+# Probes put only flip-flops on the SoC: every SoC signal a probe's expressions read goes through
+# a pipeline of tap_stages registers here (each signal once, however many expressions use it),
+# and the expressions (a field's Mux, a popcount of byte enables) are built on the last register,
+# so all of the analyzer's logic sits behind them; the core then takes its probes as given
+# (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's "input
+# pipe stages", lets the placer keep the first register by the watched logic and the analyzer
+# where it fits, instead of pulling the two together (docs/design.md: the SoC's Fmax with the
+# analyzer, by tap_stages). The snapshot, arm and stop strobes are delayed to match, and
+# CAP_NOW accounts for the stages, so windows, trigger cycles and timestamps are as with one.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.bus_analyzer.Probe list), build_dir,
-# depth (trace entries), nbins (latency bins), latency ((request, completion) probe names).
+# depth (trace entries), nbins (latency bins), latency ((request, completion) probe names),
+# tap_stages (registers between a probed signal and the analyzer, >= 1).
 
 import os
+from functools import reduce
+from operator import or_
 
 from migen import ClockSignal, Instance, ResetSignal, Signal
 from migen.fhdl.tools import list_signals
@@ -57,9 +65,15 @@ class _OnRegisters(NodeTransformer):
         return self.taps[id(node)][1]
 
 
+TAP_STAGES = 3
+
+
 class BusAnalyzerCSR(LiteXModule):
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
-                 module_name="nic_bus_analyzer"):
+                 module_name="nic_bus_analyzer", tap_stages=TAP_STAGES):
+        if tap_stages < 1:
+            raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
+        self.tap_stages = tap_stages
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
                            register_inputs=False)
         self.core = core
@@ -72,7 +86,7 @@ class BusAnalyzerCSR(LiteXModule):
         self._probes = {p.name: p for p in probes}
         self._connected = set()
         self._ports = {}
-        self._taps = {}         # id(SoC signal) -> (signal, its register)
+        self._taps = {}         # id(SoC signal) -> (signal, its last tap register)
 
         self.info = CSRStatus(fields=[
             CSRField("nprobes", size=5, reset=len(probes), description="Probes built in."),
@@ -171,25 +185,37 @@ class BusAnalyzerCSR(LiteXModule):
         platform.add_source(path)
         self.layout_header = core.header()
 
+        # The core registers the strobes once, as it would the probes: the other tap stages
+        # delay them here. Counts are busy from the snapshot strobe on, through that delay.
+        ctrl = self.control.fields
+        snap_line = self._delay_line(ctrl.snapshot, tap_stages - 1)
+        snapshot = (snap_line or [ctrl.snapshot])[-1]
+        arm, stop = (self._delayed(x, tap_stages - 1) for x in (ctrl.arm, ctrl.stop))
+        core_busy = Signal()
+        self.comb += self.cnt_status.fields.busy.eq(reduce(or_, [core_busy, ctrl.snapshot,
+                                                                 *snap_line]))
+        core_now = Signal(48)
+        self.comb += self.now.eq(core_now + (tap_stages - 1))
+
         status = self.cap_status.fields
         ports = dict(
             i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"),
             i_hold=self._registered(self.hold),
-            i_snapshot=self.control.fields.snapshot,
+            i_snapshot=snapshot,
             i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
-            o_cnt_busy=self.cnt_status.fields.busy,
+            o_cnt_busy=core_busy,
             o_snap_refused=self.cnt_status.fields.refused,
             i_bin_min=self.bin_min.storage, i_bin_shift=self.bin_shift.storage,
             i_trig_nstages_used=self.trig_nstages.storage,
             o_trig_stage=status.stage,
-            i_cap_arm=self.control.fields.arm, i_cap_stop=self.control.fields.stop,
+            i_cap_arm=arm, i_cap_stop=stop,
             i_cap_pre=self.cap_pre.storage, i_cap_post=self.cap_post.storage,
             o_cap_state=status.state, o_cap_triggered=status.triggered,
             o_cap_overflow=status.overflow,
             o_cap_start=self.cap_start.status, o_cap_count=self.cap_count.status,
             o_cap_trig_index=self.cap_trig_index.status, o_cap_trig_ts=self.cap_trig_ts.status,
             o_cap_end_ts=self.cap_end_ts.status, o_cap_last_ts=self.cap_last_ts.status,
-            o_cap_now=self.now,
+            o_cap_now=core_now,
             i_cap_rd_addr=self.cap_rd_addr.storage, o_cap_rd_data=self.cap_rd_data.status,
         )
         for s, csrs in enumerate(self._stage_csrs):
@@ -229,16 +255,27 @@ class BusAnalyzerCSR(LiteXModule):
                     dict(zip(HANDSHAKE, (valid, ready, first, last)))[sig_name]
                 self.comb += self.sample[off:off + width].eq(src)
 
+    def _delay_line(self, sig, n):
+        """n registers after sig (name analyzer_tap): the list of them, first to last."""
+        regs, src = [], sig
+        for _ in range(n):
+            reg = Signal(len(sig), name="analyzer_tap")
+            self.sync += reg.eq(src)
+            regs.append(reg)
+            src = reg
+        return regs
+
+    def _delayed(self, sig, n):
+        return (self._delay_line(sig, n) or [sig])[-1]
+
     def _registered(self, expr):
-        """expr, built on registers of the signals it reads (one register per signal): its
-        value one cycle later, with its logic behind the registers."""
+        """expr, built on the tap registers of the signals it reads (tap_stages registers per
+        signal): its value tap_stages cycles later, with its logic behind the registers."""
         if isinstance(expr, int):
             return expr
         for sig in list_signals(expr):
             if id(sig) not in self._taps:
-                reg = Signal(len(sig), name="analyzer_tap")
-                self.sync += reg.eq(sig)
-                self._taps[id(sig)] = (sig, reg)
+                self._taps[id(sig)] = (sig, self._delayed(sig, self.tap_stages))
         return _OnRegisters(self._taps).visit(expr)
 
     def do_finalize(self):

@@ -19,17 +19,18 @@
 #     ABC9 + nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk), once per seed (--seeds);
 #     the runs go --jobs at a time.
 #
-# Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3]
+# Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3,4,5]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
 #   --no-fmax   skip (a2) and (b) (synthesis of the analyzer alone only: about two minutes).
 #   --no-soc    skip (b) only (the analyzer's own place and route, a2, takes about 3 minutes).
 #   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
 #               post-placement Fmax estimate is reported for it ("not routed (timeout)").
-#   --seeds     nextpnr placer seeds (default 1,2,3): (b) places and routes both variants once per
-#               seed, since one seed's Fmax moves a few percent with placement alone; the change
-#               is reported per seed and between the medians, and each critical path is marked
-#               if it runs through the analyzer.
+#   --seeds     nextpnr placer seeds (default 1,2,3,4,5): (b) places and routes both variants once
+#               per seed, since one seed's Fmax moves several percent with placement alone (at
+#               times over 15 % between seeds of one netlist); the change is reported per seed and
+#               between the medians, and each critical path is marked if it runs through the
+#               analyzer.
 #
 # Writes build/cost/ (Verilog, Yosys scripts/logs/stat, the SoC runs) and results/
 # analyzer_cost.json; prints the tables. Needs the tools of requirements-fpga.txt
@@ -377,7 +378,7 @@ def main():
     p.add_argument("--no-soc", action="store_true",
                    help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
     p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
-    p.add_argument("--seeds", default="1,2,3",
+    p.add_argument("--seeds", default="1,2,3,4,5",
                    help="nextpnr placer seeds of the SoC runs, comma-separated (the analyzer's "
                         "own out-of-context run uses the first)")
     p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
