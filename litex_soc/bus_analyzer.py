@@ -20,6 +20,11 @@
 # where it fits, instead of pulling the two together (docs/design.md: the SoC's Fmax with the
 # analyzer, by tap_stages). The snapshot, arm and stop strobes are delayed to match, and
 # CAP_NOW accounts for the stages, so windows, trigger cycles and timestamps are as with one.
+# With watch(design), a probed signal whose only driver in the design is one plain combinational
+# assignment (`s.eq(expr)`) is tapped at expr's signals and expr is rebuilt behind the taps (one
+# level): a tap on a computed handshake (LitePCIe's DMA writer computes its port's first/last as
+# comparisons of its registers, and uses them itself) would make that computation a LUT output
+# the design's own logic is then mapped through.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.bus_analyzer.Probe list), build_dir,
 # depth (trace entries), nbins (latency bins), latency ((request, completion) probe names),
@@ -30,7 +35,8 @@ from functools import reduce
 from operator import or_
 
 from migen import ClockSignal, Instance, ResetSignal, Signal
-from migen.fhdl.tools import list_signals
+from migen.fhdl.structure import _Assign
+from migen.fhdl.tools import list_signals, list_targets
 from migen.fhdl.visit import NodeTransformer
 
 from amaranth.back import verilog
@@ -52,6 +58,16 @@ class WriteOnlyCSRStorage(CSRStorage):
         super().do_finalize(busword, ordering)
         for sc in self.simple_csrs:
             sc.w = Signal(sc.size, name=sc.name + "_w")     # undriven: reads 0
+
+
+class _Substitute(NodeTransformer):
+    """Rebuilds an expression with the signals in `by` (id -> expression) replaced."""
+
+    def __init__(self, by):
+        self.by = by
+
+    def visit_Signal(self, node):
+        return self.by.get(id(node), node)
 
 
 class _OnRegisters(NodeTransformer):
@@ -200,7 +216,7 @@ class BusAnalyzerCSR(LiteXModule):
         status = self.cap_status.fields
         ports = dict(
             i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"),
-            i_hold=self._registered(self.hold),
+            i_hold=self.hold,
             i_snapshot=snapshot,
             i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
             o_cnt_busy=core_busy,
@@ -245,10 +261,10 @@ class BusAnalyzerCSR(LiteXModule):
                              f"got {sorted(fields)}")
         self._connected.add(name)
         for h, sig in zip(HANDSHAKE, (valid, ready, first, last)):
-            self._ports[f"i_{name}__{h}"] = self._registered(sig)
-        self._ports[f"i_{name}__nbytes"] = self._registered(nbytes)
+            self._ports[f"i_{name}__{h}"] = sig
+        self._ports[f"i_{name}__nbytes"] = nbytes
         for f, sig in fields.items():
-            self._ports[f"i_{name}__{f}"] = self._registered(sig)
+            self._ports[f"i_{name}__{f}"] = sig
         for probe, _g, sig_name, off, width in self.core.signals():
             if probe == name:
                 src = fields[sig_name] if sig_name in fields else \
@@ -282,4 +298,45 @@ class BusAnalyzerCSR(LiteXModule):
         missing = set(self._probes) - self._connected
         if missing:
             raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
+        drivers = self._plain_drivers()
+        for port, expr in self._ports.items():
+            if port.startswith("i_") and (port == "i_hold" or "__" in port):
+                self._ports[port] = self._registered(_Substitute(drivers).visit(expr)
+                                                     if not isinstance(expr, int) else expr)
         self.specials += Instance(self._module_name, **self._ports)
+
+    def watch(self, design):
+        """The design the probes are in (a Migen module), so that a probed signal whose only
+        driver is one plain combinational assignment is tapped at that assignment's signals:
+        LitePCIe computes e.g. the DMA writer's port `first`/`last` as comparisons of its
+        registers and uses them in its own logic; tapping them would make each comparison a
+        LUT output that logic is then mapped through, and the taps would change the mapping of
+        the design they watch. The expression is rebuilt behind the tap registers instead."""
+        self._watched = [design]       # in a list: LiteX's CSR scan must not descend into it
+
+    def _plain_drivers(self):
+        """id(signal) -> expression, for the watched design's signals whose only driver is one
+        plain combinational assignment of the whole signal. Empty without watch(), or if a part
+        of the design is not finalized yet (its statements would be unknown)."""
+        if not getattr(self, "_watched", None):
+            return {}
+        design = self._watched[0]
+        # A finalized module's fragment holds all its statements (its submodules', its FSMs'
+        # lowered); LiteX adds the CSR bridge and banks while the SoC is being finalized, after
+        # the analyzer's siblings were: those are finalized here (as the SoC would next).
+        frags = [design._fragment]
+        for _n, m in design._submodules:
+            if m is not self:
+                m.finalize()
+                frags.append(m._fragment)
+        count, plain = {}, {}
+        for frag in frags:
+            for st in frag.comb:
+                if isinstance(st, _Assign) and isinstance(st.l, Signal):
+                    plain[id(st.l)] = st.r
+                for t in list_targets(st):
+                    count[id(t)] = count.get(id(t), 0) + 1
+            for stmts in frag.sync.values():
+                for t in list_targets(stmts):
+                    count[id(t)] = count.get(id(t), 0) + 2
+        return {k: r for k, r in plain.items() if count.get(k) == 1}

@@ -167,3 +167,4 @@ class NICSoC(SoCCore):
             for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
                 an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
         self.comb += an.hold.eq(self.csr_busy)
+        an.watch(self)
