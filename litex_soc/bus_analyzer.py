@@ -70,17 +70,6 @@ class _Substitute(NodeTransformer):
         return self.by.get(id(node), node)
 
 
-class _OnRegisters(NodeTransformer):
-    """Rebuilds an expression with each signal replaced by its register (taps: id -> (signal,
-    register))."""
-
-    def __init__(self, taps):
-        self.taps = taps
-
-    def visit_Signal(self, node):
-        return self.taps[id(node)][1]
-
-
 TAP_STAGES = 3
 
 
@@ -101,8 +90,8 @@ class BusAnalyzerCSR(LiteXModule):
         self.now = Signal(48)
         self._probes = {p.name: p for p in probes}
         self._connected = set()
-        self._ports = {}
-        self._taps = {}         # id(SoC signal) -> (signal, its last tap register)
+        self._taps = {}         # id(SoC signal) -> its last tap register
+        self._probe_in = {"i_hold": self.hold}     # core input port -> SoC expression
 
         self.info = CSRStatus(fields=[
             CSRField("nprobes", size=5, reset=len(probes), description="Probes built in."),
@@ -216,7 +205,6 @@ class BusAnalyzerCSR(LiteXModule):
         status = self.cap_status.fields
         ports = dict(
             i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"),
-            i_hold=self.hold,
             i_snapshot=snapshot,
             i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
             o_cnt_busy=core_busy,
@@ -261,10 +249,10 @@ class BusAnalyzerCSR(LiteXModule):
                              f"got {sorted(fields)}")
         self._connected.add(name)
         for h, sig in zip(HANDSHAKE, (valid, ready, first, last)):
-            self._ports[f"i_{name}__{h}"] = sig
-        self._ports[f"i_{name}__nbytes"] = nbytes
+            self._probe_in[f"i_{name}__{h}"] = sig
+        self._probe_in[f"i_{name}__nbytes"] = nbytes
         for f, sig in fields.items():
-            self._ports[f"i_{name}__{f}"] = sig
+            self._probe_in[f"i_{name}__{f}"] = sig
         for probe, _g, sig_name, off, width in self.core.signals():
             if probe == name:
                 src = fields[sig_name] if sig_name in fields else \
@@ -284,25 +272,25 @@ class BusAnalyzerCSR(LiteXModule):
     def _delayed(self, sig, n):
         return (self._delay_line(sig, n) or [sig])[-1]
 
-    def _registered(self, expr):
-        """expr, built on the tap registers of the signals it reads (tap_stages registers per
-        signal): its value tap_stages cycles later, with its logic behind the registers."""
+    def _registered(self, expr, drivers):
+        """expr, its signals first replaced by their plain drivers (`drivers`, one level), built
+        on the tap registers of the signals it then reads (tap_stages registers per signal): its
+        value tap_stages cycles later, with its logic behind the registers."""
         if isinstance(expr, int):
             return expr
+        expr = _Substitute(drivers).visit(expr)
         for sig in list_signals(expr):
             if id(sig) not in self._taps:
-                self._taps[id(sig)] = (sig, self._delayed(sig, self.tap_stages))
-        return _OnRegisters(self._taps).visit(expr)
+                self._taps[id(sig)] = self._delayed(sig, self.tap_stages)
+        return _Substitute(self._taps).visit(expr)
 
     def do_finalize(self):
         missing = set(self._probes) - self._connected
         if missing:
             raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
         drivers = self._plain_drivers()
-        for port, expr in self._ports.items():
-            if port.startswith("i_") and (port == "i_hold" or "__" in port):
-                self._ports[port] = self._registered(_Substitute(drivers).visit(expr)
-                                                     if not isinstance(expr, int) else expr)
+        self._ports.update({port: self._registered(expr, drivers)
+                            for port, expr in self._probe_in.items()})
         self.specials += Instance(self._module_name, **self._ports)
 
     def watch(self, design):
@@ -316,8 +304,8 @@ class BusAnalyzerCSR(LiteXModule):
 
     def _plain_drivers(self):
         """id(signal) -> expression, for the watched design's signals whose only driver is one
-        plain combinational assignment of the whole signal. Empty without watch(), or if a part
-        of the design is not finalized yet (its statements would be unknown)."""
+        plain combinational assignment of the whole signal (empty without watch()). Finalizes
+        the design's other modules first, so that all their statements are known."""
         if not getattr(self, "_watched", None):
             return {}
         design = self._watched[0]

