@@ -11,8 +11,10 @@
 # completes on the N-th cycle its condition holds (0 counts as 1). Stages complete in order; the
 # trigger fires (`fire` = 1, combinationally, on that very cycle) when stage `nstages_used` - 1
 # completes. nstages_used = 0 fires on the first enabled cycle. Only the current stage is
-# evaluated; its occurrence count restarts when it is entered. Masks and values are set before
-# arming: RISE and FALL use the previous cycle's match under the previous cycle's mask and value.
+# evaluated; its occurrence count restarts when it is entered (the stage's count is read then:
+# at arm for stage 0, on completing the stage before for the others, and again after the trigger
+# fires). Masks and values are set before arming: RISE and FALL use the previous cycle's match
+# under the previous cycle's mask and value.
 #
 # Interfaces:
 #   sample           in, sample_width bits: what is watched (the previous cycle's value is kept).
@@ -130,30 +132,44 @@ class TraceTrigger(wiring.Component):
                 cond = cond_q
             conds.append((cond, p["count"]))
 
+        # Occurrences still needed after this one: loaded with count - 1 (count 0 counts as 1)
+        # when a stage is entered, counted down on each cycle its condition holds. The stage
+        # completes when its condition holds with none left: a register compared with 0, rather
+        # than an adder and a comparison with the count, on the way from the condition to `fire`.
         stage = self.stage
-        hits = Signal(self.count_width)
+        left = Signal(self.count_width)
         cond = Signal()
-        target = Signal(self.count_width)
         with m.Switch(stage):
-            for i, (c, n) in enumerate(conds):
+            for i, (c, _n) in enumerate(conds):
                 with m.Case(i):
-                    m.d.comb += [cond.eq(c), target.eq(Mux(n == 0, 1, n))]
+                    m.d.comb += cond.eq(c)
+
+        def needed(i):
+            n = conds[i][1]
+            return Mux(n == 0, 0, n - 1)
+
+        again, following = Signal(self.count_width), Signal(self.count_width)
+        with m.Switch(stage):
+            for i in range(self.nstages):
+                with m.Case(i):
+                    m.d.comb += again.eq(needed(i))
+                    m.d.comb += following.eq(needed(i + 1) if i + 1 < self.nstages else 0)
         last_stage = Signal()
         m.d.comb += last_stage.eq(stage == self.nstages_used - 1)
         complete = Signal()
-        m.d.comb += complete.eq(cond & (hits + 1 >= target))
+        m.d.comb += complete.eq(cond & (left == 0))
 
         with m.If(self.arm):
-            m.d.sync += [stage.eq(0), hits.eq(0)]
+            m.d.sync += [stage.eq(0), left.eq(needed(0))]
         with m.Elif(self.enable):
             with m.If(self.nstages_used == 0):
                 m.d.comb += self.fire.eq(1)
             with m.Elif(complete):
                 with m.If(last_stage):
                     m.d.comb += self.fire.eq(1)
-                    m.d.sync += hits.eq(0)
+                    m.d.sync += left.eq(again)
                 with m.Else():
-                    m.d.sync += [stage.eq(stage + 1), hits.eq(0)]
+                    m.d.sync += [stage.eq(stage + 1), left.eq(following)]
             with m.Elif(cond):
-                m.d.sync += hits.eq(hits + 1)
+                m.d.sync += left.eq(left - 1)
         return m
