@@ -11,20 +11,18 @@
 # CSR access is in progress); `snapshot_pulse` (the snapshot strobe, for the simulation's own
 # cross-check); `sample` and `now` (the sample vector and the cycle counter, likewise).
 #
-# Probes put only flip-flops on the SoC: every SoC signal a probe's expressions read goes through
-# a pipeline of tap_stages registers here (each signal once, however many expressions use it),
-# and the expressions (a field's Mux, a popcount of byte enables) are built on the last register,
-# so all of the analyzer's logic sits behind them; the core then takes its probes as given
-# (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's "input
-# pipe stages", lets the placer keep the first register by the watched logic and the analyzer
-# where it fits, instead of pulling the two together (docs/design.md: the SoC's Fmax with the
-# analyzer, by tap_stages). The snapshot, arm and stop strobes are delayed to match, and
-# CAP_NOW accounts for the stages, so windows, trigger cycles and timestamps are as with one.
-# With watch(design), a probed signal whose only driver in the design is one plain combinational
-# assignment (`s.eq(expr)`) is tapped at expr's signals and expr is rebuilt behind the taps (one
-# level): a tap on a computed handshake (LitePCIe's DMA writer computes its port's first/last as
-# comparisons of its registers, and uses them itself) would make that computation a LUT output
-# the design's own logic is then mapped through.
+# Probes put only flip-flops on the SoC (litex_soc/probe_taps.py): every SoC signal a probe's
+# expressions read goes through tap_stages registers (each signal once, however many
+# expressions use it), and the expressions (a field's Mux, a popcount of byte enables) are built
+# behind them, so all of the analyzer's logic sits there; the core then takes its probes as
+# given (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's
+# "input pipe stages", lets the placer keep the first register by the watched logic and the
+# analyzer where it fits (docs/design.md: the SoC's Fmax with the analyzer). The snapshot, arm
+# and stop strobes are delayed to match, and CAP_NOW accounts for the stages, so windows,
+# trigger cycles and timestamps are as with one. With watch(design), the taps sit at the
+# design's registers: a one-bit signal the design computes combinationally (a handshake, a
+# first/last flag) is followed back through the statements that assign it, which are copied
+# behind the taps (ProbeTaps).
 #
 # Parameters: platform (to add the Verilog), probes (rtl.bus_analyzer.Probe list), build_dir,
 # depth (trace entries), nbins (latency bins), latency ((request, completion) probe names),
@@ -35,15 +33,13 @@ from functools import reduce
 from operator import or_
 
 from migen import ClockSignal, Instance, ResetSignal, Signal
-from migen.fhdl.structure import _Assign
-from migen.fhdl.tools import list_signals, list_targets
-from migen.fhdl.visit import NodeTransformer
 
 from amaranth.back import verilog
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
+from litex_soc.probe_taps import ProbeTaps
 from rtl.bus_analyzer import HANDSHAKE, BusAnalyzer
 from rtl.trace_capture import State
 from rtl.trace_trigger import Mode, Op
@@ -58,16 +54,6 @@ class WriteOnlyCSRStorage(CSRStorage):
         super().do_finalize(busword, ordering)
         for sc in self.simple_csrs:
             sc.w = Signal(sc.size, name=sc.name + "_w")     # undriven: reads 0
-
-
-class _Substitute(NodeTransformer):
-    """Rebuilds an expression with the signals in `by` (id -> expression) replaced."""
-
-    def __init__(self, by):
-        self.by = by
-
-    def visit_Signal(self, node):
-        return self.by.get(id(node), node)
 
 
 TAP_STAGES = 3
@@ -90,7 +76,7 @@ class BusAnalyzerCSR(LiteXModule):
         self.now = Signal(48)
         self._probes = {p.name: p for p in probes}
         self._connected = set()
-        self._taps = {}         # id(SoC signal) -> its last tap register
+        self._watched = []      # the design (watch()), in a list: LiteX's CSR scan stays out
         self._probe_in = {"i_hold": self.hold}     # core input port -> SoC expression
 
         self.info = CSRStatus(fields=[
@@ -272,59 +258,20 @@ class BusAnalyzerCSR(LiteXModule):
     def _delayed(self, sig, n):
         return (self._delay_line(sig, n) or [sig])[-1]
 
-    def _registered(self, expr, drivers):
-        """expr, its signals first replaced by their plain drivers (`drivers`, one level), built
-        on the tap registers of the signals it then reads (tap_stages registers per signal): its
-        value tap_stages cycles later, with its logic behind the registers."""
-        if isinstance(expr, int):
-            return expr
-        expr = _Substitute(drivers).visit(expr)
-        for sig in list_signals(expr):
-            if id(sig) not in self._taps:
-                self._taps[id(sig)] = self._delayed(sig, self.tap_stages)
-        return _Substitute(self._taps).visit(expr)
-
     def do_finalize(self):
         missing = set(self._probes) - self._connected
         if missing:
             raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
-        drivers = self._plain_drivers()
-        self._ports.update({port: self._registered(expr, drivers)
-                            for port, expr in self._probe_in.items()})
+        # Made here, after the statements it looks at: a submodule made before would be
+        # finalized before this do_finalize.
+        taps = ProbeTaps(self.tap_stages)
+        for design in self._watched:
+            taps.watch(design, skip=(self,))
+        self._ports.update({port: taps.registered(expr) for port, expr in self._probe_in.items()})
+        self.submodules.taps = taps
         self.specials += Instance(self._module_name, **self._ports)
 
     def watch(self, design):
-        """The design the probes are in (a Migen module), so that a probed signal whose only
-        driver is one plain combinational assignment is tapped at that assignment's signals:
-        LitePCIe computes e.g. the DMA writer's port `first`/`last` as comparisons of its
-        registers and uses them in its own logic; tapping them would make each comparison a
-        LUT output that logic is then mapped through, and the taps would change the mapping of
-        the design they watch. The expression is rebuilt behind the tap registers instead."""
-        self._watched = [design]       # in a list: LiteX's CSR scan must not descend into it
-
-    def _plain_drivers(self):
-        """id(signal) -> expression, for the watched design's signals whose only driver is one
-        plain combinational assignment of the whole signal (empty without watch()). Finalizes
-        the design's other modules first, so that all their statements are known."""
-        if not getattr(self, "_watched", None):
-            return {}
-        design = self._watched[0]
-        # A finalized module's fragment holds all its statements (its submodules', its FSMs'
-        # lowered); LiteX adds the CSR bridge and banks while the SoC is being finalized, after
-        # the analyzer's siblings were: those are finalized here (as the SoC would next).
-        frags = [design._fragment]
-        for _n, m in design._submodules:
-            if m is not self:
-                m.finalize()
-                frags.append(m._fragment)
-        count, plain = {}, {}
-        for frag in frags:
-            for st in frag.comb:
-                if isinstance(st, _Assign) and isinstance(st.l, Signal):
-                    plain[id(st.l)] = st.r
-                for t in list_targets(st):
-                    count[id(t)] = count.get(id(t), 0) + 1
-            for stmts in frag.sync.values():
-                for t in list_targets(stmts):
-                    count[id(t)] = count.get(id(t), 0) + 2
-        return {k: r for k, r in plain.items() if count.get(k) == 1}
+        """The design the probes are in (a Migen module): taps then sit at its registers
+        (ProbeTaps.watch)."""
+        self._watched = [design]
