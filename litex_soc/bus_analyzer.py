@@ -139,7 +139,8 @@ class BusAnalyzerCSR(LiteXModule):
                 CSRField("mode_b", size=2, description=f"Comparator B mode: {mode_doc}."),
                 CSRField("op", size=2, description=f"Stage condition: {op_doc}."),
                 CSRField("count", size=16, offset=8, description="The stage completes on the "
-                         "``count``-th cycle its condition holds (0 acts as 1)."),
+                         "``count``-th cycle its condition holds (0 acts as 1); read when the "
+                         "stage is entered (at arm for stage 0): set it before arming."),
             ], description=f"Trigger stage {s}.")
             for k, v in csrs.items():
                 setattr(self, f"trig{s}_{k}", v)
