@@ -29,8 +29,9 @@
 #   --seeds     nextpnr placer seeds (default 1,2,3,4,5): (b) places and routes both variants once
 #               per seed, since one seed's Fmax moves several percent with placement alone (at
 #               times over 15 % between seeds of one netlist); the change is reported per seed and
-#               between the medians, and each critical path is marked if it runs through the
-#               analyzer.
+#               between the medians, with an exact Mann-Whitney rank test of the two sets of seeds
+#               (whether the difference stands out from seed-to-seed spread), and each critical
+#               path is marked if it runs through the analyzer.
 #
 # Writes build/cost/ (Verilog, Yosys scripts/logs/stat, the SoC runs) and results/
 # analyzer_cost.json; prints the tables. Needs the tools of requirements-fpga.txt
@@ -44,6 +45,7 @@
 
 import argparse
 import concurrent.futures
+import itertools
 import json
 import os
 import statistics
@@ -343,6 +345,24 @@ def critical_lines(runs):
     return out
 
 
+def rank_test(a, b):
+    """Mann-Whitney U of two samples and its exact two-sided p-value (every split of the pooled
+    values into groups of len(a) and len(b) equally likely, ties counted as half): how likely a
+    difference in ranks at least this large is from seed-to-seed spread alone."""
+    def u(xs, ys):
+        return sum((x > y) + 0.5 * (x == y) for x in xs for y in ys)
+    pooled, n = list(a) + list(b), len(a)
+    mean = n * len(b) / 2
+    seen = abs(u(a, b) - mean)
+    splits = list(itertools.combinations(range(len(pooled)), n))
+    extreme = 0
+    for idx in splits:
+        xs = [pooled[i] for i in idx]
+        ys = [pooled[i] for i in range(len(pooled)) if i not in idx]
+        extreme += abs(u(xs, ys) - mean) >= seen - 1e-9
+    return u(a, b), extreme / len(splits)
+
+
 def fmax_changes(runs):
     """Fmax change with the analyzer: per seed, and between the medians over the seeds.
     Returns (lines to print, the figures for the JSON)."""
@@ -367,6 +387,13 @@ def fmax_changes(runs):
                          f"{','.join(map(str, per_seed))}): {med['without']:.2f} -> "
                          f"{med['with']:.2f} MHz, {d:+.2f} MHz ({d / med['without']:+.1%})")
             per_seed["median"] = round(d, 2)
+            wo = [runs["without"][x][key] for x in per_seed if x != "median"]
+            wi = [runs["with"][x][key] for x in per_seed if x != "median"]
+            u, pv = rank_test(wi, wo)
+            lines.append(f"  rank test ({kind}, Mann-Whitney, exact): U = {u:g} of "
+                         f"{len(wi) * len(wo)}, two-sided p = {pv:.3f}: the seeds "
+                         f"{'do not ' if pv >= 0.05 else ''}set the two apart at the 5 % level")
+            per_seed["rank_test"] = {"u": u, "p": round(pv, 4)}
         if per_seed:
             figures[kind] = per_seed
     return lines, figures
