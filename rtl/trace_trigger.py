@@ -138,22 +138,21 @@ class TraceTrigger(wiring.Component):
         # than an adder and a comparison with the count, on the way from the condition to `fire`.
         stage = self.stage
         left = Signal(self.count_width)
-        cond = Signal()
-        with m.Switch(stage):
-            for i, (c, _n) in enumerate(conds):
-                with m.Case(i):
-                    m.d.comb += cond.eq(c)
 
         def needed(i):
             n = conds[i][1]
             return Mux(n == 0, 0, n - 1)
 
+        # The current stage's condition, its count again, and the next stage's count.
+        cond = Signal()
         again, following = Signal(self.count_width), Signal(self.count_width)
         with m.Switch(stage):
-            for i in range(self.nstages):
+            for i, (c, _n) in enumerate(conds):
                 with m.Case(i):
-                    m.d.comb += again.eq(needed(i))
-                    m.d.comb += following.eq(needed(i + 1) if i + 1 < self.nstages else 0)
+                    m.d.comb += [
+                        cond.eq(c), again.eq(needed(i)),
+                        following.eq(needed(i + 1) if i + 1 < self.nstages else 0),
+                    ]
         last_stage = Signal()
         m.d.comb += last_stage.eq(stage == self.nstages_used - 1)
         complete = Signal()
