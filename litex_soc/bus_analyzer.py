@@ -39,7 +39,7 @@ from amaranth.back import verilog
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
-from litex_soc.probe_taps import ProbeTaps
+from litex_soc.probe_taps import ProbeTaps, delay_line
 from rtl.bus_analyzer import HANDSHAKE, BusAnalyzer
 from rtl.trace_capture import State
 from rtl.trace_trigger import Mode, Op
@@ -180,7 +180,7 @@ class BusAnalyzerCSR(LiteXModule):
         # The core registers the strobes once, as it would the probes: the other tap stages
         # delay them here. Counts are busy from the snapshot strobe on, through that delay.
         ctrl = self.control.fields
-        snap_line = self._delay_line(ctrl.snapshot, tap_stages - 1)
+        snap_line = delay_line(self, ctrl.snapshot, tap_stages - 1)
         snapshot = (snap_line or [ctrl.snapshot])[-1]
         arm, stop = (self._delayed(x, tap_stages - 1) for x in (ctrl.arm, ctrl.stop))
         core_busy = Signal()
@@ -246,18 +246,8 @@ class BusAnalyzerCSR(LiteXModule):
                     dict(zip(HANDSHAKE, (valid, ready, first, last)))[sig_name]
                 self.comb += self.sample[off:off + width].eq(src)
 
-    def _delay_line(self, sig, n):
-        """n registers after sig (name analyzer_tap): the list of them, first to last."""
-        regs, src = [], sig
-        for _ in range(n):
-            reg = Signal(len(sig), name="analyzer_tap")
-            self.sync += reg.eq(src)
-            regs.append(reg)
-            src = reg
-        return regs
-
     def _delayed(self, sig, n):
-        return (self._delay_line(sig, n) or [sig])[-1]
+        return (delay_line(self, sig, n) or [sig])[-1]
 
     def do_finalize(self):
         missing = set(self._probes) - self._connected

@@ -17,8 +17,9 @@
 # arbiter's grant, and both use them themselves. Data fields (wider than one bit: multiplexed,
 # not decoded, and stored downstream as they are) are tapped where they are.
 #
-# Interface: ProbeTaps(tap_stages, depth=3, max_bits=64) (a Migen module: add it as a
-# submodule); watch(design, skip=()); registered(expr) -> expression, to be called once the
+# Interface: delay_line(module, sig, n) -> n registers after sig, in module (the taps' and the
+# analyzer's strobe delays). ProbeTaps(tap_stages, depth=3, max_bits=64) (a Migen module: add it
+# as a submodule); watch(design, skip=()); registered(expr) -> expression, to be called once the
 # design's statements are all known (from the owner's do_finalize: watch() finalizes the
 # design's other submodules, all but `skip`, to see them).
 # Parameters: tap_stages (>= 1), depth (statement levels followed back), max_bits (the most a
@@ -69,6 +70,17 @@ def _slice(stmts, sig):
     return out
 
 
+def delay_line(module, sig, n):
+    """n registers after sig in module (named analyzer_tap): the list of them, first to last."""
+    regs, src = [], sig
+    for _ in range(n):
+        reg = Signal(len(sig), name="analyzer_tap")
+        module.sync += reg.eq(src)
+        regs.append(reg)
+        src = reg
+    return regs
+
+
 class ProbeTaps(Module):
     def __init__(self, tap_stages, depth=3, max_bits=64):
         if tap_stages < 1:
@@ -86,12 +98,7 @@ class ProbeTaps(Module):
     def tap(self, sig):
         """sig tap_stages cycles later: the last of its tap registers (made once per signal)."""
         if id(sig) not in self.taps:
-            src = sig
-            for _ in range(self.tap_stages):
-                reg = Signal(len(sig), name="analyzer_tap")
-                self.sync += reg.eq(src)
-                src = reg
-            self.taps[id(sig)] = src
+            self.taps[id(sig)] = delay_line(self, sig, self.tap_stages)[-1]
         return self.taps[id(sig)]
 
     def registered(self, expr):
