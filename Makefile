@@ -7,9 +7,9 @@
 #   make test         the tests (pytest; builds what they need)
 #   make sim W=64     build the simulator + nicbench for a PCIe datapath width (64 or 128);
 #                     CPU=1 adds the VexRiscv soft CPU and its BIOS (build/sim_dw<W>_cpu/);
-#                     NIC=1 puts the NIC datapath (rtl/nic_datapath.py: TX queues and descriptor
+#                     NIC=1 puts the NIC datapath (rtl/nic/nic_datapath.py: TX queues and descriptor
 #                     rings in host memory, TX/RX DMA engines, interrupt coalescing) on the MAC
-#                     instead of LiteX's SRAM MAC (litex_soc.sim --with-nic; build/sim_dw<W>_nic/,
+#                     instead of LiteX's SRAM MAC (litex_soc.targets.sim --with-nic; build/sim_dw<W>_nic/,
 #                     with CPU=1 build/sim_dw<W>_cpu_nic/); its nicbench has the `tx` command
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
 #   make trace        one short DMA run with a whole-design waveform: results/sim_trace.fst + .gtkw
@@ -51,7 +51,7 @@ BENCH_TX_QUEUES ?= 1
 BENCH_RR_SIZES  ?= 60,128,512,1514
 BENCH_RR_COUNT  ?= 200
 
-SOC_PY   := $(wildcard litex_soc/*.py rtl/*.py)
+SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*")
 LIB_C    := $(wildcard sw/lib/*.c)
 SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
 VL_RT    := verilated verilated_fst_c verilated_threads
@@ -65,7 +65,7 @@ setup:
 # --- SoC -> Verilog + generated headers -------------------------------------------------------
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 	@mkdir -p $(BUILD)
-	$(PY) -m litex_soc.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
+	$(PY) -m litex_soc.targets.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
 		$(if $(filter 1,$(NIC)),--with-nic,) --output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
 		|| (cat $(BUILD)/soc.log; exit 1)
 
@@ -152,7 +152,7 @@ scope: sim
 COST_OPTS ?=
 cost: setup
 	scripts/setup_fpga.sh
-	$(PY) scripts/analyzer_cost.py $(COST_OPTS)
+	$(PY) litex_soc/cost/analyzer_cost.py $(COST_OPTS)
 
 trace: sim
 	@mkdir -p results

@@ -1,5 +1,5 @@
 #
-# tb_frame_fifo.py: cocotb testbench of the emitted Verilog of rtl/frame_fifo.py (FrameFIFO)
+# tb_frame_fifo.py: cocotb testbench of the emitted Verilog of rtl/nic/frame_fifo.py (FrameFIFO)
 # with cocotbext-axi's AXI-stream models, run by cocotb_tests/test_frame_fifo.py.
 #
 # What it is: an AxiStreamSource on the sink port and an AxiStreamSink on the source port,
@@ -16,7 +16,7 @@
 #     max_len <= depth nothing may be dropped full, so the frames out are exactly the good ones;
 #     with max_len > depth exactly the frames of more than depth // data_width beats are.
 #   cycle-exact model: the m_ready and s_valid of every cycle are recorded and the run replayed
-#     on rtl/test_frame_fifo.py's predict() (its cycle-accurate FrameFIFOModel with the same
+#     on rtl/nic/test_frame_fifo.py's predict() (its cycle-accurate FrameFIFOModel with the same
 #     input frames, their start cycle and that m_ready pattern): the frames out and every
 #     counter must equal its prediction (this also pins down which frames are dropped full).
 # Interfaces: the core's s_*, m_*, max_len, min_len, enable (held 1), counters, level,
@@ -32,8 +32,8 @@ from cocotb.triggers import FallingEdge, RisingEdge
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 
 from cocotb_tests.cocotb_run import env_params
-from rtl.frame_fifo import COUNTS
-from rtl.test_frame_fifo import DROPS, Frame, classify, predict
+from rtl.nic.frame_fifo import COUNTS
+from rtl.nic.test_frame_fifo import DROPS, Frame, classify, predict
 
 
 class NamedBus(AxiStreamBus):

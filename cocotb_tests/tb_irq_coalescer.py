@@ -1,18 +1,19 @@
 #
-# tb_irq_coalescer.py: cocotb testbench of the emitted Verilog of rtl/irq_coalescer.py
+# tb_irq_coalescer.py: cocotb testbench of the emitted Verilog of rtl/nic/irq_coalescer.py
 # (IRQCoalescer), run by cocotb_tests/test_irq_coalescer.py.
 #
 # What it is: random configurations (frames, usecs, abs_usecs, min_interval, tick_cycles) and
 # random event streams (bursty and sparse phases, as the amaranth.sim test), each after a reset:
 #   predicted     irq_ready and enable 1: the accept cycles (irq_valid & irq_ready) and their
 #                 reasons (the by_* counter that moved) must equal
-#                 rtl.coalesce_model.predict_irq_reasons / predict_irqs of the event cycles.
+#                 cocotb_tests.models.coalesce_model.predict_irq_reasons / predict_irqs of the
+#                 event cycles.
 #   random_ready  irq_ready random (phases of 1.0 .. 0.2) and enable 0 now and then: irq_valid
 #                 every cycle and pending after every edge must equal the cycle-stepped
 #                 CoalesceModel.step of coalesce_model.py, so the accept cycles do too; the
 #                 counters are compared at the end. (predict_irqs assumes irq_ready and enable
 #                 1, so it is the reference of the first test only.)
-# Convention (rtl/test_irq_coalescer.py): cycle 0 is the first cycle after reset; an event in
+# Convention (rtl/nic/test_irq_coalescer.py): cycle 0 is the first cycle after reset; an event in
 # cycle c is set with that cycle's irq_ready/enable and counts in `pending` from cycle c+1;
 # irq_valid is read in cycle c after its inputs are set (it depends on `enable`).
 # Interfaces: the core's ports event, enable, frames, usecs, abs_usecs, min_interval,
@@ -27,9 +28,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from rtl.coalesce_model import CONFIG, REASONS, CoalesceModel, predict_irq_reasons, predict_irqs
-from rtl.irq_coalescer import COUNTS
-from rtl.test_irq_coalescer import random_stim
+from cocotb_tests.models.coalesce_model import (CONFIG, REASONS, CoalesceModel, predict_irq_reasons,
+                                               predict_irqs)
+from rtl.nic.irq_coalescer import COUNTS
+from rtl.nic.test_irq_coalescer import random_stim
 
 
 def first_diff(got, exp):

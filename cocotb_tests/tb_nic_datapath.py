@@ -1,8 +1,8 @@
 #
-# tb_nic_datapath.py: cocotb testbench of the emitted Verilog of rtl/nic_datapath.py
+# tb_nic_datapath.py: cocotb testbench of the emitted Verilog of rtl/nic/nic_datapath.py
 # (NICDatapath), run by cocotb_tests/test_nic_datapath.py.
 #
-# What it is: the host of rtl/test_nic_datapath.py as a cocotb coroutine, one loop iteration
+# What it is: the host of rtl/nic/test_nic_datapath.py as a cocotb coroutine, one loop iteration
 # per cycle (inputs set and outputs sampled at the falling edge, the rising edge ending the
 # cycle): host memory (its Host class and address map constants), an in-order DMA read
 # responder with random latency and gaps (rd_*), a write sink with random back-pressure that
@@ -26,8 +26,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from rtl.nic_datapath import EXPOSED
-from rtl.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING, TX_LOG2,
+from rtl.nic.nic_datapath import EXPOSED
+from rtl.nic.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING, TX_LOG2,
                                    TXBUF, TXRING, WB, Host, cfg)
 
 

@@ -1,10 +1,10 @@
 #
-# tb_tx_scheduler.py: cocotb testbench of the emitted Verilog of rtl/tx_scheduler.py
+# tb_tx_scheduler.py: cocotb testbench of the emitted Verilog of rtl/nic/tx_scheduler.py
 # (TXScheduler), run by cocotb_tests/test_tx_scheduler.py.
 #
 # What it is: drives `active`, `prio` (flat, queue i at bits 3i..3i+2), `weight` (flat, queue i
 # at 8i..8i+7), `mode` and `grant_ready` every cycle and compares grant_valid, grant_queue and
-# `grants` every cycle with the cycle-accurate reference model of rtl/test_tx_scheduler.py
+# `grants` every cycle with the cycle-accurate reference model of rtl/nic/test_tx_scheduler.py
 # (Model), and the list of accepted grants (cycle, queue) at the end. Stimulus: one test per
 # policy (mode 0 round-robin, 1 strict priority, 2 WRR) with random `active` patterns,
 # priorities, weights and grant_ready, and one with the mixed random traffic of the amaranth.sim
@@ -21,8 +21,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from rtl.test_tx_scheduler import Model, RandomTraffic
-from rtl.tx_scheduler import NLEVELS, PRIO_BITS, WEIGHT_BITS
+from rtl.nic.test_tx_scheduler import Model, RandomTraffic
+from rtl.nic.tx_scheduler import NLEVELS, PRIO_BITS, WEIGHT_BITS
 
 
 def pack(values, bits):

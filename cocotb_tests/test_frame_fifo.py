@@ -1,11 +1,11 @@
 #
-# test_frame_fifo.py: pytest entry of the cocotb + Verilator tests of rtl/frame_fifo.py.
+# test_frame_fifo.py: pytest entry of the cocotb + Verilator tests of rtl/nic/frame_fifo.py.
 #
 # What it is: for each configuration below, emits FrameFIFO(...) as Verilog module
 # frame_fifo_<tag>, builds it with Verilator (build/cocotb/frame_fifo_<tag>/, reused while the
 # Verilog is unchanged) and runs cocotb_tests/tb_frame_fifo.py on it (cocotbext-axi source and
 # back-pressuring sink, random good / bad-FCS / oversize / runt frames, checked against the
-# header's drop rules and rtl/test_frame_fifo.py's cycle-accurate model); fails if any cocotb
+# header's drop rules and rtl/nic/test_frame_fifo.py's cycle-accurate model); fails if any cocotb
 # test fails.
 # Parameters (CONFIGS): rx = the RX side (drop mode, 4-byte beats, a length FIFO of 4 frames:
 # frames are dropped full under back-pressure); tx = the TX side (backpressure=True, 8-byte
@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from cocotb_tests.cocotb_run import run
-from rtl.frame_fifo import FrameFIFO
+from rtl.nic.frame_fifo import FrameFIFO
 
 CONFIGS = {
     "rx": dict(data_width=4, depth=256, max_frames=4, backpressure=False, max_len=120,

@@ -1,5 +1,5 @@
 #
-# test_nic_datapath.py: pytest entry of the cocotb + Verilator test of rtl/nic_datapath.py.
+# test_nic_datapath.py: pytest entry of the cocotb + Verilator test of rtl/nic/nic_datapath.py.
 #
 # What it is: emits NICDatapath(data_width=128, ntxq=4) as Verilog module nic_datapath_128,
 # builds it with Verilator (build/cocotb/nic_datapath_128/, reused while the Verilog is
@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from cocotb_tests.cocotb_run import run
-from rtl.nic_datapath import NICDatapath
+from rtl.nic.nic_datapath import NICDatapath
 
 SEED, NFRAMES, MAX_FRAGS, DATA_WIDTH = 1, 8, 2, 128
 

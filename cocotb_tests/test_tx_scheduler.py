@@ -1,10 +1,10 @@
 #
-# test_tx_scheduler.py: pytest entry of the cocotb + Verilator test of rtl/tx_scheduler.py.
+# test_tx_scheduler.py: pytest entry of the cocotb + Verilator test of rtl/nic/tx_scheduler.py.
 #
 # What it is: emits TXScheduler(nqueues) as Verilog module tx_scheduler_<n>, builds it with
 # Verilator (build/cocotb/tx_scheduler_<n>/, reused while the Verilog is unchanged) and runs
 # the cocotb testbench cocotb_tests/tb_tx_scheduler.py on it (each policy and mixed traffic vs
-# the reference model of rtl/test_tx_scheduler.py, cycle by cycle); fails if any cocotb test
+# the reference model of rtl/nic/test_tx_scheduler.py, cycle by cycle); fails if any cocotb test
 # fails.
 # Parameters: N (queues: 5, not a power of two), SEED, CYCLES per cocotb test.
 
@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from cocotb_tests.cocotb_run import run
-from rtl.tx_scheduler import TXScheduler
+from rtl.nic.tx_scheduler import TXScheduler
 
 N, SEED, CYCLES = 5, 1, 3000
 

@@ -13,14 +13,16 @@
 #                 are told apart by the interrupt itself, with no register read).
 #   sys_clk_freq  system clock (125 MHz: the 7-series PCIe user clock for Gen2 x4 at 128 bits).
 #   with_cpu      add a VexRiscv with ROM/SRAM and a crossover UART (default off: faster sim).
-#   with_analyzer add the bus analyzer (litex_soc/bus_analyzer.py) on the PCIe PHY streams, the
+#   with_analyzer add the bus analyzer (litex_soc/scope/bus_analyzer.py) on the PCIe PHY streams,
+#   the
 #                 DMA request/completion ports, the Ethernet MAC's TX/RX streams and the CSR bus
 #                 (see analyzer_probes()).
 #   eth_phy       a LiteEth PHY (in simulation SimEthLoopbackPHY, or SimEthGMIIPHY with
 #                 with_nic) for the 1 Gb/s LiteEth MAC, or None. Without with_nic the MAC has
 #                 LiteX's SRAM interface (host-written TX slots, RX slots), mapped in BAR0 at
 #                 ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path.
-#   with_nic      the NIC datapath (rtl/nic_datapath.py through litex_soc/nic_datapath_csr.py:
+#   with_nic      the NIC datapath (rtl/nic/nic_datapath.py through
+#   litex_soc/nic/nic_datapath_csr.py:
 #                 descriptor rings in host memory, TX queues, DMA through LitePCIe crossbar
 #                 master ports, MSIs NIC_TX and NIC_RX) on the eth_phy's MAC instead of LiteX's
 #                 SRAM MAC. Needs eth_phy. nic_ntxq TX queues in nic_ntxirq TX queue groups
@@ -33,11 +35,11 @@ from migen import Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
-from litex_soc.bus_analyzer import BusAnalyzerCSR
-from litex_soc.dma_pattern import DMAPattern
-from litex_soc.nic_datapath_csr import NICDatapathCSR
+from litex_soc.scope.bus_analyzer import BusAnalyzerCSR
+from litex_soc.dmatest.dma_pattern import DMAPattern
+from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
 from litex_soc.nic_info import NICInfo
-from rtl.bus_analyzer import Probe
+from rtl.scope.bus_analyzer import Probe
 
 ANALYZER_DEPTH = 1024
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")

@@ -2,7 +2,8 @@
 # regmap.py: writes the register map as Markdown from the SoC's own CSR objects, so that the
 # manual carries the same descriptions as the code (and as LiteX's csr.h / csr.csv).
 #
-# Usage: from the build (litex_soc/sim.py calls write_regmap() after LiteX has finalized the SoC).
+# Usage: from the build (litex_soc/targets/sim.py calls write_regmap() after LiteX has finalized
+# the SoC).
 # docs/register_map.md is a generated copy; a test regenerates it and fails when it is stale.
 
 from litex.soc.interconnect.csr import _CompoundCSR

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_register_map_is_current(tmp_path):
-    subprocess.run([sys.executable, "-m", "litex_soc.sim", "--data-width", "128",
+    subprocess.run([sys.executable, "-m", "litex_soc.targets.sim", "--data-width", "128",
                     "--output-dir", str(tmp_path)], cwd=ROOT, check=True,
                    capture_output=True, text=True)
     generated = (tmp_path / "register_map.md").read_text()

@@ -3,7 +3,7 @@
 # that are not yet in the SoC lint themselves in their own tests.
 import pytest
 
-from rtl.emit import CORES, module_name
+from rtl.dmatest.emit import CORES, module_name
 from rtl.verilator_lint import verilator_lint
 
 
@@ -17,7 +17,7 @@ def test_verilator_lint(core, data_width, tmp_path):
 def test_verilator_lint_bus_analyzer(data_width, tmp_path):
     """The bus analyzer as the SoC builds it (litex_soc/nic_soc.py's probes)."""
     from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, analyzer_probes
-    from rtl.bus_analyzer import BusAnalyzer
+    from rtl.scope.bus_analyzer import BusAnalyzer
 
     core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
                        latency=ANALYZER_LATENCY)

@@ -7,7 +7,7 @@
 # ring 64, a doorbell every 32 frames) once per setting and collects, from each run's JSON, the
 # measured figures: simulated time, frames, Mpps, RX and TX interrupts raised by the device, MSIs
 # the host model received. Interrupts per second = the RX interrupts counted / the simulated time
-# of that run. Settings, for each U in --usecs (ethtool -C names, rtl/irq_coalescer.py rules):
+# of that run. Settings, for each U in --usecs (ethtool -C names, rtl/nic/irq_coalescer.py rules):
 #   U = 0                  rx-usecs 0, rx-frames 1: no coalescing (one interrupt per frame).
 #   delay   (e1000 RDTR)   rx-usecs U, rx-frames 0: the timer restarts at every frame, so under
 #                          steady traffic with frames closer than U it never fires before the

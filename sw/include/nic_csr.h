@@ -79,7 +79,7 @@
     !defined(CSR_DMA_PATTERN_CHK_CONTROL_ADDR) || !defined(CSR_DMA_PATTERN_CHK_SEED_ADDR) || \
     !defined(CSR_DMA_PATTERN_CHK_TARGET_ADDR) || !defined(CSR_DMA_PATTERN_CHK_BYTES_ADDR) || \
     !defined(CSR_DMA_PATTERN_CHK_ERRORS_ADDR)
-#error "nic_csr.h: csr.h has no DMA_PATTERN block (litex_soc/dma_pattern.py)"
+#error "nic_csr.h: csr.h has no DMA_PATTERN block (litex_soc/dmatest/dma_pattern.py)"
 #endif
 #if !defined(DMA_PATTERN_CHECKER_INTERRUPT) || !defined(PCIE_DMA0_READER_INTERRUPT) || \
     !defined(PCIE_DMA0_WRITER_INTERRUPT)

@@ -5,9 +5,9 @@
  * Interfaces: nic_queues.h. Every register is a CSR_NIC_* macro of the generated csr.h (through
  * nic_csr.h); strobe CSRs take their fields at the csr.h field offsets (NIC_Q_FIELD below). The
  * protocol (set-up order, doorbells, reposting on completion records) follows the datapath's
- * own Python driver, rtl/test_nic_datapath.py, and the header comments of rtl/nic_datapath.py,
- * rtl/tx_queue_manager.py, rtl/tx_engine.py, rtl/rx_engine.py, rtl/frame_fifo.py and
- * rtl/irq_coalescer.py.
+ * own Python driver, rtl/nic/test_nic_datapath.py, and the header comments of rtl/nic/nic_datapath.py,
+ * rtl/nic/tx_queue_manager.py, rtl/nic/tx_engine.py, rtl/nic/rx_engine.py, rtl/nic/frame_fifo.py and
+ * rtl/nic/irq_coalescer.py.
  *
  * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
  * CONFIG_CLOCK_FREQUENCY / 10^6 cycles (soc.h).
@@ -522,7 +522,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     nic_csr_write_wide(b, CSR_NIC_RXE_CPL_BASE_ADDR, CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
     for (unsigned p = 0; p < r->size; p++) {
         const uint64_t a = htole64(r->buf_bus + (uint64_t)p * stride);
-        /* The RX engine writes whole DWORDs (rtl/rx_engine.py): the buffer it is told about
+        /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
          * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
         const uint16_t len = htole16((uint16_t)align_up(cfg->buf_size, 4));
         uint8_t *d = r->desc + (size_t)p * NIC_Q_DESC_BYTES;

@@ -1,6 +1,6 @@
 /*
- * nic_queues.h: a small driver for the NIC datapath (rtl/nic_datapath.py behind the `nic_*` CSRs
- * of litex_soc/nic_datapath_csr.py), in the spirit of ixy's and the e1000's: TX descriptor rings
+ * nic_queues.h: a small driver for the NIC datapath (rtl/nic/nic_datapath.py behind the `nic_*` CSRs
+ * of litex_soc/nic/nic_datapath_csr.py), in the spirit of ixy's and the e1000's: TX descriptor rings
  * in host memory (one per TX queue), one RX descriptor ring with its completion ring, doorbells,
  * consumer-index writebacks, interrupt coalescing and the datapath's counters.
  *
@@ -9,12 +9,12 @@
  *   TX ring q   `tx_ring` 16-byte descriptors (LE: 0..7 buffer address, 8..9 length, 10..11
  *               flags, bit 0 EOP; 12..15 0), one payload buffer of `buf_size` bytes per ring
  *               slot (a frame is one descriptor, EOP set), and a 16-byte writeback slot where the
- *               device writes the queue's consumer index (bytes 0..1; rtl/tx_queue_manager.py).
+ *               device writes the queue's consumer index (bytes 0..1; rtl/nic/tx_queue_manager.py).
  *   RX ring     `rx_ring` 16-byte descriptors (0..7 buffer address, 8..9 buffer length), one
  *               buffer of `buf_size` bytes per slot (slot p always holds buffer p: a buffer is
  *               reposted at its own ring position), and `rx_ring` 16-byte completion records
  *               (0..1 length, 2..3 descriptor index, 4 status, 5 queue, 8..15 timestamp;
- *               rtl/rx_engine.py). The driver marks a record it has consumed with status 0xff
+ *               rtl/nic/rx_engine.py). The driver marks a record it has consumed with status 0xff
  *               (never written by the device), which is how a new record is recognised.
  * Ring positions are kept mod S as the device does: a ring holds at most S - 1 descriptors.
  *
@@ -129,7 +129,7 @@ struct nic_q_rx_frame {
     const volatile uint8_t *data;
     uint32_t len;                   /* 0 unless status is 0 */
     uint32_t index;                 /* RX ring position of its buffer */
-    uint32_t status;                /* 0 OK, 1 TOO_BIG, 2 BAD_ADDR (rtl/rx_engine.py) */
+    uint32_t status;                /* 0 OK, 1 TOO_BIG, 2 BAD_ADDR (rtl/nic/rx_engine.py) */
     uint64_t timestamp;             /* device cycle of its first beat */
 };
 

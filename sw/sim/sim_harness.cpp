@@ -62,7 +62,7 @@ inline void get_lanes(const QData &pin, uint32_t *d)
     d[1] = static_cast<uint32_t>(pin >> 32);
 }
 
-/* The Ethernet pins exist only in the NIC datapath build (litex_soc/sim.py --with-nic): detected
+/* The Ethernet pins exist only in the NIC datapath build (litex_soc/targets/sim.py --with-nic): detected
  * from the Verilated class itself, so one harness source serves every build. */
 template <class T, class = void>
 struct HasEthPins : std::false_type {};
@@ -117,7 +117,7 @@ uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
     return x;
 }
 
-/* TLP type as the analyzer classifies it (rtl/tlp_type_counter.py). */
+/* TLP type as the analyzer classifies it (rtl/scope/tlp_type_counter.py). */
 int tlp_type(uint32_t ft)
 {
     const uint32_t fmt = ft >> 5, type = ft & 0x1f;
@@ -145,7 +145,7 @@ struct ScopeRef {
     uint64_t windows = 0;
     std::deque<uint64_t> reqs;        /* cycles of outstanding DMA read requests */
     /* Latencies measured 2 and 1 cycles ago: the analyzer counts one 2 cycles after its
-     * completion (its input stage and histogram pipeline; see rtl/latency_histogram.py). */
+     * completion (its input stage and histogram pipeline; see rtl/scope/latency_histogram.py). */
     bool lat_pending[2] = {};
     uint64_t lat_value[2] = {};
     int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */

@@ -1,5 +1,5 @@
 /*
- * nicscope: host tool of the on-chip bus analyzer (litex_soc/bus_analyzer.py): occupancy
+ * nicscope: host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py): occupancy
  * report and triggered trace capture, on any backend (the Verilated SoC, or a board over VFIO).
  *
  *   nicscope [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet] [--timeout-ms N]

@@ -94,14 +94,14 @@ def test_tx_bad_parameters(nicbench, tmp_path, args, message):
 
 
 def test_tx_frame_length_not_multiple_of_4(nicbench, tmp_path):
-    """RX writes are whole DWORDs (rtl/rx_engine.py pads the frame with zeros): odd lengths
+    """RX writes are whole DWORDs (rtl/nic/rx_engine.py pads the frame with zeros): odd lengths
     arrive whole."""
     run(nicbench, tmp_path, "tx", "--frames", 16, "--sizes", "61,62,63,1514")
 
 
 def coalesced_random_run(binary, tmp_path, frames, f_rx, f_tx, timeout=600):
     """frames frames of random size 60..1514 over 4 queues with rx-frames = f_rx, tx-frames =
-    f_tx and no timers: the coalescing rules (rtl/irq_coalescer.py) give exactly n // f
+    f_tx and no timers: the coalescing rules (rtl/nic/irq_coalescer.py) give exactly n // f
     interrupts on a vector that sees n events (one event per frame, each interrupt taken at
     once, the remainder left pending), and the host receives exactly that many MSIs on each
     vector (f_rx != f_tx, so the RX and TX vectors cannot be confused)."""

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from vcd.reader import TokenKind, tokenize
 
-from litex_soc.test_sim import WIDTHS, build
+from litex_soc.targets.test_sim import WIDTHS, build
 
 BYTES = 65536
 MPS, MRRS = 256, 512

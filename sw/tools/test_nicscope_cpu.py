@@ -5,7 +5,7 @@ import fcntl
 import json
 import subprocess
 
-from litex_soc.test_sim import ROOT
+from litex_soc.targets.test_sim import ROOT
 
 
 def test_cpu_reads_the_analyzer(tmp_path):

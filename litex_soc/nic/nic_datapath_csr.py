@@ -1,0 +1,200 @@
+#
+# nic_datapath_csr.py: LiteX wrapper around the Amaranth NIC datapath (rtl/nic/nic_datapath.py):
+# its configuration and counters as CSRs, its DMA ports on LitePCIe crossbar master ports, its
+# MAC streams on a LiteEth MAC core, its interrupt vectors (TX queue groups, RX) as MSIs.
+#
+# What it is: instantiates the emitted NICDatapath Verilog and builds, from the datapath's flat
+# port table (NICDatapath.EXPOSED), one CSR per port or strobe group, named `<prefix><name>` under
+# this module (LiteX prefixes the module name, `nic_`; csr.h has them all, nothing is
+# hand-copied):
+#   - a strobe group: an In port `<stem>_valid` of a prefix with its companion In ports
+#     `<stem>_<field>` (and `<stem>` itself, as field `value`) of at most 32 bits: one CSRStorage
+#     `<prefix><stem>` with those fields; writing it is the strobe (one pulse, the fields
+#     presented in the same cycle). A companion wider than 32 bits (an address) is its own
+#     CSRStorage `<prefix><stem>_<field>` (or `<prefix><stem>` for the bare one, the strobe
+#     CSR then being `<prefix><stem>_<its fields>`), written first: e.g. txe_base_addr then
+#     txe_base (field queue: the strobe); txq_wb_addr then txq_wb_addr_queue.
+#   - every other In port: a CSRStorage of its width (txfifo_max_len, rxe_ring_base, ...).
+#   - every Out port: a CSRStatus of its width (counters wrap at 32 bits).
+# The meaning of each port is in its core's header comment (the description names the file).
+#
+# Other connections:
+#   DMA   rd_* -> DMAReadAdapter, wr_* -> DMAWriteAdapter (litex_soc/nic/dma_port_adapter.py), each
+#         on its own crossbar master port, with the PHY's id as requester ID. Their counters are
+#         CSRs too: rdadp_<counter>, wradp_<counter>.
+#   MAC   mac_tx/mac_rx <-> LiteEthMACCore(phy, dw=data_width) sink/source: keep (all ones but
+#         on the last beat, bytes from lane 0) <-> LiteEth's last_be (one-hot, the last valid
+#         byte of the last beat); an RX frame with any error bit set is marked mac_rx_error on
+#         its last beat (the RX FrameFIFO drops it). LiteEth's RX source has a ready; the
+#         datapath's RX side has none (it never back-pressures), so ready is tied to 1. The MAC
+#         pads TX frames to 60 bytes and appends the FCS; RX frames arrive without FCS.
+#   IRQ   irq_valid[g] (TX queue group g < ntxirq) and [ntxirq] (RX) are irq_tx[g] and
+#         irq_rx, the SoC's MSI lines `NIC_TX` (g 0), `NIC_TX1`.. and `NIC_RX` (irq_ready
+#         tied to 1: LitePCIe's MSI block latches a pulse).
+#
+# Parameters: platform, pcie_endpoint (for its crossbar and PHY id), eth_phy, build_dir,
+# data_width, ntxq, ntxirq (TX interrupt vectors), max_read (MRRS), max_payload (MPS), timeout
+# (DMA read timeout, cycles).
+
+import os
+
+from migen import Cat, ClockSignal, Instance, ResetSignal, Signal
+
+from amaranth.back import verilog
+from amaranth.hdl import Shape
+from amaranth.lib.wiring import Flow
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
+
+from liteeth.mac.core import LiteEthMACCore
+
+from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
+from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
+
+ADAPTER_COUNTERS = {
+    "rdadp_": ("requests", "completions", "errors", "rejected", "timeouts", "dropped"),
+    "wradp_": ("writes", "tlps", "rejected"),
+}
+
+
+def csr_plan(members):
+    """[(csr name, [(field, port, width)], strobe port or None)] for the In ports of the
+    datapath's exposed table, and [(csr name, port, width)] for its Out ports."""
+    ins, outs = [], []
+    for prefix, (_attr, in_names, out_names) in EXPOSED.items():
+        own_in, own_out = OWN_PORTS.get(prefix, ([], []))
+        names = list(in_names) + own_in
+        out_names = list(out_names) + own_out
+        width = {n: Shape.cast(members[prefix + n].shape).width for n in names}
+        done = set()
+        for n in names:
+            if not n.endswith("_valid"):
+                continue
+            stem = n[:-len("_valid")]
+            group = [c for c in names if c != n and (c == stem or c.startswith(stem + "_"))]
+            fields = []
+            for c in group:
+                field = "value" if c == stem else c[len(stem) + 1:]
+                if width[c] > 32:
+                    ins.append((prefix + c, [(None, prefix + c, width[c])], None))
+                else:
+                    fields.append((field, prefix + c, width[c]))
+            name = prefix + stem
+            if stem in group and width[stem] > 32:    # the bare companion has that name
+                name += "_" + "_".join(f for f, _p, _w in fields)
+            ins.append((name, fields, prefix + n))
+            done |= {n, *group}
+        for n in names:
+            if n not in done:
+                ins.append((prefix + n, [(None, prefix + n, width[n])], None))
+        for n in out_names:
+            outs.append((prefix + n, prefix + n, Shape.cast(members[prefix + n].shape).width))
+    return ins, outs
+
+
+def _core_file(prefix):
+    attr = EXPOSED[prefix][0]
+    return {"sched": "tx_scheduler", "txq": "tx_queue_manager", "txe": "tx_engine",
+            "txfifo": "frame_fifo", "rxfifo": "frame_fifo", "rxe": "rx_engine",
+            "txirq": "irq_coalescer", "rxirq": "irq_coalescer",
+            "rdarb": "dma_read_arbiter"}[attr]
+
+
+def _prefix(name):
+    return next(p for p in sorted(EXPOSED, key=len, reverse=True) if name.startswith(p))
+
+
+class NICDatapathCSR(LiteXModule):
+    def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
+                 max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
+                 ntxirq=1):
+        core = NICDatapath(data_width=data_width, ntxq=ntxq, max_read=max_read,
+                           max_payload=max_payload, ntxirq=ntxirq)
+        self.core = core
+        members = core.signature.members
+        ports = dict(i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"))
+        self._ports = ports
+
+        # -- CSRs --------------------------------------------------------------------------------
+        ins, outs = csr_plan(members)
+        for csr_name, fields, strobe in ins:
+            src = f"rtl/{_core_file(_prefix(csr_name))}.py"
+            if strobe is None:
+                (_f, port, width), = fields
+                csr = CSRStorage(width, name=csr_name, description=f"NICDatapath port "
+                                 f"``{port}`` (see {src}).")
+                ports[f"i_{port}"] = csr.storage
+            else:
+                csr = CSRStorage(name=csr_name, description=f"Writing this register is the "
+                                 f"``{strobe}`` strobe of NICDatapath (see {src}); its fields "
+                                 "are the strobe's companion ports.",
+                                 fields=[CSRField(f, size=w, description=f"``{p}``.")
+                                         for f, p, w in fields])
+                for f, port, _w in fields:
+                    ports[f"i_{port}"] = getattr(csr.fields, f)
+                ports[f"i_{strobe}"] = csr.re
+            setattr(self, csr_name, csr)
+        for csr_name, port, width in outs:
+            csr = CSRStatus(width, name=csr_name, description=f"NICDatapath port ``{port}`` "
+                            f"(see rtl/{_core_file(_prefix(csr_name))}.py).")
+            ports[f"o_{port}"] = csr.status
+            setattr(self, csr_name, csr)
+
+        # -- DMA ---------------------------------------------------------------------------------
+        req_id = pcie_endpoint.phy.id
+        xbar = pcie_endpoint.crossbar
+        self.rdadp = rd = DMAReadAdapter(xbar.get_master_port(read_only=True), data_width,
+                                         req_id=req_id, max_read=max_read, timeout=timeout)
+        self.wradp = wr = DMAWriteAdapter(xbar.get_master_port(write_only=True), data_width,
+                                          req_id=req_id, max_payload=max_payload)
+        for name, m in members.items():
+            if name.startswith("rd_"):
+                ports[f"{'i' if m.flow == Flow.In else 'o'}_{name}"] = getattr(rd, name)
+            elif name.startswith("wr_"):
+                ports[f"{'i' if m.flow == Flow.In else 'o'}_{name}"] = getattr(wr, name)
+        for prefix, counters in ADAPTER_COUNTERS.items():
+            adapter, kind = (rd, "read") if prefix == "rdadp_" else (wr, "write")
+            for c in counters:
+                csr = CSRStatus(32, name=prefix + c, description=f"DMA {kind} adapter counter "
+                                f"``{c}`` (see litex_soc/nic/dma_port_adapter.py).")
+                self.comb += csr.status.eq(getattr(adapter, c))
+                setattr(self, prefix + c, csr)
+
+        # -- MAC ---------------------------------------------------------------------------------
+        B = data_width // 8
+        self.mac = mac = LiteEthMACCore(eth_phy, dw=data_width)
+        tx_keep, rx_keep = Signal(B), Signal(B)
+        ports.update(o_mac_tx_valid=mac.sink.valid, i_mac_tx_ready=mac.sink.ready,
+                     o_mac_tx_data=mac.sink.data, o_mac_tx_keep=tx_keep,
+                     o_mac_tx_last=mac.sink.last,
+                     i_mac_rx_valid=mac.source.valid, i_mac_rx_data=mac.source.data,
+                     i_mac_rx_keep=rx_keep, i_mac_rx_last=mac.source.last,
+                     i_mac_rx_error=mac.source.last & (mac.source.error != 0))
+        # keep (a run of ones from lane 0) -> last_be (its top bit, on the last beat only)
+        self.comb += [
+            mac.sink.last_be.eq(Cat(tx_keep[i] & ~(tx_keep[i + 1] if i + 1 < B else 0)
+                                    for i in range(B)) & Cat(*([mac.sink.last] * B))),
+            mac.sink.error.eq(0),
+            mac.source.ready.eq(1),
+        ]
+        rx_last_keep = Signal(B)
+        for i in range(B):                        # ones up to and including the last_be bit
+            self.comb += rx_last_keep[i].eq(mac.source.last_be[i:] != 0)
+        self.comb += rx_keep.eq(Cat(*[~mac.source.last | rx_last_keep[i] for i in range(B)]))
+
+        # -- interrupts --------------------------------------------------------------------------
+        self.irq_tx = [Signal(name=f"irq_tx{g}") for g in range(ntxirq)]
+        self.irq_rx = Signal()
+        irq_valid = Signal(ntxirq + 1)
+        ports.update(o_irq_valid=irq_valid, i_irq_ready=(1 << (ntxirq + 1)) - 1)
+        self.comb += [irq.eq(irq_valid[g]) for g, irq in enumerate(self.irq_tx)]
+        self.comb += self.irq_rx.eq(irq_valid[ntxirq])
+
+        # -- Verilog -----------------------------------------------------------------------------
+        os.makedirs(build_dir, exist_ok=True)
+        path = os.path.join(build_dir, f"{module_name}.v")
+        with open(path, "w") as f:
+            f.write(verilog.convert(core, name=module_name, emit_src=False))
+        platform.add_source(path)
+        self.specials += Instance(module_name, **ports)

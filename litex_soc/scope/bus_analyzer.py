@@ -1,0 +1,269 @@
+#
+# bus_analyzer.py: LiteX register wrapper around the Amaranth bus analyzer
+# (rtl/scope/bus_analyzer.py).
+#
+# What it is: instantiates the emitted BusAnalyzer Verilog, wires its probes to the SoC's
+# streams, and exposes its controls and read-outs as CSRs, reachable from the host over PCIe
+# (BAR0) and from the soft CPU over the SoC bus. The logic lives in rtl/; this file only exposes
+# it. It also writes `analyzer_layout.h` (sample layout and counter selectors) for host code.
+#
+# Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
+# to Migen expressions (every probe given at construction must be connected once); `hold` (a host
+# CSR access is in progress); `snapshot_pulse` (the snapshot strobe, for the simulation's own
+# cross-check); `sample` and `now` (the sample vector and the cycle counter, likewise).
+#
+# Probes put only flip-flops on the SoC (litex_soc/scope/probe_taps.py): every SoC signal a probe's
+# expressions read goes through tap_stages registers (each signal once, however many
+# expressions use it), and the expressions (a field's Mux, a popcount of byte enables) are built
+# behind them, so all of the analyzer's logic sits there; the core then takes its probes as
+# given (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's
+# "input pipe stages", lets the placer keep the first register by the watched logic and the
+# analyzer where it fits (docs/design.md: the SoC's Fmax with the analyzer). The snapshot, arm
+# and stop strobes are delayed to match, and CAP_NOW accounts for the stages, so windows,
+# trigger cycles and timestamps are as with one. With watch(design), the taps sit at the
+# design's registers: a one-bit signal the design computes combinationally (a handshake, a
+# first/last flag) is followed back through the statements that assign it, which are copied
+# behind the taps (ProbeTaps).
+#
+# Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list), build_dir,
+# depth (trace entries), nbins (latency bins), latency ((request, completion) probe names),
+# tap_stages (registers between a probed signal and the analyzer, >= 1).
+
+import os
+from functools import reduce
+from operator import or_
+
+from migen import ClockSignal, Instance, ResetSignal, Signal
+
+from amaranth.back import verilog
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
+
+from litex_soc.scope.probe_taps import ProbeTaps, delay_line
+from rtl.scope.bus_analyzer import HANDSHAKE, BusAnalyzer
+from rtl.scope.trace_capture import State
+from rtl.scope.trace_trigger import Mode, Op
+
+
+class WriteOnlyCSRStorage(CSRStorage):
+    """A CSRStorage that reads as 0: its bits stay out of the CSR bank's read multiplexer. For
+    wide configuration the host only writes (the trigger's masks and values: 16 x the sample
+    width), whose read-back would add that many inputs to the read path for nothing."""
+
+    def do_finalize(self, busword, ordering):
+        super().do_finalize(busword, ordering)
+        for sc in self.simple_csrs:
+            sc.w = Signal(sc.size, name=sc.name + "_w")     # undriven: reads 0
+
+
+TAP_STAGES = 3
+
+
+class BusAnalyzerCSR(LiteXModule):
+    def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
+                 module_name="nic_bus_analyzer", tap_stages=TAP_STAGES):
+        if tap_stages < 1:
+            raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
+        self.tap_stages = tap_stages
+        core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
+                           register_inputs=False)
+        self.core = core
+        w = core.sample_width
+        aw = (depth - 1).bit_length()
+        self.hold = Signal()
+        self.snapshot_pulse = Signal()
+        self.sample = Signal(w)
+        self.now = Signal(48)
+        self._probes = {p.name: p for p in probes}
+        self._connected = set()
+        self._watched = []      # the design (watch()), in a list: LiteX's CSR scan stays out
+        self._probe_in = {"i_hold": self.hold}     # core input port -> SoC expression
+
+        self.info = CSRStatus(fields=[
+            CSRField("nprobes", size=5, reset=len(probes), description="Probes built in."),
+            CSRField("depth_log2", size=5, reset=aw, description="Trace depth: "
+                     "``2**depth_log2`` entries."),
+            CSRField("nbins", size=6, reset=nbins, description="Latency histogram bins."),
+            CSRField("nstages", size=3, reset=4, description="Trigger stages."),
+            CSRField("latency", size=1, reset=int(latency is not None),
+                     description="``1``: the DMA read latency histogram is built in."),
+            CSRField("sample_width", size=12, reset=w, description="Bits per trace sample "
+                     "(the layout is in the generated ``analyzer_layout.h``)."),
+        ], description="Build-time parameters of the analyzer; host software checks them "
+                       "against ``analyzer_layout.h``.")
+        self.control = CSRStorage(fields=[
+            CSRField("snapshot", size=1, pulse=True, description="Write ``1``: every counter "
+                     "of every probe closes its window on the same cycle; the closed window's "
+                     "counts become readable through ``cnt_sel``/``cnt_value``."),
+            CSRField("arm", size=1, pulse=True, description="Write ``1``: clear the trace "
+                     "storage and arm the trigger (stage 0)."),
+            CSRField("stop", size=1, pulse=True, description="Write ``1``: end an armed or "
+                     "triggered capture now."),
+        ], description="Analyzer strobes.")
+        self.cnt_sel = CSRStorage(8, description="Counter selector: probe ``p`` count ``k`` "
+            "is ``p*8+k`` (busy, stall, idle, bytes, frames, stall_hold); TLP probe ``t`` type "
+            "``k`` is ``0x80+t*8+k`` (MRd, MWr, CplD, Cpl, Msg, other); latency bin ``i`` is "
+            "``0xC0+i``; latency statistic ``k`` is ``0xE0+k`` (below, above, count, sum, min, "
+            "max, lost, unmatched).")
+        self.cnt_value = CSRStatus(48, description="The selected counter of the last closed "
+            "window (valid two cycles after ``cnt_sel`` is written, and once ``cnt_status.busy`` "
+            "is 0 after a snapshot).")
+        self.cnt_status = CSRStatus(fields=[
+            CSRField("busy", size=1, description="``1`` while the last snapshot's counts are "
+                     "written to the counter RAM (one cycle per counter, plus 3, from the "
+                     "snapshot strobe): read ``cnt_value`` when it is ``0``."),
+            CSRField("refused", size=16, offset=16, description="Snapshots refused because "
+                     "one was still being written (since reset, wraps); a refused snapshot "
+                     "closes no window."),
+        ], description="Counter read-out status.")
+        self.bin_min = CSRStorage(32, description="Latency histogram: cycles at the bottom of "
+                                  "bin 0.")
+        self.bin_shift = CSRStorage(5, description="Latency histogram: each bin is "
+                                    "``2**bin_shift`` cycles wide.")
+        self.trig_nstages = CSRStorage(3, description="Trigger stages in the sequence (0: "
+            "trigger on the first armed cycle; 1..4).")
+        mode_doc = ", ".join(f"``{m.value}`` {m.name}" for m in Mode)
+        op_doc = ", ".join(f"``{o.value}`` {o.name}" for o in Op)
+        self._stage_csrs = []
+        for s in range(4):
+            csrs = {}
+            for ab in ("a", "b"):
+                csrs[f"mask_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_mask_{ab}",
+                    description=f"Stage {s}, comparator {ab.upper()}: the sample bits compared "
+                                "(write-only: reads 0).")
+                csrs[f"value_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_value_{ab}",
+                    description=f"Stage {s}, comparator {ab.upper()}: the value they are "
+                                "compared with (write-only: reads 0).")
+            csrs["config"] = CSRStorage(name=f"trig{s}_config", fields=[
+                CSRField("mode_a", size=2, description=f"Comparator A mode: {mode_doc}."),
+                CSRField("mode_b", size=2, description=f"Comparator B mode: {mode_doc}."),
+                CSRField("op", size=2, description=f"Stage condition: {op_doc}."),
+                CSRField("count", size=16, offset=8, description="The stage completes on the "
+                         "``count``-th cycle its condition holds (0 acts as 1); read when the "
+                         "stage is entered (at arm for stage 0): set it before arming."),
+            ], description=f"Trigger stage {s}.")
+            for k, v in csrs.items():
+                setattr(self, f"trig{s}_{k}", v)
+            self._stage_csrs.append(csrs)
+        self.cap_pre = CSRStorage(aw + 1, description="Pre-trigger entries to keep "
+                                  f"(at most {depth - 1}).")
+        self.cap_post = CSRStorage(32, description="Cycles captured after the trigger cycle.")
+        state_doc = ", ".join(f"``{s.value}`` {s.name}" for s in State)
+        self.cap_status = CSRStatus(fields=[
+            CSRField("state", size=2, description=f"Capture state: {state_doc}."),
+            CSRField("triggered", size=1, description="The trigger fired."),
+            CSRField("overflow", size=1, description="The storage filled before the "
+                     "post-trigger window ended (the capture ends at ``cap_end_ts``)."),
+            CSRField("stage", size=2, description="Trigger stage being evaluated."),
+        ], description="Capture status.")
+        self.cap_start = CSRStatus(aw, description="Index of the oldest entry.")
+        self.cap_count = CSRStatus(aw + 1, description="Entries stored.")
+        self.cap_trig_index = CSRStatus(aw, description="Index of the trigger entry.")
+        self.cap_trig_ts = CSRStatus(48, description="Cycle of the trigger.")
+        self.cap_end_ts = CSRStatus(48, description="First cycle the capture does not cover.")
+        self.cap_last_ts = CSRStatus(48, description="Cycle of the newest entry (its low 32 "
+                                     "bits are the entry's timestamp).")
+        self.cap_now = CSRStatus(48, description="The analyzer's cycle counter (since reset).")
+        self.cap_rd_addr = CSRStorage(aw, description="Entry to read through ``cap_rd_data``.")
+        self.cap_rd_data = CSRStatus(w + 32, description="Entry ``cap_rd_addr``: the sample "
+            "in the low ``sample_width`` bits, the low 32 bits of its cycle above them.")
+
+        # # #
+
+        os.makedirs(build_dir, exist_ok=True)
+        path = os.path.join(build_dir, f"{module_name}.v")
+        with open(path, "w") as f:
+            f.write(verilog.convert(core, name=module_name, emit_src=False))
+        platform.add_source(path)
+        self.layout_header = core.header()
+
+        # The core registers the strobes once, as it would the probes: the other tap stages
+        # delay them here. Counts are busy from the snapshot strobe on, through that delay.
+        ctrl = self.control.fields
+        snap_line = delay_line(self, ctrl.snapshot, tap_stages - 1)
+        snapshot = (snap_line or [ctrl.snapshot])[-1]
+        arm, stop = (self._delayed(x, tap_stages - 1) for x in (ctrl.arm, ctrl.stop))
+        core_busy = Signal()
+        self.comb += self.cnt_status.fields.busy.eq(reduce(or_, [core_busy, ctrl.snapshot,
+                                                                 *snap_line]))
+        core_now = Signal(48)
+        self.comb += self.now.eq(core_now + (tap_stages - 1))
+
+        status = self.cap_status.fields
+        ports = dict(
+            i_clk=ClockSignal("sys"), i_rst=ResetSignal("sys"),
+            i_snapshot=snapshot,
+            i_cnt_sel=self.cnt_sel.storage, o_cnt_value=self.cnt_value.status,
+            o_cnt_busy=core_busy,
+            o_snap_refused=self.cnt_status.fields.refused,
+            i_bin_min=self.bin_min.storage, i_bin_shift=self.bin_shift.storage,
+            i_trig_nstages_used=self.trig_nstages.storage,
+            o_trig_stage=status.stage,
+            i_cap_arm=arm, i_cap_stop=stop,
+            i_cap_pre=self.cap_pre.storage, i_cap_post=self.cap_post.storage,
+            o_cap_state=status.state, o_cap_triggered=status.triggered,
+            o_cap_overflow=status.overflow,
+            o_cap_start=self.cap_start.status, o_cap_count=self.cap_count.status,
+            o_cap_trig_index=self.cap_trig_index.status, o_cap_trig_ts=self.cap_trig_ts.status,
+            o_cap_end_ts=self.cap_end_ts.status, o_cap_last_ts=self.cap_last_ts.status,
+            o_cap_now=core_now,
+            i_cap_rd_addr=self.cap_rd_addr.storage, o_cap_rd_data=self.cap_rd_data.status,
+        )
+        for s, csrs in enumerate(self._stage_csrs):
+            cfg = csrs["config"].fields
+            for ab in ("a", "b"):
+                ports[f"i_trig_s{s}_mask_{ab}"] = csrs[f"mask_{ab}"].storage
+                ports[f"i_trig_s{s}_value_{ab}"] = csrs[f"value_{ab}"].storage
+                ports[f"i_trig_s{s}_mode_{ab}"] = getattr(cfg, f"mode_{ab}")
+            ports[f"i_trig_s{s}_op"] = cfg.op
+            ports[f"i_trig_s{s}_count"] = cfg.count
+        self._ports = ports
+        self._module_name = module_name
+        self.comb += [
+            self.cap_now.status.eq(self.now),
+            self.snapshot_pulse.eq(self.control.fields.snapshot),
+        ]
+
+    def probe(self, name, valid, ready, first, last, nbytes=0, **fields):
+        p = self._probes.get(name)
+        if p is None:
+            raise ValueError(f"BusAnalyzerCSR: no probe {name!r}; built: {list(self._probes)}")
+        if name in self._connected:
+            raise ValueError(f"BusAnalyzerCSR: probe {name!r} connected twice")
+        want = {f for f, _ in p.fields}
+        if set(fields) != want:
+            raise ValueError(f"BusAnalyzerCSR: probe {name!r} needs fields {sorted(want)}, "
+                             f"got {sorted(fields)}")
+        self._connected.add(name)
+        for h, sig in zip(HANDSHAKE, (valid, ready, first, last)):
+            self._probe_in[f"i_{name}__{h}"] = sig
+        self._probe_in[f"i_{name}__nbytes"] = nbytes
+        for f, sig in fields.items():
+            self._probe_in[f"i_{name}__{f}"] = sig
+        for probe, _g, sig_name, off, width in self.core.signals():
+            if probe == name:
+                src = fields[sig_name] if sig_name in fields else \
+                    dict(zip(HANDSHAKE, (valid, ready, first, last)))[sig_name]
+                self.comb += self.sample[off:off + width].eq(src)
+
+    def _delayed(self, sig, n):
+        return (delay_line(self, sig, n) or [sig])[-1]
+
+    def do_finalize(self):
+        missing = set(self._probes) - self._connected
+        if missing:
+            raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
+        # Made here, after the statements it looks at: a submodule made before would be
+        # finalized before this do_finalize.
+        taps = ProbeTaps(self.tap_stages)
+        for design in self._watched:
+            taps.watch(design, skip=(self,))
+        self._ports.update({port: taps.registered(expr) for port, expr in self._probe_in.items()})
+        self.submodules.taps = taps
+        self.specials += Instance(self._module_name, **self._ports)
+
+    def watch(self, design):
+        """The design the probes are in (a Migen module): taps then sit at its registers
+        (ProbeTaps.watch)."""
+        self._watched = [design]

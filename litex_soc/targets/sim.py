@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+#
+# sim.py: simulation target. Builds the NIC SoC with SimPCIePHY in place of the hard PCIe block
+# and writes what the Verilator harness (sw/sim/) needs: the SoC's Verilog, the LiteX-generated
+# headers (csr.h, soc.h, mem.h; csr.h also without access functions for host code) and csr.csv.
+#
+# Usage: python -m litex_soc.targets.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
+#        [--with-nic]
+#
+# Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py) and probe_* (signals the harness
+# counts: DMA request handshakes and the CSR bridge's busy state). With --with-nic also the
+# GMII-like Ethernet pins eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0],
+# eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (a loop, or
+# a second SoC); without it the MAC sits on SimEthLoopbackPHY (internal loopback, no pins).
+
+import argparse
+import os
+
+from litex.build.generic_platform import GenericPlatform, Pins, Subsignal
+from litex.build.io import CRG
+from litex.soc.integration import export
+from litex.soc.integration.builder import Builder
+
+from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer_probes
+from litex_soc.regmap import write_regmap
+from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY, SimEthLoopbackPHY
+from litex_soc.targets.sim_pcie_phy import SimPCIePHY
+from rtl.scope.bus_analyzer import BusAnalyzer
+
+TOP = "nicsoc"
+
+
+def analyzer_sample_width(data_width):
+    return BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
+                       latency=ANALYZER_LATENCY).sample_width
+
+
+def sim_io(data_width, with_eth_pins=False):
+    """The top-level pins; with_eth_pins adds the GMII-like eth_* pins (NIC datapath build)."""
+    eth = [
+        ("eth", 0,
+            Subsignal("tx_data", Pins(8)), Subsignal("tx_en", Pins(1)),
+            Subsignal("tx_er", Pins(1)),
+            Subsignal("rx_data", Pins(8)), Subsignal("rx_dv", Pins(1)),
+            Subsignal("rx_er", Pins(1)),
+        ),
+    ] if with_eth_pins else []
+    return eth + [
+        ("sys_clk", 0, Pins(1)),
+        ("sys_rst", 0, Pins(1)),
+        ("pcie", 0,
+            Subsignal("rx_valid", Pins(1)), Subsignal("rx_ready", Pins(1)),
+            Subsignal("rx_first", Pins(1)), Subsignal("rx_last", Pins(1)),
+            Subsignal("rx_dat", Pins(data_width)), Subsignal("rx_be", Pins(data_width // 8)),
+            Subsignal("tx_valid", Pins(1)), Subsignal("tx_ready", Pins(1)),
+            Subsignal("tx_first", Pins(1)), Subsignal("tx_last", Pins(1)),
+            Subsignal("tx_dat", Pins(data_width)), Subsignal("tx_be", Pins(data_width // 8)),
+            Subsignal("msi_valid", Pins(1)), Subsignal("msi_ready", Pins(1)),
+            Subsignal("msi_dat", Pins(8)),
+            Subsignal("id", Pins(16)),
+            Subsignal("max_request_size", Pins(16)), Subsignal("max_payload_size", Pins(16)),
+            Subsignal("link_up", Pins(1)), Subsignal("msi_enable", Pins(1)),
+            Subsignal("bus_master_enable", Pins(1)),
+        ),
+        ("probe", 0,
+            Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),
+            Subsignal("dma_rd_valid", Pins(1)), Subsignal("dma_rd_ready", Pins(1)),
+            Subsignal("csr_busy", Pins(1)),
+            # The analyzer's snapshot strobe, sample vector and cycle counter, so the harness
+            # can check the analyzer against its own cycle-by-cycle view.
+            Subsignal("an_snapshot", Pins(1)),
+            Subsignal("an_sample", Pins(analyzer_sample_width(data_width))),
+            Subsignal("an_now", Pins(48)),
+        ),
+    ]
+
+
+class VerilogPlatform(GenericPlatform):
+    """A platform with no toolchain: build() writes the top-level Verilog and a file list."""
+
+    def __init__(self, data_width, with_eth_pins=False):
+        GenericPlatform.__init__(self, "sim", sim_io(data_width, with_eth_pins), name=TOP)
+
+    def add_false_path_constraint(self, from_, to):
+        pass    # one clock domain in simulation: nothing to constrain
+
+    def build(self, fragment, build_dir, build_name, run=False, **kwargs):
+        os.makedirs(build_dir, exist_ok=True)
+        conv = self.get_verilog(fragment, name=build_name)
+        top = os.path.join(build_dir, build_name + ".v")
+        # Memory init files go beside the Verilog and are named by absolute path in it, so the
+        # simulation finds them whatever its working directory.
+        main = conv.main_source
+        for filename, content in conv.data_files.items():
+            path = os.path.abspath(os.path.join(build_dir, filename))
+            with open(path, "w") as f:
+                f.write(content)
+            main = main.replace(f'"{filename}"', f'"{path}"')
+        with open(top, "w") as f:
+            f.write(main)
+        with open(os.path.join(build_dir, "sources.f"), "w") as f:
+            for path, _language, _library in self.sources:
+                f.write(os.path.abspath(os.path.join(build_dir, path)) + "\n")
+            f.write(os.path.abspath(top) + "\n")
+        return conv.ns
+
+
+class SimSoC(NICSoC):
+    """The NIC SoC with the simulation PHYs. with_analyzer=False leaves the bus analyzer out
+    and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
+    litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it). with_nic:
+    the NIC datapath on the MAC, whose PHY is SimEthGMIIPHY on the top-level eth_* pins;
+    otherwise LiteX's SRAM MAC on SimEthLoopbackPHY. msi_type: SimPCIePHY's; None picks
+    "msi-multi-vector" with the NIC (its TX and RX vectors are separate MSIs) and "msi" without
+    (LitePCIe's default, the single-vector path with PCIE_MSI_VECTOR/CLEAR)."""
+
+    def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
+                 analyzer_pins=True, with_nic=False, msi_type=None, nic_ntxirq=2):
+        platform = VerilogPlatform(data_width, with_eth_pins=with_nic)
+        crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
+        if msi_type is None:
+            msi_type = "msi-multi-vector" if with_nic else "msi"
+        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
+        # (Built in the call, unnamed, so Migen names its signals after the class, as before.)
+        NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
+                        build_dir=build_dir, sim=True,
+                        eth_phy=SimEthGMIIPHY(platform.request("eth")) if with_nic
+                        else SimEthLoopbackPHY(),
+                        with_analyzer=with_analyzer, with_nic=with_nic, nic_ntxirq=nic_ntxirq)
+        probe = platform.request("probe")
+        writer_port = self.pcie_dma0.writer.port.source
+        reader_port = self.pcie_dma0.reader.port.source
+        self.comb += [
+            probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
+            probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
+            probe.csr_busy.eq(self.csr_busy),
+        ]
+        if with_analyzer and analyzer_pins:
+            self.comb += [
+                probe.an_snapshot.eq(self.analyzer.snapshot_pulse),
+                probe.an_sample.eq(self.analyzer.sample),
+                probe.an_now.eq(self.analyzer.now),
+            ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Build the NIC SoC for the Verilator simulation.")
+    parser.add_argument("--data-width", type=int, default=128, choices=(64, 128),
+                        help="PCIe datapath width (128: Gen2 x4 at 125 MHz; 64: Gen2 x2/Gen1 x4).")
+    parser.add_argument("--with-cpu", action="store_true", help="Add a VexRiscv soft CPU.")
+    parser.add_argument("--with-nic", action="store_true",
+                        help="The NIC datapath (descriptor rings, TX queues) on the MAC instead "
+                             "of LiteX's SRAM MAC.")
+    parser.add_argument("--msi-type", choices=("msi", "msi-multi-vector"), default=None,
+                        help="LitePCIe's MSI block (default: msi-multi-vector with --with-nic, "
+                             "else msi).")
+    parser.add_argument("--nic-txirq", type=int, default=2,
+                        help="With --with-nic: TX interrupt vectors (TX queue groups, queue q in "
+                             "group q %% N) over its 4 TX queues (default 2).")
+    parser.add_argument("--output-dir", default="build/sim_dw128")
+    args = parser.parse_args()
+
+    gateware_dir = os.path.join(args.output_dir, "gateware")
+    soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
+                 with_nic=args.with_nic, msi_type=args.msi_type, nic_ntxirq=args.nic_txirq)
+    builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
+                      compile_software=args.with_cpu, compile_gateware=False,
+                      csr_csv=os.path.join(args.output_dir, "csr.csv"),
+                      csr_json=os.path.join(args.output_dir, "csr.json"))
+    builder.build(build_name=TOP)
+
+    # Host-side csr.h: same addresses, no CPU access functions (as LitePCIe's driver uses it).
+    host_inc = os.path.join(args.output_dir, "host_include")
+    os.makedirs(host_inc, exist_ok=True)
+    csr_h = export.get_csr_header(regions=soc.csr_regions, constants=soc.constants,
+                                  csr_base=soc.mem_regions["csr"].origin,
+                                  with_access_functions=False)
+    with open(os.path.join(host_inc, "csr.h"), "w") as f:
+        f.write(csr_h)
+    with open(os.path.join(host_inc, "soc.h"), "w") as f:
+        f.write(export.get_soc_header(soc.constants, with_access_functions=False))
+    with open(os.path.join(host_inc, "mem.h"), "w") as f:
+        f.write(export.get_mem_header(soc.mem_regions))
+    with open(os.path.join(host_inc, "soc_bus.h"), "w") as f:
+        f.write("/* Generated by litex_soc/targets/sim.py: where the CSRs sit on the SoC bus\n"
+                " * (the soft CPU's view; BAR0 offsets in csr.h are from this base). */\n"
+                f"#define NIC_SOC_CSR_BUS_BASE {soc.mem_regions['csr'].origin:#x}u\n")
+    with open(os.path.join(host_inc, "analyzer_layout.h"), "w") as f:
+        f.write(soc.analyzer.layout_header)
+    write_regmap(soc, os.path.join(args.output_dir, "register_map.md"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+#
+# irq_coalescer.py: interrupt coalescing for one interrupt vector (ethtool -C semantics, the
+# e1000's RDTR/RADV/ITR), exact to the cycle.
+#
+# What it is: sits between a completion source (one `event` per completion) and the MSI block
+# (`irq_valid`/`irq_ready`) and decides when the completions pending so far make an interrupt.
+# cocotb_tests/models/coalesce_model.py is its cycle-accurate reference model (predict_irqs: the
+# interrupts of a
+# whole run from its event cycles).
+#
+# Cycles: in cycle x, irq_valid is a function of the registers and of this cycle's `enable` and
+# configuration (it does not depend on this cycle's `event` or `irq_ready`). An event in cycle x
+# counts in `pending` from cycle x+1. T = max(tick_cycles, 1) cycles per tick; every timer is
+# counted in cycles, exactly: a timer of N ticks started by cycle s has expired in cycle x iff
+# x - s >= N * T (each timer has its own tick prescaler, started with the timer, so no
+# multiplier and no dependence on a free-running phase). Rules, in cycle x, pending > 0:
+#   no coalescing  frames == 1, or frames == usecs == abs_usecs == 0: due (reason immediate).
+#   frames         frames != 0 and pending >= frames: due.
+#   usecs          delay timer (re)started by every event: due if usecs != 0 and
+#                  x - (cycle of the last event) >= usecs * T.
+#   abs_usecs      absolute timer started by the event that makes pending 0 -> 1 (the first one
+#                  after an accepted interrupt), never restarted: due if abs_usecs != 0 and
+#                  x - (cycle of that event) >= abs_usecs * T.
+#   min_interval   the interrupt may be raised only if min_interval == 0, or no interrupt has been
+#                  accepted since reset, or x - (cycle of the last accept) >= min_interval * T.
+#                  So accepts are at least max(1, min_interval * T) cycles apart.
+#   enable         irq_valid = held | (enable & due & min_interval ok). With enable 0 nothing is
+#                  raised; events are still counted and the timers still run, so when enable
+#                  returns the rules fire from then on as if it had always been 1 (a timer that
+#                  expired meanwhile fires at once).
+#   held           stream rule: once raised, irq_valid stays 1 (even if enable drops) until
+#                  accepted (irq_valid & irq_ready).
+#   accept         in cycle a: pending becomes the event of cycle a (0 or 1: a completion in the
+#                  accepting cycle counts toward the NEXT interrupt and starts both timers for it),
+#                  the min_interval timer restarts from a; without a new event the delay and
+#                  absolute timers are idle (they are only looked at while pending > 0).
+#   reason         decided in the cycle irq_valid is raised (kept while held), by priority
+#                  immediate > frames > usecs > abs; the accept increments `irqs` and the
+#                  reason's counter.
+#   pending        saturates at 2**width-1 (frames <= 2**width-1, so the frames rule still holds).
+#
+# Interfaces:
+#   event                in: a completion this cycle.
+#   irq_valid, irq_ready out/in: the interrupt request to the MSI block.
+#   enable               in: see above.
+#   frames, usecs, abs_usecs, min_interval, tick_cycles   in, `width` bits: the configuration
+#                        (CSRs; a change takes effect in the cycle it is seen, from the state the
+#                        timers have counted so far; a reason already latched stays).
+#   irqs, by_frames, by_usecs, by_abs, by_immediate       out, `count_width` bits: accepted
+#                        interrupts and their reasons (wrapping).
+#   pending              out, `width` bits: completions not yet covered by an accepted interrupt.
+#
+# Parameters:
+#   width        configuration, pending and timer width (16: frames and ticks up to 65535).
+#   count_width  interrupt counter width (32).
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..contract.coalesce import CONFIG, REASONS
+
+COUNTS = ("irqs",) + REASONS
+
+
+class IRQCoalescer(wiring.Component):
+    def __init__(self, width=16, count_width=32):
+        if width < 2 or count_width < 1:
+            raise ValueError(f"IRQCoalescer: width={width} must be >= 2 and "
+                             f"count_width={count_width} >= 1")
+        self.width = width
+        self.count_width = count_width
+        super().__init__({
+            "event":     In(1),
+            "enable":    In(1),
+            **{name: In(width) for name in CONFIG},
+            "irq_valid": Out(1),
+            "irq_ready": In(1),
+            **{name: Out(count_width) for name in COUNTS},
+            "pending":   Out(width),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        w = self.width
+        top = 2**w - 1
+        t_eff = Mux(self.tick_cycles == 0, 1, self.tick_cycles)
+
+        def timer(name, start, init_ticks=0):
+            """Ticks elapsed since `start` (saturating at 2**w-1); a start in cycle s reads
+            floor((x - s) / T) in cycle x (the start cycle counts as the first one)."""
+            ticks = Signal(w, name=f"{name}_ticks", init=init_ticks)
+            sub = Signal(w, name=f"{name}_sub")          # cycles into the current tick
+            cur_ticks = Mux(start, 0, ticks)
+            cur_sub = Mux(start, 0, sub)
+            with m.If(cur_sub + 1 >= t_eff):
+                m.d.sync += [sub.eq(0), ticks.eq(Mux(cur_ticks == top, top, cur_ticks + 1))]
+            with m.Else():
+                m.d.sync += [sub.eq(cur_sub + 1), ticks.eq(cur_ticks)]
+            return ticks
+
+        held = Signal()
+        held_reason = Signal(2)
+        accept = Signal()
+        has = self.pending != 0
+
+        dly = timer("dly", self.event)
+        abs_ = timer("abs", self.event & (~has | accept))
+        # Reset value "expired long ago": the first interrupt is not held off.
+        ivl = timer("ivl", accept, init_ticks=top)
+
+        immediate = (self.frames == 1) | ((self.frames == 0) & (self.usecs == 0) &
+                                          (self.abs_usecs == 0))
+        by_frames = (self.frames != 0) & (self.pending >= self.frames)
+        by_usecs = (self.usecs != 0) & (dly >= self.usecs)
+        by_abs = (self.abs_usecs != 0) & (abs_ >= self.abs_usecs)
+        due = has & (immediate | by_frames | by_usecs | by_abs)
+        ok = ivl >= self.min_interval
+
+        # Reason codes are indexes into REASONS (immediate, frames, usecs, abs).
+        reason_now = Mux(immediate, 0, Mux(by_frames, 1, Mux(by_usecs, 2, 3)))
+        reason = Mux(held, held_reason, reason_now)
+
+        m.d.comb += [
+            self.irq_valid.eq(held | (self.enable & due & ok)),
+            accept.eq(self.irq_valid & self.irq_ready),
+        ]
+        m.d.sync += [
+            held.eq(self.irq_valid & ~self.irq_ready),
+            held_reason.eq(reason),
+        ]
+        with m.If(accept):
+            m.d.sync += self.pending.eq(self.event)
+        with m.Elif(self.event & (self.pending != top)):
+            m.d.sync += self.pending.eq(self.pending + 1)
+
+        with m.If(accept):
+            m.d.sync += self.irqs.eq(self.irqs + 1)
+            for i, name in enumerate(REASONS):
+                with m.If(reason == i):
+                    m.d.sync += getattr(self, name).eq(getattr(self, name) + 1)
+        return m

@@ -1,0 +1,390 @@
+#
+# nic_datapath.py: the NIC's whole datapath between the PCIe DMA ports and the Ethernet MAC:
+# TX queues, scheduler, TX DMA engine, TX/RX frame FIFOs, RX DMA engine, DMA arbitration and
+# interrupt coalescing, with every sub-core's configuration and counters on a flat port list.
+#
+# What it is (one instance of each core, wired as follows):
+#   TX  TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready.
+#       TXQueueManager job_* -> TXEngine (txe) job_*; TXEngine cpl_* -> TXQueueManager cpl_*.
+#       Frames may span jobs (TXEngine "Open frames"): a grant is taken only while the engine
+#       is idle and no job waits, so each job's queue is chosen knowing whether a frame is
+#       open; while a frame of queue q is open, the scheduler sees only q active and only a
+#       grant of q is taken (a frame's descriptors are sent back to back, whatever the policy:
+#       a continuation job uses a grant and, in WRR, a credit); when q is disabled with its
+#       frame open, the engine aborts the frame (NO_EOP, counted in txe_err_no_eop), and
+#       txq_drained[q] waits for that.
+#       TXEngine tx_* -> FrameFIFO (txfifo, backpressure=True) s_* (frames with tx_error are
+#       dropped there, counted in txfifo_drop_error); FrameFIFO m_* -> mac_tx_* (no m_len).
+#   RX  mac_rx_* -> FrameFIFO (rxfifo, drop mode: never back-pressures, mac_rx has no ready)
+#       -> RXEngine (rxe) s_* (s_len = m_len).
+#   DMA read   DMAReadArbiter (rtl/nic/dma_read_arbiter.py) with client 0 = TXEngine, client 1 =
+#       RXEngine (descriptor prefetch): one read port rd_*.
+#   DMA write  one write port wr_*, shared by the RXEngine's writes (frame data, completion
+#       records) and the TX consumer-index writebacks of TXQueueManager (wb_*): each writeback
+#       of queue q is one 16-byte write at the queue's writeback address (txq_wb_addr_*
+#       below): bytes 0..1 the consumer index (wb_cons, 12 bits, zero-extended), bytes 2..15 0
+#       (1 beat at W=128, 2 at W=64). Arbitration at write granularity: when no write is in
+#       progress, the source presented (wr_valid) is RX or writeback, the one whose turn it is
+#       when both wait (turns alternate: after a write of one source completes, the other wins
+#       the next tie); from the cycle a source is first presented until its last beat is taken
+#       (wr_valid & wr_ready & wr_last) only that source is presented (also while it has no beat
+#       ready, wr_valid 0 between beats of an RX write), so wr_addr/wr_len/wr_first/data never
+#       change under wr_valid and writes never interleave.
+#   IRQ ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
+#       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done_valid with
+#       done_queue in group g (a TX frame of the group done, good or errored); vector ntxirq
+#       (rxirq) has event = RXEngine irq_event (a completion record taken by the DMA).
+#       irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every
+#       TX vector's coalescer alike; each vector counts and times its own completions. The
+#       txirq_ counters are the sums over the TX vectors (pending too); txirq_vec_irqs has the
+#       interrupts raised per TX vector. Note: a TX frame's done pulse precedes
+#       the writeback of its consumer index (TXQueueManager: the cons is written back from 2
+#       cycles after the completion, through the write arbiter), so the driver's TX interrupt
+#       handler may read a consumer index one writeback short; the writeback lands shortly after.
+#
+# Port mapping rule (for a LiteX CSR wrapper): every port named `<prefix><name>` with a prefix
+# below is port `<name>` of that sub-core, same direction and width (an ArrayLayout input is
+# flattened to a plain vector, element i at bits i*w..): In ports are configuration (CSR
+# storage; the ones named *_valid are write strobes: a one-cycle pulse, the CSR's write
+# event, with their companion fields presented in the same cycle), Out ports are status and
+# counters (CSR status, 32-bit counters wrap). The lists of exposed names are the class
+# attribute EXPOSED (prefix -> (sub-core attribute, [in names], [out names])); all other ports of
+# the sub-cores are wired internally as above.
+#   tx_sched_  TXScheduler    in: prio (3*ntxq), weight (8*ntxq), mode; out: grants.
+#   txq_       TXQueueManager in: cfg_valid, cfg_queue, cfg_size_log2, cfg_enable, cfg_limit,
+#                             db_valid, db_queue, db_index; out: active, drained, db_range_err
+#                             and its counters (doorbells, jobs, descs_fetched, ...).
+#              plus this core's writeback config/counter: txq_wb_addr_valid, txq_wb_addr_queue,
+#                             txq_wb_addr (64) in: write strobe, queue number (>= ntxq ignored),
+#                             16-byte aligned host address (bits 3..0 ignored) of the queue's
+#                             consumer-index writeback; change it only while the queue is
+#                             drained. txq_wb_writes out (32): writebacks taken by the DMA.
+#   txe_       TXEngine       in: base_valid, base_queue, base_addr; out: its counters, and
+#                             q_frames, q_bytes (32 bits per queue, queue i at bits 32i..).
+#   txfifo_    FrameFIFO (TX) in: max_len, min_len, enable; out: counters, level, frames_queued.
+#   rxfifo_    FrameFIFO (RX) same as txfifo_.
+#   rxe_       RXEngine       in: ring_base, ring_size_log2, cpl_base, enable, db_valid,
+#                             db_index; out: its counters, cons.
+#   txirq_, rxirq_ IRQCoalescer in: enable, frames, usecs, abs_usecs, min_interval,
+#                             tick_cycles; out: irqs, by_immediate, by_frames, by_usecs,
+#                             by_abs, pending (txirq_: of every TX vector, see IRQ above).
+#              plus txirq_vec_irqs out (32 * ntxirq): interrupts raised by TX vector g at bits
+#                             32g.. (this core's own port).
+#   rdarb_     DMAReadArbiter out: outstanding, requests.
+# Every configuration input resets to 0 (FIFOs disabled, max_len 0, queues disabled): software
+# sets them up.
+#
+# Stream interfaces (W = data_width bits, B = W/8 byte lanes, lane i is data[8*i:8*i+8]):
+#   mac_tx_valid, mac_tx_ready (in), mac_tx_data (W), mac_tx_keep (B), mac_tx_last   frames to
+#       the MAC (whole frames stored before their first beat leaves: no underrun).
+#   mac_rx_valid, mac_rx_data (W), mac_rx_keep (B), mac_rx_last, mac_rx_error   in, frames from
+#       the MAC (no ready: the RX FrameFIFO drops what it cannot keep, counted); mac_rx_error
+#       with mac_rx_last marks a bad frame (dropped).
+#   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13); rd_cpl_valid (in),
+#       rd_cpl_ready, rd_cpl_data (W, in), rd_cpl_last (in), rd_cpl_err (in)   DMA read port
+#       (the convention of rtl/nic/tx_engine.py: 16-byte aligned, lengths multiples of 16 up to
+#       max_read, never across 4 KiB, completions in request order).
+#   wr_valid, wr_ready (in), wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA
+#       write port (rtl/nic/rx_engine.py's convention: ceil(wr_len*8/W) beats, addr/len valid on
+#       the wr_first beat, posted).
+#   irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)   bit g < ntxirq: TX vector g (queue
+#       group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit 1 RX.
+#
+# Parameters:
+#   data_width   W, 64 or 128.
+#   ntxq         TX queues, 1..64.
+#   ntxirq       TX interrupt vectors (TX queue groups), 1..min(ntxq, MAX_TXIRQ = 8) (1).
+#   max_read     largest DMA read in bytes (MRRS), multiple of 16, 16..4096 (512).
+#   max_payload  largest DMA write in bytes (MPS), power of two 16..4096 (256).
+#   max_frame    largest TX frame the engine builds, 1..65535 (9216).
+#   max_batch    TX descriptors per fetch job, 1..256 (8).
+#   tx_fifo_depth, rx_fifo_depth   FrameFIFO bytes, powers of two >= 2*B (32768: two 9216-byte
+#                frames and more).
+#   rd_depth     DMA reads outstanding at most (DMAReadArbiter depth), power of two 2..1024.
+
+from amaranth import Array, Cat, Module, Mux, Signal, unsigned
+from amaranth.hdl import Shape
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
+from ..contract.coalesce import CONFIG
+from .dma_port import dma_read_members, dma_write_members
+from .dma_read_arbiter import DMAReadArbiter
+from .frame_fifo import FrameFIFO
+from .irq_coalescer import IRQCoalescer
+from .rx_engine import RXEngine
+from .tx_engine import TXEngine
+from .tx_queue_manager import TXQueueManager
+from .tx_scheduler import MAX_QUEUES, TXScheduler
+
+_FIFO = (["max_len", "min_len", "enable"],
+         list(frame_fifo.COUNTS) + ["level", "frames_queued"])
+_IRQ = (["enable"] + list(CONFIG), list(irq_coalescer.COUNTS) + ["pending"])
+
+EXPOSED = {
+    "tx_sched_": ("sched", ["prio", "weight", "mode"], ["grants"]),
+    "txq_":      ("txq", ["cfg_valid", "cfg_queue", "cfg_size_log2", "cfg_enable", "cfg_limit",
+                          "db_valid", "db_queue", "db_index"],
+                  ["active", "drained", "db_range_err"] + list(tx_queue_manager.COUNTS)),
+    "txe_":      ("txe", ["base_valid", "base_queue", "base_addr"],
+                  list(tx_engine.COUNTS) + list(tx_engine.QUEUE_COUNTS)),
+    "txfifo_":   ("txfifo",) + _FIFO,
+    "rxfifo_":   ("rxfifo",) + _FIFO,
+    "rxe_":      ("rxe", ["ring_base", "ring_size_log2", "cpl_base", "enable", "db_valid",
+                          "db_index"], list(rx_engine.COUNTS) + ["cons"]),
+    "txirq_":    ("txirq",) + _IRQ,
+    "rxirq_":    ("rxirq",) + _IRQ,
+    "rdarb_":    ("rdarb", [], ["outstanding", "requests"]),
+}
+# This core's own configuration/status ports, named like the exposed ones (prefix -> (in names,
+# out names)): the TX consumer-index writeback addresses and the writebacks taken.
+OWN_PORTS = {
+    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes"]),
+    "txirq_": ([], ["vec_irqs"]),
+}
+MAX_TXIRQ = 8
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class NICDatapath(wiring.Component):
+    EXPOSED = EXPOSED
+
+    def __init__(self, data_width=128, ntxq=4, max_read=512, max_payload=256, max_frame=9216,
+                 max_batch=8, tx_fifo_depth=32768, rx_fifo_depth=32768, rd_depth=16,
+                 ntxirq=1):
+        if not _is_int(data_width) or data_width not in (64, 128):
+            raise ValueError(f"NICDatapath: data_width={data_width!r} must be 64 or 128")
+        if not _is_int(ntxq) or not 1 <= ntxq <= MAX_QUEUES:
+            raise ValueError(f"NICDatapath: ntxq={ntxq!r} must be an integer 1..{MAX_QUEUES}")
+        if not _is_int(ntxirq) or not 1 <= ntxirq <= min(ntxq, MAX_TXIRQ):
+            raise ValueError(f"NICDatapath: ntxirq={ntxirq!r} must be an integer "
+                             f"1..{min(ntxq, MAX_TXIRQ)} (at most ntxq and {MAX_TXIRQ})")
+        B = data_width // 8
+        for name, v in (("tx_fifo_depth", tx_fifo_depth), ("rx_fifo_depth", rx_fifo_depth)):
+            if not _is_int(v) or v < 2 * B or v & (v - 1):
+                raise ValueError(f"NICDatapath: {name}={v!r} must be a power of two >= {2 * B}")
+        self.data_width = data_width
+        self.ntxq = ntxq
+        self.ntxirq = ntxirq
+        self.qbits = qbits = max(1, ceil_log2(ntxq))
+        # The sub-cores check their own parameters (ValueError).
+        self.sched = TXScheduler(ntxq)
+        self.txq = TXQueueManager(ntxq, max_batch=max_batch)
+        self.txe = TXEngine(data_width=data_width, nqueues=ntxq, max_read=max_read,
+                            max_frame=max_frame, max_batch=max_batch)
+        self.txfifo = FrameFIFO(data_width=B, depth=tx_fifo_depth, backpressure=True)
+        self.rxfifo = FrameFIFO(data_width=B, depth=rx_fifo_depth, backpressure=False)
+        self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
+        self.txirq = IRQCoalescer()         # TX vector 0; the others below
+        self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
+        self.rxirq = IRQCoalescer()
+        self.rdarb = DMAReadArbiter(nports=2, data_width=data_width, depth=rd_depth)
+
+        ports = {}
+        for prefix, (attr, ins, outs) in EXPOSED.items():
+            members = getattr(self, attr).signature.members
+            for names, flow in ((ins, In), (outs, Out)):
+                for name in names:
+                    width = Shape.cast(members[name].shape).width
+                    ports[prefix + name] = flow(unsigned(width))
+        super().__init__({
+            **ports,
+            "txq_wb_addr_valid": In(1),
+            "txq_wb_addr_queue": In(qbits),
+            "txq_wb_addr":       In(64),
+            "txq_wb_writes":     Out(32),
+            "txirq_vec_irqs":    Out(32 * ntxirq),
+            "mac_tx_valid":  Out(1),
+            "mac_tx_ready":  In(1),
+            "mac_tx_data":   Out(data_width),
+            "mac_tx_keep":   Out(B),
+            "mac_tx_last":   Out(1),
+            "mac_rx_valid":  In(1),
+            "mac_rx_data":   In(data_width),
+            "mac_rx_keep":   In(B),
+            "mac_rx_last":   In(1),
+            "mac_rx_error":  In(1),
+            **dma_read_members(data_width),
+            **dma_write_members(data_width),
+            "irq_valid":     Out(ntxirq + 1),
+            "irq_ready":     In(ntxirq + 1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        W = self.data_width
+        n = self.ntxq
+        sched, txq, txe = self.sched, self.txq, self.txe
+        txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
+        txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
+        for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxe", "txirq", "rxirq",
+                     "rdarb"):
+            m.submodules[name] = getattr(self, name)
+        txirqs = [txirq] + self.txirq_more
+        for g, core in enumerate(self.txirq_more, 1):
+            m.submodules[f"txirq{g}"] = core
+
+        # -- the flat configuration/counter ports ------------------------------------------------
+        for prefix, (attr, ins, outs) in EXPOSED.items():
+            core = getattr(self, attr)
+            cores = txirqs if attr == "txirq" else [core]
+            for name in ins:
+                m.d.comb += [c_.eq(getattr(self, prefix + name))
+                             for c_ in (getattr(c, name) for c in cores)]
+            for name in outs:
+                if prefix + name != "txq_drained":                  # see below
+                    outs_ = [getattr(c, name) for c in cores]
+                    m.d.comb += getattr(self, prefix + name).eq(
+                        outs_[0] if len(outs_) == 1 else sum(outs_))
+        m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
+
+        # -- TX: scheduler, queue manager, engine, FIFO, MAC -------------------------------------
+        # Frames may span jobs (TXEngine "Open frames"), so a job is created only when the engine
+        # is idle with no job waiting (the next job's queue is decided once the engine knows
+        # whether a frame is open), and while a frame of queue q is open the scheduler sees only
+        # q active and only a grant of q is taken. A disabled queue's open frame is aborted.
+        open_mask = Signal(n)
+        may_take = Signal()
+        m.d.comb += [
+            open_mask.eq(Mux(txe.open_valid, 1 << txe.open_queue, (1 << n) - 1)),
+            may_take.eq(txe.idle & ~txq.job_valid &
+                        (~txe.open_valid | (sched.grant_queue == txe.open_queue))),
+            txe.open_abort.eq(txe.open_valid &
+                              ~Array(txq.q_enable + [0] * (2**self.qbits - n))[txe.open_queue]),
+            sched.active.eq(txq.active & open_mask),
+            txq.grant_valid.eq(sched.grant_valid & may_take),
+            txq.grant_queue.eq(sched.grant_queue),
+            sched.grant_ready.eq(txq.grant_ready & may_take),
+            # A queue with a frame open in the engine is not drained until the frame ends.
+            self.txq_drained.eq(txq.drained & ~Mux(txe.open_valid, open_mask, 0)),
+            txe.job_valid.eq(txq.job_valid),
+            txq.job_ready.eq(txe.job_ready),
+            txe.job_queue.eq(txq.job_queue),
+            txe.job_index.eq(txq.job_index),
+            txe.job_count.eq(txq.job_count),
+            txq.cpl_valid.eq(txe.cpl_valid),
+            txq.cpl_queue.eq(txe.cpl_queue),
+            txq.cpl_count.eq(txe.cpl_count),
+            txfifo.s_valid.eq(txe.tx_valid),
+            txe.tx_ready.eq(txfifo.s_ready),
+            txfifo.s_data.eq(txe.tx_data),
+            txfifo.s_keep.eq(txe.tx_keep),
+            txfifo.s_last.eq(txe.tx_last),
+            txfifo.s_error.eq(txe.tx_error),
+            self.mac_tx_valid.eq(txfifo.m_valid),
+            txfifo.m_ready.eq(self.mac_tx_ready),
+            self.mac_tx_data.eq(txfifo.m_data),
+            self.mac_tx_keep.eq(txfifo.m_keep),
+            self.mac_tx_last.eq(txfifo.m_last),
+        ]
+
+        # -- RX: MAC, FIFO, engine ---------------------------------------------------------------
+        m.d.comb += [
+            rxfifo.s_valid.eq(self.mac_rx_valid),
+            rxfifo.s_data.eq(self.mac_rx_data),
+            rxfifo.s_keep.eq(self.mac_rx_keep),
+            rxfifo.s_last.eq(self.mac_rx_last),
+            rxfifo.s_error.eq(self.mac_rx_error),
+            rxe.s_valid.eq(rxfifo.m_valid),
+            rxfifo.m_ready.eq(rxe.s_ready),
+            rxe.s_data.eq(rxfifo.m_data),
+            rxe.s_keep.eq(rxfifo.m_keep),
+            rxe.s_last.eq(rxfifo.m_last),
+            rxe.s_len.eq(rxfifo.m_len),
+        ]
+
+        # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
+        for i, eng in enumerate((txe, rxe)):
+            m.d.comb += [
+                arb.port(i, "rd_req_valid").eq(eng.rd_req_valid),
+                eng.rd_req_ready.eq(arb.port(i, "rd_req_ready")),
+                arb.port(i, "rd_req_addr").eq(eng.rd_req_addr),
+                arb.port(i, "rd_req_len").eq(eng.rd_req_len),
+                eng.rd_cpl_valid.eq(arb.port(i, "rd_cpl_valid")),
+                arb.port(i, "rd_cpl_ready").eq(eng.rd_cpl_ready),
+                eng.rd_cpl_data.eq(arb.port(i, "rd_cpl_data")),
+                eng.rd_cpl_last.eq(arb.port(i, "rd_cpl_last")),
+                eng.rd_cpl_err.eq(arb.port(i, "rd_cpl_err")),
+            ]
+        m.d.comb += [
+            self.rd_req_valid.eq(arb.rd_req_valid),
+            arb.rd_req_ready.eq(self.rd_req_ready),
+            self.rd_req_addr.eq(arb.rd_req_addr),
+            self.rd_req_len.eq(arb.rd_req_len),
+            arb.rd_cpl_valid.eq(self.rd_cpl_valid),
+            self.rd_cpl_ready.eq(arb.rd_cpl_ready),
+            arb.rd_cpl_data.eq(self.rd_cpl_data),
+            arb.rd_cpl_last.eq(self.rd_cpl_last),
+            arb.rd_cpl_err.eq(self.rd_cpl_err),
+        ]
+
+        # -- TX consumer-index writebacks as 16-byte writes --------------------------------------
+        wb_bases = [Signal(60, name=f"wb_base{i}") for i in range(n)]   # in units of 16 bytes
+        with m.If(self.txq_wb_addr_valid):
+            for i in range(n):
+                with m.If(self.txq_wb_addr_queue == i):
+                    m.d.sync += wb_bases[i].eq(self.txq_wb_addr[4:])
+        wb_base = Signal(60)
+        for i in range(n):
+            with m.If(txq.wb_queue == i):
+                m.d.comb += wb_base.eq(wb_bases[i])
+        wb_beat = Signal()                       # W=64: the second beat of the writeback
+        wb_first = Signal()
+        wb_last = Signal()
+        wb_data = Signal(W)
+        m.d.comb += [wb_first.eq(~wb_beat),
+                     wb_last.eq(1 if W == 128 else wb_beat),
+                     wb_data.eq(Mux(wb_beat, 0, txq.wb_cons))]
+
+        # -- DMA write arbiter: 0 RX engine, 1 writeback -----------------------------------------
+        busy = Signal()
+        owner = Signal()
+        turn = Signal()                          # the source that wins a tie
+        choice = Signal()
+        sel = Signal()
+        m.d.comb += [
+            choice.eq(Mux(rxe.wr_valid & txq.wb_valid, turn, ~rxe.wr_valid)),
+            sel.eq(Mux(busy, owner, choice)),
+        ]
+        with m.If(sel):
+            m.d.comb += [self.wr_valid.eq(txq.wb_valid), self.wr_addr.eq(wb_base << 4),
+                         self.wr_len.eq(16), self.wr_data.eq(wb_data),
+                         self.wr_first.eq(wb_first), self.wr_last.eq(wb_last)]
+        with m.Else():
+            m.d.comb += [self.wr_valid.eq(rxe.wr_valid), self.wr_addr.eq(rxe.wr_addr),
+                         self.wr_len.eq(rxe.wr_len), self.wr_data.eq(rxe.wr_data),
+                         self.wr_first.eq(rxe.wr_first), self.wr_last.eq(rxe.wr_last)]
+        take = Signal()
+        m.d.comb += [take.eq(self.wr_valid & self.wr_ready),
+                     rxe.wr_ready.eq(self.wr_ready & ~sel),
+                     txq.wb_ready.eq(self.wr_ready & sel & wb_last)]
+        with m.If(self.wr_valid):
+            m.d.sync += [busy.eq(~(take & self.wr_last)), owner.eq(sel)]
+        with m.If(take & self.wr_last):
+            m.d.sync += turn.eq(~sel)
+        with m.If(take & sel):
+            m.d.sync += wb_beat.eq(~wb_last)
+            with m.If(wb_last):
+                m.d.sync += self.txq_wb_writes.eq(self.txq_wb_writes + 1)
+
+        # -- interrupts --------------------------------------------------------------------------
+        # TX queue group of the frame done: done_queue % ntxirq (a table over the queue numbers).
+        nt = self.ntxirq
+        group = Array(q % nt for q in range(2**self.qbits))[txe.done_queue]
+        for g, c in enumerate(txirqs):
+            m.d.comb += [
+                c.event.eq(txe.done_valid & (group == g)),
+                self.irq_valid[g].eq(c.irq_valid),
+                c.irq_ready.eq(self.irq_ready[g]),
+            ]
+        m.d.comb += [
+            rxirq.event.eq(rxe.irq_event),
+            self.irq_valid[nt].eq(rxirq.irq_valid),
+            rxirq.irq_ready.eq(self.irq_ready[nt]),
+        ]
+        return m

@@ -1,0 +1,430 @@
+#
+# rx_engine.py: the RX DMA engine of one queue: descriptor prefetch, frame write into host
+# buffers, completion records.
+#
+# What it is: takes the frames of rtl/nic/frame_fifo.py (its m_* output, m_len known on the first
+# beat) and writes each one into the next buffer the driver has posted on the RX descriptor ring,
+# then writes a completion record to the completion ring and pulses `irq_event` (to
+# rtl/nic/irq_coalescer.py's `event`). One frame at a time. Nothing is ever written outside a posted
+# buffer (within its length) or the completion ring.
+#
+# Host memory structures (little-endian; ring bases 16-byte aligned, their low 4 bits ignored):
+#   descriptor ring  S = 2**ring_size_log2 16-byte descriptors at ring_base: bytes 0..7 buffer
+#                    address, 8..9 buffer length (bytes), 10..15 reserved (ignored).
+#   completion ring  S 16-byte records at cpl_base, written at cpl_base + 16 * cpl_index
+#                    (cpl_index 0, 1, .. S-1, 0, ..: one record per descriptor consumed by a
+#                    frame): bytes 0..1 length (the frame's length; 0 unless status is OK),
+#                    2..3 descriptor index (its ring position), 4 status, 5 queue (0), 6..7 0,
+#                    8..15 timestamp.
+#   status           0 OK: the frame is in the buffer. 1 TOO_BIG: the frame's length exceeds the
+#                    buffer's; nothing written to the buffer, the buffer is consumed. 2 BAD_ADDR:
+#                    the buffer address is not a multiple of 16; handled as TOO_BIG (nothing
+#                    written, buffer consumed) and counted apart.
+#   timestamp        the value of a free-running 64-bit cycle counter (0 in the first cycle after
+#                    reset) in the cycle the frame's first beat was accepted (s_valid & s_ready).
+#
+# Ring positions (prod, fetch, cons, cpl_index) are kept mod S, as in rtl/nic/tx_queue_manager.py:
+# posted-but-not-fetched descriptors are (prod - fetch) mod S, so prod == fetch is empty and a
+# ring holds at most S - 1 posted descriptors (a ring of 1 never has one). The core trusts the
+# driver not to post over descriptors it has not consumed yet ((prod - cons) mod S <= S - 1, a
+# full lap cannot be told from none) and to keep a buffer untouched until its completion.
+#
+# Descriptor prefetch: a local FIFO of 8 descriptors. With no read outstanding, enable 1 and
+# posted descriptors not fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch) mod S,
+# S - fetch (never across the ring end), free FIFO entries, descriptors before the next 4 KiB
+# boundary) descriptors at ring_base + 16 * fetch is requested (rd_req_len = 16 * n; fetch += n
+# when the request is issued). One read outstanding at a time. Its completion beats (16 // (W/8)
+# per descriptor, in order) are written into the FIFO and committed on rd_cpl_last. If any beat
+# had rd_cpl_err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
+# err_read += n, no frame uses them and no completion is written for them (they still count as
+# consumed: `cons` moves past them, in ring order, one per cycle, as they reach the FIFO head).
+#
+# Frames, one at a time. When the first beat of a frame is presented (s_valid) and the engine is
+# idle, in that cycle:
+#   no buffer   enable is 0, or the FIFO is empty, nothing is posted (prod == fetch) and no read
+#               is outstanding: the first beat is accepted in this cycle (s_ready 1) and the whole
+#               frame is discarded up to its s_last beat; drop_no_buffer += 1 at the edge.
+#   buffer      the FIFO head is a fetched (not skipped) descriptor: it is popped (cons += 1) and
+#               its status decided from s_len: BAD_ADDR, else TOO_BIG if roundup4(s_len) >
+#               buffer length, else OK. The frame's beats are accepted from the next cycle on.
+#   otherwise   (a descriptor is posted, being fetched or skipped): wait, s_ready 0.
+# OK: the s_len bytes (from lane 0 of the first beat on, ceil(s_len / (W/8)) beats; s_keep is
+# ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe are
+# whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold the
+# frame rounded up to 4 bytes), are written at the buffer address in writes of min(remaining,
+# max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the frame's beats
+# (every write but the last is a multiple of W/8 bytes, as the address is 16-byte aligned). Beats
+# after those are discarded up to s_last; a frame whose s_last comes before s_len bytes is padded
+# with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are
+# discarded.
+# Then the completion record is written (one 16-byte write, after the frame's data writes in the
+# write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
+# when it is loaded into the write register; irq_event is 1 in the cycle after the DMA takes the
+# record's last beat.
+#
+# enable: 0 stops new descriptor reads, drops every frame that starts (no buffer) and ignores
+# doorbells (not counted). When the engine is idle (no frame in progress, no read outstanding)
+# with enable 0, the queue is reset: prod = fetch = cons = cpl_index = 0, the FIFO emptied. This
+# is how the driver (re)starts a ring: set ring_base, ring_size_log2, cpl_base with enable 0,
+# then enable 1. ring_size_log2 > 12 acts as enable 0. Change the configuration only while
+# enable is 0.
+#
+# Interfaces (W = data_width bits; byte lanes little-endian, lane i is data[8*i:8*i+8]):
+#   ring_base (64), ring_size_log2 (4), cpl_base (64), enable      in: configuration (CSRs).
+#   db_valid, db_index (16)   in: doorbell: prod = db_index (the driver's producer index). With
+#       db_index >= S it is ignored and err_db_range += 1. Ignored while enable is 0.
+#   s_valid, s_ready, s_data (W), s_keep (W/8), s_last, s_len (16)   sink (from FrameFIFO's
+#       m_*): s_len is the frame's length in bytes, valid on every beat. s_ready is a function of
+#       registers, enable, ring_size_log2 and wr_ready (not of s_*).
+#   rd_req_valid, rd_req_ready, rd_req_addr (64), rd_req_len (13)   DMA read requests (out/in/
+#       out/out; held until taken): len a multiple of 16, <= max_read, never crossing 4 KiB.
+#   rd_cpl_valid, rd_cpl_ready, rd_cpl_data (W), rd_cpl_last, rd_cpl_err   completions (in/out/
+#       in/in/in), in request order, first byte in lane 0; rd_cpl_last on a request's last beat.
+#   wr_valid, wr_ready, wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA write
+#       stream (out/in/out..): one write = ceil(wr_len * 8 / W) beats, wr_addr and wr_len valid
+#       on the first (wr_first) beat, first byte in lane 0; 1 <= wr_len <= max_payload, never
+#       crossing 4 KiB. Posted: no completion. Registered outputs, held until wr_ready.
+#   irq_event     out: one-cycle pulse per completion record taken by the DMA.
+#   frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
+#   err_read      out, 32 bits each, wrapping: frames written OK and their bytes; frames dropped
+#       for lack of a buffer, too big, bad buffer address; descriptor read requests taken by the
+#       DMA; refused doorbells; descriptors skipped after a read error.
+#   cons          out (12): ring position of the next descriptor to consume (popped for a frame
+#       or skipped).
+#
+# Parameters:
+#   data_width    W, 64 or 128.
+#   max_payload   largest DMA write in bytes: a power of two, 16..4096 (256: a common MPS).
+#   max_read      largest descriptor read in bytes: a multiple of 16, 16..4096 (512).
+
+from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
+
+from .dma_port import dma_read_members, dma_write_members
+
+COUNTS = ("frames", "bytes", "drop_no_buffer", "drop_too_big", "drop_bad_desc", "desc_reads",
+          "err_db_range", "err_read")
+OK, TOO_BIG, BAD_ADDR = 0, 1, 2
+IDLE, DROP, FRAME, CPL, CPL2 = range(5)        # frame states (CPL2: W=64, the record's 2nd beat)
+FIFO_DEPTH = 8
+SIZE_LOG2_MAX = 12
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _min(m, name, width, *vals):
+    out = vals[0]
+    for i, v in enumerate(vals[1:]):
+        s = Signal(width, name=f"{name}_{i}")
+        m.d.comb += s.eq(Mux(v < out, v, out))
+        out = s
+    return out
+
+
+class RXEngine(wiring.Component):
+    def __init__(self, data_width=128, max_payload=256, max_read=512):
+        if data_width not in (64, 128):
+            raise ValueError(f"RXEngine: data_width={data_width!r} must be 64 or 128")
+        if not _is_int(max_payload) or not 16 <= max_payload <= 4096 or \
+                max_payload & (max_payload - 1):
+            raise ValueError(f"RXEngine: max_payload={max_payload!r} must be a power of two "
+                             f"16..4096")
+        if not _is_int(max_read) or not 16 <= max_read <= 4096 or max_read % 16:
+            raise ValueError(f"RXEngine: max_read={max_read!r} must be a multiple of 16, "
+                             f"16..4096")
+        self.data_width = data_width
+        self.max_payload = max_payload
+        self.max_read = max_read
+        self.max_batch = min(FIFO_DEPTH, max_read // 16)
+        w = data_width
+        super().__init__({
+            "ring_base":      In(64),
+            "ring_size_log2": In(4),
+            "cpl_base":       In(64),
+            "enable":         In(1),
+            "db_valid":       In(1),
+            "db_index":       In(16),
+            "s_valid":        In(1),
+            "s_ready":        Out(1),
+            "s_data":         In(w),
+            "s_keep":         In(w // 8),
+            "s_last":         In(1),
+            "s_len":          In(16),
+            **dma_read_members(w),
+            **dma_write_members(w),
+            "irq_event":      Out(1),
+            **{name: Out(32) for name in COUNTS},
+            "cons":           Out(12),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        w = self.data_width
+        bpb = w // 8                               # bytes per beat: 8 or 16
+        beats_per_desc = 16 // bpb
+
+        en = Signal()
+        size = Signal(13)
+        mask = Signal(12)
+        m.d.comb += [
+            en.eq(self.enable & (self.ring_size_log2 <= SIZE_LOG2_MAX)),
+            size.eq(Const(1, 13) << self.ring_size_log2),
+            mask.eq(size - 1),
+        ]
+        now = Signal(64)                           # free-running cycle counter
+        m.d.sync += now.eq(now + 1)
+
+        prod = Signal(12)
+        fetch = Signal(12)
+        cons = self.cons
+        cpl_idx = Signal(12)
+
+        # -- local descriptor FIFO ---------------------------------------------------------------
+        m.submodules.dmem = dmem = memory.Memory(shape=unsigned(80), depth=FIFO_DEPTH, init=[])
+        dwr = dmem.write_port()
+        drd = dmem.read_port(domain="comb")
+        wp = Signal(4)                             # committed entries end
+        rp = Signal(4)
+        bad = Signal(FIFO_DEPTH)                   # entry of a failed read: skip it
+        used = Signal(4)
+        fifo_empty = Signal()
+        head_bad = Signal()
+        m.d.comb += [
+            drd.addr.eq(rp[:3]),
+            used.eq(wp - rp),
+            fifo_empty.eq(wp == rp),
+            head_bad.eq(bad.bit_select(rp[:3], 1)),
+        ]
+
+        # -- descriptor fetch --------------------------------------------------------------------
+        in_cpl = Signal()                          # request taken, completion not yet done
+        rd_busy = Signal()
+        m.d.comb += rd_busy.eq(self.rd_req_valid | in_cpl)
+        waiting = Signal(12)
+        to_end = Signal(13)
+        room = Signal(4)
+        raddr = Signal(64)
+        to_4k = Signal(13)
+        m.d.comb += [
+            waiting.eq((prod - fetch) & mask),
+            to_end.eq(size - fetch),
+            room.eq(FIFO_DEPTH - used),
+            raddr.eq(Cat(Const(0, 4), self.ring_base[4:]) + (fetch << 4)),
+            to_4k.eq((4096 - raddr[:12]) >> 4),
+        ]
+        count = _min(m, "rd_count", 13, Const(self.max_batch, 13), waiting, to_end, room, to_4k)
+        bcount = Signal(4)                         # descriptors of the outstanding read
+        with m.If(en & ~rd_busy & (waiting != 0) & (room != 0)):
+            m.d.sync += [
+                self.rd_req_valid.eq(1),
+                self.rd_req_addr.eq(raddr),
+                self.rd_req_len.eq(count << 4),
+                fetch.eq((fetch + count) & mask),
+                bcount.eq(count),
+            ]
+        with m.If(self.rd_req_valid & self.rd_req_ready):
+            m.d.sync += [self.rd_req_valid.eq(0), in_cpl.eq(1),
+                         self.desc_reads.eq(self.desc_reads + 1)]
+
+        rcv = Signal(5)                            # beats received (saturating)
+        errd = Signal()
+        errd_n = Signal()
+        held = Signal(64)                          # W=64: the address beat
+        cbeat = Signal()
+        m.d.comb += [
+            self.rd_cpl_ready.eq(in_cpl),
+            cbeat.eq(self.rd_cpl_valid & in_cpl),
+            errd_n.eq(errd | self.rd_cpl_err),
+        ]
+        exp_beats = bcount * beats_per_desc
+        if bpb == 16:
+            m.d.comb += [
+                dwr.addr.eq((wp + rcv)[:3]),
+                dwr.data.eq(self.rd_cpl_data[:80]),
+                dwr.en.eq(cbeat & (rcv < bcount)),
+            ]
+        else:
+            m.d.comb += [
+                dwr.addr.eq((wp + (rcv >> 1))[:3]),
+                dwr.data.eq(Cat(held, self.rd_cpl_data[:16])),
+                dwr.en.eq(cbeat & rcv[0] & (rcv < exp_beats)),
+            ]
+            with m.If(cbeat & ~rcv[0]):
+                m.d.sync += held.eq(self.rd_cpl_data)
+        good = Signal()
+        m.d.comb += good.eq(~errd_n & (rcv + 1 == exp_beats))
+        with m.If(cbeat):
+            m.d.sync += [rcv.eq(Mux(rcv == 31, 31, rcv + 1)), errd.eq(errd_n)]
+            with m.If(self.rd_cpl_last):
+                m.d.sync += [in_cpl.eq(0), rcv.eq(0), errd.eq(0), wp.eq(wp + bcount)]
+                for i in range(FIFO_DEPTH):
+                    with m.If(((i - wp)[:3]) < bcount):
+                        m.d.sync += bad[i].eq(~good)
+                with m.If(~good):
+                    m.d.sync += self.err_read.eq(self.err_read + bcount)
+
+        # -- doorbell ----------------------------------------------------------------------------
+        with m.If(self.db_valid & en):
+            with m.If((self.db_index >> self.ring_size_log2) == 0):
+                m.d.sync += prod.eq(self.db_index[:12])
+            with m.Else():
+                m.d.sync += self.err_db_range.eq(self.err_db_range + 1)
+
+        # -- frames ------------------------------------------------------------------------------
+        load = Signal()                            # the write register can take a beat
+        m.d.comb += load.eq(~self.wr_valid | self.wr_ready)
+        wr_cpl = Signal()                          # the write register holds a record's last beat
+        with m.If(load):
+            m.d.sync += [self.wr_valid.eq(0), wr_cpl.eq(0)]
+        m.d.sync += self.irq_event.eq(self.wr_valid & self.wr_ready & wr_cpl)
+
+        waddr = Signal(64)                         # next buffer byte to write
+        rem = Signal(16)                           # bytes of the frame still to write
+        crem = Signal(13)                          # bytes of the current write still to send
+        flen = Signal(16)
+        pad = Signal(2)                            # zero bytes after the frame, to a DWORD
+        len4 = Signal(17)
+        m.d.comb += len4.eq((self.s_len + 3) & ~3)
+        didx = Signal(12)
+        status = Signal(2)
+        ended = Signal()                           # the frame's s_last was accepted
+        started = Signal()                         # its first beat was accepted
+        ts = Signal(64)
+
+        d_addr = drd.data[:64]
+        d_len = drd.data[64:80]
+        nobuf = Signal()
+        pop = Signal()
+        skip = Signal()
+        m.d.comb += [
+            nobuf.eq(~en | (fifo_empty & (prod == fetch) & ~rd_busy)),
+            skip.eq(~fifo_empty & head_bad),
+        ]
+
+        w_to4k = Signal(13)
+        m.d.comb += w_to4k.eq(4096 - waddr[:12])
+        clen = _min(m, "wr_chunk", 16, rem, Const(self.max_payload, 16), w_to4k)
+        cur = Signal(13)                           # bytes of the current write left, this beat
+        nb = Signal(5)                             # bytes in this beat
+        m.d.comb += [
+            cur.eq(Mux(crem == 0, clen, crem)),
+            nb.eq(Mux(cur < bpb, cur, bpb)),
+        ]
+        real = Signal(5)                           # frame bytes in this beat (not padding)
+        byte_mask = Signal(w)
+        m.d.comb += [
+            real.eq(nb - Mux(rem <= bpb, pad, 0)),
+            byte_mask.eq(Cat(Mux(real > j, Const(0xFF, 8), Const(0, 8)) for j in range(bpb))),
+        ]
+
+        caddr = Signal(64)
+        rec = Signal(128)
+        m.d.comb += [
+            caddr.eq(Cat(Const(0, 4), self.cpl_base[4:]) + (cpl_idx << 4)),
+            rec.eq(Cat(Mux(status == OK, flen, 0), didx, Const(0, 4), status, Const(0, 6),
+                       Const(0, 24), ts)),
+        ]
+
+        def cpl_counts():
+            m.d.sync += [
+                cpl_idx.eq((cpl_idx + 1) & mask),
+                self.frames.eq(self.frames + (status == OK)),
+                self.bytes.eq(self.bytes + Mux(status == OK, flen, 0)),
+                self.drop_too_big.eq(self.drop_too_big + (status == TOO_BIG)),
+                self.drop_bad_desc.eq(self.drop_bad_desc + (status == BAD_ADDR)),
+            ]
+
+        state = Signal(3)
+        with m.If(state == IDLE):
+            m.d.comb += self.s_ready.eq(nobuf)
+            with m.If(self.s_valid):
+                with m.If(nobuf):
+                    m.d.sync += self.drop_no_buffer.eq(self.drop_no_buffer + 1)
+                    with m.If(~self.s_last):
+                        m.d.sync += state.eq(DROP)
+                with m.Elif(~fifo_empty & ~head_bad):
+                    m.d.comb += pop.eq(1)
+                    st = Mux(d_addr[:4] != 0, BAD_ADDR,
+                             Mux(len4 > d_len, TOO_BIG, OK))
+                    m.d.sync += [
+                        status.eq(st),
+                        rem.eq(Mux(st == OK, len4, 0)),
+                        pad.eq(len4 - self.s_len),
+                        flen.eq(self.s_len),
+                        waddr.eq(d_addr),
+                        didx.eq(cons),
+                        crem.eq(0),
+                        ended.eq(0),
+                        started.eq(0),
+                    ]
+                    m.d.sync += state.eq(FRAME)
+        with m.Elif(state == DROP):
+            m.d.comb += self.s_ready.eq(1)
+            with m.If(self.s_valid & self.s_last):
+                m.d.sync += state.eq(IDLE)
+        with m.Elif(state == FRAME):
+            with m.If(rem != 0):
+                m.d.comb += self.s_ready.eq(~ended & load)
+                with m.If(load & (ended | self.s_valid)):
+                    m.d.sync += [
+                        self.wr_valid.eq(1),
+                        self.wr_first.eq(crem == 0),
+                        self.wr_last.eq(cur <= bpb),
+                        self.wr_data.eq(Mux(ended, 0, self.s_data) & byte_mask),
+                        rem.eq(rem - nb),
+                        crem.eq(cur - nb),
+                        waddr.eq(waddr + nb),
+                    ]
+                    with m.If(crem == 0):
+                        m.d.sync += [self.wr_addr.eq(waddr), self.wr_len.eq(cur)]
+                    with m.If(~ended & self.s_last):
+                        m.d.sync += ended.eq(1)
+            with m.Elif(~ended):
+                m.d.comb += self.s_ready.eq(1)
+                with m.If(self.s_valid & self.s_last):
+                    m.d.sync += ended.eq(1)
+            with m.Else():
+                m.d.sync += state.eq(CPL)
+            with m.If(self.s_valid & self.s_ready & ~started):
+                m.d.sync += [started.eq(1), ts.eq(now)]
+        with m.Elif(state == CPL):
+            with m.If(load):
+                m.d.sync += [
+                    self.wr_valid.eq(1),
+                    self.wr_first.eq(1),
+                    self.wr_last.eq(bpb == 16),
+                    self.wr_addr.eq(caddr),
+                    self.wr_len.eq(16),
+                    self.wr_data.eq(rec[:w]),
+                ]
+                if bpb == 16:
+                    m.d.sync += wr_cpl.eq(1)
+                    cpl_counts()
+                    m.d.sync += state.eq(IDLE)
+                else:
+                    m.d.sync += state.eq(CPL2)
+        if bpb == 8:
+            with m.Elif(state == CPL2):
+                with m.If(load):
+                    m.d.sync += [
+                        self.wr_valid.eq(1),
+                        self.wr_first.eq(0),
+                        self.wr_last.eq(1),
+                        self.wr_data.eq(rec[64:]),
+                        wr_cpl.eq(1),
+                    ]
+                    cpl_counts()
+                    m.d.sync += state.eq(IDLE)
+        with m.Else():
+            m.d.sync += state.eq(IDLE)
+
+        with m.If(pop | skip):
+            m.d.sync += [rp.eq(rp + 1), cons.eq((cons + 1) & mask)]
+        # Reset of the queue while disabled and idle (last: overrides the pops and skips).
+        with m.If(~en & ~rd_busy & (state == IDLE)):
+            m.d.sync += [prod.eq(0), fetch.eq(0), cons.eq(0), cpl_idx.eq(0), wp.eq(0),
+                         rp.eq(0)]
+        return m

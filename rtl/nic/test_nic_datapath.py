@@ -1,0 +1,527 @@
+# Full-loopback tests of NICDatapath (amaranth.sim): a Python host (memory, in-order DMA read
+# responder with random latency and gaps, write sink with random back-pressure that checks every
+# write lands in a region the NIC may write) and a small driver (fills 4 TX rings with frames of
+# random size 60..1514 at random buffer alignments, rings doorbells as ring space frees up from
+# the consumer-index writebacks, posts RX buffers and reposts them as completion records come
+# in), with a MAC loopback (mac_tx -> mac_rx one cycle later, random mac_tx_ready gaps).
+# Checks: every frame received exactly once and bit-exact, each TX queue's frames in order in the
+# RX stream, the writebacks end at the producer indexes, the counters, and the interrupts of
+# both vectors equal coalesce_model.predict_irqs of the event cycles observed.
+import gc
+import random
+from collections import deque
+
+import pytest
+from amaranth.hdl import Shape
+from amaranth.sim import Simulator
+
+from cocotb_tests.models.coalesce_model import CONFIG, predict_irqs
+from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
+from rtl.verilator_lint import verilator_lint
+
+
+HBASE = 0x5A3C_7E00_0000_0000
+MEMSIZE = 4 << 20
+TXRING = 0x0000                  # queue q's ring at TXRING + q * 4096
+WB = 0x8000                      # queue q's writeback at WB + 16 * q
+RXRING = 0x9000
+RXCPL = 0xA000
+RXBUF = 0x10000                  # RX buffer of ring position p at RXBUF + p * RXBUF_LEN
+RXBUF_LEN = 2048
+TXBUF = 0x100000                 # TX payloads, bump-allocated
+TX_LOG2, RX_LOG2 = 5, 6
+NQ = 4
+
+
+def cfg(frames=1, usecs=0, abs_usecs=0, min_interval=0, tick_cycles=1):
+    return dict(frames=frames, usecs=usecs, abs_usecs=abs_usecs, min_interval=min_interval,
+                tick_cycles=tick_cycles)
+
+
+class Host:
+    def __init__(self):
+        self.mem = bytearray(MEMSIZE)
+
+    def write(self, addr, data):
+        off = addr - HBASE
+        assert 0 <= off and off + len(data) <= MEMSIZE, hex(addr)
+        self.mem[off:off + len(data)] = data
+
+    def read(self, addr, n):
+        off = addr - HBASE
+        assert 0 <= off and off + n <= MEMSIZE, hex(addr)
+        return bytes(self.mem[off:off + n])
+
+
+def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad=(), max_frags=1,
+        p_req=0.8, p_cpl=0.85, p_wr=0.8, p_mac=0.7, max_lat=24, max_cycles=400_000, ntxirq=1):
+    """Sends nframes frames on each of the 4 TX queues through the loopback. bad: (queue, seq)
+    frames sent as one zero-length descriptor; rx_bad: (queue, seq) frames the MAC loopback
+    marks with mac_rx_error on their last beat; max_frags: each other frame is split into 1 to
+    max_frags descriptors. The run ends 400 cycles after every frame was received and every
+    writeback is final, or 3000 cycles after the last RX frame if the TX rings are done (check()
+    then finds the missing frames). ntxirq: TX interrupt vectors (queue q in group q % ntxirq).
+    Returns the observations."""
+    rng = random.Random(seed)
+    txirq = txirq or cfg()
+    rxirq = rxirq or cfg()
+    dut = NICDatapath(data_width=data_width, ntxq=NQ, ntxirq=ntxirq)
+    B = data_width // 8
+    host = Host()
+    obs = dict(rx=[], tx_events=[[] for _ in range(ntxirq)], rx_events=[],
+               irqs=[[] for _ in range(ntxirq + 1)], counts={}, cycles=0, wb=None,
+               wr_both=0, open_cycles=0, ntxirq=ntxirq)
+
+    # the frames: bytes 0..1 queue, 2..3 sequence number, then random
+    frames = {}
+    for q in range(NQ):
+        for s in range(nframes):
+            n = rng.randint(60, 1514)
+            frames[q, s] = bytes([q, 0]) + s.to_bytes(2, "little") + rng.randbytes(n - 4)
+    good = {k for k in frames if k not in bad and k not in rx_bad}
+    allowed = [(HBASE + WB, HBASE + WB + 16 * NQ),
+               (HBASE + RXCPL, HBASE + RXCPL + (16 << RX_LOG2)),
+               (HBASE + RXBUF, HBASE + RXBUF + (RXBUF_LEN << RX_LOG2))]
+
+    async def bench(ctx):
+        def setp(prefix, **kw):
+            for k, v in kw.items():
+                ctx.set(getattr(dut, prefix + k), v)
+
+        # static configuration (all from cycle 0)
+        for prefix, c in (("txirq_", txirq), ("rxirq_", rxirq)):
+            setp(prefix, enable=1, **c)
+        ctx.set(dut.irq_ready, (1 << (ntxirq + 1)) - 1)
+        setp("txfifo_", max_len=9216, min_len=0, enable=1)
+        setp("rxfifo_", max_len=RXBUF_LEN, min_len=0, enable=1)
+        setp("rxe_", ring_base=HBASE + RXRING, ring_size_log2=RX_LOG2, cpl_base=HBASE + RXCPL)
+        setp("tx_sched_", mode=0)
+        for p in range(1 << RX_LOG2):                    # RX ring: buffer of position p
+            buf = HBASE + RXBUF + p * RXBUF_LEN
+            host.write(HBASE + RXRING + 16 * p, buf.to_bytes(8, "little") +
+                       RXBUF_LEN.to_bytes(2, "little") + bytes(6))
+            host.write(HBASE + RXCPL + 16 * p + 4, b"\xff")   # not yet written
+
+        S_tx, S_rx = 1 << TX_LOG2, 1 << RX_LOG2
+        tx_prod = [0] * NQ
+        tx_rung = [0] * NQ
+        tx_next = [0] * NQ                               # next frame to post
+        prep = [None] * NQ                               # its descriptors, once prepared
+        tx_alloc = TXBUF
+        rx_prod, rx_rung, rx_ci = 0, 0, 0
+        rx_seen = 0
+        reads = deque()                                  # (ready cycle, data, last)
+        t_last = 0
+        wcur = None                                      # [addr, len, beat]
+        loop = None                                      # beat in the MAC loopback
+        mac_id = None                                    # (queue, seq) of the frame on mac_tx
+        done_at = None
+        rx_count, rx_change = 0, 0
+        db_rr = 0
+        for cyc in range(max_cycles):
+            # -- configuration strobes in the first cycles --------------------------------------
+            if cyc < NQ:
+                q = cyc
+                setp("txq_", cfg_valid=1, cfg_queue=q, cfg_size_log2=TX_LOG2, cfg_enable=1,
+                     cfg_limit=64)
+                setp("txe_", base_valid=1, base_queue=q, base_addr=HBASE + TXRING + 4096 * q)
+                setp("txq_", wb_addr_valid=1, wb_addr_queue=q, wb_addr=HBASE + WB + 16 * q)
+            elif cyc == NQ:
+                setp("txq_", cfg_valid=0)
+                setp("txe_", base_valid=0)
+                setp("txq_", wb_addr_valid=0)
+                setp("rxe_", enable=1)
+            # -- driver: TX ---------------------------------------------------------------------
+            db = None
+            if cyc > NQ:
+                for q in range(NQ):
+                    cons = int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little")
+                    while tx_next[q] < nframes:
+                        s = tx_next[q]
+                        data = frames[q, s]
+                        if prep[q] is not None:
+                            descs = prep[q]
+                        elif (q, s) in bad:
+                            descs = [(HBASE + tx_alloc, 0)]
+                        else:
+                            cuts = sorted(rng.sample(range(1, len(data)),
+                                                     rng.randint(1, max_frags) - 1))
+                            descs = []
+                            for lo, hi in zip([0] + cuts, cuts + [len(data)]):
+                                addr = HBASE + tx_alloc + rng.randrange(16)
+                                host.write(addr, data[lo:hi])
+                                descs.append((addr, hi - lo))
+                                tx_alloc += (hi - lo + 31) & ~15
+                        prep[q] = descs
+                        if (tx_prod[q] - cons) % S_tx + len(descs) > S_tx - 1:
+                            break
+                        for k, (addr, ln) in enumerate(descs):
+                            host.write(HBASE + TXRING + 4096 * q + 16 * tx_prod[q],
+                                       addr.to_bytes(8, "little") + ln.to_bytes(2, "little") +
+                                       int(k == len(descs) - 1).to_bytes(2, "little") +
+                                       bytes(4))
+                            tx_prod[q] = (tx_prod[q] + 1) % S_tx
+                        tx_next[q] += 1
+                        obs["ndescs"] = obs.get("ndescs", 0) + len(descs)
+                        prep[q] = None
+                for k in range(NQ):
+                    q = (db_rr + k) % NQ
+                    if tx_rung[q] != tx_prod[q]:
+                        db = q
+                        db_rr = q + 1
+                        break
+            ctx.set(dut.txq_db_valid, db is not None)
+            if db is not None:
+                ctx.set(dut.txq_db_queue, db)
+                ctx.set(dut.txq_db_index, tx_prod[db])
+                tx_rung[db] = tx_prod[db]
+            # -- driver: RX ---------------------------------------------------------------------
+            if cyc > NQ:
+                while True:
+                    rec = host.read(HBASE + RXCPL + 16 * rx_ci, 16)
+                    if rec[4] == 0xFF:
+                        break
+                    ln = int.from_bytes(rec[0:2], "little")
+                    idx = int.from_bytes(rec[2:4], "little")
+                    assert rec[4] == 0, f"RX completion status {rec[4]}"
+                    assert idx == rx_seen % S_rx
+                    obs["rx"].append(host.read(HBASE + RXBUF + idx * RXBUF_LEN, ln))
+                    host.write(HBASE + RXCPL + 16 * rx_ci + 4, b"\xff")
+                    rx_ci = (rx_ci + 1) % S_rx
+                    rx_seen += 1
+                while (rx_prod - rx_seen) % S_rx < S_rx - 1:
+                    rx_prod = (rx_prod + 1) % S_rx       # reposts the buffer of that position
+            rdb = cyc > NQ and rx_rung != rx_prod
+            ctx.set(dut.rxe_db_valid, rdb)
+            if rdb:
+                ctx.set(dut.rxe_db_index, rx_prod)
+                rx_rung = rx_prod
+            # -- host DMA read --------------------------------------------------------------------
+            rrdy = rng.random() < p_req
+            ctx.set(dut.rd_req_ready, rrdy)
+            cv = bool(reads) and reads[0][0] <= cyc and rng.random() < p_cpl
+            ctx.set(dut.rd_cpl_valid, cv)
+            if cv:
+                ctx.set(dut.rd_cpl_data, reads[0][1])
+                ctx.set(dut.rd_cpl_last, reads[0][2])
+            ctx.set(dut.rd_cpl_err, 0)
+            # -- host DMA write -------------------------------------------------------------------
+            wrdy = rng.random() < p_wr
+            ctx.set(dut.wr_ready, wrdy)
+            # -- MAC loopback ---------------------------------------------------------------------
+            mrdy = rng.random() < p_mac
+            ctx.set(dut.mac_tx_ready, mrdy)
+            ctx.set(dut.mac_rx_valid, loop is not None)
+            if loop is not None:
+                ctx.set(dut.mac_rx_data, loop[0])
+                ctx.set(dut.mac_rx_keep, loop[1])
+                ctx.set(dut.mac_rx_last, loop[2])
+            ctx.set(dut.mac_rx_error, loop is not None and loop[3])
+            loop = None
+            # -- sample the outputs ---------------------------------------------------------------
+            if rrdy and ctx.get(dut.rd_req_valid):
+                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+                assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= 512
+                assert addr // 4096 == (addr + ln - 1) // 4096
+                t_last = max(t_last, cyc + 1 + rng.randrange(max_lat))
+                raw = host.read(addr, ln)
+                nb = ln // B
+                for k in range(nb):
+                    reads.append((t_last, int.from_bytes(raw[k * B:k * B + B], "little"),
+                                  int(k == nb - 1)))
+            if cv and ctx.get(dut.rd_cpl_ready):
+                reads.popleft()
+            if wrdy and ctx.get(dut.wr_valid):
+                if ctx.get(dut.wr_first):
+                    assert wcur is None
+                    wcur = [ctx.get(dut.wr_addr), ctx.get(dut.wr_len), 0]
+                    a, n = wcur[0], wcur[1]
+                    assert any(lo <= a and a + n <= hi for lo, hi in allowed), hex(a)
+                assert wcur is not None
+                a, n, k = wcur
+                nbytes = min(B, n - k * B)
+                assert nbytes > 0
+                host.write(a + k * B, ctx.get(dut.wr_data).to_bytes(B, "little")[:nbytes])
+                wcur[2] += 1
+                if ctx.get(dut.wr_last):
+                    assert (wcur[2] * B >= n) and (wcur[2] - 1) * B < n
+                    wcur = None
+            if mrdy and ctx.get(dut.mac_tx_valid):
+                d, last = ctx.get(dut.mac_tx_data), ctx.get(dut.mac_tx_last)
+                if mac_id is None:
+                    mac_id = (d & 0xFF, d >> 16 & 0xFFFF)
+                loop = (d, ctx.get(dut.mac_tx_keep), last, int(last and mac_id in rx_bad))
+                if last:
+                    mac_id = None
+            if ctx.get(dut.txq.wb_valid) and ctx.get(dut.rxe.wr_valid):
+                obs["wr_both"] += 1                      # the write arbiter had to choose
+            obs["open_cycles"] += ctx.get(dut.txe.open_valid)   # a frame open between jobs
+            if ctx.get(dut.txe.done_valid):
+                obs["tx_events"][ctx.get(dut.txe.done_queue) % ntxirq].append(cyc)
+            if ctx.get(dut.rxe.irq_event):
+                obs["rx_events"].append(cyc)
+            iv = ctx.get(dut.irq_valid)
+            for v in range(ntxirq + 1):
+                if iv >> v & 1:
+                    obs["irqs"][v].append(cyc)
+            await ctx.tick()
+            if done_at is None and len(obs["rx"]) == len(good) and all(
+                    int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little") == tx_prod[q]
+                    and tx_next[q] == nframes for q in range(NQ)):
+                done_at = cyc
+            if done_at is not None and cyc >= done_at + 400:
+                break
+            if len(obs["rx"]) != rx_count:
+                rx_count, rx_change = len(obs["rx"]), cyc
+            if cyc > rx_change + 3000 and obs["wb"] is None and all(
+                    int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little") == tx_prod[q]
+                    and tx_next[q] == nframes for q in range(NQ)):
+                break
+        else:
+            raise AssertionError(f"timeout: {len(obs['rx'])} of {len(good)} frames received")
+        obs["cycles"] = cyc + 1
+        obs["prod"] = tx_prod
+        obs["wb"] = [int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little")
+                     for q in range(NQ)]
+        for prefix, (_, _, outs) in EXPOSED.items():
+            for name in outs:
+                obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
+        obs["counts"]["txq_wb_writes"] = ctx.get(dut.txq_wb_writes)
+        obs["counts"]["txirq_vec_irqs"] = ctx.get(dut.txirq_vec_irqs)
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    obs["frames"], obs["good"] = frames, good
+    return obs
+
+
+def check(obs, nframes, bad=(), rx_bad=(), txirq=None, rxirq=None):
+    frames, good = obs["frames"], obs["good"]
+    seen = set()
+    last = {}
+    for data in obs["rx"]:
+        q, s = data[0], int.from_bytes(data[2:4], "little")
+        assert (q, s) in good, f"unexpected frame {(q, s)}"
+        assert (q, s) not in seen, f"frame {(q, s)} received twice"
+        assert data == frames[q, s], f"frame {(q, s)} corrupted"
+        assert s > last.get(q, -1), f"queue {q}: frame {s} after {last[q]}"
+        last[q] = s
+        seen.add((q, s))
+    assert seen == good
+    assert obs["wb"] == obs["prod"]
+    c = obs["counts"]
+    nbad = len(bad)
+    ngood = len(good)
+    nbytes = sum(len(frames[k]) for k in good)
+    nrxbad = len(rx_bad)
+    assert c["txe_frames"] == ngood + nrxbad
+    assert c["txe_bytes"] == nbytes + sum(len(frames[k]) for k in rx_bad)
+    assert c["txe_err_desc_len0"] == nbad
+    assert c["txfifo_drop_error"] == nbad and c["txfifo_frames_out"] == ngood + nrxbad
+    assert c["rxfifo_frames_out"] == ngood and c["rxfifo_frames_in"] == ngood + nrxbad
+    assert c["rxfifo_drop_error"] == nrxbad
+    assert c["rxe_frames"] == ngood and c["rxe_bytes"] == nbytes
+    for name, v in c.items():
+        if ("drop_" in name and name not in ("txfifo_drop_error", "rxfifo_drop_error")) or \
+                (name.startswith(("txq_err", "rxe_err")) or name == "txe_err_read"):
+            assert v == 0, f"{name} = {v}"
+    assert c["txq_descs_completed"] == obs["ndescs"]
+    assert c["rdarb_outstanding"] == 0
+    assert c["txq_drained"] == 0                 # queues still enabled
+    # interrupts: one TX event per TX frame (good or not), one RX event per frame received
+    # (a TX vector per queue group: queue q's events on vector q % ntxirq, each vector
+    # coalescing its own with the one txirq_ configuration)
+    nt = obs["ntxirq"]
+    assert [len(ev) for ev in obs["tx_events"]] == [NQ // nt * nframes] * nt
+    assert len(obs["rx_events"]) == ngood
+    n = obs["cycles"]
+    vectors = [(ev, txirq or cfg()) for ev in obs["tx_events"]] + \
+        [(obs["rx_events"], rxirq or cfg())]
+    expected = [predict_irqs(ev, n, **conf) for ev, conf in vectors]
+    for v in range(nt + 1):
+        assert obs["irqs"][v] == expected[v], f"vector {v}"
+    per_vec = [c["txirq_vec_irqs"] >> (32 * g) & 0xFFFFFFFF for g in range(nt)]
+    assert per_vec == [len(e) for e in expected[:nt]]
+    assert c["txirq_irqs"] == sum(per_vec)
+    assert c["rxirq_irqs"] == len(expected[nt])
+
+
+def test_loopback_no_coalescing():
+    nframes = 32
+    obs = run(1, nframes=nframes)
+    check(obs, nframes)
+    assert len(obs["irqs"][0]) == NQ * nframes and len(obs["irqs"][1]) == NQ * nframes
+    assert obs["wr_both"] > 0                    # RX writes and writebacks did contend
+
+
+def test_loopback_coalescing():
+    txirq = cfg(frames=8, usecs=20, tick_cycles=4)
+    rxirq = cfg(frames=0, usecs=0, abs_usecs=30, min_interval=15, tick_cycles=8)
+    nframes = 24
+    obs = run(2, nframes=nframes, txirq=txirq, rxirq=rxirq)
+    check(obs, nframes, txirq=txirq, rxirq=rxirq)
+    assert 0 < len(obs["irqs"][0]) < NQ * nframes
+    assert 0 < len(obs["irqs"][1]) < NQ * nframes
+
+
+def test_loopback_tx_vector_per_queue_group():
+    """Two TX vectors (queues 0, 2 and queues 1, 3) plus RX, each coalescing its own events
+    exactly as predicted, their interrupts on irq_valid bits 0, 1 and 2."""
+    txirq = cfg(frames=3, usecs=12, tick_cycles=4)
+    rxirq = cfg(frames=5)
+    nframes = 20
+    obs = run(7, nframes=nframes, txirq=txirq, rxirq=rxirq, ntxirq=2)
+    check(obs, nframes, txirq=txirq, rxirq=rxirq)
+    assert all(obs["irqs"][v] for v in range(3))
+    assert obs["irqs"][0] != obs["irqs"][1]
+
+
+def test_loopback_bad_inputs():
+    """A zero-length descriptor on queue 1 (dropped by the TX FIFO as an errored frame, counted
+    in txe_err_desc_len0 and txfifo_drop_error) and two frames with mac_rx_error (dropped by the
+    RX FIFO): every other frame arrives, in order."""
+    bad = {(1, 5)}
+    nframes = 20
+    rx_bad = {(2, 7), (0, 19)}
+    obs = run(3, nframes=nframes, bad=bad, rx_bad=rx_bad)
+    check(obs, nframes, bad=bad, rx_bad=rx_bad)
+
+
+def test_loopback_64():
+    nframes = 12
+    obs = run(4, nframes=nframes, data_width=64)
+    check(obs, nframes)
+
+
+def test_loopback_scatter_gather():
+    """Frames of 1..3 descriptors, cut into jobs at max_batch and the ring end regardless of
+    EOP: every frame arrives whole."""
+    obs = run(5, nframes=30, max_frags=3)
+    check(obs, 30)
+    assert obs["open_cycles"] > 0                # some frames did span jobs
+
+
+@pytest.mark.filterwarnings("ignore:.*created but never used")
+def test_bad_params():
+    for kw in (dict(data_width=32), dict(ntxq=0), dict(ntxq=65), dict(tx_fifo_depth=1000),
+               dict(rx_fifo_depth=16), dict(max_batch=0), dict(rd_depth=3), dict(ntxirq=0),
+               dict(ntxq=4, ntxirq=5), dict(ntxq=16, ntxirq=9)):
+        with pytest.raises(ValueError):
+            NICDatapath(**kw)
+    gc.collect()                  # the UnusedElaboratable warnings here, where they are ignored
+
+
+def test_exposed_ports():
+    """Every exposed name is a port of its sub-core, with the sub-core's width and direction."""
+    dut = NICDatapath()
+    members = dut.signature.members
+    for prefix, (attr, ins, outs) in EXPOSED.items():
+        sub = getattr(dut, attr).signature.members
+        for names, flow in ((ins, "In"), (outs, "Out")):
+            for name in names:
+                assert members[prefix + name].flow.value == flow
+                assert sub[name].flow.value == flow
+                assert members[prefix + name].shape.width == Shape.cast(sub[name].shape).width
+    for prefix, (ins, outs) in OWN_PORTS.items():      # the core's own, for the CSR wrapper
+        for names, flow in ((ins, "In"), (outs, "Out")):
+            for name in names:
+                assert members[prefix + name].flow.value == flow
+    for name in CONFIG:
+        assert "txirq_" + name in members and "rxirq_" + name in members
+
+    async def bench(ctx):          # the flattened ArrayLayout inputs: element i at bits i*w
+        ctx.set(dut.tx_sched_prio, 0b101_011_110_001)
+        ctx.set(dut.tx_sched_weight, 0x04_03_02_01)
+        assert [ctx.get(dut.sched.prio[i]) for i in range(NQ)] == [1, 6, 3, 5]
+        assert [ctx.get(dut.sched.weight[i]) for i in range(NQ)] == [1, 2, 3, 4]
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+def test_verilator_lint(data_width, tmp_path):
+    verilator_lint(NICDatapath(data_width=data_width), "nic_datapath", tmp_path)
+
+
+def test_disable_queue_with_open_frame():
+    """Queue 0 posts the head of a frame (no EOP) and never its tail; queue 1 posts a whole
+    frame. While queue 0's frame is open the engine serves only queue 0, so nothing goes out;
+    disabling queue 0 aborts its frame (txe_err_no_eop, dropped by the TX FIFO as an errored
+    frame), then queue 1's frame goes out whole, and queue 0 reports drained."""
+    dut = NICDatapath(data_width=128, ntxq=2)
+    host = Host()
+    B = 16
+    head = bytes(range(100))
+    frame1 = bytes([1, 0]) + bytes(range(200, 255)) * 2
+    host.write(HBASE + TXBUF, head)
+    host.write(HBASE + TXBUF + 4096, frame1)
+    for q, (addr, ln, eop) in enumerate([(HBASE + TXBUF, len(head), 0),
+                                         (HBASE + TXBUF + 4096, len(frame1), 1)]):
+        host.write(HBASE + TXRING + 4096 * q, addr.to_bytes(8, "little") +
+                   ln.to_bytes(2, "little") + eop.to_bytes(2, "little") + bytes(4))
+    obs = dict(mac=[], open0=None)
+
+    async def bench(ctx):
+        def setp(prefix, **kw):
+            for k, v in kw.items():
+                ctx.set(getattr(dut, prefix + k), v)
+        setp("txfifo_", max_len=9216, min_len=0, enable=1)
+        ctx.set(dut.wr_ready, 1)
+        ctx.set(dut.mac_tx_ready, 1)
+        ctx.set(dut.rd_req_ready, 1)
+        reads, cur = deque(), []
+        for cyc in range(3000):
+            setp("txq_", cfg_valid=0, db_valid=0)
+            setp("txe_", base_valid=0)
+            setp("txq_", wb_addr_valid=0)
+            if cyc < 2:
+                setp("txq_", cfg_valid=1, cfg_queue=cyc, cfg_size_log2=4, cfg_enable=1,
+                     cfg_limit=8)
+                setp("txe_", base_valid=1, base_queue=cyc, base_addr=HBASE + TXRING + 4096 * cyc)
+                setp("txq_", wb_addr_valid=1, wb_addr_queue=cyc, wb_addr=HBASE + WB + 16 * cyc)
+            elif cyc == 2:
+                setp("txq_", db_valid=1, db_queue=0, db_index=1)
+            elif cyc == 40:
+                setp("txq_", db_valid=1, db_queue=1, db_index=1)
+            elif cyc == 1500:                     # disable queue 0 (same ring size)
+                obs["open0"] = (ctx.get(dut.txe.open_valid), ctx.get(dut.txe.open_queue),
+                                len(obs["mac"]), ctx.get(dut.txq_drained))
+                setp("txq_", cfg_valid=1, cfg_queue=0, cfg_size_log2=4, cfg_enable=0,
+                     cfg_limit=8)
+            cv = bool(reads) and reads[0][0] <= cyc
+            ctx.set(dut.rd_cpl_valid, cv)
+            if cv:
+                ctx.set(dut.rd_cpl_data, reads[0][1])
+                ctx.set(dut.rd_cpl_last, reads[0][2])
+            if ctx.get(dut.rd_req_valid):
+                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+                raw = host.read(addr, ln)
+                for k in range(ln // B):
+                    reads.append((cyc + 20, int.from_bytes(raw[k * B:k * B + B], "little"),
+                                  int(k == ln // B - 1)))
+            if cv and ctx.get(dut.rd_cpl_ready):
+                reads.popleft()
+            if ctx.get(dut.mac_tx_valid):
+                d, k = ctx.get(dut.mac_tx_data), ctx.get(dut.mac_tx_keep)
+                cur += [(d >> 8 * i & 0xFF) for i in range(B) if k >> i & 1]
+                if ctx.get(dut.mac_tx_last):
+                    obs["mac"].append(bytes(cur))
+                    cur = []
+            await ctx.tick()
+        obs["counts"] = {n: ctx.get(getattr(dut, n)) for n in
+                         ("txe_err_no_eop", "txe_frames", "txfifo_drop_error", "txq_drained",
+                          "txq_descs_completed")}
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    assert obs["open0"] == (1, 0, 0, 0)           # held: queue 0 open, nothing sent, not drained
+    assert obs["mac"] == [frame1]
+    assert obs["counts"] == dict(txe_err_no_eop=1, txe_frames=1, txfifo_drop_error=1,
+                                 txq_drained=0b01, txq_descs_completed=2)

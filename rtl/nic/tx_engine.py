@@ -1,0 +1,485 @@
+#
+# tx_engine.py: the TX DMA engine: fetches descriptors of a ring job, reads the payload of every
+# descriptor from host memory and packs the fragments back to back into frames for the TX
+# FrameFIFO, reporting in-order descriptor completions and per-frame done records.
+#
+# What it is: the consumer of rtl/nic/tx_queue_manager.py's job stream (a run of `job_count`
+# consecutive descriptors of one ring) and its completion port. Jobs are cut by the queue manager
+# without regard to frames, so a frame may span jobs: a job that ends inside a frame leaves the
+# frame open, and the next job of that queue continues it (see "Open frames"). One job at a time:
+# the job's descriptors are read from the ring into a descriptor buffer (max_batch x 16 bytes),
+# then they are processed in order, one descriptor at a time: its payload is read and every byte
+# of it is appended to the current frame by a byte realigner (fragments of any length and any byte
+# alignment are packed back to back into full beats; only the last beat of a frame is partial). No
+# overlap between jobs; the payload reads of a job are issued ahead (see "Read issue").
+#
+# Descriptor (16 bytes, little-endian): bytes 0..7 buffer address, 8..9 length in bytes,
+# 10..11 flags (bit 0 EOP: the last descriptor of a frame), 12..15 reserved (ignored).
+# A frame is the run of descriptors up to and including one with EOP (scatter-gather).
+#
+# DMA read interface (shared convention). B = data_width // 8 bytes per beat.
+#   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13)   request stream: read
+#       rd_req_len bytes at rd_req_addr. The address is 16-byte aligned, the length a multiple of
+#       16 in 16..max_read, and a request never crosses a 4 KiB boundary: the core splits every
+#       read itself, each request being min(bytes left, max_read, bytes to the 4 KiB boundary).
+#       rd_req_valid, _addr and _len are functions of registers only (a stable stream).
+#   rd_cpl_valid (in), rd_cpl_ready, rd_cpl_data (W), rd_cpl_last, rd_cpl_err   completion
+#       stream: the completions come back in request order, each request as len*8/W beats, the
+#       first byte of the request in byte lane 0 (lane i is data[8*i:8*i+8]); rd_cpl_last marks
+#       the last beat of a request and rd_cpl_err (with last) that the request failed: the data
+#       of that request is garbage. The core relies on the beat count (it counts beats, not
+#       requests; rd_cpl_err without rd_cpl_last is ignored); rd_cpl_ready depends
+#       combinationally on tx_ready (while payload beats are being packed).
+#
+# Processing of a job (queue q, index i, count c; c == 0 is taken and ignored):
+#   1. descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads).
+#      If any of these requests fails, the job's descriptors are unknown: the whole job
+#      completes at once with cpl (q, c), err_desc_read += 1, and the queue's frame (the one
+#      open before this job, or a new one) is open with error DESC_READ (unless it already has
+#      an error): every descriptor of the queue up to the next EOP seen is skipped with it. So a
+#      failed fetch never lets the tail of a frame go out as a frame of its own.
+#   2. for each descriptor k = 0..c-1 (address A, length L, EOP), when the current frame has
+#      no error yet, in this order of checks:
+#        L == 0                          -> frame error DESC_LEN0
+#        L > max_frame                   -> frame error DESC_LEN
+#        frame length so far + L > max_frame  -> frame error FRAME_LEN
+#        otherwise the payload is read: roundup16((A mod 16) + L) bytes from A rounded down to
+#        16 (split as above; counted in data_reads), and bytes A..A+L-1 are appended to the
+#        frame. If any request of that read fails: frame error READ (the bytes already handed on,
+#        garbage included, belong to a frame that ends with tx_error).
+#      A descriptor of a frame that already has an error is skipped (its bytes are not
+#      appended), but still belongs to the frame (up to its EOP) and is completed with it.
+#      Payload reads run ahead (see "Read issue"): a descriptor after a READ error in the same
+#      job is still read (its data is discarded); one after a length error, or in a frame that
+#      had an error when the job started, is not.
+#   3. the frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the
+#      job's descriptors of the frame are completed (cpl (q, n), one cycle after the last one
+#      was processed; no done record) and the engine goes idle with the frame open.
+#   Ending a frame: the realigner's remaining bytes are output as the last beat (tx_last 1,
+#   tx_keep the remaining bytes from lane 0; for a frame with an error, tx_error 1, and tx_keep
+#   may be 0 when no byte of it was output). When that beat has been taken (tx_valid &
+#   tx_ready, cycle t), in cycle t+1 (one-cycle pulses): cpl_valid with cpl_queue q and
+#   cpl_count = the frame's descriptors of this job, done_valid with done_queue q, done_len
+#   (the frame's length for a good frame, 0 for an errored one) and done_status (cpl_valid
+#   only if the frame has descriptors in this job not completed yet); the counters are updated
+#   (a good frame: frames += 1, bytes += its length; an errored one: the counter of its status,
+#   the first error detected in the frame, += 1; DESC_READ is counted per failed job instead).
+#
+# Open frames: while a frame is open between jobs (open_valid, open_queue) the engine takes a
+# job of open_queue only (job_ready is 0 for another queue; the datapath also steers the
+# scheduler to that queue), so frames of two queues never interleave. A queue that cannot
+# continue its frame (the driver disabled it) is closed by `open_abort`: while idle with a frame
+# open, open_abort ends the frame at once with error NO_EOP (unless it already has an error):
+# the bytes already packed go out in a last beat with tx_error, then the done record (no cpl: its
+# descriptors were completed with their jobs). A driver rings doorbells at frame boundaries;
+# one that posts the head of a frame and not its tail holds the engine on its queue until it
+# posts the rest or disables the queue.
+#
+# Interfaces (q: max(1, ceil(log2(nqueues))) bits):
+#   base_valid, base_queue, base_addr (64)   in: ring base address of a queue (config write);
+#       bits 3..0 are ignored (16-byte aligned); a queue number >= nqueues is ignored. Change it
+#       only while the queue has no job in the engine.
+#   job_valid, job_ready (out), job_queue, job_index (12), job_count (bit length of max_batch)
+#       the job stream of TXQueueManager (job_count must be <= max_batch). job_ready is 1 in the
+#       idle state only (a job is taken in the cycle the engine is idle), and then only if no
+#       frame is open or job_queue is open_queue, and not while an open_abort is being taken.
+#   idle          out: the engine is in its idle state (from a register).
+#   open_valid, open_queue   out (registers): a frame of open_queue is open between jobs.
+#   open_abort    in: end the open frame (see "Open frames"); ignored unless open_valid and
+#                 idle.
+#   rd_req_*, rd_cpl_*   the DMA read interface above.
+#   tx_valid, tx_ready (in), tx_data (W), tx_keep (W/8), tx_last, tx_error   frame output, to
+#       FrameFIFO's sink (s_*): a registered stream; every beat of a frame but the last is full.
+#   cpl_valid, cpl_queue, cpl_count (13)   out, to TXQueueManager's completion port (no ready).
+#   done_valid, done_queue, done_len (16), done_status (3)   out: one per frame (no ready).
+#       done_status: 0 OK, 1 DESC_LEN0, 2 DESC_LEN, 3 FRAME_LEN, 4 READ, 5 NO_EOP, 6 DESC_READ.
+#   frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
+#   err_no_eop, err_desc_read   out, 32 bits each (wrapping): good frames and their bytes, DMA
+#       read requests for descriptors / payload, errored frames by cause (err_desc_read: jobs).
+#   q_frames, q_bytes   out, nqueues x 32 bits (ArrayLayout; flat in Verilog: queue i at bits
+#       32i..): good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes).
+#
+# Parameters:
+#   data_width  W, 64 or 128.
+#   nqueues     1..64.
+#   max_read    largest read request in bytes (PCIe MRRS): a multiple of 16, 16..4096.
+#   max_frame   largest frame in bytes, 1..65535 (9216).
+#   max_batch   descriptors per job at most (TXQueueManager's max_batch), 1..256.
+#
+# Read issue: once a job's descriptors are in, an issuer walks them in order and issues every
+# payload read back to back (as many requests in flight as the DMA port takes), tracking the
+# length checks of step 2 itself, while the packer consumes the completions in the same order;
+# so the host memory latency is paid about once per job, not once per descriptor. A flag per
+# descriptor tells the packer which were read. The next job's descriptor fetch still waits for
+# the job's end (not overlapped).
+
+from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from .dma_port import dma_read_members
+
+OK, DESC_LEN0, DESC_LEN, FRAME_LEN, READ, NO_EOP, DESC_READ = range(7)
+STATUS_COUNTER = {DESC_LEN0: "err_desc_len0", DESC_LEN: "err_desc_len",
+                  FRAME_LEN: "err_frame_len", READ: "err_read", NO_EOP: "err_no_eop",
+                  DESC_READ: "err_desc_read"}
+COUNTS = ("frames", "bytes", "desc_reads", "data_reads", "err_desc_len0", "err_desc_len",
+          "err_frame_len", "err_read", "err_no_eop", "err_desc_read")
+QUEUE_COUNTS = ("q_frames", "q_bytes")   # per queue: good frames and their bytes
+STATES = ("IDLE", "DFETCH", "DERR", "DESC", "PAYLOAD", "AFTER", "FLUSH", "FDONE")
+MAX_QUEUES = 64
+LEN_BITS = 17                     # payload reads up to roundup16(15 + 65535) bytes
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class TXEngine(wiring.Component):
+    def __init__(self, data_width=128, nqueues=4, max_read=512, max_frame=9216, max_batch=8):
+        if data_width not in (64, 128) or not _is_int(data_width):
+            raise ValueError(f"TXEngine: data_width={data_width!r} must be 64 or 128")
+        if not _is_int(nqueues) or not 1 <= nqueues <= MAX_QUEUES:
+            raise ValueError(f"TXEngine: nqueues={nqueues!r} must be an integer "
+                             f"1..{MAX_QUEUES}")
+        if not _is_int(max_read) or not 16 <= max_read <= 4096 or max_read % 16:
+            raise ValueError(f"TXEngine: max_read={max_read!r} must be a multiple of 16 in "
+                             f"16..4096")
+        if not _is_int(max_frame) or not 1 <= max_frame <= 65535:
+            raise ValueError(f"TXEngine: max_frame={max_frame!r} must be an integer 1..65535")
+        if not _is_int(max_batch) or not 1 <= max_batch <= 256:
+            raise ValueError(f"TXEngine: max_batch={max_batch!r} must be an integer 1..256")
+        self.data_width = data_width
+        self.nqueues = nqueues
+        self.max_read = max_read
+        self.max_frame = max_frame
+        self.max_batch = max_batch
+        self.qbits = qbits = max(1, ceil_log2(nqueues))
+        self.cbits = max_batch.bit_length()
+        B = data_width // 8
+        super().__init__({
+            "base_valid":   In(1),
+            "base_queue":   In(qbits),
+            "base_addr":    In(64),
+            "job_valid":    In(1),
+            "job_ready":    Out(1),
+            "job_queue":    In(qbits),
+            "job_index":    In(12),
+            "job_count":    In(self.cbits),
+            "idle":         Out(1),
+            "open_valid":   Out(1),
+            "open_queue":   Out(qbits),
+            "open_abort":   In(1),
+            **dma_read_members(data_width),
+            "tx_valid":     Out(1),
+            "tx_ready":     In(1),
+            "tx_data":      Out(data_width),
+            "tx_keep":      Out(B),
+            "tx_last":      Out(1),
+            "tx_error":     Out(1),
+            "cpl_valid":    Out(1),
+            "cpl_queue":    Out(qbits),
+            "cpl_count":    Out(13),
+            "done_valid":   Out(1),
+            "done_queue":   Out(qbits),
+            "done_len":     Out(16),
+            "done_status":  Out(3),
+            **{name: Out(32) for name in COUNTS},
+            **{name: Out(data.ArrayLayout(32, nqueues)) for name in QUEUE_COUNTS},
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        W = self.data_width
+        B = W // 8
+        n, qbits, cbits = self.nqueues, self.qbits, self.cbits
+
+        def byte_mask(count, nbytes):
+            """nbytes*8 bits: the bytes below `count` all ones."""
+            return Cat(Mux(count > j, Const(0xFF, 8), Const(0, 8)) for j in range(nbytes))
+
+        # -- ring base addresses -----------------------------------------------------------------
+        bases = [Signal(60, name=f"q{i}_base") for i in range(n)]    # in units of 16 bytes
+        with m.If(self.base_valid):
+            for i in range(n):
+                with m.If(self.base_queue == i):
+                    m.d.sync += bases[i].eq(self.base_addr[4:])
+        job_base = Signal(60)
+        for i in range(n):
+            with m.If(self.job_queue == i):
+                m.d.comb += job_base.eq(bases[i])
+
+        # -- job registers -----------------------------------------------------------------------
+        queue = Signal(qbits)
+        count = Signal(cbits)
+        di = Signal(cbits)                       # the descriptor being processed
+        last_desc = Signal()
+        m.d.comb += last_desc.eq(di == count - 1)
+
+        # -- descriptor buffer -------------------------------------------------------------------
+        m.submodules.descs = descs = memory.Memory(shape=unsigned(128), depth=self.max_batch,
+                                                   init=[])
+        dwr = descs.write_port()
+        drd = descs.read_port(domain="comb")
+        d_addr = Signal(64)
+        d_len = Signal(16)
+        d_eop = Signal()
+        m.d.comb += [drd.addr.eq(di), d_addr.eq(drd.data[0:64]), d_len.eq(drd.data[64:80]),
+                     d_eop.eq(drd.data[80])]
+
+        # -- request issuer: splits a read of rq_rem bytes at rq_addr ----------------------------
+        rq_addr = Signal(64)
+        rq_rem = Signal(LEN_BITS)
+        rq_desc = Signal()                       # 1: descriptor reads, 0: payload reads
+        to_4k = Signal(13)
+        c1 = Signal(LEN_BITS)
+        rq_len = Signal(13)
+        m.d.comb += [
+            to_4k.eq(4096 - rq_addr[0:12]),
+            c1.eq(Mux(rq_rem < self.max_read, rq_rem, self.max_read)),
+            rq_len.eq(Mux(c1 < to_4k, c1, to_4k)),
+            self.rd_req_valid.eq(rq_rem != 0),
+            self.rd_req_addr.eq(rq_addr),
+            self.rd_req_len.eq(rq_len),
+        ]
+        with m.If(self.rd_req_valid & self.rd_req_ready):
+            m.d.sync += [rq_addr.eq(rq_addr + rq_len), rq_rem.eq(rq_rem - rq_len)]
+            with m.If(rq_desc):
+                m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
+            with m.Else():
+                m.d.sync += self.data_reads.eq(self.data_reads + 1)
+
+        # -- read issuer: the job's payload reads, ahead of the packer (see "Read issue") --------
+        irp = descs.read_port(domain="comb")
+        ri = Signal(cbits + 1)                   # the next descriptor to issue
+        r_run = Signal()                         # issuing this job's payload reads
+        r_skip = Signal()                        # its frame has a known error: no more reads
+        r_flen = Signal(16)                      # the frame's length so far (issuer's view)
+        issued = Signal(self.max_batch)          # descriptor k's payload was read
+        i_addr = Signal(64)
+        i_len = Signal(16)
+        i_sum = Signal(LEN_BITS)
+        i_err = Signal()
+        m.d.comb += [
+            irp.addr.eq(ri), i_addr.eq(irp.data[0:64]), i_len.eq(irp.data[64:80]),
+            i_sum.eq(r_flen + i_len),
+            i_err.eq(r_skip | (i_len == 0) | (i_len > self.max_frame) |
+                     (i_sum > self.max_frame)),
+        ]
+        with m.If(r_run & (rq_rem == 0)):
+            with m.If(ri == count):
+                m.d.sync += r_run.eq(0)
+            with m.Else():
+                m.d.sync += ri.eq(ri + 1)
+                with m.If(i_err):
+                    m.d.sync += r_skip.eq(1)
+                with m.Else():
+                    m.d.sync += [
+                        r_flen.eq(i_sum), issued.eq(issued | (1 << ri)),
+                        rq_addr.eq(Cat(Const(0, 4), i_addr[4:])), rq_desc.eq(0),
+                        rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4),
+                    ]
+                with m.If(irp.data[80]):          # EOP: the next frame starts clean
+                    m.d.sync += [r_skip.eq(0), r_flen.eq(0)]
+
+        # -- completion consumer -----------------------------------------------------------------
+        cpl_rem = Signal(LEN_BITS)               # beats still to come for the current read
+        rd_err = Signal()                        # a request of the current read failed
+        beat = Signal()
+        final = Signal()                         # the last beat of the current read
+        err_now = Signal()
+        m.d.comb += [
+            beat.eq(self.rd_cpl_valid & self.rd_cpl_ready),
+            final.eq(beat & (cpl_rem == 1)),
+            err_now.eq(rd_err | (self.rd_cpl_last & self.rd_cpl_err)),
+        ]
+        with m.If(beat):
+            m.d.sync += [cpl_rem.eq(cpl_rem - 1), rd_err.eq(err_now)]
+
+        # -- frame state -------------------------------------------------------------------------
+        status = Signal(3)
+        frame_len = Signal(16)
+        uncpl = Signal(13)                       # descriptors processed, not completed yet
+        cur_eop = Signal()
+        append = Signal()                        # the payload being consumed is packed
+
+        # -- output register ---------------------------------------------------------------------
+        out_free = Signal()
+        m.d.comb += out_free.eq(~self.tx_valid | self.tx_ready)
+        with m.If(self.tx_valid & self.tx_ready):
+            m.d.sync += self.tx_valid.eq(0)
+
+        # -- realigner ---------------------------------------------------------------------------
+        # The read stream of a descriptor starts at A rounded down to 16; the wanted bytes are
+        # stream bytes [r_off, r_end). The beat in hand covers stream bytes [pos, pos + B).
+        acc = Signal(W)                          # bytes of the frame not yet output, lanes 0..
+        fill = Signal(range(B + 1))              # .. fill-1 (1..B between beats of a frame)
+        r_off = Signal(4)
+        r_end = Signal(LEN_BITS)
+        pos = Signal(LEN_BITS)
+        lo = Signal(range(B + 1))
+        hi = Signal(range(B + 1))
+        nb = Signal(range(B + 1))
+        ins = Signal(W)
+        comb_ = Signal(2 * W)
+        total = Signal(range(2 * B + 1))
+        m.d.comb += [
+            lo.eq(Mux(pos >= r_off, 0, Mux(r_off - pos >= B, B, r_off - pos))),
+            hi.eq(Mux(pos >= r_end, 0, Mux(r_end - pos >= B, B, r_end - pos))),
+            nb.eq(hi - lo),
+            ins.eq((self.rd_cpl_data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
+            comb_.eq(acc | (ins << Cat(Const(0, 3), fill))),
+            total.eq(fill + nb),
+        ]
+
+        # -- control -----------------------------------------------------------------------------
+        m.d.sync += [self.cpl_valid.eq(0), self.done_valid.eq(0)]
+        lo_half = Signal(64)                     # data_width 64: first half of a descriptor
+        bidx = Signal(cbits + 1)                 # descriptor fetch: beat number
+
+        def complete(cnt):
+            m.d.sync += [self.cpl_valid.eq(cnt != 0), self.cpl_queue.eq(queue),
+                         self.cpl_count.eq(cnt), uncpl.eq(0)]
+
+        m.d.comb += self.open_queue.eq(queue)
+
+        state = Signal(range(len(STATES)))
+        S = {name: i for i, name in enumerate(STATES)}
+
+        def goto(name):
+            m.d.sync += state.eq(S[name])
+
+        # A state register and If/Elif rather than m.FSM/m.Switch: Yosys writes those as `case`
+        # statements without a default, which Verilator -Wall flags (CASEINCOMPLETE).
+        with m.If(state == S["IDLE"]):
+            m.d.comb += self.idle.eq(1)
+            with m.If(self.open_valid & self.open_abort):
+                # The open frame ends here; di == count - 1 still holds, so FDONE returns to
+                # IDLE.
+                with m.If(status == OK):
+                    m.d.sync += status.eq(NO_EOP)
+                goto("FLUSH")
+            with m.Else():
+                m.d.comb += self.job_ready.eq(~self.open_valid | (self.job_queue == queue))
+                with m.If(self.job_valid & self.job_ready & (self.job_count != 0)):
+                    m.d.sync += [
+                        queue.eq(self.job_queue), count.eq(self.job_count), di.eq(0),
+                        rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
+                        rq_rem.eq(self.job_count * 16), rq_desc.eq(1),
+                        cpl_rem.eq(self.job_count * (128 // W)), rd_err.eq(0), bidx.eq(0),
+                        issued.eq(0), ri.eq(0), r_run.eq(0),
+                    ]
+                    with m.If(~self.open_valid):
+                        m.d.sync += [status.eq(OK), frame_len.eq(0)]
+                    goto("DFETCH")
+        with m.Elif(state == S["DFETCH"]):
+            m.d.comb += self.rd_cpl_ready.eq(1)
+            with m.If(beat):
+                m.d.sync += bidx.eq(bidx + 1)
+                if W == 128:
+                    m.d.comb += [dwr.addr.eq(bidx), dwr.data.eq(self.rd_cpl_data),
+                                 dwr.en.eq(1)]
+                else:
+                    m.d.sync += lo_half.eq(self.rd_cpl_data)
+                    m.d.comb += [dwr.addr.eq(bidx[1:]),
+                                 dwr.data.eq(Cat(lo_half, self.rd_cpl_data)),
+                                 dwr.en.eq(bidx[0])]
+            with m.If(final):
+                with m.If(err_now):
+                    goto("DERR")
+                with m.Else():
+                    # The issuer starts from the frame's state at the job's start.
+                    m.d.sync += [r_run.eq(1), r_skip.eq(status != OK), r_flen.eq(frame_len)]
+                    goto("DESC")
+        with m.Elif(state == S["DERR"]):
+            complete(count)
+            m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1),
+                         di.eq(count - 1)]
+            with m.If(status == OK):
+                m.d.sync += status.eq(DESC_READ)
+            goto("IDLE")
+        with m.Elif(state == S["DESC"]):
+            # Only once the issuer has decided about this descriptor.
+            with m.If(ri > di):
+                m.d.sync += [uncpl.eq(uncpl + 1), cur_eop.eq(d_eop)]
+                sum_len = Signal(LEN_BITS)
+                rlen = Signal(LEN_BITS)              # roundup16((A mod 16) + L), in 16s
+                m.d.comb += [sum_len.eq(frame_len + d_len),
+                             rlen.eq((d_addr[0:4] + d_len + 15) >> 4)]
+                goto("AFTER")
+                with m.If(status == OK):
+                    with m.If(d_len == 0):
+                        m.d.sync += status.eq(DESC_LEN0)
+                    with m.Elif(d_len > self.max_frame):
+                        m.d.sync += status.eq(DESC_LEN)
+                    with m.Elif(sum_len > self.max_frame):
+                        m.d.sync += status.eq(FRAME_LEN)
+                    with m.Else():
+                        m.d.sync += frame_len.eq(sum_len)
+                # The issuer read it (it mirrors the length checks): consume its completions,
+                # packing them only if the frame had no error before it (else after a READ error).
+                with m.If(issued.bit_select(di, 1)):
+                    m.d.sync += [
+                        cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0), append.eq(status == OK),
+                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len), pos.eq(0),
+                    ]
+                    goto("PAYLOAD")
+        with m.Elif(state == S["PAYLOAD"]):
+            m.d.comb += self.rd_cpl_ready.eq(Mux(append, out_free, 1))
+            with m.If(beat & append):
+                m.d.sync += pos.eq(pos + B)
+                with m.If(total > B):
+                    m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(comb_[:W]),
+                                 self.tx_keep.eq((1 << B) - 1), self.tx_last.eq(0),
+                                 self.tx_error.eq(0),
+                                 acc.eq(comb_[W:]), fill.eq(total - B)]
+                with m.Else():
+                    m.d.sync += [acc.eq(comb_[:W]), fill.eq(total)]
+            with m.If(final):
+                with m.If(err_now):
+                    m.d.sync += status.eq(READ)
+                goto("AFTER")
+        with m.Elif(state == S["AFTER"]):
+            with m.If(cur_eop):
+                goto("FLUSH")
+            with m.Elif(last_desc):                      # the job ends inside the frame
+                complete(uncpl)
+                m.d.sync += self.open_valid.eq(1)
+                goto("IDLE")
+            with m.Else():
+                m.d.sync += di.eq(di + 1)
+                goto("DESC")
+        with m.Elif(state == S["FLUSH"]):
+            with m.If(out_free):
+                keep = Signal(B)
+                m.d.comb += keep.eq(Cat(fill > j for j in range(B)))
+                m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(acc),
+                             self.tx_keep.eq(keep), self.tx_last.eq(1),
+                             self.tx_error.eq(status != OK), acc.eq(0), fill.eq(0)]
+                goto("FDONE")
+        with m.Elif(state == S["FDONE"]):
+            with m.If(self.tx_valid & self.tx_ready):
+                complete(uncpl)
+                m.d.sync += [self.done_valid.eq(1), self.done_queue.eq(queue),
+                             self.done_status.eq(status),
+                             self.done_len.eq(Mux(status == OK, frame_len, 0)),
+                             self.open_valid.eq(0)]
+                with m.If(status == OK):
+                    for i in range(n):
+                        with m.If(queue == i):
+                            m.d.sync += [self.q_frames[i].eq(self.q_frames[i] + 1),
+                                         self.q_bytes[i].eq(self.q_bytes[i] + frame_len)]
+                    m.d.sync += [self.frames.eq(self.frames + 1),
+                                 self.bytes.eq(self.bytes + frame_len)]
+                for st, name in STATUS_COUNTER.items():
+                    if st != DESC_READ:              # counted per failed job, in DERR
+                        c = getattr(self, name)
+                        m.d.sync += c.eq(c + (status == st))
+                m.d.sync += [status.eq(OK), frame_len.eq(0)]
+                with m.If(last_desc):
+                    goto("IDLE")
+                with m.Else():
+                    m.d.sync += di.eq(di + 1)
+                    goto("DESC")
+        return m

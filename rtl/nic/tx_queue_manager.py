@@ -1,0 +1,338 @@
+#
+# tx_queue_manager.py: per-queue TX descriptor ring state (e1000/Corundum-style rings in host
+# memory): doorbells in, fetch jobs out, completions in, consumer-index writebacks out.
+#
+# What it is: the queue manager in front of rtl/nic/tx_scheduler.py. The driver posts descriptors by
+# writing a ring position through a doorbell (the producer index, `prod`); this core computes
+# which queues may be fetched from (`active`, to the scheduler), turns each scheduler grant into
+# one fetch job (a run of consecutive descriptors of one queue) for the descriptor-fetch DMA,
+# takes in-order completions from the TX engine and asks for the queue's new consumer index to be
+# written back to host memory. It does no DMA itself.
+#
+# Ring state, per queue q (flip-flops; nqueues <= 64):
+#   size_log2  ring of S = 2**size_log2 descriptors, 0..12.
+#   enable     fetching allowed.
+#   limit      descriptors in flight at most (1..4096; written as 0 it is kept as 1).
+#   prod       the driver's producer index, a ring position 0..S-1 (12 bits).
+#   fetch      the next descriptor to fetch, a ring position 0..S-1 (12 bits).
+#   in_flight  descriptors fetched (job created) and not yet completed, a counter 0..4096
+#              (13 bits). cons, the next descriptor to complete, is not stored: it is
+#              (fetch - in_flight) mod S.
+# Ring positions are kept mod S, as the e1000 does: the descriptors waiting to be fetched are
+# waiting = (prod - fetch) mod S, so prod == fetch is empty and a ring holds at most S - 1 posted
+# descriptors (a ring of 1 never has one; its only legal doorbell is 0, a no-op). The core trusts
+# the driver not to post over descriptors that have not completed (prod - cons mod S <= S - 1):
+# it sees ring positions only, so it cannot tell a full lap from none.
+#   active[q] = enable & (prod != fetch) & (in_flight < limit)
+#
+# Cycles: every port is decided from the registers at the start of the cycle (none sees another
+# port's effect of the same cycle) and takes effect at the clock edge, so in cycle t+1 the state
+# and `active` reflect everything accepted in cycle t. A doorbell (prod), a config write
+# (enable, limit), a job creation (fetch, in_flight +) and a completion (in_flight -) of the same
+# queue in the same cycle all take effect: they write different fields and in_flight adds the
+# job and subtracts the completion. A queue reset (below) cannot coincide with any of the others:
+# it needs the queue drained, and then doorbells are refused, no grant is accepted and only a
+# completion of 0 descriptors is legal.
+#
+# Interfaces (q: queue number, max(1, ceil(log2(nqueues))) bits; numbers >= nqueues are errors):
+#   cfg_valid, cfg_queue, cfg_size_log2 (4), cfg_enable, cfg_limit (13)   in: config write
+#       (CSRs), one per cycle. Refused (err_cfg, nothing changes) if the queue number,
+#       size_log2 > 12 or limit > 4096 is out of range. Otherwise:
+#       queue drained (disabled, in_flight == 0 and its last writeback taken: see `drained`;
+#           true after reset): reset: size_log2, enable, limit are written, prod = fetch =
+#           in_flight = 0 (cons 0) and the queue's db_range_err is cleared. This is how a queue
+#           is set up and how it is (re-)enabled. Requiring the writeback too (not only
+#           in_flight == 0) keeps a stale consumer index of the old ring from being written
+#           after the reset.
+#       queue enabled, or disabled and not yet drained (draining): only enable and limit may
+#           change, so the write is refused (err_cfg) if cfg_size_log2 differs from the queue's
+#           size_log2, or if it would re-enable a draining queue (cfg_enable 1 while disabled:
+#           re-enabling needs the queue drained, and then it is a reset). Otherwise enable and
+#           limit are written, the pointers kept: a live limit change, or a disable. A limit
+#           lowered below in_flight only stops new jobs until enough descriptors complete.
+#   db_valid, db_queue, db_index (16)   in: doorbell, prod = db_index. Refused if the queue is
+#       disabled (err_db_disabled), else if db_index >= S or the queue number is out of range
+#       (err_db_range, and the queue's db_range_err bit is set); a refused doorbell changes
+#       nothing else. db_index == prod is legal (counted, nothing else changes).
+#   active        out, nqueues bits, from flip-flops: see above (to TXScheduler.active).
+#   grant_valid, grant_queue   in: the scheduler's grant (TXScheduler.grant_valid/grant_queue).
+#   grant_ready   out: the grant is taken (to TXScheduler.grant_ready), combinational:
+#       grant_ready = active[grant_queue] & (~job_valid | job_ready). In a cycle with
+#       grant_valid & grant_ready a job is created from the queue's registers:
+#           job_count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
+#                           limit - in_flight)  (>= 1, as the queue is active)
+#       and at the edge fetch += job_count (mod S), in_flight += job_count, so `active` of cycle
+#       t+1 already reflects the job of a grant accepted in cycle t, which is what TXScheduler's
+#       one-cycle bubble after an acceptance needs (even without the bubble no descriptor could
+#       be handed out twice). A grant for a queue that is not active in the grant cycle (disabled
+#       or limit lowered since the scheduler saw it) is not taken; the scheduler withdraws it.
+#   job_valid, job_ready, job_queue, job_index (12), job_count (bit length of max_batch)
+#       out/in/out: the fetch job stream to the descriptor fetch DMA: descriptors job_index ..
+#       job_index + job_count - 1 of job_queue (never across the ring end). A registered
+#       stream: the job is presented from the cycle after its grant and held until job_ready.
+#       Jobs are counted (jobs, descs_fetched) when the DMA takes them.
+#   cpl_valid, cpl_queue, cpl_count (13)   in: the next cpl_count descriptors of the queue (in
+#       order) are done: in_flight -= cpl_count (cons += cpl_count). Refused (err_cpl) if
+#       cpl_count > in_flight or the queue number is out of range. Allowed on a disabled queue
+#       (draining). cpl_count 0 is legal and does nothing. In flight includes a job still
+#       waiting in the job register.
+#   wb_valid, wb_ready, wb_queue, wb_cons (12)   out/in/out/out: consumer-index writeback
+#       requests (write cons of wb_queue to host memory). An accepted completion of >= 1
+#       descriptors marks its queue pending; each queue is pending at most once (coalescing:
+#       completions on a queue already pending add no request, its writeback carries the cons
+#       at the time it is sent). A registered stream held until wb_ready: when the output
+#       register is empty or being taken, the next pending queue is chosen round-robin (the
+#       first pending queue after the last one chosen, wrapping) and loaded with that queue's
+#       cons from the registers (completions up to the previous cycle); the queue stops being
+#       pending, unless a completion for it arrives in that same cycle. So a completion in
+#       cycle t is in a writeback presented from t+2 at the earliest, and the last writeback of
+#       a queue always carries its final cons. A queue has no writeback left when it is reset.
+#   drained       out, nqueues bits, from registers: the queue is disabled, in_flight == 0 and
+#                 no writeback of it is pending or presented (its host consumer index is
+#                 final). Disabling stops new jobs at once (active 0 from the next cycle);
+#                 descriptors in flight still complete and are written back.
+#   db_range_err  out, nqueues bits: sticky, a doorbell with db_index >= S was refused; cleared
+#                 by a reset of the queue.
+#   doorbells, jobs, descs_fetched, descs_completed, err_db_range, err_db_disabled, err_cpl,
+#   err_cfg       out, 32 bits each (wrapping): accepted doorbells, jobs taken by the DMA, their
+#                 descriptors, descriptors completed, and the refusals above.
+#
+# Parameters:
+#   nqueues    number of TX queues, 1..64.
+#   max_batch  most descriptors per job, 1..4096.
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from .tx_scheduler import MAX_QUEUES, first_set
+
+SIZE_LOG2_MAX = 12
+POS_BITS = 12                     # ring positions 0..4095
+CNT_BITS = 13                     # descriptor counts 0..4096
+LIMIT_MAX = 4096
+COUNTS = ("doorbells", "jobs", "descs_fetched", "descs_completed",
+          "err_db_range", "err_db_disabled", "err_cpl", "err_cfg")
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class TXQueueManager(wiring.Component):
+    def __init__(self, nqueues, max_batch=8):
+        if not _is_int(nqueues) or not 1 <= nqueues <= MAX_QUEUES:
+            raise ValueError(f"TXQueueManager: nqueues={nqueues!r} must be an integer "
+                             f"1..{MAX_QUEUES}")
+        if not _is_int(max_batch) or not 1 <= max_batch <= LIMIT_MAX:
+            raise ValueError(f"TXQueueManager: max_batch={max_batch!r} must be an integer "
+                             f"1..{LIMIT_MAX}")
+        self.nqueues = nqueues
+        self.max_batch = max_batch
+        self.qbits = qbits = max(1, ceil_log2(nqueues))
+        super().__init__({
+            "cfg_valid":       In(1),
+            "cfg_queue":       In(qbits),
+            "cfg_size_log2":   In(4),
+            "cfg_enable":      In(1),
+            "cfg_limit":       In(CNT_BITS),
+            "db_valid":        In(1),
+            "db_queue":        In(qbits),
+            "db_index":        In(16),
+            "active":          Out(nqueues),
+            "grant_valid":     In(1),
+            "grant_queue":     In(qbits),
+            "grant_ready":     Out(1),
+            "job_valid":       Out(1),
+            "job_ready":       In(1),
+            "job_queue":       Out(qbits),
+            "job_index":       Out(POS_BITS),
+            "job_count":       Out(max_batch.bit_length()),
+            "cpl_valid":       In(1),
+            "cpl_queue":       In(qbits),
+            "cpl_count":       In(CNT_BITS),
+            "wb_valid":        Out(1),
+            "wb_ready":        In(1),
+            "wb_queue":        Out(qbits),
+            "wb_cons":         Out(POS_BITS),
+            "drained":         Out(nqueues),
+            "db_range_err":    Out(nqueues),
+            **{name: Out(32) for name in COUNTS},
+        })
+        # The per-queue registers (attributes, so that tests can look at them).
+        n = nqueues
+        self.q_size_log2 = [Signal(4, name=f"q{i}_size_log2") for i in range(n)]
+        self.q_enable = [Signal(name=f"q{i}_enable") for i in range(n)]
+        self.q_limit = [Signal(CNT_BITS, name=f"q{i}_limit", init=1) for i in range(n)]
+        self.q_prod = [Signal(POS_BITS, name=f"q{i}_prod") for i in range(n)]
+        self.q_fetch = [Signal(POS_BITS, name=f"q{i}_fetch") for i in range(n)]
+        self.q_in_flight = [Signal(CNT_BITS, name=f"q{i}_in_flight") for i in range(n)]
+        self.wb_pending = Signal(n)
+
+    def elaborate(self, platform):
+        m = Module()
+        n, qbits = self.nqueues, self.qbits
+
+        def table(regs):
+            """The registers indexed by a queue number; numbers >= nqueues read 0."""
+            return Array(regs + [Const(0, len(regs[0]))] * (2**qbits - n))
+
+        size_log2 = table(self.q_size_log2)
+        enable = table(self.q_enable)
+        limit = table(self.q_limit)
+        prod = table(self.q_prod)
+        fetch = table(self.q_fetch)
+        in_flight = table(self.q_in_flight)
+        pend = self.wb_pending
+
+        def valid_queue(q):
+            return Const(1) if n == 2**qbits else q < n
+
+        def ring_size(lg, name):
+            s = Signal(CNT_BITS, name=name)
+            m.d.comb += s.eq(Const(1, CNT_BITS) << lg)
+            return s
+
+        # -- grant -> job ------------------------------------------------------------------------
+        g = self.grant_queue
+        active_pad = Cat(self.active, Const(0, 2**qbits - n)) if 2**qbits > n else self.active
+        m.d.comb += self.grant_ready.eq(active_pad.bit_select(g, 1) &
+                                        (~self.job_valid | self.job_ready))
+        accept = Signal()
+        m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
+
+        g_size = ring_size(size_log2[g], "g_size")
+        g_fetch = Signal(POS_BITS)
+        waiting = Signal(POS_BITS)
+        to_wrap = Signal(CNT_BITS)
+        room = Signal(CNT_BITS)
+        c1 = Signal(CNT_BITS)
+        c2 = Signal(CNT_BITS)
+        count = Signal(CNT_BITS)
+        fetch_adv = Signal(POS_BITS)
+        m.d.comb += [
+            g_fetch.eq(fetch[g]),
+            waiting.eq((prod[g] - g_fetch) & (g_size - 1)),
+            to_wrap.eq(g_size - g_fetch),
+            room.eq(limit[g] - in_flight[g]),
+            c1.eq(Mux(waiting < to_wrap, waiting, to_wrap)),
+            c2.eq(Mux(c1 < room, c1, room)),
+            count.eq(Mux(c2 < self.max_batch, c2, self.max_batch)),
+            fetch_adv.eq((g_fetch + count) & (g_size - 1)),
+        ]
+        with m.If(accept):
+            m.d.sync += [self.job_valid.eq(1), self.job_queue.eq(g),
+                         self.job_index.eq(g_fetch), self.job_count.eq(count)]
+        with m.Elif(self.job_ready):
+            m.d.sync += self.job_valid.eq(0)
+        with m.If(self.job_valid & self.job_ready):
+            m.d.sync += [self.jobs.eq(self.jobs + 1),
+                         self.descs_fetched.eq(self.descs_fetched + self.job_count)]
+
+        # -- doorbell ----------------------------------------------------------------------------
+        d = self.db_queue
+        d_in = valid_queue(d)
+        d_en = Signal()
+        in_range = Signal()
+        m.d.comb += [d_en.eq(enable[d] & d_in),
+                     in_range.eq((self.db_index >> size_log2[d]) == 0)]
+        db_ok = Signal()
+        db_dis = Signal()
+        db_rng = Signal()
+        m.d.comb += [
+            db_ok.eq(self.db_valid & d_en & in_range),
+            db_dis.eq(self.db_valid & d_in & ~d_en),
+            db_rng.eq(self.db_valid & (~d_in | (d_en & ~in_range))),
+        ]
+
+        # -- completion --------------------------------------------------------------------------
+        c = self.cpl_queue
+        cpl_ok = Signal()
+        m.d.comb += cpl_ok.eq(self.cpl_valid & valid_queue(c) & (self.cpl_count <= in_flight[c]))
+
+        # -- config ------------------------------------------------------------------------------
+        f = self.cfg_queue
+        f_params = valid_queue(f) & (self.cfg_size_log2 <= SIZE_LOG2_MAX) & \
+            (self.cfg_limit <= LIMIT_MAX)
+        drained_pad = Cat(self.drained, Const(0, 2**qbits - n)) if 2**qbits > n else self.drained
+        f_drained = drained_pad.bit_select(f, 1)
+        cfg_reset = Signal()
+        cfg_upd = Signal()
+        lim_w = Signal(CNT_BITS)
+        m.d.comb += [
+            cfg_reset.eq(self.cfg_valid & f_params & f_drained),
+            cfg_upd.eq(self.cfg_valid & f_params & ~f_drained &
+                       (self.cfg_size_log2 == size_log2[f]) & (enable[f] | ~self.cfg_enable)),
+            lim_w.eq(Mux(self.cfg_limit == 0, 1, self.cfg_limit)),
+        ]
+
+        # -- per-queue next state ----------------------------------------------------------------
+        cpl_set = Signal(n)                     # completions that make the queue pending
+        for i in range(n):
+            hj = accept & (g == i)
+            hc = cpl_ok & (c == i)
+            hd = db_ok & (d == i)
+            hr = cfg_reset & (f == i)
+            hu = cfg_upd & (f == i)
+            prod_n = Signal(POS_BITS, name=f"q{i}_prod_n")
+            fetch_n = Signal(POS_BITS, name=f"q{i}_fetch_n")
+            infl_n = Signal(CNT_BITS, name=f"q{i}_in_flight_n")
+            en_n = Signal(name=f"q{i}_enable_n")
+            lim_n = Signal(CNT_BITS, name=f"q{i}_limit_n")
+            infl = self.q_in_flight[i]
+            m.d.comb += [
+                prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
+                fetch_n.eq(Mux(hr, 0, Mux(hj, fetch_adv, self.q_fetch[i]))),
+                infl_n.eq(Mux(hr, 0, infl + Mux(hj, count, 0) - Mux(hc, self.cpl_count, 0))),
+                en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
+                lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
+                cpl_set[i].eq(hc & (self.cpl_count != 0)),
+                self.drained[i].eq(~self.q_enable[i] & (infl == 0) & ~pend[i] &
+                                   ~(self.wb_valid & (self.wb_queue == i))),
+            ]
+            m.d.sync += [
+                self.q_prod[i].eq(prod_n),
+                self.q_fetch[i].eq(fetch_n),
+                self.q_in_flight[i].eq(infl_n),
+                self.q_enable[i].eq(en_n),
+                self.q_limit[i].eq(lim_n),
+                self.active[i].eq(en_n & (prod_n != fetch_n) & (infl_n < lim_n)),
+            ]
+            with m.If(hr):
+                m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
+                             self.db_range_err[i].eq(0)]
+            with m.Elif(self.db_valid & d_en & ~in_range & (d == i)):
+                m.d.sync += self.db_range_err[i].eq(1)
+
+        # -- writeback ---------------------------------------------------------------------------
+        after = Signal(n)                       # the queues after the last one chosen
+        any_up, idx_up = first_set(m, pend & after, "wb_up")
+        any_all, idx_all = first_set(m, pend, "wb_all")
+        sel = Signal(qbits)
+        sel_size = ring_size(size_log2[sel], "sel_size")
+        sel_cons = Signal(POS_BITS)
+        load = Signal()
+        m.d.comb += [
+            sel.eq(Mux(any_up, idx_up, idx_all)),
+            sel_cons.eq((fetch[sel] - in_flight[sel]) & (sel_size - 1)),
+            load.eq(~self.wb_valid | self.wb_ready),
+        ]
+        taken = Cat((sel == i) & load & any_all for i in range(n))
+        m.d.sync += pend.eq((pend & ~taken) | cpl_set)
+        with m.If(load):
+            m.d.sync += self.wb_valid.eq(any_all)
+            with m.If(any_all):
+                m.d.sync += [self.wb_queue.eq(sel), self.wb_cons.eq(sel_cons),
+                             after.eq(Cat(sel < i if i else Const(0) for i in range(n)))]
+
+        # -- counters ----------------------------------------------------------------------------
+        m.d.sync += [
+            self.doorbells.eq(self.doorbells + db_ok),
+            self.descs_completed.eq(self.descs_completed + Mux(cpl_ok, self.cpl_count, 0)),
+            self.err_db_range.eq(self.err_db_range + db_rng),
+            self.err_db_disabled.eq(self.err_db_disabled + db_dis),
+            self.err_cpl.eq(self.err_cpl + (self.cpl_valid & ~cpl_ok)),
+            self.err_cfg.eq(self.err_cfg + (self.cfg_valid & ~cfg_reset & ~cfg_upd)),
+        ]
+        return m

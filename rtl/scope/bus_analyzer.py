@@ -1,0 +1,368 @@
+#
+# bus_analyzer.py: the on-chip bus-occupancy logic analyzer.
+#
+# What it is: probes on the design's streams, and for each probe the occupancy counts
+# (OccupancyCounter); TLP counts by type on the probes that carry PCIe TLPs (TLPTypeCounter); the
+# DMA read latency histogram between a request probe and a completion probe (LatencyHistogram);
+# and a triggered, run-length-compressed trace of every probe's signals (TraceTrigger +
+# TraceCapture). All counts close their window on the same `snapshot` cycle; they are kept in
+# one CounterBank (block RAM, one adder for all), except the latency's min and max (registers).
+#
+# Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry:
+# the design it watches sees one flip-flop load per probed signal and no logic. (With
+# register_inputs=False the probes and hold come already registered by the caller, who then does
+# the same: litex_soc/scope/bus_analyzer.py registers the SoC signals a probe is built from, and
+# builds
+# the probe's fields behind those registers.) Everything inside sees the design one cycle late,
+# uniformly, so windows and trigger cycles are as if it were not; `cap_now` accounts for that
+# cycle.
+#
+# The sample vector the trigger watches and the trace stores is, probe after probe in the order
+# given, valid, ready, first, last, then the probe's fields (lowest bits first). `signals()` lists
+# it; `header()` writes it, with the counter selector map, as a C header for host software.
+#
+# Interfaces:
+#   <probe>.valid/ready/first/last/nbytes/<fields>   in: one group per Probe.
+#   hold                 in: a host CSR access is in progress (qualifies the stall_hold counts).
+#   snapshot             in: pulse, closes every counter's window at once, unless the previous
+#                        snapshot's pass is still running (cnt_busy): then it is refused and
+#                        counted in snap_refused.
+#   cnt_busy             out: the last snapshot's counts are being written (n + 3 cycles, n the
+#                        number of counts: CounterBank); read them when it is 0.
+#   snap_refused         out, 16 bits: snapshots refused because cnt_busy (wraps).
+#   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: counter read-out, see
+#                        counter_map().
+#   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
+#   trig_*               in: the trigger's configuration (TraceTrigger, with the trig_ prefix);
+#                        trig_stage out.
+#   cap_*                the capture's ports (TraceCapture, with the cap_ prefix).
+#
+# Parameters:
+#   probes       list of Probe (1..16).
+#   depth        trace entries (power of two).
+#   nbins        latency histogram bins (2..32).
+#   nstages      trigger stages (1..4).
+#   latency      (request probe, completion probe) names, or None. A request is a beat that
+#                moves with `first` on the request probe; a completion ends a request when its
+#                beat moves with `last` and its `end` field set (the completion probe must have a
+#                1-bit field `end`, as LitePCIe's completion layout has).
+#   register_inputs  True: the input stage registers the probes and hold. False: the caller
+#                has registered them (one cycle, as this stage would) and they are used as given.
+
+from types import SimpleNamespace
+
+from amaranth import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .counter_bank import CounterBank
+from .latency_histogram import STATS as LAT_STATS
+from .latency_histogram import LatencyHistogram
+from .occupancy_counter import COUNTS, OccupancyCounter
+from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
+from .trace_capture import TS_WIDTH, State, TraceCapture
+from .trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger, stage_ports
+
+HANDSHAKE = ("valid", "ready", "first", "last")
+# Counter selector map (cnt_sel): probe p, count k -> p * 8 + k; TLP probe t (in probe order
+# among those with tlp=True), type k -> 0x80 + t * 8 + k; histogram bin i -> 0xC0 + i;
+# histogram statistic k -> 0xE0 + k.
+SEL_TLP, SEL_BIN, SEL_LAT = 0x80, 0xC0, 0xE0
+
+
+class Probe:
+    """A probe point: a stream's valid/ready/first/last, its bytes per beat and chosen fields.
+
+    name          identifier (Verilog port prefix, VCD scope).
+    fields        (name, width) pairs recorded in the trace and usable in triggers.
+    nbytes_width  width of the bytes-per-beat input.
+    tlp           the stream carries PCIe TLPs: needs an 8-bit field `fmt_type` (header byte 0).
+    group         a label to group probes in viewers (e.g. "pcie", "dma", "csr").
+    """
+
+    def __init__(self, name, fields=(), nbytes_width=8, tlp=False, group=""):
+        self.name, self.fields = name, tuple(fields)
+        self.nbytes_width, self.tlp, self.group = nbytes_width, tlp, group
+        names = [f for f, _ in self.fields]
+        if not name.isidentifier():
+            raise ValueError(f"Probe {name!r}: the name must be an identifier")
+        if len(set(names)) != len(names) or set(names) & set(HANDSHAKE + ("nbytes",)):
+            raise ValueError(f"Probe {name!r}: field names must be unique and not "
+                             f"{', '.join(HANDSHAKE + ('nbytes',))}")
+        if tlp and ("fmt_type", 8) not in self.fields:
+            raise ValueError(f"Probe {name!r}: a TLP probe needs the field ('fmt_type', 8)")
+
+    def signature(self):
+        return wiring.Signature({
+            **{h: Out(1) for h in HANDSHAKE},
+            "nbytes": Out(self.nbytes_width),
+            **{f: Out(w) for f, w in self.fields},
+        })
+
+    def sample_signals(self):
+        return [(h, 1) for h in HANDSHAKE] + list(self.fields)
+
+
+class BusAnalyzer(wiring.Component):
+    def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
+                 register_inputs=True):
+        probes = list(probes)
+        if not 1 <= len(probes) <= 16:
+            raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
+        names = [p.name for p in probes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"BusAnalyzer: probe names repeat: {names}")
+        if sum(p.tlp for p in probes) > 8:
+            raise ValueError("BusAnalyzer: at most 8 TLP probes")
+        if not 2 <= nbins <= 32:
+            raise ValueError(f"BusAnalyzer: nbins={nbins} must be 2..32")
+        if latency is not None:
+            req, cpl = latency
+            if req not in names or cpl not in names:
+                raise ValueError(f"BusAnalyzer: latency probes {latency} are not among {names}")
+            if ("end", 1) not in probes[names.index(cpl)].fields:
+                raise ValueError(f"BusAnalyzer: completion probe {cpl!r} needs a field ('end', 1)")
+        self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
+        self.latency, self.register_inputs = latency, register_inputs
+        self.sample_width = sum(w for p in probes for _, w in p.sample_signals())
+        aw = (depth - 1).bit_length()
+        super().__init__({
+            **{p.name: In(p.signature()) for p in probes},
+            "hold":      In(1),
+            "snapshot":  In(1),
+            "cnt_busy":  Out(1),
+            "snap_refused": Out(16),
+            "cnt_sel":   In(8),
+            "cnt_value": Out(48),
+            "bin_min":   In(32),
+            "bin_shift": In(5),
+            "trig_nstages_used": In(3),
+            **{f"trig_{n}": In(w)
+               for n, w in stage_ports(self.sample_width, nstages, 16).items()},
+            "trig_stage": Out(2),
+            "cap_arm":    In(1),
+            "cap_stop":   In(1),
+            "cap_pre":    In(aw + 1),
+            "cap_post":   In(32),
+            "cap_state":  Out(2),
+            "cap_start":  Out(aw),
+            "cap_count":  Out(aw + 1),
+            "cap_trig_index": Out(aw),
+            "cap_trig_ts": Out(48),
+            "cap_end_ts": Out(48),
+            "cap_last_ts": Out(48),
+            "cap_now":    Out(48),
+            "cap_overflow": Out(1),
+            "cap_triggered": Out(1),
+            "cap_rd_addr": In(aw),
+            "cap_rd_data": Out(self.sample_width + TS_WIDTH),
+        })
+
+    # --- what host software needs to know -------------------------------------------------
+
+    def signals(self):
+        """The sample vector: (probe, group, signal, bit offset, width) in bit order."""
+        out, off = [], 0
+        for p in self.probes:
+            for name, w in p.sample_signals():
+                out.append((p.name, p.group, name, off, w))
+                off += w
+        return out
+
+    def counter_map(self):
+        """cnt_sel values: (selector, probe or 'latency', counter name)."""
+        out = []
+        for i, p in enumerate(self.probes):
+            out += [(i * 8 + k, p.name, c) for k, c in enumerate(COUNTS)]
+        for t, p in enumerate([p for p in self.probes if p.tlp]):
+            out += [(SEL_TLP + t * 8 + k, p.name, c) for k, c in enumerate(TLP_TYPES)]
+        if self.latency is not None:
+            out += [(SEL_BIN + i, "latency", f"bin{i}") for i in range(self.nbins)]
+            out += [(SEL_LAT + k, "latency", s) for k, s in enumerate(LAT_STATS)]
+        return out
+
+    def header(self, prefix="NIC_SCOPE"):
+        """A C header with the sample layout and counter map (for host software)."""
+        lines = [
+            "/* Generated by rtl/scope/bus_analyzer.py: the bus analyzer's sample layout and "
+            "counter",
+            " * selectors. Do not edit. */",
+            f"#ifndef {prefix}_LAYOUT_H",
+            f"#define {prefix}_LAYOUT_H",
+            "",
+            f"#define {prefix}_NPROBES {len(self.probes)}",
+            f"#define {prefix}_SAMPLE_WIDTH {self.sample_width}",
+            f"#define {prefix}_TS_WIDTH {TS_WIDTH}",
+            f"#define {prefix}_DEPTH {self.depth}",
+            f"#define {prefix}_NBINS {self.nbins}",
+            f"#define {prefix}_NSTAGES {self.nstages}",
+            f"#define {prefix}_HAS_LATENCY {int(self.latency is not None)}",
+            f"#define {prefix}_NCOUNTS {len(COUNTS)}",
+            f"#define {prefix}_NTLP_TYPES {len(TLP_TYPES)}",
+            f"#define {prefix}_SEL_TLP {SEL_TLP:#x}",
+            f"#define {prefix}_SEL_BIN {SEL_BIN:#x}",
+            f"#define {prefix}_SEL_LAT {SEL_LAT:#x}",
+        ]
+        for enum in (Mode, Op, State):
+            lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
+        lines += [
+            "",
+            "/* Probes in selector order: name, group, TLP counter index (-1: none). */",
+            f"#define {prefix}_PROBES \\",
+        ]
+        t = 0
+        for p in self.probes:
+            lines.append(f'    {{"{p.name}", "{p.group}", {t if p.tlp else -1}}}, \\')
+            t += p.tlp
+        lines += [
+            "",
+            "/* Sample vector: probe index, signal name, bit offset, width. */",
+            f"#define {prefix}_SIGNALS \\",
+        ]
+        names = [p.name for p in self.probes]
+        for probe, _group, name, off, w in self.signals():
+            lines.append(f'    {{{names.index(probe)}, "{name}", {off}, {w}}}, \\')
+        lines += ["", "/* Occupancy counts (selector = probe * 8 + index). */",
+                  f"#define {prefix}_COUNT_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in COUNTS]
+        lines += ["", f"#define {prefix}_TLP_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in TLP_TYPES]
+        lines += ["", f"#define {prefix}_LAT_NAMES \\"]
+        lines += [f'    "{c}", \\' for c in LAT_STATS]
+        lines += ["", "#endif", ""]
+        return "\n".join(lines)
+
+    # --- hardware -------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        incs = {}      # selector -> (increment signal, its largest value), for the bank
+        regs = {}      # selector -> a count kept in a register (latency min and max)
+
+        # Input stage: every probe signal and every event input (hold, snapshot, arm, stop) is
+        # registered once before any logic sees it (the probes and hold here, or by the caller
+        # if register_inputs is False), so the watched design's paths end at one flip-flop each
+        # and the analyzer adds no logic to them. The analyzer sees the design one cycle late,
+        # all of it, so counting windows are unchanged; `cap_now` is the timestamp the probes'
+        # current cycle will get.
+        ports = {}
+        for p in self.probes:
+            port, reg = getattr(self, p.name), {}
+            for name, w in [("nbytes", p.nbytes_width)] + p.sample_signals():
+                if self.register_inputs:
+                    reg[name] = Signal(w, name=f"{p.name}_{name}_q")
+                    m.d.sync += reg[name].eq(getattr(port, name))
+                else:
+                    reg[name] = getattr(port, name)
+            ports[p.name] = SimpleNamespace(**reg)
+        snapshot, arm, stop = (Signal(name=f"{n}_q") for n in ("snapshot", "arm", "stop"))
+        m.d.sync += [snapshot.eq(self.snapshot), arm.eq(self.cap_arm), stop.eq(self.cap_stop)]
+        if self.register_inputs:
+            hold = Signal(name="hold_q")
+            m.d.sync += hold.eq(self.hold)
+        else:
+            hold = self.hold
+
+        # The counts' snapshot is the bank's: taken when no pass is running.
+        taken = Signal()
+        for i, p in enumerate(self.probes):
+            port = ports[p.name]
+            occ = OccupancyCounter(nbytes_width=p.nbytes_width, counters=False)
+            m.submodules[f"occ_{p.name}"] = occ
+            m.d.comb += [
+                occ.valid.eq(port.valid), occ.ready.eq(port.ready), occ.last.eq(port.last),
+                occ.nbytes.eq(port.nbytes), occ.hold.eq(hold),
+            ]
+            for k, c in enumerate(COUNTS):
+                incs[i * 8 + k] = (getattr(occ, f"inc_{c}"), occ.max_inc[c])
+
+        for t, p in enumerate([p for p in self.probes if p.tlp]):
+            port = ports[p.name]
+            tlp = TLPTypeCounter(counters=False)
+            m.submodules[f"tlp_{p.name}"] = tlp
+            m.d.comb += [
+                tlp.valid.eq(port.valid), tlp.ready.eq(port.ready), tlp.first.eq(port.first),
+                tlp.fmt_type.eq(port.fmt_type),
+            ]
+            for k, c in enumerate(TLP_TYPES):
+                incs[SEL_TLP + t * 8 + k] = (getattr(tlp, f"inc_{c}"), tlp.max_inc[c])
+
+        if self.latency is not None:
+            req, cpl = (ports[n] for n in self.latency)
+            m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins, counters=False)
+            m.d.comb += [
+                lat.req.eq(req.valid & req.ready & req.first),
+                lat.cpl.eq(cpl.valid & cpl.ready & cpl.last & cpl.end),
+                lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
+                lat.snapshot.eq(taken),
+            ]
+            for i in range(self.nbins):
+                incs[SEL_BIN + i] = (lat.inc_bins[i], 1)
+            for k, s in enumerate(LAT_STATS):
+                if s in ("min", "max"):
+                    regs[SEL_LAT + k] = getattr(lat, s)
+                else:
+                    incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
+
+        sels = sorted(incs)
+        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels])
+        for a, sel in enumerate(sels):
+            m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+        m.d.comb += [
+            bank.snapshot.eq(snapshot), taken.eq(bank.taken),
+            # Busy from the strobe's cycle on, so a read right after the strobe never sees 0.
+            self.cnt_busy.eq(bank.busy | snapshot | self.snapshot),
+            self.snap_refused.eq(bank.refused),
+        ]
+
+        # Read-out: the selector picks a bank entry (its address follows cnt_sel through a few
+        # LUTs into the block RAM's address register), or one of the registers; cnt_value is
+        # registered, so it is valid two cycles after cnt_sel changes.
+        with m.Switch(self.cnt_sel):
+            for a, sel in enumerate(sels):
+                with m.Case(sel):
+                    m.d.comb += bank.rd_addr.eq(a)
+            with m.Default():
+                m.d.comb += bank.rd_addr.eq(0)
+        sel_q = Signal(8)
+        m.d.sync += sel_q.eq(self.cnt_sel)
+        with m.Switch(sel_q):
+            with m.Case(*sels):
+                m.d.sync += self.cnt_value.eq(bank.rd_data)
+            for sel, v in regs.items():
+                with m.Case(sel):
+                    m.d.sync += self.cnt_value.eq(v)
+            with m.Default():
+                m.d.sync += self.cnt_value.eq(0)
+
+        # Trace: the sample vector, the trigger and the capture.
+        sample = Signal(self.sample_width)
+        for p in self.probes:
+            port = ports[p.name]
+            for probe, _g, name, off, w in self.signals():
+                if probe == p.name:
+                    m.d.comb += sample[off:off + w].eq(getattr(port, name))
+        # The trigger registers its comparators' results and the capture its sample (latency 1
+        # both): trigger, capture, arm and stop all act one cycle after the sample.
+        m.submodules.trigger = trig = TraceTrigger(self.sample_width, self.nstages, latency=1)
+        m.submodules.capture = cap = TraceCapture(self.sample_width, self.depth, latency=1)
+        arm_q, stop_q = Signal(), Signal()
+        m.d.sync += [arm_q.eq(arm), stop_q.eq(stop)]
+        m.d.comb += [
+            trig.sample.eq(sample), trig.enable.eq(cap.armed), trig.arm.eq(arm_q),
+            trig.nstages_used.eq(self.trig_nstages_used), self.trig_stage.eq(trig.stage),
+            cap.sample.eq(sample), cap.trigger.eq(trig.fire),
+        ]
+        for i in range(self.nstages):
+            for f in STAGE_FIELDS:
+                m.d.comb += getattr(trig, f"s{i}_{f}").eq(getattr(self, f"trig_s{i}_{f}"))
+        m.d.comb += [cap.arm.eq(arm_q), cap.stop.eq(stop_q)]
+        for name in ("pre", "post", "rd_addr"):
+            m.d.comb += getattr(cap, name).eq(getattr(self, f"cap_{name}"))
+        for name in ("state", "start", "count", "trig_index", "trig_ts", "end_ts", "last_ts",
+                     "overflow", "triggered", "rd_data"):
+            m.d.comb += getattr(self, f"cap_{name}").eq(getattr(cap, name))
+        # The capture stamps a sample with its own cycle count two cycles after the probes saw
+        # it (the input stage, the trigger's): cap_now runs two ahead of that count.
+        m.d.comb += self.cap_now.eq(cap.now + 2)
+        return m

@@ -1,0 +1,143 @@
+# Unit tests of CounterBank (amaranth.sim): every entry's window equals the sum of its increments
+# over exactly the cycles from one taken snapshot to the next; busy and refusals to the cycle.
+import random
+
+import pytest
+from amaranth import Signal
+from amaranth.hdl import ResetInserter
+from amaranth.sim import Simulator
+
+from rtl.scope.counter_bank import CounterBank
+
+
+def run_bank(max_inc, width, stim, resets=()):
+    """Drive stim[c] = (incs, snapshot, rd_addr) each cycle c (a reset on the cycles in
+    `resets`); check every output against a model of the windows. Returns what was checked."""
+    dut = CounterBank(max_inc, width=width)
+    rst = Signal()
+    top = ResetInserter(rst)(dut)
+    n, period = dut.n, dut.period
+    log = {"taken": [], "refused": 0, "reads": 0, "busy_cycles": 0}
+
+    async def bench(ctx):
+        live = [0] * n                 # the model: events since the open window's start
+        closed = [0] * n               # the last closed window (0 before the first snapshot)
+        start = 0                      # the scanner visits entry (c - start) % period on cycle c
+
+        def pass_end(first):
+            """The last cycle a pass whose visits start on `first` is busy: its last visit of
+            an entry < n within one period, plus the two pipeline cycles."""
+            return max(c for c in range(first, first + period) if (c - start) % period < n) + 2
+
+        busy_until = pass_end(0)       # the clear pass after reset
+        refused = 0
+        pending_read = None
+        for c, (incs, snap, rd_addr) in enumerate(stim):
+            reset = c in resets
+            ctx.set(rst, int(reset))
+            for i, v in enumerate(incs):
+                ctx.set(getattr(dut, f"inc{i}"), v)
+            ctx.set(dut.snapshot, snap)
+            ctx.set(dut.rd_addr, rd_addr)
+            if pending_read is not None:
+                addr, want = pending_read
+                assert ctx.get(dut.rd_data) == want, f"cycle {c}: entry {addr}"
+                log["reads"] += 1
+            if reset:
+                await ctx.tick()
+                live, closed, refused, pending_read = [0] * n, [0] * n, 0, None
+                start = c + 1
+                busy_until = pass_end(start)
+                continue
+            want_busy = c <= busy_until
+            assert ctx.get(dut.busy) == want_busy, f"cycle {c}: busy"
+            log["busy_cycles"] += want_busy
+            taken = snap and not want_busy
+            # rd_data is entry rd_addr one cycle later; it is valid when the pass is over (on a
+            # snapshot cycle it is still the previous window).
+            pending_read = (rd_addr, closed[rd_addr]) if not want_busy and rd_addr < n else None
+            assert ctx.get(dut.taken) == taken, f"cycle {c}: taken"
+            assert ctx.get(dut.refused) == refused % 2**16, f"cycle {c}: refused"
+            if taken:
+                closed = [v % 2**width for v in live]
+                live = [0] * n
+                busy_until = pass_end(c + 1)
+                log["taken"].append(c)
+            elif snap:
+                refused += 1
+                log["refused"] += 1
+            live = [v + i for v, i in zip(live, incs)]
+            await ctx.tick()
+
+    sim = Simulator(top)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    return log
+
+
+def random_stim(rng, max_inc, ncycles, snap_p, p_max=0.2):
+    n = len(max_inc)
+    stim = []
+    for _ in range(ncycles):
+        # Increments: often the largest (to fill the accumulators), often 0, else anything.
+        incs = [m if rng.random() < p_max else rng.choice((0, rng.randint(0, m)))
+                for m in max_inc]
+        stim.append((incs, int(rng.random() < snap_p), rng.randrange(n)))
+    return stim
+
+
+@pytest.mark.parametrize("max_inc,width,snap_p,seed", [
+    ([1] * 6 + [16, 1, 1, 2**32 - 1], 48, 0.02, 1),
+    ([1, 255, 1], 48, 0.05, 2),                     # a short bank: padded scan period
+    ([1], 48, 0.1, 3),                              # one entry
+    ([15] * 5 + [1] * 40, 16, 0.005, 4),            # 16-bit counts: long windows wrap
+    ([1] * 72 + [16] * 8 + [2**32 - 1], 48, 0.01, 5),   # the analyzer's size
+])
+def test_random_windows(max_inc, width, snap_p, seed):
+    rng = random.Random(seed)
+    stim = random_stim(rng, max_inc, 3000, snap_p)
+    log = run_bank(max_inc, width, stim)
+    assert len(log["taken"]) >= 3
+    assert log["reads"] > 1000
+    assert log["refused"] >= 1 or snap_p < 0.02
+
+
+def test_wrap_and_full_accumulators():
+    """Every entry at its largest increment every cycle: the accumulators reach their limit
+    (max_inc * period) and the 16-bit totals wrap many times."""
+    max_inc = [1, 7, 255, 1, 3]
+    stim = [(list(max_inc), int(c in (700, 1500, 1501, 1503, 1600)), c % 5)
+            for c in range(2000)]
+    log = run_bank(max_inc, 16, stim)
+    assert log["taken"] == [700, 1500, 1600] and log["refused"] == 2
+
+
+def test_snapshot_cycles_exact():
+    """A hand-worked case: one entry, inc 1 on every cycle; scan period 4 (padded), entry 0
+    visited on cycles 0, 4, 8, ... The clear pass is busy through cycle 2; snapshots on 3
+    (taken: window 0..2 = 3), 4 and 6 (refused: the pass visit is cycle 4, busy through 6), 7
+    (taken: window 3..6 = 4; busy 8..10)."""
+    stim = [([1], int(c in (3, 4, 6, 7)), 0) for c in range(20)]
+    log = run_bank([1], 48, stim)
+    assert log["taken"] == [3, 7] and log["refused"] == 2
+    assert log["busy_cycles"] == 3 + 3 + 3
+
+
+def test_reset_clears_block_ram():
+    """Block RAM keeps its contents through a reset; the clear pass restarts every total, so
+    the first window after a reset counts from the cycle after it."""
+    rng = random.Random(7)
+    max_inc = [1, 16, 1, 1, 3]
+    stim = random_stim(rng, max_inc, 1500, 0.02)
+    log = run_bank(max_inc, 48, stim, resets=(400, 401, 900))
+    assert any(400 < t < 900 for t in log["taken"]) and any(t > 900 for t in log["taken"])
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError):
+        CounterBank([])
+    with pytest.raises(ValueError):
+        CounterBank([1, 0])
+    with pytest.raises(ValueError):
+        CounterBank([2**47], width=48)
