@@ -66,7 +66,7 @@ setup:
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 	@mkdir -p $(BUILD)
 	$(PY) -m litex_soc.targets.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
-		$(if $(filter 1,$(NIC)),--with-nic,) --output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
+		--output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
 		|| (cat $(BUILD)/soc.log; exit 1)
 
 # --- Verilator model (library only; our harness is the main program) ---------------------------

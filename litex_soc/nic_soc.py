@@ -1,35 +1,17 @@
 #
 # nic_soc.py: the NIC's LiteX SoC, shared by every target (simulation and boards).
 #
-# What it is: LitePCIe endpoint with its BAR0-to-CSR bridge, MSI and one LitePCIe DMA channel
-# (reader + writer + loopback), the DMA pattern generator/checker, the identification block and
-# LiteX's controller (ctrl_scratch). A soft CPU (VexRiscv) is optional.
+# What it is: LitePCIe endpoint with its BAR0-to-CSR bridge and MSI; the NIC datapath
+# (litex_soc/nic/nic_datapath_csr.py: descriptor rings in host memory, TX queues, DMA through
+# LitePCIe crossbar master ports, coalesced interrupts) on a LiteEth MAC; LitePCIe's DMA channel
+# with the DMA pattern generator/checker as the raw DMA benchmark; the bus analyzer on the PCIe
+# PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI; the identification block.
 #
-# Parameters:
-#   platform      a LiteX platform; the PCIe PHY is built by the target and passed in.
-#   pcie_phy      a LitePCIe PHY (SimPCIePHY in simulation, S7PCIEPHY on a 7-series board).
-#                 Its msi_type picks LitePCIe's MSI block: "msi" (one vector, PCIE_MSI_VECTOR/
-#                 CLEAR) or "msi-multi-vector" (a vector per MSI number: NIC_TX and NIC_RX
-#                 are told apart by the interrupt itself, with no register read).
-#   sys_clk_freq  system clock (125 MHz: the 7-series PCIe user clock for Gen2 x4 at 128 bits).
-#   with_cpu      add a VexRiscv with ROM/SRAM and a crossover UART (default off: faster sim).
-#   with_analyzer add the bus analyzer (litex_soc/scope/bus_analyzer.py) on the PCIe PHY streams,
-#   the
-#                 DMA request/completion ports, the Ethernet MAC's TX/RX streams and the CSR bus
-#                 (see analyzer_probes()).
-#   eth_phy       a LiteEth PHY (in simulation SimEthLoopbackPHY, or SimEthGMIIPHY with
-#                 with_nic) for the 1 Gb/s LiteEth MAC, or None. Without with_nic the MAC has
-#                 LiteX's SRAM interface (host-written TX slots, RX slots), mapped in BAR0 at
-#                 ETHMAC_BAR0_OFFSET from the CSRs: the programmed-I/O path.
-#   with_nic      the NIC datapath (rtl/nic/nic_datapath.py through
-#   litex_soc/nic/nic_datapath_csr.py:
-#                 descriptor rings in host memory, TX queues, DMA through LitePCIe crossbar
-#                 master ports, MSIs NIC_TX and NIC_RX) on the eth_phy's MAC instead of LiteX's
-#                 SRAM MAC. Needs eth_phy. nic_ntxq TX queues in nic_ntxirq TX queue groups
-#                 (queue q in group q % nic_ntxirq), each with its own interrupt vector: MSIs
-#                 NIC_TX (group 0), NIC_TX1, ..., numbered consecutively (checked), and
-#                 NIC_RX; constants NIC_NTXQ, NIC_NTXIRQ.
-#   build_dir     where emitted Amaranth Verilog is written.
+# Parameters: platform; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's MSI
+# block); eth_phy (a LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART);
+# with_analyzer; nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in group q % n), each
+# with its own MSI (NIC_TX, NIC_TX1, ..., numbered consecutively, then NIC_RX); build_dir (where
+# emitted Amaranth Verilog goes).
 
 from migen import Mux, Signal
 
@@ -43,8 +25,6 @@ from rtl.scope.bus_analyzer import Probe
 
 ANALYZER_DEPTH = 1024
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
-# The MAC's SRAM slots, from the start of the CSR region (BAR0 offset 0): inside BAR0.
-ETHMAC_BAR0_OFFSET = 0x20000
 
 
 def analyzer_probes(data_width):
@@ -58,12 +38,21 @@ def analyzer_probes(data_width):
         # LiteEth MAC, PHY side: one octet per cycle at 1 Gb/s (preamble, FCS and gaps included).
         Probe("mac_tx", [], nbytes_width=1, group="mac"),
         Probe("mac_rx", [], nbytes_width=1, group="mac"),
-        # LitePCIe DMA channel 0: reader requests (MRd) and their completions, writer requests.
+        # LitePCIe DMA channel 0 (the raw DMA benchmark): reader requests (MRd) and their
+        # completions, writer requests.
         Probe("dma_rd_req", [], nbytes_width=1, group="dma"),
         Probe("dma_rd_cpl", [("end", 1)], nbytes_width=bw, group="dma"),
         Probe("dma_wr_req", [], nbytes_width=bw, group="dma"),
+        # The NIC datapath's DMA ports: read requests (a beat each: descriptor and payload
+        # fetches), their completion beats, and writes (RX data, RX completion records, TX
+        # consumer-index writebacks; a burst per write).
+        Probe("nic_rd_req", [], nbytes_width=1, group="nic"),
+        Probe("nic_rd_cpl", [], nbytes_width=bw, group="nic"),
+        Probe("nic_wr", [], nbytes_width=bw, group="nic"),
         # The BAR0-to-CSR bridge's Wishbone bus (a beat per 32-bit register access).
         Probe("csr", [("we", 1), ("adr", 14)], nbytes_width=3, group="csr"),
+        # MSI requests to the PHY (a beat per interrupt message; vector: the MSI data's low bits).
+        Probe("msi", [("vector", 8)], nbytes_width=1, group="msi"),
     ]
 
 
@@ -71,20 +60,20 @@ def popcount(bits):
     return sum(bits[i] for i in range(len(bits)))
 
 
+def tx_msi_names(ntxirq):
+    return ["NIC_TX" + (str(g) if g else "") for g in range(ntxirq)]
+
+
 class NICSoC(SoCCore):
     def add_csr_bridge(self, name="csr", origin=None, register=False):
-        # A registered Wishbone-to-CSR bridge, as LiteX builds itself in SoCs with SDRAM: the
-        # CSR bus's address, write data and strobes leave a register, so the bridge's decode and
-        # every CSR bank's decode are two paths instead of one. Unregistered, that one path (10
-        # LUT levels from the PCIe bridge's Wishbone address to a bank's read register on the
-        # ECP5) grows with every CSR bank added, and became the critical path when the bus
-        # analyzer's bank was added (64.38 MHz with it, 70.50 without: docs/design.md). It costs
-        # one cycle (8 ns at 125 MHz) per CSR access.
+        # A registered Wishbone-to-CSR bridge, as LiteX builds in SoCs with SDRAM: the bridge's
+        # decode and every CSR bank's decode are two short paths instead of one long one.
+        # One cycle more per CSR access.
         super().add_csr_bridge(name=name, origin=origin, register=True)
 
-    def __init__(self, platform, crg, pcie_phy, sys_clk_freq=125e6, with_cpu=False,
+    def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 eth_phy=None, with_nic=False, nic_ntxq=4, nic_ntxirq=1):
+                 nic_ntxq=4, nic_ntxirq=2):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -93,18 +82,16 @@ class NICSoC(SoCCore):
                          **cpu_args)
         self.crg = crg
         self.pcie_phy = pcie_phy
+        self.ethphy = eth_phy
         data_width = pcie_phy.data_width
 
         self.info = NICInfo(data_width=data_width, ndmas=1, sim=sim, with_cpu=with_cpu)
         self.dma_pattern = DMAPattern(platform, data_width, build_dir)
 
-        if with_nic and eth_phy is None:
-            raise ValueError("NICSoC: with_nic needs an eth_phy")
-        msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq}
-        tx_msi = ["NIC_TX" + (str(g) if g else "") for g in range(nic_ntxirq)]
-        if with_nic:
-            nic_irq_tx, nic_irq_rx = [Signal() for _ in tx_msi], Signal()
-            msis.update(zip(tx_msi, nic_irq_tx), NIC_RX=nic_irq_rx)
+        tx_msi = tx_msi_names(nic_ntxirq)
+        nic_irq_tx, nic_irq_rx = [Signal() for _ in tx_msi], Signal()
+        msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq, "NIC_RX": nic_irq_rx}
+        msis.update(zip(tx_msi, nic_irq_tx))
         self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32, max_pending_requests=8,
                       with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                       msi_type=pcie_phy.msi_type)
@@ -112,31 +99,21 @@ class NICSoC(SoCCore):
             self.pcie_dma0.source.connect(self.dma_pattern.sink),
             self.dma_pattern.source.connect(self.pcie_dma0.sink),
         ]
-        if with_nic:
-            self.ethphy = eth_phy
-            self.nic = NICDatapathCSR(platform, self.pcie_endpoint, eth_phy, build_dir,
-                                      data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
-            self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
-            self.comb += nic_irq_rx.eq(self.nic.irq_rx)
-            # Host code finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in
-            # name order).
-            def const(name):                   # SoCConstant, or a plain value
-                v = self.constants[name]
-                return getattr(v, "value", v)
-            first = const("NIC_TX_INTERRUPT")
-            for g, name in enumerate(tx_msi):
-                if const(name + "_INTERRUPT") != first + g:
-                    raise ValueError(f"NICSoC: MSI {name} is not NIC_TX_INTERRUPT + {g}")
-            self.add_constant("NIC_DATAPATH", 1)
-            self.add_constant("NIC_NTXQ", nic_ntxq)
-            self.add_constant("NIC_NTXIRQ", nic_ntxirq)
-        elif eth_phy is not None:
-            self.ethphy = eth_phy
-            csr_origin = self.bus.regions["csr"].origin if "csr" in self.bus.regions \
-                else self.mem_map["csr"]
-            self.mem_map = {**self.mem_map, "ethmac": csr_origin + ETHMAC_BAR0_OFFSET}
-            self.add_ethernet(phy=eth_phy, with_timing_constraints=False)
-            self.add_constant("ETHMAC_BAR0_OFFSET", ETHMAC_BAR0_OFFSET)
+        self.nic = NICDatapathCSR(platform, self.pcie_endpoint, eth_phy, build_dir,
+                                  data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
+        self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
+        self.comb += nic_irq_rx.eq(self.nic.irq_rx)
+        # Host code finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in name
+        # order).
+        def const(name):                       # SoCConstant, or a plain value
+            v = self.constants[name]
+            return getattr(v, "value", v)
+        first = const("NIC_TX_INTERRUPT")
+        for g, name in enumerate(tx_msi):
+            if const(name + "_INTERRUPT") != first + g:
+                raise ValueError(f"NICSoC: MSI {name} is not NIC_TX_INTERRUPT + {g}")
+        self.add_constant("NIC_NTXQ", nic_ntxq)
+        self.add_constant("NIC_NTXIRQ", nic_ntxirq)
         # A host CSR access is in progress: the BAR0-to-CSR bridge is not idle.
         self.csr_busy = Signal()
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
@@ -145,8 +122,6 @@ class NICSoC(SoCCore):
 
     def add_analyzer(self, platform, data_width, build_dir):
         probes = analyzer_probes(data_width)
-        if not hasattr(self, "ethphy"):
-            probes = [p for p in probes if p.group != "mac"]
         self.analyzer = an = BusAnalyzerCSR(platform, probes, build_dir,
                                             depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY)
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
@@ -162,11 +137,18 @@ class NICSoC(SoCCore):
                  nbytes=data_width // 8, end=rd_cpl.valid & rd_cpl.end)
         an.probe("dma_wr_req", wr_req.valid, wr_req.ready, wr_req.first, wr_req.last,
                  nbytes=data_width // 8)
+        rd, wr = self.nic.rdadp, self.nic.wradp
+        an.probe("nic_rd_req", rd.rd_req_valid, rd.rd_req_ready, 1, 1)
+        an.probe("nic_rd_cpl", rd.rd_cpl_valid, rd.rd_cpl_ready, 0, rd.rd_cpl_last,
+                 nbytes=data_width // 8)
+        an.probe("nic_wr", wr.wr_valid, wr.wr_ready, wr.wr_first, wr.wr_last,
+                 nbytes=data_width // 8)
         access = wb.cyc & wb.stb
         an.probe("csr", access, wb.ack, 1, 1, nbytes=4, we=access & wb.we,
                  adr=Mux(access, wb.adr[:14], 0))
-        if hasattr(self, "ethphy"):
-            for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
-                an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
+        for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
+            an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
+        msi = phy.msi
+        an.probe("msi", msi.valid, msi.ready, 1, 1, vector=Mux(msi.valid, msi.dat[:8], 0))
         self.comb += an.hold.eq(self.csr_busy)
         an.watch(self)

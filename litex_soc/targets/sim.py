@@ -5,13 +5,11 @@
 # headers (csr.h, soc.h, mem.h; csr.h also without access functions for host code) and csr.csv.
 #
 # Usage: python -m litex_soc.targets.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
-#        [--with-nic]
 #
-# Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py) and probe_* (signals the harness
-# counts: DMA request handshakes and the CSR bridge's busy state). With --with-nic also the
-# GMII-like Ethernet pins eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0],
-# eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (a loop, or
-# a second SoC); without it the MAC sits on SimEthLoopbackPHY (internal loopback, no pins).
+# Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py), probe_* (signals the harness
+# counts: DMA request handshakes and the CSR bridge's busy state) and the GMII-like Ethernet pins
+# eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of
+# SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (a loop, or a second SoC).
 
 import argparse
 import os
@@ -23,7 +21,7 @@ from litex.soc.integration.builder import Builder
 
 from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
-from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY, SimEthLoopbackPHY
+from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
 from litex_soc.targets.sim_pcie_phy import SimPCIePHY
 from rtl.scope.bus_analyzer import BusAnalyzer
 
@@ -35,8 +33,8 @@ def analyzer_sample_width(data_width):
                        latency=ANALYZER_LATENCY).sample_width
 
 
-def sim_io(data_width, with_eth_pins=False):
-    """The top-level pins; with_eth_pins adds the GMII-like eth_* pins (NIC datapath build)."""
+def sim_io(data_width):
+    """The top-level pins."""
     eth = [
         ("eth", 0,
             Subsignal("tx_data", Pins(8)), Subsignal("tx_en", Pins(1)),
@@ -44,7 +42,7 @@ def sim_io(data_width, with_eth_pins=False):
             Subsignal("rx_data", Pins(8)), Subsignal("rx_dv", Pins(1)),
             Subsignal("rx_er", Pins(1)),
         ),
-    ] if with_eth_pins else []
+    ]
     return eth + [
         ("sys_clk", 0, Pins(1)),
         ("sys_rst", 0, Pins(1)),
@@ -78,8 +76,8 @@ def sim_io(data_width, with_eth_pins=False):
 class VerilogPlatform(GenericPlatform):
     """A platform with no toolchain: build() writes the top-level Verilog and a file list."""
 
-    def __init__(self, data_width, with_eth_pins=False):
-        GenericPlatform.__init__(self, "sim", sim_io(data_width, with_eth_pins), name=TOP)
+    def __init__(self, data_width):
+        GenericPlatform.__init__(self, "sim", sim_io(data_width), name=TOP)
 
     def add_false_path_constraint(self, from_, to):
         pass    # one clock domain in simulation: nothing to constrain
@@ -106,27 +104,21 @@ class VerilogPlatform(GenericPlatform):
 
 
 class SimSoC(NICSoC):
-    """The NIC SoC with the simulation PHYs. with_analyzer=False leaves the bus analyzer out
-    and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
-    litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it). with_nic:
-    the NIC datapath on the MAC, whose PHY is SimEthGMIIPHY on the top-level eth_* pins;
-    otherwise LiteX's SRAM MAC on SimEthLoopbackPHY. msi_type: SimPCIePHY's; None picks
-    "msi-multi-vector" with the NIC (its TX and RX vectors are separate MSIs) and "msi" without
-    (LitePCIe's default, the single-vector path with PCIE_MSI_VECTOR/CLEAR)."""
+    """The NIC SoC with the simulation PHYs: SimPCIePHY (msi_type: LitePCIe's MSI block,
+    "msi-multi-vector" by default: each NIC interrupt vector its own MSI) and SimEthGMIIPHY on
+    the top-level eth_* pins. with_analyzer=False leaves the bus analyzer out and
+    analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
+    litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True, with_nic=False, msi_type=None, nic_ntxirq=2):
-        platform = VerilogPlatform(data_width, with_eth_pins=with_nic)
+                 analyzer_pins=True, msi_type="msi-multi-vector", nic_ntxirq=2):
+        platform = VerilogPlatform(data_width)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
-        if msi_type is None:
-            msi_type = "msi-multi-vector" if with_nic else "msi"
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
         # (Built in the call, unnamed, so Migen names its signals after the class, as before.)
-        NICSoC.__init__(self, platform, crg, phy, sys_clk_freq=125e6, with_cpu=with_cpu,
-                        build_dir=build_dir, sim=True,
-                        eth_phy=SimEthGMIIPHY(platform.request("eth")) if with_nic
-                        else SimEthLoopbackPHY(),
-                        with_analyzer=with_analyzer, with_nic=with_nic, nic_ntxirq=nic_ntxirq)
+        NICSoC.__init__(self, platform, crg, phy, SimEthGMIIPHY(platform.request("eth")),
+                        sys_clk_freq=125e6, with_cpu=with_cpu, build_dir=build_dir, sim=True,
+                        with_analyzer=with_analyzer, nic_ntxirq=nic_ntxirq)
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
@@ -148,21 +140,19 @@ def main():
     parser.add_argument("--data-width", type=int, default=128, choices=(64, 128),
                         help="PCIe datapath width (128: Gen2 x4 at 125 MHz; 64: Gen2 x2/Gen1 x4).")
     parser.add_argument("--with-cpu", action="store_true", help="Add a VexRiscv soft CPU.")
-    parser.add_argument("--with-nic", action="store_true",
-                        help="The NIC datapath (descriptor rings, TX queues) on the MAC instead "
-                             "of LiteX's SRAM MAC.")
-    parser.add_argument("--msi-type", choices=("msi", "msi-multi-vector"), default=None,
-                        help="LitePCIe's MSI block (default: msi-multi-vector with --with-nic, "
-                             "else msi).")
+    parser.add_argument("--msi-type", choices=("msi", "msi-multi-vector"),
+                        default="msi-multi-vector",
+                        help="LitePCIe's MSI block (default: msi-multi-vector, an MSI per NIC "
+                             "interrupt vector).")
     parser.add_argument("--nic-txirq", type=int, default=2,
-                        help="With --with-nic: TX interrupt vectors (TX queue groups, queue q in "
-                             "group q %% N) over its 4 TX queues (default 2).")
+                        help="TX interrupt vectors (TX queue groups, queue q in group q %% N) "
+                             "over the NIC's 4 TX queues (default 2).")
     parser.add_argument("--output-dir", default="build/sim_dw128")
     args = parser.parse_args()
 
     gateware_dir = os.path.join(args.output_dir, "gateware")
     soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
-                 with_nic=args.with_nic, msi_type=args.msi_type, nic_ntxirq=args.nic_txirq)
+                 msi_type=args.msi_type, nic_ntxirq=args.nic_txirq)
     builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
                       compile_software=args.with_cpu, compile_gateware=False,
                       csr_csv=os.path.join(args.output_dir, "csr.csv"),

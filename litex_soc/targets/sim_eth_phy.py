@@ -1,16 +1,14 @@
 #
-# sim_eth_phy.py: 1 Gb/s Ethernet PHYs for the simulation (one octet per 125 MHz cycle: GMII's
-# rate), both LiteEth PHYs (8-bit stream, with_preamble_crc: the MAC adds preamble, SFD,
+# sim_eth_phy.py: a 1 Gb/s Ethernet PHY for the simulation (one octet per 125 MHz cycle: GMII's
+# rate), a LiteEth PHY (8-bit stream, with_preamble_crc: the MAC adds preamble, SFD,
 # padding, the FCS and the inter-frame gap, and checks them on receive). Nothing else is
 # modelled: no line coding, no clock recovery.
 #
-#   SimEthLoopbackPHY  the transmit stream looped into the receiver inside the SoC (a real
-#                      PHY's near-end loopback). Used by the builds with LiteX's SRAM MAC.
 #   SimEthGMIIPHY      GMII-like pins at the SoC's top level (eth_tx_data/en/er out,
 #                      eth_rx_data/dv/er in), driven by the Verilator harness (sw/sim/), which
-#                      loops them or wires two SoCs back to back. Used by the NIC datapath build.
+#                      loops them or wires two SoCs back to back.
 #
-# Interfaces (both): `sink` (MAC -> PHY, TX) and `source` (PHY -> MAC, RX), LiteEth PHY streams
+# Interfaces: `sink` (MAC -> PHY, TX) and `source` (PHY -> MAC, RX), LiteEth PHY streams
 # (eth_phy_description(8)); clock domains eth_tx and eth_rx, both the system clock (125 MHz).
 
 from migen import ClockDomain, ClockSignal, ResetSignal, Signal
@@ -29,26 +27,6 @@ def _sys_eth_clock_domains(m):
         m.cd_eth_tx.clk.eq(ClockSignal("sys")), m.cd_eth_tx.rst.eq(ResetSignal("sys")),
         m.cd_eth_rx.clk.eq(ClockSignal("sys")), m.cd_eth_rx.rst.eq(ResetSignal("sys")),
     ]
-
-
-# SimEthLoopbackPHY: the receive stream is the transmit stream one cycle later.
-# Parameters: none.
-class SimEthLoopbackPHY(LiteXModule):
-    dw = 8
-    with_preamble_crc = True
-
-    def __init__(self):
-        self.sink = sink = stream.Endpoint(eth_phy_description(8))
-        self.source = source = stream.Endpoint(eth_phy_description(8))
-        _sys_eth_clock_domains(self)
-        self.comb += sink.ready.eq(1)      # a PHY takes an octet every cycle
-        self.sync += [
-            source.valid.eq(sink.valid),
-            source.data.eq(sink.data),
-            source.last.eq(sink.last),
-            source.last_be.eq(sink.last_be),
-            source.error.eq(sink.error),
-        ]
 
 
 # SimEthGMIIPHY: the GMII transmit and receive signals of a 1 Gb/s PHY as top-level pins, all
