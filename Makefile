@@ -32,8 +32,11 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export NIC_WITH_CPU := $(CPU)
 PY       := .venv/bin/python
 JOBS     ?= 2
-VROOT    := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)
-VINC     := $(VROOT)/include
+# Set-up (Debian packages + .venv). Verilator's root is expanded in recipes only, so it is asked
+# after set-up installed Verilator.
+SETUP    ?= scripts/setup.sh
+VROOT     = $(or $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null),$(error no verilator))
+VINC      = $(VROOT)/include
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
 INCS     := -Isw/include -Isw/lib -Isw/sim -I$(BUILD)/host_include
@@ -60,7 +63,7 @@ VL_RT    := verilated verilated_fst_c verilated_threads
 all: bench
 
 setup:
-	@scripts/setup.sh
+	@$(SETUP)
 
 # --- SoC -> Verilog + generated headers -------------------------------------------------------
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
@@ -77,9 +80,11 @@ $(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v
 		$$(cat $(BUILD)/gateware/sources.f) > $(BUILD)/verilator.log 2>&1 \
 		|| (tail -50 $(BUILD)/verilator.log; exit 1)
 
-$(BUILD)/vrt/%.o: $(VINC)/%.cpp | $(BUILD)/gateware/nicsoc.v
+# Verilator's runtime, compiled from $(VINC)/<name>.cpp.
+$(BUILD)/vrt/%.o: | setup
 	@mkdir -p $(dir $@)
-	g++ -std=c++17 -O2 -I$(VINC) -I$(VINC)/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -c $< -o $@
+	g++ -std=c++17 -O2 -I$(VINC) -I$(VINC)/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
+		-c $(VINC)/$*.cpp -o $@
 
 # --- Host code + simulator: one nicbench per configuration -------------------------------------
 $(BUILD)/host/%.o: sw/sim/%.cpp sw/sim/*.h sw/include/*.h $(BUILD)/obj/Vnicsoc__ALL.a
