@@ -100,6 +100,10 @@ $(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BU
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 
+$(BUILD)/host/tool_nicbench.o: sw/nicbench/main.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS) $(INCS) -Isw/tools -c $< -o $@
+
 # The tools (one main each) share the simulator, the library and the tool helpers.
 TOOLS     := nicbench nicscope
 TOOL_LIBS := $(filter-out $(patsubst %,sw/tools/%.c,$(TOOLS)) sw/tools/test_%,$(wildcard sw/tools/*.c))
