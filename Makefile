@@ -130,7 +130,7 @@ bench: sim
 		--frames $(BENCH_TX_FRAMES) --sizes $(BENCH_TX_SIZES) --queues $(BENCH_TX_QUEUES)
 	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx_inflight.json tx \
 		--frames 2000 --size 60 --inflight 1,2,4,8,16,32,63
-	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),peer=1,pcap=results/rr_wire.pcap \
+	$(NIC_BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),peer=1,pcap=results/rr_wire.pcapng \
 		--json results/rr.json rr --sizes $(BENCH_RR_SIZES) --count $(BENCH_RR_COUNT)
 	$(PY) scripts/coalesce_bench.py --nicbench $(NIC_BUILD)/nicbench --opts $(BENCH_OPTS) \
 		--frames 5000 --usecs 0,20,80 --json results/coalesce.json

@@ -24,8 +24,8 @@
  *   wire_ns=N             wire delay per direction, rounded to whole cycles (default 0: the RX
  *                         pins take in cycle n+1 what the TX pins showed in cycle n). NIC build.
  *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
- *                         loop otherwise) into a classic pcap file (nanosecond magic
- *                         0xa1b23c4d, LINKTYPE_ETHERNET), NIC build only: see PcapWriter.
+ *                         loop otherwise) into a pcapng file (LINKTYPE_ETHERNET, ns
+ *                         timestamps, FCS included and declared), NIC build only: see PcapWriter.
  * The environment variable NIC_TRACE=FILE sets trace= when the options do not.
  *
  * Counters: "model.<name>" (host model, e.g. model.tlps_up_mwr), "probe.<name>" (harness probes,
@@ -60,18 +60,44 @@ using nicsim::TraceParams;
 namespace {
 
 /*
- * PcapWriter: frames in classic libpcap format. Global header: magic 0xa1b23c4d (nanosecond
- * timestamps), version 2.4, snaplen 65535, LINKTYPE_ETHERNET (1); host byte order (readers go
- * by the magic). Each record: ts_sec, ts_nsec (simulated time), incl_len, orig_len, data.
- * Frames are written without preamble and SFD and WITH their 4-byte FCS (as a capture with
- * "FCS included" shows it: Wireshark checks it when told the FCS is present), padded as the MAC
- * padded them (60 bytes + FCS at least). A record's timestamp is the simulated time of the
- * cycle in which the sending SoC's TX pins showed the frame's first preamble octet; records are
- * written in timestamp order across both directions (SimWorld::flush_pending).
+ * PcapWriter: frames as pcapng, in host byte order (readers go by the byte-order magic): a
+ * Section Header Block; one Interface Description Block with LINKTYPE_ETHERNET (1), snaplen
+ * 65535, if_tsresol 9 (timestamps in ns) and if_fcslen 4 (every frame ends with its 4-byte FCS,
+ * which Wireshark then dissects as the FCS, not as payload); one Enhanced Packet Block per frame
+ * (interface 0, 64-bit simulated time in ns, captured and original length, data). Frames are
+ * written without preamble and SFD and with their FCS, padded as the MAC padded them (60 bytes
+ * + FCS at least). A frame's timestamp is the simulated time of the cycle in which the sending
+ * SoC's TX pins showed its first preamble octet; frames are written in timestamp order across
+ * both directions (SimWorld::flush_pending).
  */
 struct PcapWriter {
     FILE *f = nullptr;
     uint64_t frames = 0;
+
+    template <typename T> static void put(std::vector<uint8_t> &b, T x)
+    {
+        const auto *p = reinterpret_cast<const uint8_t *>(&x);
+        b.insert(b.end(), p, p + sizeof x);
+    }
+
+    /* A one-octet option: code, length 1, value padded to 32 bits. */
+    static void option(std::vector<uint8_t> &b, uint16_t code, uint8_t value)
+    {
+        put<uint16_t>(b, code);
+        put<uint16_t>(b, 1);
+        b.insert(b.end(), {value, 0, 0, 0});
+    }
+
+    /* A block: type, total length, body padded to 32 bits, total length. */
+    void block(uint32_t type, std::vector<uint8_t> body)
+    {
+        body.resize((body.size() + 3) & ~size_t{3}, 0);
+        const uint32_t total = static_cast<uint32_t>(body.size() + 12);
+        std::fwrite(&type, 4, 1, f);
+        std::fwrite(&total, 4, 1, f);
+        std::fwrite(body.data(), 1, body.size(), f);
+        std::fwrite(&total, 4, 1, f);
+    }
 
     bool open(const std::string &path, std::string *err)
     {
@@ -80,12 +106,20 @@ struct PcapWriter {
             *err = "pcap: cannot open " + path;
             return false;
         }
-        const uint32_t hdr32[2] = {0xa1b23c4du, 0};
-        const uint16_t ver[2] = {2, 4};
-        const uint32_t rest[4] = {0, 0, 65535, 1};    /* thiszone, sigfigs, snaplen, linktype */
-        std::fwrite(&hdr32[0], 4, 1, f);
-        std::fwrite(ver, 2, 2, f);
-        std::fwrite(rest, 4, 4, f);
+        std::vector<uint8_t> shb;
+        put<uint32_t>(shb, 0x1a2b3c4du);  /* byte-order magic */
+        put<uint16_t>(shb, 1);            /* version 1.0 */
+        put<uint16_t>(shb, 0);
+        put<int64_t>(shb, -1);            /* section length: not given */
+        block(0x0a0d0d0au, shb);
+        std::vector<uint8_t> idb;
+        put<uint16_t>(idb, 1);            /* LINKTYPE_ETHERNET */
+        put<uint16_t>(idb, 0);
+        put<uint32_t>(idb, 65535);        /* snaplen */
+        option(idb, 9, 9);                /* if_tsresol: 10^-9 s */
+        option(idb, 13, 4);               /* if_fcslen: 4 octets */
+        put<uint32_t>(idb, 0);            /* opt_endofopt */
+        block(1, idb);
         return true;
     }
 
@@ -94,11 +128,14 @@ struct PcapWriter {
         if (!f)
             return;
         const uint32_t len = static_cast<uint32_t>(std::min<size_t>(data.size(), 65535));
-        const uint32_t rec[4] = {static_cast<uint32_t>(t_ns / 1000000000u),
-                                 static_cast<uint32_t>(t_ns % 1000000000u), len,
-                                 static_cast<uint32_t>(data.size())};
-        std::fwrite(rec, 4, 4, f);
-        std::fwrite(data.data(), 1, len, f);
+        std::vector<uint8_t> epb;
+        put<uint32_t>(epb, 0);            /* interface */
+        put<uint32_t>(epb, static_cast<uint32_t>(t_ns >> 32));
+        put<uint32_t>(epb, static_cast<uint32_t>(t_ns));
+        put<uint32_t>(epb, len);
+        put<uint32_t>(epb, static_cast<uint32_t>(data.size()));
+        epb.insert(epb.end(), data.begin(), data.begin() + len);
+        block(6, std::move(epb));
         frames++;
     }
 
