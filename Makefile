@@ -39,7 +39,7 @@ VROOT     = $(or $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null),$(error 
 VINC      = $(VROOT)/include
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
-INCS     := -Isw/include -Isw/lib -Isw/sim -I$(BUILD)/host_include
+INCS     := -Isw/include -Isw/lib -Isw/common -Isw/sim -I$(BUILD)/host_include
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 # Each size is repeated until this many bytes moved (at least 3 times); sim time is exact, so
@@ -86,7 +86,7 @@ $(BUILD)/vrt/%.o: | setup
 	g++ -std=c++17 -O2 -I$(VINC) -I$(VINC)/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
 		-c $(VINC)/$*.cpp -o $@
 
-# --- Host code + simulator: one nicbench per configuration -------------------------------------
+# --- Host code + simulator: the tools of each configuration -----------------------------------
 $(BUILD)/host/%.o: sw/sim/%.cpp sw/sim/*.h sw/include/*.h $(BUILD)/obj/Vnicsoc__ALL.a
 	@mkdir -p $(dir $@)
 	g++ $(CXXFLAGS) -DNIC_DATA_WIDTH=$(W) -DVM_TRACE=1 -DVM_TRACE_FST=1 $(INCS) \
@@ -96,25 +96,39 @@ $(BUILD)/host/lib_%.o: sw/lib/%.c sw/lib/*.h sw/include/*.h $(BUILD)/gateware/ni
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 
-$(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+$(BUILD)/host/common_%.o: sw/common/%.c sw/common/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 
-$(BUILD)/host/tool_nicbench.o: sw/nicbench/main.c sw/tools/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+# One folder per tool: sw/<tool>/ holds main.c, one cmd_<name>.c per command and the private
+# <tool>.h; its objects are $(BUILD)/host/<tool>_<file>.o. Each tool links its own objects with
+# the helpers of sw/common/ (not their unit tests), the library and the simulator.
+TOOLS     := nicbench
+COMMON_C  := $(filter-out sw/common/test_%,$(wildcard sw/common/*.c))
+HOST_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
+	    $(patsubst sw/lib/%.c,$(BUILD)/host/lib_%.o,$(LIB_C)) \
+	    $(patsubst sw/common/%.c,$(BUILD)/host/common_%.o,$(COMMON_C))
+tool_objs = $(patsubst sw/$(1)/%.c,$(BUILD)/host/$(1)_%.o,$(wildcard sw/$(1)/*.c))
+
+define TOOL_RULES
+$(BUILD)/host/$(1)_%.o: sw/$(1)/%.c $(wildcard sw/$(1)/*.h) sw/common/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
+	@mkdir -p $$(dir $$@)
+	gcc $(CFLAGS) $(INCS) -c $$< -o $$@
+
+$(BUILD)/$(1): $(call tool_objs,$(1)) $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
+	g++ -o $$@ $$(filter %.o,$$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
+endef
+$(foreach t,$(TOOLS),$(eval $(call TOOL_RULES,$(t))))
+
+# nicscope and its VCD writer are still in sw/tools/ (they move to sw/nicscope/ and sw/common/ next).
+$(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/common/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -Isw/tools -c $< -o $@
 
-# The tools (one main each) share the simulator, the library and the tool helpers.
-TOOLS     := nicbench nicscope
-TOOL_LIBS := $(filter-out $(patsubst %,sw/tools/%.c,$(TOOLS)) sw/tools/test_%,$(wildcard sw/tools/*.c))
-HOST_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
-	    $(patsubst sw/lib/%.c,$(BUILD)/host/lib_%.o,$(LIB_C)) \
-	    $(patsubst sw/tools/%.c,$(BUILD)/host/tool_%.o,$(TOOL_LIBS))
-
-$(patsubst %,$(BUILD)/%,$(TOOLS)): $(BUILD)/%: $(BUILD)/host/tool_%.o $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
+$(BUILD)/nicscope: $(BUILD)/host/tool_nicscope.o $(BUILD)/host/tool_vcd_writer.o $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
 	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
 
-sim: $(patsubst %,$(BUILD)/%,$(TOOLS))
+sim: $(patsubst %,$(BUILD)/%,$(TOOLS)) $(BUILD)/nicscope
 
 # --- Benchmarks -------------------------------------------------------------------------------
 bench: sim

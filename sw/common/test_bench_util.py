@@ -1,4 +1,4 @@
-# Unit test of nicbench's pure helpers: compiles sw/tools/test_nicbench_util.c with
+# Unit test of nicbench's pure helpers: compiles sw/common/test_bench_util.c with
 # bench_util.c (gcc, C11, -Wall -Wextra -Werror, as the project builds host code) and runs it.
 # Needs no simulator build and no device.
 import shutil
@@ -12,11 +12,11 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 @pytest.mark.parametrize("std", ["c11", "gnu11"])
-def test_nicbench_util(tmp_path, std):
-    exe = tmp_path / "test_nicbench_util"
+def test_bench_util(tmp_path, std):
+    exe = tmp_path / "test_bench_util"
     build = subprocess.run(
         ["gcc", f"-std={std}", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{HERE}",
-         str(HERE / "test_nicbench_util.c"), str(HERE / "bench_util.c"), "-o", str(exe), "-lm"],
+         str(HERE / "test_bench_util.c"), str(HERE / "bench_util.c"), "-o", str(exe), "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)

@@ -1,13 +1,14 @@
-# Shared pytest pieces of the NIC=1 tool tests (test_nicbench_tx.py, test_nicbench_rr.py): the
-# `nicbench` fixture (the NIC datapath simulator's nicbench, built by `make test` or
-# `make sim NIC=1`) and nic_run(), which runs it with --json and returns (output, JSON document).
+# Shared pytest pieces of the NIC=1 tool tests (sw/nicbench/test_nicbench_tx.py,
+# test_nicbench_rr.py): the `nicbench` fixture (the NIC datapath simulator's nicbench, built by
+# `make test` or `make sim NIC=1`) and nic_run(), which runs it with --json and returns (output,
+# JSON document). In sw/ so that every tool folder's tests get it.
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 NIC_BINARY = ROOT / "build" / "sim_dw128_nic" / "nicbench"
 
 

@@ -1,6 +1,6 @@
 /*
  * bench_util.c: nicbench's pure helpers (see bench_util.h). No device access, no backend, no
- * global state: unit-tested by test_nicbench_util.c.
+ * global state: unit-tested by test_bench_util.c.
  */
 #include "bench_util.h"
 

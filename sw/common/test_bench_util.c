@@ -1,7 +1,7 @@
 /*
- * test_nicbench_util.c: unit test of nicbench's pure helpers (bench_util.h): number and size
+ * test_bench_util.c: unit test of nicbench's pure helpers (bench_util.h): number and size
  * list parsing, nearest-rank percentiles, JSON escaping/writing/lookup, option strings, tables.
- * No device, no backend. Built and run by test_nicbench_util.py; prints "ok" and exits 0, or
+ * No device, no backend. Built and run by test_bench_util.py; prints "ok" and exits 0, or
  * names each failed check and exits 1.
  */
 #define _GNU_SOURCE                 /* open_memstream */

@@ -1,0 +1,308 @@
+/*
+ * cmd_csr.c: `nicbench csr`, MMIO write cost and read round trip, idle and under a card-to-host
+ * DMA stream; DMA hold-off caused by CSR reads (sim probes). Options: the usage text in main.c.
+ */
+#define _GNU_SOURCE
+#include "nicbench.h"
+
+#define CSR_STREAM_BYTES (64u << 10)     /* csr: the card-to-host loop buffer */
+#define CSR_STREAM_DESC (4u << 10)       /* ... in 4 KiB descriptors */
+
+/* --- csr --------------------------------------------------------------------------------------- */
+
+enum csr_access { CSR_WRITE, CSR_READ };
+
+/* n timed accesses to CTRL_SCRATCH; reads check they return the last value written. */
+static int time_csr(struct ctx *c, enum csr_access a, uint64_t *samples, size_t n,
+                    uint32_t *last_written)
+{
+    struct nic_backend *b = c->b;
+    for (size_t i = 0; i < n; i++) {
+        if (a == CSR_WRITE) {
+            const uint32_t v = (uint32_t)(0x5ca1ab1eu ^ (i * 0x9e3779b9u));
+            const uint64_t t0 = nic_now_ns(b);
+            nic_write32(b, CSR_CTRL_SCRATCH_ADDR, v);
+            const uint64_t t1 = nic_now_ns(b);
+            samples[i] = t1 - t0;
+            *last_written = v;
+        } else {
+            const uint64_t t0 = nic_now_ns(b);
+            const uint32_t v = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+            const uint64_t t1 = nic_now_ns(b);
+            samples[i] = t1 - t0;
+            if (v != *last_written)
+                return fail(c, "CTRL_SCRATCH read %zu returned %#010x, last written %#010x", i,
+                            v, *last_written);
+        }
+    }
+    return EXIT_OK;
+}
+
+static void dist_row(struct bu_table *t, const char *access, const char *cond,
+                     const struct bu_dist *d)
+{
+    char n[24], mn[24], md[24], p99[24], mx[24], mean[32];
+    snprintf(n, sizeof n, "%zu", d->n);
+    snprintf(mn, sizeof mn, "%" PRIu64, d->min);
+    snprintf(md, sizeof md, "%" PRIu64, d->median);
+    snprintf(p99, sizeof p99, "%" PRIu64, d->p99);
+    snprintf(mx, sizeof mx, "%" PRIu64, d->max);
+    snprintf(mean, sizeof mean, "%.1f", d->mean);
+    const char *row[] = {access, cond, n, mn, md, p99, mx, mean};
+    bu_table_row(t, row);
+}
+
+static void dist_record(struct ctx *c, const char *exp, const char *access, const char *cond,
+                        const struct bu_dist *d)
+{
+    bu_json_obj_begin(&c->rec);
+    bu_json_kstr(&c->rec, "experiment", exp);
+    bu_json_kstr(&c->rec, "access", access);
+    bu_json_kstr(&c->rec, "condition", cond);
+    bu_json_ku64(&c->rec, "samples", d->n);
+    bu_json_ku64(&c->rec, "min_ns", d->min);
+    bu_json_ku64(&c->rec, "median_ns", d->median);
+    bu_json_ku64(&c->rec, "p99_ns", d->p99);
+    bu_json_ku64(&c->rec, "max_ns", d->max);
+    bu_json_kdouble(&c->rec, "mean_ns", d->mean);
+    bu_json_obj_end(&c->rec);
+}
+
+/* Probe counters of one window. */
+struct probes {
+    bool have[5];
+    uint64_t v[5];
+};
+static const char *const probe_names[5] = {
+    "probe.cycles", "probe.dma_wr_stall", "probe.dma_wr_stall_csr", "probe.csr_busy",
+    "probe.dma_wr_reqs",
+};
+enum { P_CYCLES, P_STALL, P_STALL_CSR, P_CSR_BUSY, P_WR_REQS };
+
+static void probes_read(struct ctx *c, struct probes *p)
+{
+    for (int k = 0; k < 5; k++)
+        p->have[k] = counter(c, probe_names[k], &p->v[k]);
+}
+
+static void probes_delta(const struct probes *a, const struct probes *b, struct probes *d)
+{
+    for (int k = 0; k < 5; k++) {
+        d->have[k] = a->have[k] && b->have[k];
+        d->v[k] = d->have[k] ? b->v[k] - a->v[k] : 0;
+    }
+}
+
+static const char *fmt_opt(char *buf, size_t len, bool have, uint64_t v)
+{
+    if (have)
+        snprintf(buf, len, "%" PRIu64, v);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
+static void holdoff_output(struct ctx *c, struct bu_table *t, const char *window,
+                           uint64_t duration_ns, uint64_t reads, const struct probes *d)
+{
+    char dur[24], nr[24], cyc[24], st[24], stc[24], per[32], busy[24], reqs[24];
+    snprintf(dur, sizeof dur, "%" PRIu64, duration_ns);
+    snprintf(nr, sizeof nr, "%" PRIu64, reads);
+    fmt_opt(cyc, sizeof cyc, d->have[P_CYCLES], d->v[P_CYCLES]);
+    fmt_opt(st, sizeof st, d->have[P_STALL], d->v[P_STALL]);
+    fmt_opt(stc, sizeof stc, d->have[P_STALL_CSR], d->v[P_STALL_CSR]);
+    fmt_opt(busy, sizeof busy, d->have[P_CSR_BUSY], d->v[P_CSR_BUSY]);
+    fmt_opt(reqs, sizeof reqs, d->have[P_WR_REQS], d->v[P_WR_REQS]);
+    const bool have_per = d->have[P_STALL_CSR] && reads > 0;
+    const double per_read = have_per ? (double)d->v[P_STALL_CSR] / (double)reads : 0;
+    if (have_per)
+        snprintf(per, sizeof per, "%.2f", per_read);
+    else
+        snprintf(per, sizeof per, "n/a");
+    const char *row[] = {window, dur, nr, cyc, st, stc, per, busy, reqs};
+    bu_table_row(t, row);
+
+    bu_json_obj_begin(&c->rec);
+    bu_json_kstr(&c->rec, "experiment", "csr_dma_holdoff");
+    bu_json_kstr(&c->rec, "window", window);
+    bu_json_ku64(&c->rec, "duration_ns", duration_ns);
+    bu_json_ku64(&c->rec, "csr_reads", reads);
+    json_opt_u64(&c->rec, "cycles", d->have[P_CYCLES], d->v[P_CYCLES]);
+    json_opt_u64(&c->rec, "dma_wr_stall", d->have[P_STALL], d->v[P_STALL]);
+    json_opt_u64(&c->rec, "dma_wr_stall_csr", d->have[P_STALL_CSR], d->v[P_STALL_CSR]);
+    json_opt_double(&c->rec, "stall_per_read", have_per, per_read);
+    json_opt_u64(&c->rec, "csr_busy", d->have[P_CSR_BUSY], d->v[P_CSR_BUSY]);
+    json_opt_u64(&c->rec, "dma_wr_reqs", d->have[P_WR_REQS], d->v[P_WR_REQS]);
+    char stream[96];
+    snprintf(stream, sizeof stream, "c2h writer loop over %u B in %u B descriptors, IRQs off",
+             CSR_STREAM_BYTES, CSR_STREAM_DESC);
+    bu_json_kstr(&c->rec, "stream", stream);
+    bu_json_obj_end(&c->rec);
+}
+
+/* The card-to-host stream of csr (c)/(d): writer ring in loop mode, then the generator. */
+static int stream_start(struct ctx *c, struct nic_dma_ring *ring, uint64_t bus)
+{
+    char err[512];
+    struct nic_backend *b = c->b;
+    nic_pattern_gen_enable(b, false);
+    nic_dma_enable(b, NIC_DMA_WRITER, false);
+    if (nic_dma_writer_drain(b, c->timeout_ns) < 0)
+        return fail(c, "writer buffering FIFO did not drain");
+    if (nic_dma_ring_setup(ring, b, NIC_DMA_WRITER, bus, CSR_STREAM_DESC,
+                           CSR_STREAM_BYTES / CSR_STREAM_DESC, c->align,
+                           NIC_DMA_IRQ_DISABLE | NIC_DMA_LAST_DISABLE, err, sizeof err) < 0)
+        return fail(c, "csr: DMA stream: %s", err);
+    nic_dma_ring_start(ring, true);
+    nic_pattern_gen_seed(b, 0);
+    nic_pattern_gen_enable(b, true);
+    /* Steady state: wait until the ring wrapped once (TABLE_LOOP_STATUS count). */
+    const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
+    for (;;) {
+        nic_dma_ring_update(ring);
+        if (ring->loops >= 1)
+            break;
+        if (nic_now_ns(b) > deadline)
+            return fail(c, "csr: the card-to-host stream did not complete one pass of its "
+                        "%u-descriptor ring within %" PRIu64 " ns (loop status index %u)",
+                        ring->count, c->timeout_ns, ring->next_to_clean);
+        int rc = backend_check(c, "csr: DMA stream start");
+        if (rc)
+            return rc;
+        nic_idle(b, 1000);
+    }
+    return backend_check(c, "csr: DMA stream start");
+}
+
+int cmd_csr(struct ctx *c, int argc, char **argv)
+{
+    uint64_t samples = 1000, window_ns = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int m;
+        int rc;
+        if ((m = bu_opt_value(argc, argv, &i, "--samples", &v))) {
+            if (m < 0)
+                return missing("--samples");
+            if ((rc = parse_num("--samples", v, &samples)))
+                return rc;
+            if (samples == 0 || samples > 100000000)
+                return usage_error("--samples: %" PRIu64 " out of range 1..1e8", samples);
+        } else if ((m = bu_opt_value(argc, argv, &i, "--dma-window-ns", &v))) {
+            if (m < 0)
+                return missing("--dma-window-ns");
+            if ((rc = parse_num("--dma-window-ns", v, &window_ns)))
+                return rc;
+        } else {
+            return usage_error("csr: unknown option '%s'", argv[i]);
+        }
+    }
+    int rc = open_backend(c, c->opts);
+    if (rc)
+        return rc;
+    struct nic_backend *b = c->b;
+    print_params(c, "params: ");
+    uint64_t *s = calloc(samples, sizeof *s);
+    if (!s)
+        return fail(c, "out of memory for %" PRIu64 " samples", samples);
+
+    static const char *const hdr[] = {"access", "condition", "samples", "min_ns", "median_ns",
+                                      "p99_ns", "max_ns", "mean_ns"};
+    struct bu_table t;
+    bu_table_init(&t, 8, hdr);
+    struct bu_dist d;
+    uint32_t last = 0;
+
+    /* (a) write cost, (b) read round trip, idle. */
+    if ((rc = time_csr(c, CSR_WRITE, s, samples, &last)) || (rc = backend_check(c, "csr write")))
+        goto out;
+    bu_dist_compute(s, samples, &d);
+    dist_row(&t, "write CTRL_SCRATCH", "idle", &d);
+    dist_record(c, "csr_latency", "write", "idle", &d);
+    if ((rc = time_csr(c, CSR_READ, s, samples, &last)) || (rc = backend_check(c, "csr read")))
+        goto out;
+    bu_dist_compute(s, samples, &d);
+    dist_row(&t, "read CTRL_SCRATCH", "idle", &d);
+    dist_record(c, "csr_latency", "read", "idle", &d);
+
+    /* (c) read round trip with the card-to-host stream running. */
+    uint64_t bus;
+    void *buf = nic_dma_alloc(b, CSR_STREAM_BYTES, &bus);
+    if (!buf) {
+        const char *e = nic_last_error(b);
+        rc = fail(c, "csr: cannot allocate %u bytes of DMA memory: %s", CSR_STREAM_BYTES,
+                  e ? e : "?");
+        goto out;
+    }
+    if (bus % DMA_ALIGN_PAGE) {
+        rc = fail(c, "csr: DMA buffer at bus address %#" PRIx64 " is not 4 KiB aligned", bus);
+        goto out;
+    }
+    struct nic_dma_ring ring;
+    if ((rc = stream_start(c, &ring, bus)))
+        goto out;
+    if ((rc = time_csr(c, CSR_READ, s, samples, &last)) ||
+        (rc = backend_check(c, "csr read under DMA")))
+        goto out;
+    bu_dist_compute(s, samples, &d);
+    dist_row(&t, "read CTRL_SCRATCH", "c2h DMA stream", &d);
+    dist_record(c, "csr_latency", "read", "c2h DMA stream", &d);
+    out(c, "\nMMIO cost on the backend clock (%s), CTRL_SCRATCH, %" PRIu64 " samples each\n",
+        b->kind, samples);
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+
+    /* (d) hold-off: a window of CSR reads, then an equally long one without CSR access. */
+    struct probes p0, p1, p2, p3, dcsr, didle;
+    probes_read(c, &p0);
+    const uint64_t t0 = nic_now_ns(b);
+    uint64_t reads = 0;
+    while (reads < samples || nic_now_ns(b) - t0 < window_ns) {
+        const uint32_t v = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+        reads++;
+        if (v != last) {
+            rc = fail(c, "CTRL_SCRATCH read returned %#010x, expected %#010x", v, last);
+            goto out;
+        }
+    }
+    const uint64_t t1 = nic_now_ns(b);
+    probes_read(c, &p1);
+    probes_read(c, &p2);
+    const uint64_t t2 = nic_now_ns(b);
+    nic_idle(b, t1 - t0);
+    const uint64_t t3 = nic_now_ns(b);
+    probes_read(c, &p3);
+    if ((rc = backend_check(c, "csr DMA hold-off")))
+        goto out;
+    probes_delta(&p0, &p1, &dcsr);
+    probes_delta(&p2, &p3, &didle);
+    nic_dma_ring_update(&ring);
+    const uint32_t loops = ring.loops;
+
+    static const char *const hh[] = {"window", "duration_ns", "csr_reads", "cycles",
+                                     "wr_stall_cyc", "wr_stall_in_csr_cyc", "stall_cyc/read",
+                                     "csr_busy_cyc", "wr_req_beats"};
+    struct bu_table th;
+    bu_table_init(&th, 9, hh);
+    holdoff_output(c, &th, "csr reads", t1 - t0, reads, &dcsr);
+    holdoff_output(c, &th, "no csr access", t3 - t2, 0, &didle);
+    out(c, "\nDMA hold-off by CSR reads: card-to-host stream (writer loop, %u x %u B "
+        "descriptors, IRQs off, %u ring passes so far)\n", ring.count, ring.size, loops);
+    if (!c->quiet)
+        bu_table_print(&th, stdout, "  ");
+    if (dcsr.have[P_STALL] && didle.have[P_STALL])
+        out(c, "  stall cycles: %" PRIu64 " with CSR reads vs %" PRIu64 " without "
+            "(difference %" PRId64 ")\n", dcsr.v[P_STALL], didle.v[P_STALL],
+            (int64_t)(dcsr.v[P_STALL] - didle.v[P_STALL]));
+    else
+        out(c, "  stall counters: n/a on the %s backend (no probes)\n", b->kind);
+    bu_table_free(&th);
+
+    nic_pattern_gen_enable(b, false);
+    nic_dma_ring_stop(&ring);
+    rc = backend_check(c, "csr");
+out:
+    bu_table_free(&t);
+    free(s);
+    return rc;
+}

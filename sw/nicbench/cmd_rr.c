@@ -1,0 +1,369 @@
+/*
+ * cmd_rr.c: `nicbench rr`, request/response latency between two simulated NIC + host systems back
+ * to back (sim backend with peer=1, NIC=1 builds). Options: the usage text in main.c.
+ */
+#define _GNU_SOURCE
+#include "nicbench.h"
+
+/* --- rr: request/response between two simulated hosts ----------------------------------------- */
+
+#define RR_MAX_ERR_PRINT 10              /* mismatches printed per size */
+#define RR_RING 64u                      /* TX and RX descriptors per ring, each host */
+
+#if NIC_HAS_DATAPATH
+struct rr_side {
+    const char *name;                    /* "A" or "B" */
+    struct nic_backend *b;
+    struct nic_queues nq;
+    bool open;
+    uint64_t m0[3], m1[3];               /* model.tlps_down_mrd, mmio_reads, mmio_writes */
+    bool have_model;
+};
+
+static const char *const rr_mnames[3] = {"tlps_down_mrd", "mmio_reads", "mmio_writes"};
+
+/* Frame `seq` of `size` bytes: a request (A -> B) or a response (B -> A). Ethernet header
+ * (locally administered addresses ending 0a for A, 0b for B; EtherType 0x88b5), byte 14 'Q' or
+ * 'R', 15 0, 16..19 the sequence number (LE), then bytes of a PRNG seeded by (kind, size, seq). */
+static void rr_frame_fill(uint8_t *p, uint32_t size, bool response, uint32_t seq)
+{
+    static const uint8_t mac_a[6] = {0x02, 0x4e, 0x49, 0x43, 0x00, 0x0a};
+    static const uint8_t mac_b[6] = {0x02, 0x4e, 0x49, 0x43, 0x00, 0x0b};
+    memcpy(p, response ? mac_a : mac_b, 6);
+    memcpy(p + 6, response ? mac_b : mac_a, 6);
+    p[12] = 0x88;
+    p[13] = 0xb5;
+    p[14] = response ? 'R' : 'Q';
+    p[15] = 0;
+    for (int k = 0; k < 4; k++)
+        p[16 + k] = (uint8_t)(seq >> (8 * k));
+    uint64_t st = bu_rand_seed((uint64_t)response << 63 ^ (uint64_t)size << 32 ^ seq);
+    for (uint32_t i = TX_HDR; i < size; i += 8) {
+        const uint64_t x = bu_rand(&st);
+        for (uint32_t k = 0; k < 8 && i + k < size; k++)
+            p[i + k] = (uint8_t)(x >> (8 * k));
+    }
+}
+
+/* Post one frame on queue 0 (one doorbell), waiting for ring room if needed. */
+static int rr_send(struct ctx *c, struct rr_side *s, const uint8_t *data, uint32_t size)
+{
+    char err[512];
+    const struct nic_q_frame fr = {.data = data, .len = size};
+    const uint64_t t0 = nic_now_ns(s->b);
+    for (;;) {
+        const int m = nic_q_tx_send(&s->nq, 0, &fr, 1, err, sizeof err);
+        if (m < 0)
+            return fail(c, "rr: host %s: %s", s->name, err);
+        if (m == 1)
+            return EXIT_OK;
+        if (nic_q_tx_reclaim(&s->nq, 0, err, sizeof err) < 0)
+            return fail(c, "rr: host %s: %s", s->name, err);
+        if (nic_now_ns(s->b) - t0 > c->timeout_ns)
+            return fail(c, "rr: host %s: TX ring full for %" PRIu64 " ns", s->name,
+                        c->timeout_ns);
+        nic_idle(s->b, 100);
+    }
+}
+
+/* Poll s's RX ring for one frame (every poll_ns) until it comes or the timeout: 1 with *f and
+ * *t_ns (backend time when the poll saw it), 0 on timeout. */
+static int rr_wait(struct ctx *c, struct rr_side *s, struct nic_q_rx_frame *f, uint64_t poll_ns,
+                   uint64_t *t_ns)
+{
+    const uint64_t t0 = nic_now_ns(s->b);
+    for (;;) {
+        if (nic_q_rx_poll(&s->nq, f, 1) == 1) {
+            *t_ns = nic_now_ns(s->b);
+            return 1;
+        }
+        if (nic_now_ns(s->b) - t0 > c->timeout_ns)
+            return 0;
+        nic_idle(s->b, poll_ns);
+    }
+}
+
+/* A received frame against the frame expected (size bytes, then the MAC's zero padding to
+ * 60): 0 when bit-exact, else 1 with a message (the first RR_MAX_ERR_PRINT). */
+static int rr_check(const struct nic_q_rx_frame *f, const uint8_t *want, uint32_t size,
+                    uint8_t *got, const char *what, uint32_t seq, int *printed)
+{
+    const uint32_t len = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;
+    char msg[256] = "";
+    if (f->status != 0) {
+        snprintf(msg, sizeof msg, "completion status %u", f->status);
+    } else if (f->len != len) {
+        snprintf(msg, sizeof msg, "%u bytes, expected %u", f->len, len);
+    } else {
+        for (uint32_t k = 0; k < len; k++)
+            got[k] = f->data[k];
+        for (uint32_t k = 0; k < len && !msg[0]; k++) {
+            const uint8_t w = k < size ? want[k] : 0;
+            if (got[k] != w)
+                snprintf(msg, sizeof msg, "byte %u is %#04x, expected %#04x", k, got[k], w);
+        }
+    }
+    if (!msg[0])
+        return 0;
+    if ((*printed)++ < RR_MAX_ERR_PRINT)
+        fprintf(stderr, "nicbench: rr: size %u: %s %u: %s\n", size, what, seq, msg);
+    return 1;
+}
+
+static bool rr_model(struct rr_side *s, uint64_t *v)
+{
+    bool ok = true;
+    for (int k = 0; k < 3; k++) {
+        char full[64];
+        snprintf(full, sizeof full, "model.%s", rr_mnames[k]);
+        ok &= nic_counter(s->b, full, &v[k]) == 0;
+    }
+    return ok;
+}
+
+static int rr_backend_check(struct ctx *c, struct rr_side *s, const char *what)
+{
+    const char *e = nic_last_error(s->b);
+    if (e)
+        return fail(c, "%s: host %s: backend error: %s", what, s->name, e);
+    return EXIT_OK;
+}
+#endif /* NIC_HAS_DATAPATH */
+
+int cmd_rr(struct ctx *c, int argc, char **argv)
+{
+    const char *sizes_s = "60,128,512,1514";
+    uint64_t count = 200, poll_ns = 8;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int m, rc;
+        if ((m = bu_opt_value(argc, argv, &i, "--sizes", &v)) ||
+            (m = bu_opt_value(argc, argv, &i, "--size", &v))) {
+            if (m < 0)
+                return missing("--sizes");
+            sizes_s = v;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
+            if (m < 0)
+                return missing("--count");
+            if ((rc = parse_num("--count", v, &count)))
+                return rc;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--poll-ns", &v))) {
+            if (m < 0)
+                return missing("--poll-ns");
+            if ((rc = parse_num("--poll-ns", v, &poll_ns)))
+                return rc;
+        } else {
+            return usage_error("rr: unknown option '%s'", argv[i]);
+        }
+    }
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+    uint64_t max_size = 0;
+    const int size_rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
+    if (size_rc)
+        return size_rc;
+    if (count < 1 || count > 1000000)
+        return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
+    if (poll_ns < 1 || poll_ns > 1000000)
+        return usage_error("--poll-ns: %" PRIu64 " out of range 1..1000000", poll_ns);
+#if !NIC_HAS_DATAPATH
+    return fail(c, "rr: this build has no NIC datapath (build it with `make sim NIC=1`: "
+                "build/sim_dw<W>_nic/nicbench, and open the sim backend with peer=1)");
+#else
+    char err[512];
+    int rc = open_backend(c, c->opts);
+    if (rc)
+        return rc;
+    struct nic_backend *bb = nic_backend_sim_peer(c->b);
+    if (!bb)
+        return fail(c, "rr: needs two NICs back to back: the sim backend opened with peer=1 "
+                    "(--backend sim --opts ...,peer=1); this %s backend has no peer",
+                    c->b->kind);
+    struct nic_dev_info info_b;
+    if (nic_dev_check(bb, &info_b, err, sizeof err) < 0)
+        return fail(c, "rr: host B: bring-up check failed: %s", err);
+    print_params(c, "params: ");
+    struct rr_side side[2] = {{.name = "A", .b = c->b}, {.name = "B", .b = bb}};
+    struct rr_side *A = &side[0], *B = &side[1];
+    const struct nic_q_config qc = {.ntxq = 1, .tx_ring = RR_RING, .tx_limit = 0,
+                                    .rx_ring = RR_RING,
+                                    .buf_size = (unsigned)(max_size < NIC_Q_FRAME_MIN ?
+                                                           NIC_Q_FRAME_MIN : max_size),
+                                    .sched_mode = 0};
+    for (int k = 0; k < 2 && !rc; k++) {
+        if (nic_q_open(&side[k].nq, side[k].b, &qc, c->timeout_ns, err, sizeof err) < 0)
+            rc = fail(c, "rr: host %s: %s", side[k].name, err);
+        else
+            side[k].open = true;
+        /* polling only: no MSIs */
+        nic_msi_enable(side[k].b, 0);
+        if (!rc)
+            rc = rr_backend_check(c, &side[k], "rr setup");
+    }
+    uint8_t *want = malloc(NIC_Q_FRAME_MAX), *got = malloc(NIC_Q_FRAME_MAX);
+    uint64_t *rtt = calloc(count, sizeof *rtt);
+    if (!rc && (!want || !got || !rtt))
+        rc = fail(c, "rr: out of memory");
+    out(c, "rr: %" PRIu64 " round trips per size between host A and host B (two simulated "
+        "NIC + host systems, GMII back to back): A sends a request on TX queue 0 (one "
+        "doorbell), B polls its RX ring and sends a response of the same size, A polls and "
+        "takes the round-trip time (simulated ns, from before A's send to A's poll seeing the "
+        "response; polls every %" PRIu64 " ns); every frame checked bit-exact\n", count,
+        poll_ns);
+
+    static const char *const hdr[] = {"size_B", "count", "rtt_min_ns", "rtt_med_ns",
+                                      "rtt_p99_ns", "rtt_max_ns", "rtt_mean_ns", "half_rtt_ns",
+                                      "frame_wire_ns", "mmio_rd_A", "mmio_rd_B", "bad",
+                                      "result"};
+    struct bu_table t;
+    bu_table_init(&t, (int)(sizeof hdr / sizeof hdr[0]), hdr);
+    bool any_bad = false;
+    for (size_t si = 0; si < nsizes && !rc; si++) {
+        const uint32_t size = (uint32_t)sizes[si];
+        uint64_t bad_req = 0, bad_resp = 0, done = 0;
+        int printed = 0;
+        for (int k = 0; k < 2; k++)
+            side[k].have_model = rr_model(&side[k], side[k].m0);
+        /* ---- hot path: no MMIO read on either host from here ---- */
+        for (uint64_t i = 0; i < count && !rc; i++) {
+            const uint32_t seq = (uint32_t)i;
+            struct nic_q_rx_frame f;
+            uint64_t t_b, t1;
+            rr_frame_fill(want, size, false, seq);
+            const uint64_t t0 = nic_now_ns(A->b);
+            if ((rc = rr_send(c, A, want, size)))
+                break;
+            if (!rr_wait(c, B, &f, poll_ns, &t_b)) {
+                rc = fail(c, "rr: size %u: request %u not received by host B within %" PRIu64
+                          " ns", size, seq, c->timeout_ns);
+                break;
+            }
+            bad_req += (uint64_t)rr_check(&f, want, size, got, "request", seq, &printed);
+            rr_frame_fill(want, size, true, seq);
+            if ((rc = rr_send(c, B, want, size)))
+                break;
+            if (!rr_wait(c, A, &f, poll_ns, &t1)) {
+                rc = fail(c, "rr: size %u: response %u not received by host A within %" PRIu64
+                          " ns", size, seq, c->timeout_ns);
+                break;
+            }
+            bad_resp += (uint64_t)rr_check(&f, want, size, got, "response", seq, &printed);
+            rtt[done++] = t1 - t0;
+            /* Off the timed path (between round trips): repost the RX buffers, reclaim TX. */
+            for (int k = 0; k < 2; k++) {
+                nic_q_rx_refill(&side[k].nq);
+                if (nic_q_tx_reclaim(&side[k].nq, 0, err, sizeof err) < 0) {
+                    rc = fail(c, "rr: host %s: %s", side[k].name, err);
+                    break;
+                }
+            }
+        }
+        /* ---- end of the hot path ---- */
+        for (int k = 0; k < 2; k++)
+            side[k].have_model &= rr_model(&side[k], side[k].m1);
+        for (int k = 0; k < 2 && !rc; k++)
+            rc = rr_backend_check(c, &side[k], "rr run");
+        if (rc)
+            break;
+        uint64_t rd[2], rdm[2], wr[2];
+        for (int k = 0; k < 2; k++) {
+            rd[k] = side[k].m1[0] - side[k].m0[0];
+            rdm[k] = side[k].m1[1] - side[k].m0[1];
+            wr[k] = side[k].m1[2] - side[k].m0[2];
+        }
+        const bool have_model = A->have_model && B->have_model;
+        const bool mmio_ok = !have_model || (rd[0] == 0 && rd[1] == 0);
+        const bool ok = bad_req == 0 && bad_resp == 0 && mmio_ok;
+        any_bad |= !ok;
+        struct bu_dist d;
+        bu_dist_compute(rtt, done, &d);
+        const uint32_t padded = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;
+        const uint64_t frame_wire_ns = (uint64_t)(padded + FCS_BYTES + WIRE_PREAMBLE) * 8u;
+        char cells[13][32];
+        snprintf(cells[0], 32, "%u", size);
+        snprintf(cells[1], 32, "%" PRIu64, done);
+        snprintf(cells[2], 32, "%" PRIu64, d.min);
+        snprintf(cells[3], 32, "%" PRIu64, d.median);
+        snprintf(cells[4], 32, "%" PRIu64, d.p99);
+        snprintf(cells[5], 32, "%" PRIu64, d.max);
+        snprintf(cells[6], 32, "%.1f", d.mean);
+        snprintf(cells[7], 32, "%.1f", (double)d.median / 2.0);
+        snprintf(cells[8], 32, "%" PRIu64, frame_wire_ns);
+        for (int k = 0; k < 2; k++) {
+            if (have_model)
+                snprintf(cells[9 + k], 32, "%" PRIu64, rd[k]);
+            else
+                snprintf(cells[9 + k], 32, "n/a");
+        }
+        snprintf(cells[11], 32, "%" PRIu64, bad_req + bad_resp);
+        snprintf(cells[12], 32, "%s", ok ? "ok" : "FAIL");
+        const char *row[13];
+        for (int k = 0; k < 13; k++)
+            row[k] = cells[k];
+        bu_table_row(&t, row);
+
+        struct bu_json *j = &c->rec;
+        bu_json_obj_begin(j);
+        bu_json_kstr(j, "experiment", "rr");
+        bu_json_ku64(j, "size", size);
+        bu_json_ku64(j, "wire_frame_bytes", padded + FCS_BYTES);
+        bu_json_ku64(j, "count", done);
+        bu_json_ku64(j, "poll_ns", poll_ns);
+        bu_json_ku64(j, "rtt_min_ns", d.min);
+        bu_json_ku64(j, "rtt_median_ns", d.median);
+        bu_json_ku64(j, "rtt_p99_ns", d.p99);
+        bu_json_ku64(j, "rtt_max_ns", d.max);
+        bu_json_kdouble(j, "rtt_mean_ns", d.mean);
+        bu_json_kdouble(j, "half_rtt_ns", (double)d.median / 2.0);
+        bu_json_ku64(j, "frame_wire_ns", frame_wire_ns);
+        for (int k = 0; k < 2; k++) {
+            char key[48];
+            snprintf(key, sizeof key, "mmio_read_tlps_hot_%c", k ? 'b' : 'a');
+            json_opt_u64(j, key, have_model, rd[k]);
+            snprintf(key, sizeof key, "mmio_reads_hot_%c", k ? 'b' : 'a');
+            json_opt_u64(j, key, have_model, rdm[k]);
+            snprintf(key, sizeof key, "mmio_writes_hot_%c", k ? 'b' : 'a');
+            json_opt_u64(j, key, have_model, wr[k]);
+        }
+        bu_json_ku64(j, "bad_requests", bad_req);
+        bu_json_ku64(j, "bad_responses", bad_resp);
+        bu_json_kstr(j, "result", ok ? "ok" : "fail");
+        bu_json_obj_end(j);
+        if (!ok)
+            fprintf(stderr, "nicbench: rr: size %u: %" PRIu64 " bad requests, %" PRIu64 " bad "
+                    "responses, hot-path MMIO read TLPs A %" PRIu64 " B %" PRIu64 "\n", size,
+                    bad_req, bad_resp, rd[0], rd[1]);
+    }
+    if (!c->quiet && t.nrows)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+    out(c, "  rtt: simulated ns from A's send (descriptor + doorbell) to A's poll seeing the "
+        "response; half_rtt_ns: rtt_med / 2 (one-way latency, host to host); frame_wire_ns: one "
+        "frame's serialisation at 1 Gb/s (preamble, frame padded to 60 B, FCS); mmio_rd_A/B: "
+        "MMIO read TLPs (model.tlps_down_mrd) of each host over the size's round trips\n");
+    {
+        uint64_t fa, fb, fp;
+        if (nic_counter(A->b, "wire.tx_frames", &fa) == 0 &&
+            nic_counter(B->b, "wire.tx_frames", &fb) == 0 &&
+            nic_counter(A->b, "wire.pcap_frames", &fp) == 0)
+            out(c, "  wire: %" PRIu64 " frames A->B, %" PRIu64 " frames B->A, %" PRIu64
+                " written to the pcap\n", fa, fb, fp);
+    }
+    free(want);
+    free(got);
+    free(rtt);
+    for (int k = 1; k >= 0; k--) {
+        char cerr[512] = "";
+        if (side[k].open && nic_q_close(&side[k].nq, c->timeout_ns, cerr, sizeof cerr) < 0 &&
+            !rc)
+            rc = fail(c, "rr: host %s: closing the queues: %s", side[k].name, cerr);
+        if (!rc)
+            rc = rr_backend_check(c, &side[k], "rr");
+    }
+    nic_close(bb);              /* lists B's model errors; B is freed with A */
+    if (!rc && any_bad)
+        rc = fail(c, "rr: requests or responses corrupted, or MMIO reads on the hot path (see "
+                  "the table and the messages above)");
+    return rc;
+#endif
+}

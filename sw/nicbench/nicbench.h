@@ -1,0 +1,89 @@
+/*
+ * nicbench.h: what nicbench's commands (cmd_*.c) share with each other and with main.c: the
+ * context, exit codes, errors and output, backend open/close, option parsing, JSON helpers,
+ * the waits of dma and loopback, the frame size list of tx and rr. Private to sw/nicbench/.
+ * Files define _GNU_SOURCE before including it.
+ */
+#ifndef NICBENCH_H
+#define NICBENCH_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "nic_backend.h"
+#include "nic_dev.h"
+#include "nic_queues.h"
+
+#define EXIT_OK 0
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define MAX_SIZES 64
+#define DMA_ALIGN_PAGE 4096u             /* no request may cross a 4 KiB boundary */
+
+struct ctx {
+    /* global options */
+    const char *kind, *opts, *json_path, *command;
+    bool quiet;
+    uint64_t timeout_ns;
+    int argc;
+    char **argv;
+    /* the open backend */
+    struct nic_backend *b;
+    struct nic_dev_info info;
+    uint32_t align;                 /* DMA length/address granule: datapath bytes */
+    /* output */
+    struct bu_json rec;             /* the records array */
+    struct bu_json configs;         /* dma: one object per backend configuration */
+    size_t nconfigs;
+    char *params;                   /* params_json of the first backend opened */
+    char failmsg[2048];
+    /* simulator speed */
+    bool have_cycles;
+    uint64_t cyc0, wall0, sim0;
+    uint64_t cycles, wall_ns, sim_ns;
+};
+
+#define TX_HDR 20u                       /* Ethernet header + queue, run, sequence number */
+#define WIRE_PREAMBLE 8u                 /* preamble + SFD octets before every frame */
+#define WIRE_OVERHEAD (WIRE_PREAMBLE + 12u) /* ... and the inter-frame gap (12) */
+#define FCS_BYTES 4u
+
+/* main.c */
+uint64_t wall_ns(void);
+__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...);
+int backend_check(struct ctx *c, const char *what);
+bool counter(struct ctx *c, const char *name, uint64_t *v);
+void json_opt_u64(struct bu_json *j, const char *key, bool have, uint64_t v);
+void json_opt_double(struct bu_json *j, const char *key, bool have, double v);
+void quiesce(struct ctx *c);
+void close_backend(struct ctx *c);
+int open_backend(struct ctx *c, const char *opts);
+int dev_mps(struct nic_backend *b);
+int dev_mrrs(struct nic_backend *b);
+void print_params(struct ctx *c, const char *label);
+int missing(const char *name);
+int parse_num(const char *opt, const char *s, uint64_t *v);
+int wait_msi(struct ctx *c, unsigned irq, const char *what);
+int wait_tail(struct ctx *c, const volatile uint8_t *p, const uint8_t *want,
+              const char *what);
+int frame_sizes(const char *sizes_s, uint64_t *sizes, size_t *nsizes, uint64_t *max_size);
+
+/* The commands: cmd_<name>.c. */
+int cmd_info(struct ctx *c, int argc, char **argv);
+int cmd_csr(struct ctx *c, int argc, char **argv);
+int cmd_dma(struct ctx *c, int argc, char **argv);
+int cmd_loopback(struct ctx *c, int argc, char **argv);
+int cmd_tx(struct ctx *c, int argc, char **argv);
+int cmd_rr(struct ctx *c, int argc, char **argv);
+
+#endif /* NICBENCH_H */
