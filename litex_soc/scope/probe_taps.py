@@ -4,18 +4,8 @@
 #
 # What it is: `registered(expr)` gives expr's value `tap_stages` cycles later, built on tap
 # registers (tap_stages in a row per signal, each signal once however many expressions read it),
-# so the watched design sees one flip-flop load per tapped signal and no logic. More than one
-# stage, as a vendor logic analyzer's "input pipe stages", lets the placer keep the first
-# register by the watched logic and the analyzer where it fits.
-# With watch(design), the taps sit at the design's registers: a one-bit signal the design
-# computes combinationally (a handshake, a first/last flag) is followed back through the
-# statements that assign it, up to `depth` levels, each statement group reading at most
-# `max_bits`; the signals those statements read are tapped (or followed in turn), and the
-# statements are copied behind the taps. A tap on the computed signal itself would make it a LUT
-# output that the design's own logic is then mapped through: LitePCIe's DMA writer computes its
-# port's first/last as comparisons of its registers, its crossbar the ports' handshakes from the
-# arbiter's grant, and both use them themselves. Data fields (wider than one bit: multiplexed,
-# not decoded, and stored downstream as they are) are tapped where they are.
+# so the watched design sees one flip-flop load per tapped signal and no logic. With
+# watch(design) the taps sit at the design's registers (ProbeTaps' docstring).
 #
 # Interface: delay_line(module, sig, n) -> n registers after sig, in module (the taps' and the
 # analyzer's strobe delays). ProbeTaps(tap_stages, depth=3, max_bits=64) (a Migen module: add it
@@ -82,6 +72,23 @@ def delay_line(module, sig, n):
 
 
 class ProbeTaps(Module):
+    """Tap registers for the analyzer's probes, at the watched design's registers.
+
+    More than one stage, as a vendor logic analyzer's "input pipe stages", lets the placer keep
+    the first register by the watched logic and the analyzer where it fits.
+
+    With watch(design), the taps sit at the design's registers: a one-bit signal the design
+    computes combinationally (a handshake, a first/last flag) is followed back through the
+    statements that assign it, up to `depth` levels, each statement group reading at most
+    `max_bits`; the signals those statements read are tapped (or followed in turn), and the
+    statements are copied behind the taps. A tap on the computed signal itself would make it a
+    LUT output that the design's own logic is then mapped through: LitePCIe's DMA writer
+    computes its port's first/last as comparisons of its registers, its crossbar the ports'
+    handshakes from the arbiter's grant, and both use them themselves. Data fields (wider than
+    one bit: multiplexed, not decoded, and stored downstream as they are) are tapped where they
+    are.
+    """
+
     def __init__(self, tap_stages, depth=3, max_bits=64):
         if tap_stages < 1:
             raise ValueError(f"ProbeTaps: tap_stages={tap_stages}, at least 1")

@@ -1,53 +1,25 @@
 #
-# bus_analyzer.py: the on-chip bus-occupancy logic analyzer.
+# bus_analyzer.py: the on-chip bus analyzer: per-probe counts, DMA read latency and a trace.
 #
-# What it is: probes on the design's streams, and for each probe the occupancy counts
-# (OccupancyCounter); TLP counts by type on the probes that carry PCIe TLPs (TLPTypeCounter); the
-# DMA read latency histogram between a request probe and a completion probe (LatencyHistogram);
-# and a triggered, run-length-compressed trace of every probe's signals (TraceTrigger +
-# TraceCapture). All counts close their window on the same `snapshot` cycle; they are kept in
-# one CounterBank (block RAM, one adder for all), except the latency's min and max (registers).
-#
-# Every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered once on entry:
-# the design it watches sees one flip-flop load per probed signal and no logic. (With
-# register_inputs=False the probes and hold come already registered by the caller, who then does
-# the same: litex_soc/scope/bus_analyzer.py registers the SoC signals a probe is built from, and
-# builds
-# the probe's fields behind those registers.) Everything inside sees the design one cycle late,
-# uniformly, so windows and trigger cycles are as if it were not; `cap_now` accounts for that
-# cycle.
-#
-# The sample vector the trigger watches and the trace stores is, probe after probe in the order
-# given, valid, ready, first, last, then the probe's fields (lowest bits first). `signals()` lists
-# it; `header()` writes it, with the counter selector map, as a C header for host software.
+# What it is: for each Probe on one of the design's streams, its occupancy counts
+# (OccupancyCounter), its TLP counts by type if it carries TLPs (TLPTypeCounter), the DMA read
+# latency histogram between two probes (LatencyHistogram), and a triggered, run-length-compressed
+# trace of every probe (TraceTrigger + TraceCapture). The counts live in one CounterBank. How they
+# are sampled and read: BusAnalyzer's docstring; the C header for host code: header().
 #
 # Interfaces:
 #   <probe>.valid/ready/first/last/nbytes/<fields>   in: one group per Probe.
 #   hold                 in: a host CSR access is in progress (qualifies the stall_hold counts).
-#   snapshot             in: pulse, closes every counter's window at once, unless the previous
-#                        snapshot's pass is still running (cnt_busy): then it is refused and
-#                        counted in snap_refused.
-#   cnt_busy             out: the last snapshot's counts are being written (n + 3 cycles, n the
-#                        number of counts: CounterBank); read them when it is 0.
+#   snapshot             in: pulse, closes every count's window (refused while cnt_busy).
+#   cnt_busy             out: the last snapshot's counts are being written.
 #   snap_refused         out, 16 bits: snapshots refused because cnt_busy (wraps).
-#   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: counter read-out, see
-#                        counter_map().
+#   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: see counter_map().
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
-#   trig_*               in: the trigger's configuration (TraceTrigger, with the trig_ prefix);
-#                        trig_stage out.
-#   cap_*                the capture's ports (TraceCapture, with the cap_ prefix).
+#   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
-# Parameters:
-#   probes       list of Probe (1..16).
-#   depth        trace entries (power of two).
-#   nbins        latency histogram bins (2..32).
-#   nstages      trigger stages (1..4).
-#   latency      (request probe, completion probe) names, or None. A request is a beat that
-#                moves with `first` on the request probe; a completion ends a request when its
-#                beat moves with `last` and its `end` field set (the completion probe must have a
-#                1-bit field `end`, as LitePCIe's completion layout has).
-#   register_inputs  True: the input stage registers the probes and hold. False: the caller
-#                has registered them (one cycle, as this stage would) and they are used as given.
+# Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
+# 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
+# None), register_inputs (False: the caller has registered the probes and hold).
 
 from types import SimpleNamespace
 
@@ -104,6 +76,31 @@ class Probe:
 
 
 class BusAnalyzer(wiring.Component):
+    """The bus analyzer over a list of probes.
+
+    Input stage: every probe and event input (hold, snapshot, cap_arm, cap_stop) is registered
+    once on entry, so the watched design sees one flip-flop load per probed signal and no logic.
+    With register_inputs=False the probes and hold come registered by the caller, who does the
+    same: litex_soc/scope/bus_analyzer.py registers the SoC signals a probe is built from and
+    builds the probe's fields behind those registers. Everything inside sees the design one cycle
+    late, uniformly, so windows and trigger cycles are as if it were not; `cap_now` is the
+    timestamp the probes' current cycle will get.
+
+    Counts: all of them close their window on the same `snapshot` cycle. They are kept in one
+    CounterBank (block RAM, one adder for all), except the latency's min and max (registers). A
+    snapshot's counts are written in n + 3 cycles (n the number of counts), while `cnt_busy` is
+    1; a snapshot requested then is refused and counted in `snap_refused`. `cnt_value` is the
+    count `cnt_sel` selects (counter_map()), two cycles after `cnt_sel` changes.
+
+    Latency: a request is a beat that moves with `first` on the request probe; a completion ends
+    a request when its beat moves with `last` and its `end` field set (the completion probe needs
+    a 1-bit field `end`, as LitePCIe's completion layout has).
+
+    Sample vector (what the trigger watches and the trace stores): probe after probe in the
+    order given, valid, ready, first, last, then the probe's fields (lowest bits first).
+    signals() lists it; header() writes it, with the counter selector map, as a C header.
+    """
+
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
                  register_inputs=True):
         probes = list(probes)
@@ -239,12 +236,8 @@ class BusAnalyzer(wiring.Component):
         incs = {}      # selector -> (increment signal, its largest value), for the bank
         regs = {}      # selector -> a count kept in a register (latency min and max)
 
-        # Input stage: every probe signal and every event input (hold, snapshot, arm, stop) is
-        # registered once before any logic sees it (the probes and hold here, or by the caller
-        # if register_inputs is False), so the watched design's paths end at one flip-flop each
-        # and the analyzer adds no logic to them. The analyzer sees the design one cycle late,
-        # all of it, so counting windows are unchanged; `cap_now` is the timestamp the probes'
-        # current cycle will get.
+        # Input stage: every probe signal and event input is registered once before any logic
+        # sees it (the probes and hold by the caller if register_inputs is False).
         ports = {}
         for p in self.probes:
             port, reg = getattr(self, p.name), {}

@@ -1,30 +1,9 @@
 #
 # counter_bank.py: many wide event counters with snapshot-and-clear, kept in block RAM.
 #
-# What it is: the storage of the bus analyzer's counts. Each entry is a 48-bit count that adds a
-# per-cycle increment `inc<i>`. Instead of a 48-bit live register and a 48-bit snapshot copy per
-# count (two wide adders and 96 flip-flops each), every entry has a narrow accumulator, and one
-# scanner visits the entries round-robin, one per cycle: it takes the entry's accumulator (which
-# restarts with that cycle's increment) and adds it to the entry's 48-bit total in block RAM
-# (read, add, write back over three cycles). As Corundum's stats collector does, this keeps one
-# wide adder for all entries; the accumulator only needs to hold one scan period of increments,
-# so it cannot overflow: `max_inc * n` fits its width by construction.
-#
-# Snapshot-and-clear, atomic for every entry on one cycle T (`snapshot` while not `busy`):
-# every accumulator moves to a residual register (the events before T not yet in RAM) and
-# restarts with cycle T's increment, and every entry is marked pending. The scanner's next visit
-# of a pending entry writes its closed window (RAM total + residual) into the snapshot RAM and
-# restarts the RAM total with the events since T; after one scan period every entry has been
-# visited once. So the window of a snapshot is every cycle from the previous one, inclusive, to
-# T, exclusive, for every entry alike, as with registers. `busy` is 1 while that pass runs
-# (n + 3 cycles from T: the last write lands two cycles after the last visit); a snapshot
-# requested while busy is refused (not taken, counted in `refused`): the residuals hold one
-# pending window only. After reset the scanner makes the same pass with zero windows, which
-# clears the RAM totals (block RAM keeps its contents through a reset): the first window is
-# counted from reset, and the snapshot RAM reads 0 until the first snapshot.
-#
-# Read-out: `rd_data` is the snapshot RAM's entry `rd_addr` of one cycle before (valid while
-# not `busy`).
+# What it is: the storage of the bus analyzer's counts: a narrow accumulator per entry and one
+# scanner that adds them, one entry per cycle, into 48-bit totals in block RAM; a snapshot closes
+# every entry's window on the same cycle. How: CounterBank's docstring.
 #
 # Interfaces:
 #   inc<i>      in, per entry: the increment this cycle (0..max_inc[i]).
@@ -32,7 +11,7 @@
 #   taken       out (comb): the snapshot is taken this cycle (snapshot and not busy).
 #   busy        out: a snapshot (or the reset clear) pass is in progress.
 #   refused     out, 16 bits: snapshot requests refused because busy (wraps).
-#   rd_addr     in: entry to read; rd_data out, 48 bits, one cycle later.
+#   rd_addr     in: entry to read; rd_data out, 48 bits, one cycle later (valid while not busy).
 #
 # Parameters:
 #   max_inc     list: the largest increment of each entry (its accumulator is sized from it).
@@ -48,6 +27,32 @@ from amaranth.lib.wiring import In, Out
 
 
 class CounterBank(wiring.Component):
+    """Wide counters in block RAM, with an atomic snapshot-and-clear.
+
+    Each entry is a count that adds a per-cycle increment `inc<i>`. Every entry has a narrow
+    accumulator, and one scanner visits the entries round-robin, one per cycle: it takes the
+    entry's accumulator (which restarts with that cycle's increment) and adds it to the entry's
+    total in block RAM (read, add, write back over three cycles). As in Corundum's stats
+    collector, this needs one wide adder for all entries instead of a wide register, a snapshot
+    copy and an adder per count. The accumulator only holds one scan period of increments, so it
+    cannot overflow: `max_inc * n` fits its width by construction.
+
+    Snapshot-and-clear, atomic for every entry on one cycle T (`snapshot` while not `busy`):
+    every accumulator moves to a residual register (the events before T not yet in RAM) and
+    restarts with cycle T's increment, and every entry is marked pending. The scanner's next
+    visit of a pending entry writes its closed window (RAM total + residual) into the snapshot
+    RAM and restarts the RAM total with the events since T; after one scan period every entry
+    has been visited once. So the window of a snapshot is every cycle from the previous one,
+    inclusive, to T, exclusive, for every entry alike. `busy` is 1 while that pass runs (n + 3
+    cycles from T: the last write lands two cycles after the last visit); a snapshot requested
+    while busy is refused (not taken, counted in `refused`): the residuals hold one pending
+    window only. After reset the scanner makes the same pass with zero windows, which clears the
+    RAM totals (block RAM keeps its contents through a reset): the first window is counted from
+    reset, and the snapshot RAM reads 0 until the first snapshot.
+
+    Read-out: `rd_data` is the snapshot RAM's entry `rd_addr` of one cycle before.
+    """
+
     # Cycles from a visit to its RAM write: the read (1), the add (1).
     PIPE = 2
 

@@ -1,47 +1,22 @@
 #
 # latency_histogram.py: DMA read latency (request to last completion) as a histogram, with
-# snapshot-and-clear.
-#
-# What it is: the analyzer's view of how long DMA reads wait for host memory. `req` pulses when a
-# read request leaves the DMA engine, `cpl` when the last completion of a request reaches it.
-# LitePCIe's DMA ports are in order (its TLP controller reorders completions by tag), so the
-# timestamps of outstanding requests sit in a FIFO and each `cpl` matches the oldest. The
-# latency (the `cpl` cycle minus the matched `req` cycle, so at least 1) is binned as
-# (latency - bin_min) >> bin_shift into `nbins` bins, with counts below and above the range, and
-# the window's count, sum, min and max of the latency.
-# A request that finds the FIFO full (a `cpl` on the same cycle does not make room for it) is
-# counted in `lost` and not measured. Its completion is still due, after those of the requests
-# in the FIFO (completions come in order, which LitePCIe guarantees), so a request that comes
-# while lost requests are outstanding is lost too (queued, it would be matched with a lost
-# request's completion); a completion that finds the FIFO empty while lost requests are
-# outstanding is the oldest one's (not measured, not unmatched). So every measured latency is
-# exact. Completions with no request outstanding, queued or lost, are counted in `unmatched`.
-#
-# Pipeline: the latency is taken on the `cpl` cycle, its bin is found one cycle later and it is
-# counted two cycles later (the subtraction, the range check and the bin counters' adders are
-# in three different cycles, so none of them limits the clock); an event counted on a snapshot
-# cycle goes to the new window. `lost` and `unmatched` events follow the same pipeline.
+# snapshot-and-clear. Requests and completions are matched in order; see the class docstring.
 #
 # Interfaces:
-#   req, cpl             in: pulses, see above.
+#   req, cpl             in: pulses: a read request leaves; the last completion of one arrives.
 #   bin_min              in, 32 bits: latency (cycles) at the bottom of bin 0 (taken when a
 #                        request is queued: change it between measurements, not during one).
 #   bin_shift            in, 5 bits: each bin is 2**bin_shift cycles wide.
 #   snapshot             in: pulse.
-#   inc_bins             out (comb), nbins bits: the bin counted this cycle (one-hot).
-#   inc_<stat>           out (comb): this cycle's increment of below, above, count, sum (the
-#                        latency), lost, unmatched.
-#   bins                 out: nbins counts of the last closed window (counters=True).
-#   below, above, count, sum, lost, unmatched   out: of the last closed window (counters=True).
-#   min, max             out: of the last closed window (min is 2**32-1 and max 0 when count
-#                        is 0, also before the first snapshot); registers in both forms.
+#   inc_bins, inc_<stat> out (comb): this cycle's increments (bins one-hot; below, above, count,
+#                        sum, lost, unmatched).
+#   bins, below, above, count, sum, lost, unmatched   out: the last closed window (counters=True).
+#   min, max             out: of the last closed window (2**32-1 and 0 when count is 0).
 #
-# Parameters:
-#   nbins     number of bins (a power of two, 2..256).
-#   depth     outstanding requests tracked (at least the DMA engine's max pending requests).
-#   width     width of the bin counters and the other counts (sum is 48 bits).
-#   counters  True: the counts in registers here; False: only the increments, for the bus
-#             analyzer's CounterBank (as OccupancyCounter); `max_inc` gives their largest values.
+# Parameters: nbins (a power of two, 2..256), depth (outstanding requests tracked: at least the
+# DMA engine's maximum), width (of the bin counters and the other counts; sum is 48 bits),
+# counters (True: the counts in registers here; False: only the increments, for the bus
+# analyzer's CounterBank, `max_inc` giving their largest values).
 
 from amaranth import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, wiring
@@ -55,6 +30,30 @@ SUMS = tuple(s for s in STATS if s not in ("min", "max"))
 
 
 class LatencyHistogram(wiring.Component):
+    """DMA read latency histogram.
+
+    `req` pulses when a read request leaves the DMA engine, `cpl` when the last completion of a
+    request reaches it. LitePCIe's DMA ports are in order (its TLP controller reorders
+    completions by tag), so the timestamps of outstanding requests sit in a FIFO and each `cpl`
+    matches the oldest. The latency (the `cpl` cycle minus the matched `req` cycle, so at least
+    1) is binned as (latency - bin_min) >> bin_shift into `nbins` bins, with counts below and
+    above the range, and the window's count, sum, min and max of the latency.
+
+    A request that finds the FIFO full (a `cpl` on the same cycle does not make room for it) is
+    counted in `lost` and not measured. Its completion is still due, after those of the requests
+    in the FIFO, so a request that comes while lost requests are outstanding is lost too
+    (queued, it would be matched with a lost request's completion); a completion that finds the
+    FIFO empty while lost requests are outstanding is the oldest one's (not measured, not
+    unmatched). So every measured latency is exact. Completions with no request outstanding,
+    queued or lost, are counted in `unmatched`.
+
+    Pipeline: the latency is taken on the `cpl` cycle, its bin is found one cycle later and it
+    is counted two cycles later (the subtraction, the range check and the bin counters' adders
+    are in three different cycles); an event counted on a snapshot cycle goes to the new window.
+    `lost` and `unmatched` events follow the same pipeline. min and max are registers in both
+    forms (counters True or False), and read 2**32-1 and 0 before the first snapshot too.
+    """
+
     def __init__(self, nbins=16, depth=32, width=32, counters=True):
         if nbins < 2 or nbins > 256 or nbins & (nbins - 1):
             raise ValueError(f"LatencyHistogram: nbins={nbins} must be a power of two, 2..256")

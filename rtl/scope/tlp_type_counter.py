@@ -1,16 +1,8 @@
 #
 # tlp_type_counter.py: counts the TLPs of one PCIe TLP stream by type, with snapshot-and-clear.
 #
-# What it is: the analyzer's per-direction TLP census. A TLP is counted on the cycle its first
-# beat moves (valid, ready, first), by the Fmt/Type byte of header dword 0 (bits 31:24 of the
-# first beat on LitePCIe's PHY interface):
-#   MRd   Type 00000, Fmt 000/001 (memory read, 3 or 4 DW header)
-#   MWr   Type 00000, Fmt 010/011 (memory write)
-#   CplD  Fmt/Type 0x4A (completion with data)
-#   Cpl   Fmt/Type 0x0A (completion without data)
-#   Msg   Type 10rrr (message, with or without data)
-#   other anything else (I/O, configuration, locked requests and completions)
-# Snapshot semantics as OccupancyCounter: the snapshot cycle's TLP goes to the new window.
+# What it is: the analyzer's per-direction TLP census: MRd, MWr, CplD, Cpl, Msg and other, by the
+# Fmt/Type byte of a TLP's first beat (decode: the class docstring; classify() is its model).
 #
 # Interfaces:
 #   valid, ready, first  in: the TLP stream's handshake and start-of-TLP flag.
@@ -19,10 +11,8 @@
 #   inc_<type>           out (comb): 1 on the cycle a TLP of that type is counted.
 #   mrd, mwr, cpld, cpl, msg, other   out: counts of the last closed window (counters=True).
 #
-# Parameters:
-#   width     counter width.
-#   counters  True: the counts in registers here; False: only the increments, for the bus
-#             analyzer's CounterBank (as OccupancyCounter).
+# Parameters: width (count width), counters (True: the counts in registers here; False: only
+# the increments, for the bus analyzer's CounterBank, as OccupancyCounter).
 
 from enum import IntEnum
 
@@ -62,6 +52,19 @@ def classify(fmt_type):
 
 
 class TLPTypeCounter(wiring.Component):
+    """TLP counts by type.
+
+    A TLP is counted on the cycle its first beat moves (valid, ready, first), by the Fmt/Type
+    byte of header dword 0 (bits 31:24 of the first beat on LitePCIe's PHY interface):
+      MRd   Type 00000, Fmt 000/001 (memory read, 3 or 4 DW header)
+      MWr   Type 00000, Fmt 010/011 (memory write)
+      CplD  Fmt/Type 0x4A (completion with data)
+      Cpl   Fmt/Type 0x0A (completion without data)
+      Msg   Type 10rrr (message, with or without data)
+      other anything else (I/O, configuration, locked requests and completions)
+    Snapshot semantics as OccupancyCounter: the snapshot cycle's TLP goes to the new window.
+    """
+
     def __init__(self, width=48, counters=True):
         self.width, self.counters = width, counters
         self.max_inc = dict.fromkeys(TLP_TYPES, 1)

@@ -1,25 +1,9 @@
 #
 # trace_capture.py: the bus analyzer's sample storage, run-length compressed, with pre-trigger.
 #
-# What it is: writes the sample vector into a block RAM only on the cycles it changes, each
-# entry tagged with the low 32 bits of a free-running cycle counter, so a long idle stretch costs
-# one entry. A value holds from its entry's timestamp until the next entry's. At most one entry
-# per cycle: capture runs at the full clock rate and loses nothing while storage remains.
-#
-# Sequence:
-#   arm      (pulse) clears the storage; state ARMED. The first armed cycle always writes an
-#            entry (the starting value); so does every cycle whose timestamp's low 32 bits are 0,
-#            so that consecutive entries are never 2**32 or more cycles apart.
-#   ARMED    entries go round the RAM as a ring. On the cycle `trigger` is 1 an entry is always
-#            written (the trigger entry, at `trig_index`, time `trig_ts`); of the entries before
-#            it the newest min(pre, stored) are kept; state TRIGGERED.
-#   TRIGGERED  entries are written after the pre-trigger ones until the capture has covered
-#            `post` cycles after the trigger cycle (then DONE, `end_ts` = the first cycle not
-#            covered), or until the RAM is full when another entry is due (then DONE with
-#            `overflow` = 1 and `end_ts` = the cycle whose change could not be stored).
-#   stop     (pulse) ends an ARMED or TRIGGERED capture at once: DONE, `end_ts` = that cycle.
-# The entries are the `count` at `start`, `start`+1, ... (mod depth); `last_ts` is the full
-# timestamp of the newest one, so host software can unwrap the 32-bit timestamps from it.
+# What it is: writes the sample vector into a block RAM only on the cycles it changes, each entry
+# tagged with the low 32 bits of a free-running cycle counter; keeps a pre-trigger ring and a
+# post-trigger window. Sequence (arm, trigger, stop, overflow): TraceCapture's docstring.
 #
 # Interfaces:
 #   sample         in, sample_width bits.
@@ -27,21 +11,15 @@
 #   trigger        in: the trigger fired (TraceTrigger.fire); looked at only while ARMED.
 #   pre            in: pre-trigger entries to keep (values above depth - 1 act as depth - 1).
 #   post           in, 32 bits: cycles captured after the trigger cycle.
-#   armed          out: state is ARMED (enables the trigger).
-#   state          out: State.
+#   armed, state   out: state is ARMED (enables the trigger); State.
 #   start, count, trig_index   out: where the entries are.
 #   trig_ts, end_ts, last_ts, now   out, 48 bits: cycle counts since reset.
 #   overflow, triggered        out.
 #   rd_addr        in; rd_data out (one cycle later): entry = sample | timestamp << sample_width.
 #
-# Parameters:
-#   sample_width   bits per sample.
-#   depth          entries (a power of two); the RAM is depth x (sample_width + 32) bits.
-#   latency        0: as above. 1: `sample` is registered on entry, with whether it differs from
-#                  the one before and whether the next timestamp's low bits are 0, so the wide
-#                  comparison is out of the write decision's path; the capture is then exactly
-#                  a latency-0 capture of the sample delayed by one cycle (arm, stop and
-#                  trigger on cycle t pair with the sample of cycle t - 1).
+# Parameters: sample_width (bits per sample), depth (entries, a power of two; the RAM is depth x
+# (sample_width + 32) bits), latency (0, or 1: the sample is registered on entry, and arm, stop
+# and trigger pair with the sample of the cycle before).
 
 from enum import IntEnum
 
@@ -60,6 +38,33 @@ class State(IntEnum):
 
 
 class TraceCapture(wiring.Component):
+    """Run-length-compressed trace storage with a pre-trigger ring.
+
+    A long idle stretch costs one entry: a value holds from its entry's timestamp until the next
+    entry's. At most one entry per cycle: capture runs at the full clock rate and loses nothing
+    while storage remains.
+
+    Sequence:
+      arm      (pulse) clears the storage; state ARMED. The first armed cycle always writes an
+               entry (the starting value); so does every cycle whose timestamp's low 32 bits are
+               0, so that consecutive entries are never 2**32 or more cycles apart.
+      ARMED    entries go round the RAM as a ring. On the cycle `trigger` is 1 an entry is always
+               written (the trigger entry, at `trig_index`, time `trig_ts`); of the entries
+               before it the newest min(pre, stored) are kept; state TRIGGERED.
+      TRIGGERED  entries are written after the pre-trigger ones until the capture has covered
+               `post` cycles after the trigger cycle (then DONE, `end_ts` = the first cycle not
+               covered), or until the RAM is full when another entry is due (then DONE with
+               `overflow` = 1 and `end_ts` = the cycle whose change could not be stored).
+      stop     (pulse) ends an ARMED or TRIGGERED capture at once: DONE, `end_ts` = that cycle.
+    The entries are the `count` at `start`, `start`+1, ... (mod depth); `last_ts` is the full
+    timestamp of the newest one, so host software can unwrap the 32-bit timestamps from it.
+
+    latency=1: `sample` is registered on entry, with whether it differs from the one before and
+    whether the next timestamp's low bits are 0, so the wide comparison is out of the write
+    decision's path; the capture is then exactly a latency-0 capture of the sample delayed by
+    one cycle (arm, stop and trigger on cycle t pair with the sample of cycle t - 1).
+    """
+
     def __init__(self, sample_width, depth=1024, latency=0):
         if depth < 4 or depth & (depth - 1):
             raise ValueError(f"TraceCapture: depth={depth} must be a power of two >= 4")

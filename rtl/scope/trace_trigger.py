@@ -1,40 +1,22 @@
 #
 # trace_trigger.py: the bus analyzer's trigger, a sequence of up to `nstages` stages.
 #
-# What it is: decides the cycle on which a capture triggers. Each stage has two comparators, A
-# and B, over the sample vector, each in one of four modes (Mode):
-#   LEVEL   (sample & mask) == (value & mask)                      the sample matches
-#   RISE    it matches on this cycle and did not on the previous    the match begins
-#   FALL    it does not match and did on the previous cycle         the match ends
-#   CHANGE  any bit under the mask differs from the previous cycle  (value unused)
-# combined by the stage's Op (A alone, A and B, A or B, or ALWAYS), and a count N: the stage
-# completes on the N-th cycle its condition holds (0 counts as 1). Stages complete in order; the
-# trigger fires (`fire` = 1, combinationally, on that very cycle) when stage `nstages_used` - 1
-# completes. nstages_used = 0 fires on the first enabled cycle. Only the current stage is
-# evaluated; its occurrence count restarts when it is entered (the stage's count is read then:
-# at arm for stage 0, on completing the stage before for the others, and again after the trigger
-# fires). Masks and values are set before arming: RISE and FALL use the previous cycle's match
-# under the previous cycle's mask and value.
+# What it is: decides the cycle on which a capture triggers. Each stage has two comparators (A,
+# B) over the sample vector, each in a Mode (LEVEL, RISE, FALL, CHANGE), combined by an Op, and
+# an occurrence count; the stages complete in order. Semantics: TraceTrigger's docstring.
 #
 # Interfaces:
 #   sample           in, sample_width bits: what is watched (the previous cycle's value is kept).
 #   enable           in: evaluate on this cycle (the capture holds it while armed).
 #   arm              in: pulse; back to stage 0, counts cleared.
 #   nstages_used     in: stages in the sequence (0..nstages).
-#   s<i>_mask_a, s<i>_value_a, s<i>_mode_a, s<i>_mask_b, s<i>_value_b, s<i>_mode_b, s<i>_op,
-#   s<i>_count       in: stage i's configuration.
+#   s<i>_{mask,value,mode}_{a,b}, s<i>_op, s<i>_count   in: stage i's configuration.
 #   fire             out: the trigger cycle.
 #   stage            out: the stage being evaluated.
 #
-# Parameters:
-#   sample_width  bits watched.
-#   nstages       stages built (1..4).
-#   count_width   width of the occurrence counts.
-#   latency       0: as above. 1: each stage's condition is computed from the sample (and the
-#                 previous one) and registered; the sequencing acts on it one cycle later, so
-#                 `enable`, `arm` and `fire` on cycle t pair with the sample of cycle t - 1 (the
-#                 user delays what is captured by one cycle to match). This takes the wide
-#                 comparators out of the sequencing's path, for clock speed.
+# Parameters: sample_width (bits watched), nstages (stages built, 1..4), count_width (width of
+# the occurrence counts), latency (0, or 1: the stages' conditions are registered and `fire`
+# pairs with the sample of the cycle before).
 
 from enum import IntEnum
 
@@ -68,6 +50,28 @@ def stage_ports(sample_width, nstages, count_width):
 
 
 class TraceTrigger(wiring.Component):
+    """A sequence of trigger stages over a sample vector.
+
+    Each stage has two comparators, A and B, each in one of four modes (Mode):
+      LEVEL   (sample & mask) == (value & mask)                      the sample matches
+      RISE    it matches on this cycle and did not on the previous    the match begins
+      FALL    it does not match and did on the previous cycle         the match ends
+      CHANGE  any bit under the mask differs from the previous cycle  (value unused)
+    combined by the stage's Op (A alone, A and B, A or B, or ALWAYS), and a count N: the stage
+    completes on the N-th cycle its condition holds (0 counts as 1). Stages complete in order;
+    the trigger fires (`fire` = 1, combinationally, on that very cycle) when stage
+    `nstages_used` - 1 completes. nstages_used = 0 fires on the first enabled cycle. Only the
+    current stage is evaluated; its occurrence count restarts when it is entered (the stage's
+    count is read then: at arm for stage 0, on completing the stage before for the others, and
+    again after the trigger fires). Masks and values are set before arming: RISE and FALL use
+    the previous cycle's match under the previous cycle's mask and value.
+
+    latency=1: each stage's condition is computed from the sample (and the previous one) and
+    registered; the sequencing acts on it one cycle later, so `enable`, `arm` and `fire` on
+    cycle t pair with the sample of cycle t - 1 (the user delays what is captured by one cycle
+    to match). This takes the wide comparators out of the sequencing's path.
+    """
+
     def __init__(self, sample_width, nstages=4, count_width=16, latency=0):
         if sample_width < 1:
             raise ValueError(f"TraceTrigger: sample_width={sample_width} must be at least 1")
