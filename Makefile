@@ -103,7 +103,7 @@ $(BUILD)/host/common_%.o: sw/common/%.c sw/common/*.h sw/lib/*.h sw/include/*.h 
 # One folder per tool: sw/<tool>/ holds main.c, one cmd_<name>.c per command and the private
 # <tool>.h; its objects are $(BUILD)/host/<tool>_<file>.o. Each tool links its own objects with
 # the helpers of sw/common/ (not their unit tests), the library and the simulator.
-TOOLS     := nicbench
+TOOLS     := nicbench nicscope
 COMMON_C  := $(filter-out sw/common/test_%,$(wildcard sw/common/*.c))
 HOST_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
 	    $(patsubst sw/lib/%.c,$(BUILD)/host/lib_%.o,$(LIB_C)) \
@@ -120,15 +120,7 @@ $(BUILD)/$(1): $(call tool_objs,$(1)) $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULES,$(t))))
 
-# nicscope and its VCD writer are still in sw/tools/ (they move to sw/nicscope/ and sw/common/ next).
-$(BUILD)/host/tool_%.o: sw/tools/%.c sw/tools/*.h sw/common/*.h sw/lib/*.h sw/include/*.h $(BUILD)/gateware/nicsoc.v
-	@mkdir -p $(dir $@)
-	gcc $(CFLAGS) $(INCS) -Isw/tools -c $< -o $@
-
-$(BUILD)/nicscope: $(BUILD)/host/tool_nicscope.o $(BUILD)/host/tool_vcd_writer.o $(HOST_OBJS) $(BUILD)/obj/Vnicsoc__ALL.a $(patsubst %,$(BUILD)/vrt/%.o,$(VL_RT))
-	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
-
-sim: $(patsubst %,$(BUILD)/%,$(TOOLS)) $(BUILD)/nicscope
+sim: $(patsubst %,$(BUILD)/%,$(TOOLS))
 
 # --- Benchmarks -------------------------------------------------------------------------------
 bench: sim
