@@ -1,0 +1,245 @@
+/*
+ * cmd_capture.c: `nicscope capture`, program the trigger, arm, run a load, read the trace back and
+ * write a VCD (and FST) plus a GTKWave save file. Options: the usage text in main.c.
+ */
+#include "nicscope.h"
+
+/* --- capture ----------------------------------------------------------------------------------- */
+
+static const char *tlp_name(unsigned ft)
+{
+    const unsigned fmt = ft >> 5, type = ft & 0x1f;
+    if (type == 0 && fmt <= 1)
+        return "MRd";
+    if (type == 0 && (fmt == 2 || fmt == 3))
+        return "MWr";
+    if (ft == 0x4a)
+        return "CplD";
+    if (ft == 0x0a)
+        return "Cpl";
+    if ((type >> 3) == 2)
+        return "Msg";
+    return "other";
+}
+
+/* The VCD: every sample signal under nic.<group>.<probe>, the decoded TLP type of each TLP
+ * probe (a string, "-" between TLPs), and nic.analyzer.trigger. Times in ps. */
+static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
+                     const struct nic_scope_status *st, const struct nic_scope_change *ch)
+{
+    const size_t nsig = nic_scope_nsignals;
+    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 1, sizeof *vars);
+    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 1, sizeof *scopes);
+    int *tlp_var = calloc(NIC_SCOPE_NPROBES, sizeof *tlp_var);
+    if (!vars || !scopes || !tlp_var)
+        return fail(c, "out of memory");
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++)
+        snprintf(scopes[p], 64, "nic.%s.%s", nic_scope_probes[p].group, nic_scope_probes[p].name);
+    snprintf(scopes[NIC_SCOPE_NPROBES], 64, "nic.analyzer");
+    size_t n = 0;
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (size_t i = 0; i < nsig; i++)
+            if (nic_scope_signals[i].probe == p)
+                vars[n++] = (struct vcd_var){scopes[p], nic_scope_signals[i].name,
+                                             nic_scope_signals[i].width, VCD_WIRE, ""};
+        tlp_var[p] = -1;
+        if (nic_scope_probes[p].tlp >= 0) {
+            tlp_var[p] = (int)n;
+            vars[n++] = (struct vcd_var){scopes[p], "tlp", 1, VCD_STRING, ""};
+        }
+    }
+    const size_t trig_var = n;
+    vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "trigger", 1, VCD_WIRE, ""};
+
+    const uint64_t ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
+    char comment[256];
+    snprintf(comment, sizeof comment, "bus analyzer capture: %u entries, cycles %" PRIu64
+             "..%" PRIu64 ", trigger %s%" PRIu64 ", %" PRIu64 " ps per cycle", st->count,
+             st->count ? ch[0].cycle : 0, st->end_ts, st->triggered ? "at cycle " : "not fired ",
+             st->trig_ts, ps);
+    struct vcd_writer w;
+    if (vcd_begin(&w, path, "1ps", comment, vars, n) < 0)
+        return fail(c, "cannot write %s", path);
+    uint32_t prev[NIC_SCOPE_SAMPLE_WORDS] = {0};
+    bool trig_on = false;
+    for (uint32_t k = 0; k < st->count; k++) {
+        /* The trigger marker falls the cycle after the trigger, entry or not. */
+        if (trig_on && (k == st->count || ch[k].cycle > st->trig_ts + 1)) {
+            vcd_time(&w, (st->trig_ts + 1) * ps);
+            vcd_value(&w, &vars[trig_var], 0);
+            trig_on = false;
+        }
+        vcd_time(&w, ch[k].cycle * ps);
+        for (size_t i = 0, vi = 0; i < nsig; i++) {
+            const struct nic_scope_signal *s = &nic_scope_signals[i];
+            while (vars[vi].kind == VCD_STRING || strcmp(vars[vi].name, s->name) != 0 ||
+                   vars[vi].scope != scopes[s->probe])
+                vi++;
+            const uint64_t x = nic_scope_bits(ch[k].v, s->offset, s->width);
+            if (k == 0 || x != nic_scope_bits(prev, s->offset, s->width))
+                vcd_value(&w, &vars[vi], x);
+        }
+        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+            if (tlp_var[p] < 0)
+                continue;
+            char key[96];
+            snprintf(key, sizeof key, "%s.valid", nic_scope_probes[p].name);
+            const struct nic_scope_signal *sv = &nic_scope_signals[nic_scope_signal_index(key)];
+            snprintf(key, sizeof key, "%s.first", nic_scope_probes[p].name);
+            const struct nic_scope_signal *sf = &nic_scope_signals[nic_scope_signal_index(key)];
+            snprintf(key, sizeof key, "%s.fmt_type", nic_scope_probes[p].name);
+            const struct nic_scope_signal *sft = &nic_scope_signals[nic_scope_signal_index(key)];
+            const char *now = nic_scope_bits(ch[k].v, sv->offset, 1) &&
+                                      nic_scope_bits(ch[k].v, sf->offset, 1)
+                                  ? tlp_name((unsigned)nic_scope_bits(ch[k].v, sft->offset, 8))
+                                  : "-";
+            const char *was = k && nic_scope_bits(prev, sv->offset, 1) &&
+                                      nic_scope_bits(prev, sf->offset, 1)
+                                  ? tlp_name((unsigned)nic_scope_bits(prev, sft->offset, 8))
+                                  : "-";
+            if (k == 0 || strcmp(now, was) != 0)
+                vcd_string(&w, &vars[tlp_var[p]], now);
+        }
+        if (k == 0 || (st->triggered && ch[k].cycle == st->trig_ts)) {
+            trig_on = st->triggered && ch[k].cycle == st->trig_ts;
+            vcd_value(&w, &vars[trig_var], trig_on);
+        }
+        memcpy(prev, ch[k].v, sizeof prev);
+    }
+    if (trig_on && st->trig_ts + 1 < st->end_ts) {
+        vcd_time(&w, (st->trig_ts + 1) * ps);
+        vcd_value(&w, &vars[trig_var], 0);
+    }
+    if (st->count && st->end_ts > ch[st->count - 1].cycle)
+        vcd_time(&w, st->end_ts * ps);      /* the end of the covered window */
+    int rc = vcd_end(&w) < 0 ? fail(c, "error writing %s", path) : EXIT_OK;
+    if (!rc && gtkw && gtkw_write(gtkw, path, vars, n, st->triggered ? st->trig_ts * ps : 0) < 0)
+        rc = fail(c, "cannot write %s", gtkw);
+    free(vars);
+    free(scopes);
+    free(tlp_var);
+    return rc;
+}
+
+int cmd_capture(struct ctx *c, int argc, char **argv)
+{
+    struct load l = LOAD_DEFAULT;
+    struct nic_scope_stage st[NIC_SCOPE_NSTAGES];
+    const char *specs[NIC_SCOPE_NSTAGES];
+    unsigned nst = 0;
+    uint64_t pre = 64, post = 4000;
+    const char *vcd = "nicscope.vcd", *gtkw = NULL;
+    char err[1024];
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int m, rc = EXIT_OK;
+        if (load_option(argc, argv, &i, &l, &rc)) {
+            if (rc)
+                return rc;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--trigger", &v))) {
+            if (m < 0)
+                return usage_error("--trigger needs a stage");
+            if (nst == NIC_SCOPE_NSTAGES)
+                return usage_error("--trigger: at most %d stages", NIC_SCOPE_NSTAGES);
+            if (nic_scope_parse_stage(v, &st[nst], err, sizeof err) < 0)
+                return usage_error("--trigger: %s", err);
+            specs[nst++] = v;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--pre", &v))) {
+            if (m < 0 || bu_parse_u64(v, &pre) < 0 || pre >= NIC_SCOPE_DEPTH)
+                return usage_error("--pre: 0..%d entries", NIC_SCOPE_DEPTH - 1);
+        } else if ((m = bu_opt_value(argc, argv, &i, "--post", &v))) {
+            if (m < 0 || bu_parse_u64(v, &post) < 0 || post > UINT32_MAX)
+                return usage_error("--post: cycles, 0..2^32-1");
+        } else if ((m = bu_opt_value(argc, argv, &i, "--vcd", &v))) {
+            if (m < 0)
+                return usage_error("--vcd needs a file");
+            vcd = v;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--gtkw", &v))) {
+            if (m < 0)
+                return usage_error("--gtkw needs a file");
+            gtkw = v;
+        } else {
+            return usage_error("capture: unknown option '%s'", argv[i]);
+        }
+    }
+    int rc = open_dev(c);
+    if (rc)
+        return rc;
+    nic_scope_set_trigger(c->b, st, nst);
+    nic_scope_arm(c->b, (uint32_t)pre, (uint32_t)post);
+    if ((rc = run_load(c, &l)))
+        return rc;
+    struct nic_scope_status s;
+    const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
+    for (;;) {
+        nic_scope_status(c->b, &s);
+        if (s.state == NIC_SCOPE_STATE_DONE || nic_now_ns(c->b) > deadline)
+            break;
+        nic_idle(c->b, 1000);
+    }
+    if (s.state != NIC_SCOPE_STATE_DONE) {
+        nic_scope_stop(c->b);
+        nic_scope_status(c->b, &s);
+    }
+    struct nic_scope_change *ch = calloc(s.count ? s.count : 1, sizeof *ch);
+    if (!ch)
+        return fail(c, "out of memory");
+    nic_scope_read_trace(c->b, &s, ch);
+    if ((rc = backend_check(c, "trace read-out"))) {
+        free(ch);
+        return rc;
+    }
+    char gtkw_path[1024];
+    if (!gtkw) {
+        snprintf(gtkw_path, sizeof gtkw_path, "%s", vcd);
+        char *dot = strrchr(gtkw_path, '.');
+        if (dot && strcmp(dot, ".vcd") == 0)
+            *dot = 0;
+        strncat(gtkw_path, ".gtkw", sizeof gtkw_path - strlen(gtkw_path) - 1);
+        gtkw = gtkw_path;
+    }
+    rc = write_vcd(c, vcd, gtkw, &s, ch);
+    const uint64_t first = s.count ? ch[0].cycle : 0;
+    out(c, "capture: %s, %u entries, cycles %" PRIu64 "..%" PRIu64 " (%" PRIu64 " cycles, "
+        "%.3f us)%s\n", nic_scope_state_name(s.state), s.count, first, s.end_ts,
+        s.end_ts - first, (double)(s.end_ts - first) * period_ns() / 1000.0,
+        s.overflow ? ", OVERFLOW: storage full before the post-trigger window ended" : "");
+    if (s.triggered)
+        out(c, "trigger: cycle %" PRIu64 " (entry %u; %u entries before it)\n", s.trig_ts,
+            (s.trig_index - s.start) % NIC_SCOPE_DEPTH, (s.trig_index - s.start) % NIC_SCOPE_DEPTH);
+    out(c, "wrote %s and %s\n", vcd, gtkw);
+    /* FST beside the VCD when GTKWave's vcd2fst is there. */
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "command -v vcd2fst >/dev/null 2>&1 && vcd2fst '%s' '%.*s.fst' "
+             ">/dev/null 2>&1", vcd, (int)(strlen(vcd) > 4 ? strlen(vcd) - 4 : strlen(vcd)), vcd);
+    if (!rc && system(cmd) == 0)
+        out(c, "wrote %.*s.fst\n", (int)(strlen(vcd) > 4 ? strlen(vcd) - 4 : strlen(vcd)), vcd);
+
+    struct bu_json *j = &c->j;
+    bu_json_obj_begin(j);
+    bu_json_kstr(j, "state", nic_scope_state_name(s.state));
+    bu_json_key(j, "triggered");
+    bu_json_bool(j, s.triggered);
+    bu_json_key(j, "overflow");
+    bu_json_bool(j, s.overflow);
+    bu_json_ku64(j, "entries", s.count);
+    bu_json_ku64(j, "first_cycle", first);
+    bu_json_ku64(j, "end_cycle", s.end_ts);
+    bu_json_ku64(j, "trigger_cycle", s.trig_ts);
+    bu_json_ku64(j, "pre", pre);
+    bu_json_ku64(j, "post", post);
+    bu_json_kdouble(j, "ns_per_cycle", period_ns());
+    bu_json_kstr(j, "vcd", vcd);
+    bu_json_kstr(j, "gtkw", gtkw);
+    bu_json_key(j, "trigger");
+    bu_json_arr_begin(j);
+    for (unsigned i = 0; i < nst; i++)
+        bu_json_str(j, specs[i]);
+    bu_json_arr_end(j);
+    bu_json_obj_end(j);
+    free(ch);
+    if (!rc && nst && !s.triggered)
+        rc = fail(c, "the trigger did not fire (stage %u of %u reached); what was stored before "
+                  "the stop is in %s", s.stage, nst, vcd);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout and counters. Options: the
+ * usage text in main.c.
+ */
+#include "nicscope.h"
+
+/* --- info -------------------------------------------------------------------------------------- */
+
+int cmd_info(struct ctx *c, int argc, char **argv)
+{
+    if (argc > 0)
+        return usage_error("info: unknown option '%s'", argv[0]);
+    int rc = open_dev(c);
+    if (rc)
+        return rc;
+    out(c, "bus analyzer: %d probes, %u-bit samples, %u trace entries, %u trigger stages, "
+        "%u latency bins, %.3f ns per cycle\n", NIC_SCOPE_NPROBES, NIC_SCOPE_SAMPLE_WIDTH,
+        NIC_SCOPE_DEPTH, NIC_SCOPE_NSTAGES, NIC_SCOPE_NBINS, period_ns());
+    bu_json_obj_begin(&c->j);
+    bu_json_ku64(&c->j, "sample_width", NIC_SCOPE_SAMPLE_WIDTH);
+    bu_json_ku64(&c->j, "depth", NIC_SCOPE_DEPTH);
+    bu_json_key(&c->j, "signals");
+    bu_json_arr_begin(&c->j);
+    for (size_t i = 0; i < nic_scope_nsignals; i++) {
+        const struct nic_scope_signal *s = &nic_scope_signals[i];
+        const struct nic_scope_probe *p = &nic_scope_probes[s->probe];
+        out(c, "  %-5s %-12s %-9s bits %2u..%-2u\n", p->group, p->name, s->name, s->offset,
+            s->offset + s->width - 1);
+        bu_json_obj_begin(&c->j);
+        bu_json_kstr(&c->j, "probe", p->name);
+        bu_json_kstr(&c->j, "signal", s->name);
+        bu_json_ku64(&c->j, "offset", s->offset);
+        bu_json_ku64(&c->j, "width", s->width);
+        bu_json_obj_end(&c->j);
+    }
+    bu_json_arr_end(&c->j);
+    bu_json_obj_end(&c->j);
+    return EXIT_OK;
+}

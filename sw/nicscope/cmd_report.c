@@ -1,0 +1,297 @@
+/*
+ * cmd_report.c: `nicscope report`, snapshot, run a load, snapshot: per bus % busy / stalled /
+ * idle, bytes, frames, CSR hold-off, TLPs by type, the DMA read latency histogram, bus time per
+ * Ethernet frame. Options: the usage text in main.c.
+ */
+#include "nicscope.h"
+
+static void load_describe(struct ctx *c, const struct load *l)
+{
+    out(c, "load: %s", l->kind);
+    if (load_has(l, "dma"))
+        out(c, "; DMA %" PRIu64 " B host-to-card and %" PRIu64 " B card-to-host at once, data "
+            "checked", l->bytes, l->bytes);
+    if (load_has(l, "tx"))
+        out(c, "; %" PRIu64 " frames of %" PRIu64 " B through the MAC and its loopback PHY, "
+            "checked", l->frames, l->frame_size);
+    out(c, "\n");
+}
+
+/* --- report ------------------------------------------------------------------------------------ */
+
+#define BAR 40
+
+/* '#' busy, '!' stalled (held off), '.' idle, in proportion. */
+static void bar(char *s, uint64_t busy, uint64_t stall, uint64_t total)
+{
+    size_t nb = total ? (size_t)((busy * BAR + total / 2) / total) : 0;
+    size_t ns = total ? (size_t)(((busy + stall) * BAR + total / 2) / total) : 0;
+    if (ns > BAR)
+        ns = BAR;
+    if (nb > ns)
+        nb = ns;
+    for (size_t i = 0; i < BAR; i++)
+        s[i] = i < nb ? '#' : i < ns ? '!' : '.';
+    s[BAR] = 0;
+}
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+                         uint32_t bin_min, unsigned bin_shift)
+{
+    const double per = period_ns();
+    out(c, "\nBus occupancy over one snapshot window: %" PRIu64 " cycles (%.3f us)\n", window,
+        (double)window * per / 1000.0);
+    struct bu_table t;
+    static const char *const h[] = {"probe", "busy%", "stall%", "idle%", "bytes", "frames",
+                                    "held_off_by_csr", "busy # / stalled ! / idle ."};
+    bu_table_init(&t, 8, h);
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        const uint64_t *o = k->occ[p];
+        char cells[7][32], b[BAR + 3];
+        snprintf(cells[0], 32, "%.2f", pct(o[NS_BUSY], window));
+        snprintf(cells[1], 32, "%.2f", pct(o[NS_STALL], window));
+        snprintf(cells[2], 32, "%.2f", pct(o[NS_IDLE], window));
+        snprintf(cells[3], 32, "%" PRIu64, o[NS_BYTES]);
+        snprintf(cells[4], 32, "%" PRIu64, o[NS_FRAMES]);
+        snprintf(cells[5], 32, "%" PRIu64, o[NS_STALL_HOLD]);
+        b[0] = '|';
+        bar(b + 1, o[NS_BUSY], o[NS_STALL], window);
+        strcat(b, "|");
+        const char *row[] = {nic_scope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
+                             cells[4], cells[5], b};
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+
+    out(c, "\nTLPs by type (counted at the first beat)\n");
+    static const char *const ht[] = {"probe", "MRd", "MWr", "CplD", "Cpl", "Msg", "other"};
+    bu_table_init(&t, 7, ht);
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        if (nic_scope_probes[p].tlp < 0)
+            continue;
+        char cells[6][24];
+        for (int i = 0; i < 6; i++)
+            snprintf(cells[i], 24, "%" PRIu64, k->tlp[p][i]);
+        const char *row[] = {nic_scope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
+                             cells[4], cells[5]};
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+
+    if (NIC_SCOPE_HAS_LATENCY) {
+        const uint64_t *l = k->lat;
+        out(c, "\nDMA read latency, request to last completion (%" PRIu64 " reads", l[NS_LAT_COUNT]);
+        if (l[NS_LAT_COUNT])
+            out(c, "; mean %.1f, min %" PRIu64 ", max %" PRIu64 " cycles = %.1f / %.1f / %.1f ns",
+                (double)l[NS_LAT_SUM] / (double)l[NS_LAT_COUNT], l[NS_LAT_MIN], l[NS_LAT_MAX],
+                (double)l[NS_LAT_SUM] / (double)l[NS_LAT_COUNT] * per,
+                (double)l[NS_LAT_MIN] * per, (double)l[NS_LAT_MAX] * per);
+        out(c, ")\n");
+        uint64_t peak = 1;
+        for (int i = 0; i < NIC_SCOPE_NBINS; i++)
+            if (k->bins[i] > peak)
+                peak = k->bins[i];
+        static const char *const hl[] = {"cycles", "ns", "reads", ""};
+        bu_table_init(&t, 4, hl);
+        char r0[40], r1[40], r2[24], r3[BAR + 1];
+        snprintf(r0, sizeof r0, "< %u", bin_min);
+        snprintf(r1, sizeof r1, "< %.0f", bin_min * per);
+        snprintf(r2, sizeof r2, "%" PRIu64, l[NS_LAT_BELOW]);
+        const char *rb[] = {r0, r1, r2, ""};
+        bu_table_row(&t, rb);
+        for (int i = 0; i < NIC_SCOPE_NBINS; i++) {
+            const uint64_t lo = bin_min + ((uint64_t)i << bin_shift);
+            const uint64_t hi = lo + (1ull << bin_shift) - 1;
+            snprintf(r0, sizeof r0, "%" PRIu64 "..%" PRIu64, lo, hi);
+            snprintf(r1, sizeof r1, "%.0f..%.0f", (double)lo * per, (double)(hi + 1) * per);
+            snprintf(r2, sizeof r2, "%" PRIu64, k->bins[i]);
+            const size_t n = (size_t)((k->bins[i] * BAR + peak - 1) / peak);
+            memset(r3, '#', n);
+            r3[n] = 0;
+            const char *row[] = {r0, r1, r2, r3};
+            bu_table_row(&t, row);
+        }
+        snprintf(r0, sizeof r0, ">= %" PRIu64, bin_min + ((uint64_t)NIC_SCOPE_NBINS << bin_shift));
+        snprintf(r1, sizeof r1, ">= %.0f",
+                 (double)(bin_min + ((uint64_t)NIC_SCOPE_NBINS << bin_shift)) * per);
+        snprintf(r2, sizeof r2, "%" PRIu64, l[NS_LAT_ABOVE]);
+        const char *ra[] = {r0, r1, r2, ""};
+        bu_table_row(&t, ra);
+        if (!c->quiet)
+            bu_table_print(&t, stdout, "  ");
+        bu_table_free(&t);
+        if (l[NS_LAT_LOST] || l[NS_LAT_UNMATCHED])
+            out(c, "  lost requests (tracking FIFO full): %" PRIu64 ", unmatched completions: "
+                "%" PRIu64 "\n", l[NS_LAT_LOST], l[NS_LAT_UNMATCHED]);
+    }
+
+    /* Bus time per Ethernet frame: PCIe busy cycles over MAC frames, when MAC probes exist. */
+    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
+    const int mtx = nic_scope_probe_index("mac_tx"), mrx = nic_scope_probe_index("mac_rx");
+    if (mtx >= 0 && ptx >= 0 && prx >= 0 && k->occ[mtx][NS_FRAMES])
+        out(c, "\nPCIe bus time per Ethernet frame sent: %.1f ns (pcie_rx %.1f + pcie_tx %.1f ns "
+            "busy per frame; all PCIe traffic of the window over %" PRIu64 " frames)\n",
+            (double)(k->occ[ptx][NS_BUSY] + k->occ[prx][NS_BUSY]) * per /
+                (double)k->occ[mtx][NS_FRAMES],
+            (double)k->occ[prx][NS_BUSY] * per / (double)k->occ[mtx][NS_FRAMES],
+            (double)k->occ[ptx][NS_BUSY] * per / (double)k->occ[mtx][NS_FRAMES],
+            k->occ[mtx][NS_FRAMES]);
+    else if (mrx < 0 && mtx < 0)
+        out(c, "\nbus time per Ethernet frame: n/a (this build has no MAC probes)\n");
+}
+
+static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+                        uint32_t bin_min, unsigned bin_shift, const struct load *l,
+                        size_t compared)
+{
+    struct bu_json *j = &c->j;
+    bu_json_obj_begin(j);
+    bu_json_ku64(j, "crosschecked_counts", compared);
+    bu_json_ku64(j, "window_cycles", window);
+    bu_json_kdouble(j, "ns_per_cycle", period_ns());
+    bu_json_kstr(j, "load", l->kind);
+    bu_json_ku64(j, "load_bytes", load_has(l, "dma") ? l->bytes : 0);
+    bu_json_ku64(j, "load_frames", load_has(l, "tx") ? l->frames : 0);
+    bu_json_ku64(j, "load_frame_size", load_has(l, "tx") ? l->frame_size : 0);
+    bu_json_key(j, "probes");
+    bu_json_obj_begin(j);
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        bu_json_key(j, nic_scope_probes[p].name);
+        bu_json_obj_begin(j);
+        bu_json_kstr(j, "group", nic_scope_probes[p].group);
+        for (int i = 0; i < NIC_SCOPE_NCOUNTS; i++)
+            bu_json_ku64(j, nic_scope_count_names[i], k->occ[p][i]);
+        bu_json_kdouble(j, "busy_pct", pct(k->occ[p][NS_BUSY], window));
+        bu_json_kdouble(j, "stall_pct", pct(k->occ[p][NS_STALL], window));
+        bu_json_kdouble(j, "idle_pct", pct(k->occ[p][NS_IDLE], window));
+        if (nic_scope_probes[p].tlp >= 0) {
+            bu_json_key(j, "tlps");
+            bu_json_obj_begin(j);
+            for (int i = 0; i < NIC_SCOPE_NTLP_TYPES; i++)
+                bu_json_ku64(j, nic_scope_tlp_names[i], k->tlp[p][i]);
+            bu_json_obj_end(j);
+        }
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+    if (NIC_SCOPE_HAS_LATENCY) {
+        bu_json_key(j, "latency");
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "bin_min", bin_min);
+        bu_json_ku64(j, "bin_shift", bin_shift);
+        bu_json_key(j, "bins");
+        bu_json_arr_begin(j);
+        for (int i = 0; i < NIC_SCOPE_NBINS; i++)
+            bu_json_u64(j, k->bins[i]);
+        bu_json_arr_end(j);
+        for (int i = 0; i < NIC_SCOPE_NLAT; i++)
+            bu_json_ku64(j, nic_scope_lat_names[i], k->lat[i]);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+}
+
+/* On a backend that sees the same signals itself (the simulation's probe.an.* counters), every
+ * count must be equal. Returns the number of counts compared (0: the backend has none). */
+static int crosscheck(struct ctx *c, const struct nic_scope_counts *k, size_t *compared)
+{
+    char name[128];
+    uint64_t v;
+    *compared = 0;
+    if (nic_counter(c->b, "probe.an.windows", &v) != 0)
+        return EXIT_OK;
+    size_t n = 0;
+    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (int i = 0; i < NIC_SCOPE_NCOUNTS; i++) {
+            snprintf(name, sizeof name, "probe.an.%s.%s", nic_scope_probes[p].name,
+                     nic_scope_count_names[i]);
+            if (nic_counter(c->b, name, &v) == 0) {
+                if (v != k->occ[p][i])
+                    return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
+                                name + 9, k->occ[p][i], v);
+                n++;
+            }
+        }
+        for (int i = 0; nic_scope_probes[p].tlp >= 0 && i < NIC_SCOPE_NTLP_TYPES; i++) {
+            snprintf(name, sizeof name, "probe.an.%s.tlp.%s", nic_scope_probes[p].name,
+                     nic_scope_tlp_names[i]);
+            if (nic_counter(c->b, name, &v) == 0) {
+                if (v != k->tlp[p][i])
+                    return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
+                                name + 9, k->tlp[p][i], v);
+                n++;
+            }
+        }
+    }
+    static const struct { const char *name; int idx; } lat[] = {
+        {"count", NS_LAT_COUNT}, {"sum", NS_LAT_SUM}, {"min", NS_LAT_MIN}, {"max", NS_LAT_MAX}};
+    for (size_t i = 0; NIC_SCOPE_HAS_LATENCY && i < sizeof lat / sizeof lat[0]; i++) {
+        snprintf(name, sizeof name, "probe.an.latency.%s", lat[i].name);
+        if (nic_counter(c->b, name, &v) == 0) {
+            if (v != k->lat[lat[i].idx])
+                return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
+                            name + 9, k->lat[lat[i].idx], v);
+            n++;
+        }
+    }
+    *compared = n;
+    return EXIT_OK;
+}
+
+int cmd_report(struct ctx *c, int argc, char **argv)
+{
+    struct load l = LOAD_DEFAULT;
+    uint64_t bin_min = 0, bin_shift = 5;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        int m, rc = EXIT_OK;
+        if (load_option(argc, argv, &i, &l, &rc)) {
+            if (rc)
+                return rc;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--bin-min", &v))) {
+            if (m < 0 || bu_parse_u64(v, &bin_min) < 0 || bin_min > UINT32_MAX)
+                return usage_error("--bin-min: cycles, 0..2^32-1");
+        } else if ((m = bu_opt_value(argc, argv, &i, "--bin-shift", &v))) {
+            if (m < 0 || bu_parse_u64(v, &bin_shift) < 0 || bin_shift > 31)
+                return usage_error("--bin-shift: 0..31");
+        } else {
+            return usage_error("report: unknown option '%s'", argv[i]);
+        }
+    }
+    int rc = open_dev(c);
+    if (rc)
+        return rc;
+    nic_scope_set_histogram(c->b, (uint32_t)bin_min, (unsigned)bin_shift);
+    unsigned refused0;
+    nic_scope_cnt_status(c->b, &refused0);
+    nic_scope_snapshot(c->b);               /* opens the window */
+    if ((rc = run_load(c, &l)))
+        return rc;
+    nic_scope_snapshot(c->b);               /* closes it */
+    struct nic_scope_counts k;
+    if ((rc = read_window(c, refused0, &k)))
+        return rc;
+    const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
+    for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
+        if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
+            return fail(c, "probe %s: busy+stall+idle = %" PRIu64 " cycles, probe %s: %" PRIu64,
+                        nic_scope_probes[p].name,
+                        k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE],
+                        nic_scope_probes[0].name, window);
+    load_describe(c, &l);
+    report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
+    size_t compared = 0;
+    if ((rc = crosscheck(c, &k, &compared)))
+        return rc;
+    if (compared)
+        out(c, "cross-check: %zu counts equal the simulator's own cycle-by-cycle count of the "
+            "same signals\n", compared);
+    report_json(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, compared);
+    return EXIT_OK;
+}

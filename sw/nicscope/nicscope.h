@@ -1,0 +1,67 @@
+/*
+ * nicscope.h: what nicscope's commands (cmd_*.c) share with each other and with main.c: the
+ * context, exit codes, errors and output, opening the device, snapshot windows, the loads
+ * (--load dma/tx/dma+tx/none) and their options. Private to sw/nicscope/.
+ */
+#ifndef NICSCOPE_H
+#define NICSCOPE_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "nic_backend.h"
+#include "nic_console.h"
+#include "nic_csr.h"
+#include "nic_dev.h"
+#include "nic_eth.h"
+#include "nic_scope.h"
+#include "soc_bus.h"
+#include "vcd_writer.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct ctx {
+    const char *kind, *opts, *json_path;
+    bool quiet;
+    uint64_t timeout_ns;
+    struct nic_backend *b;
+    struct nic_dev_info info;
+    struct bu_json j;
+    char failmsg[2048];
+};
+
+struct load {
+    const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
+    uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
+    uint64_t frames, frame_size;    /* tx: frames through the MAC loopback, bytes each */
+};
+
+#define LOAD_DEFAULT                                                                            \
+    {.kind = NIC_HAS_ETHMAC ? "dma+tx" : "dma", .bytes = 64 * 1024, .idle_ns = 100000,             \
+     .frames = 32, .frame_size = 1514}
+
+/* main.c */
+__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...);
+int backend_check(struct ctx *c, const char *what);
+int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
+int open_dev(struct ctx *c);
+double period_ns(void);
+bool load_has(const struct load *l, const char *what);
+int load_option(int argc, char **argv, int *i, struct load *l, int *rc);
+int run_load(struct ctx *c, const struct load *l);
+
+/* The commands: cmd_<name>.c. */
+int cmd_info(struct ctx *c, int argc, char **argv);
+int cmd_report(struct ctx *c, int argc, char **argv);
+int cmd_capture(struct ctx *c, int argc, char **argv);
+int cmd_cpu(struct ctx *c, int argc, char **argv);
+
+#endif /* NICSCOPE_H */
