@@ -4,12 +4,14 @@
 # together, stepped in lockstep) and pcap= (every frame on both wire directions). Host A sends
 # requests, host B answers each with a response of the same size; every frame is checked
 # bit-exact by the tool (it exits non-zero otherwise), the hot path of both hosts reads nothing
-# over MMIO, and the pcap written by the harness is read back here with a small pure-Python
-# reader: nanosecond magic, LINKTYPE_ETHERNET, 2 x count frames per size of the right length
-# (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order. Without
-# peer=1 (or on a build without the NIC datapath) the command fails with a clear message.
-# About half a minute.
+# over MMIO, and the pcapng written by the harness is read back here with a small pure-Python
+# reader: LINKTYPE_ETHERNET, ns timestamps, FCS length 4, 2 x count frames per size of the right
+# length (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order; and by
+# tshark, which must find every FCS good and the payload without it. Without peer=1 (or on a
+# build without the NIC datapath) the command fails with a clear message. About half a minute.
+import shutil
 import struct
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -28,43 +30,62 @@ def run(binary, tmp_path, opts, *args, expect=0):
     return nic_run(binary, tmp_path / "rr.json", opts, *args, expect=expect)
 
 
-def read_pcap(path):
-    """Classic libpcap: (linktype, nanosecond, [(ts_ns, orig_len, data), ...])."""
+def read_pcapng(path):
+    """pcapng with one section and one interface: (linktype, {IDB option code: value bytes},
+    [(ts, orig_len, data), ...]) with ts in the interface's if_tsresol units."""
     raw = Path(path).read_bytes()
-    assert len(raw) >= 24, "pcap: no global header"
-    magic_le = struct.unpack("<I", raw[:4])[0]
-    magics = {0xA1B2C3D4: False, 0xA1B23C4D: True}
-    if magic_le in magics:
-        end = "<"
-    else:
-        magic_be = struct.unpack(">I", raw[:4])[0]
-        assert magic_be in magics, f"pcap: bad magic {raw[:4].hex()}"
-        end = ">"
-    magic, vmaj, vmin, _zone, _sigfigs, snaplen, linktype = struct.unpack(end + "IHHiIII",
-                                                                          raw[:24])
-    nano = magics[magic]
-    assert (vmaj, vmin) == (2, 4)
-    recs, off = [], 24
+    assert len(raw) >= 28 and raw[:4] == b"\x0a\x0d\x0d\x0a", "pcapng: no Section Header"
+    end = "<" if raw[8:12] == b"\x4d\x3c\x2b\x1a" else ">"
+    assert struct.unpack(end + "I", raw[8:12])[0] == 0x1A2B3C4D, "pcapng: bad byte-order magic"
+    linktype, opts, recs, off = None, {}, [], 0
     while off < len(raw):
-        assert off + 16 <= len(raw), "pcap: truncated record header"
-        sec, frac, incl, orig = struct.unpack(end + "IIII", raw[off:off + 16])
-        off += 16
-        assert incl <= snaplen and incl <= orig
-        assert off + incl <= len(raw), "pcap: truncated record"
-        ts = sec * 10**9 + (frac if nano else frac * 1000)
-        recs.append((ts, orig, raw[off:off + incl]))
-        off += incl
-    return linktype, nano, recs
+        assert off + 12 <= len(raw), "pcapng: truncated block"
+        btype, blen = struct.unpack(end + "II", raw[off:off + 8])
+        assert blen % 4 == 0 and off + blen <= len(raw), "pcapng: bad block length"
+        assert struct.unpack(end + "I", raw[off + blen - 4:off + blen])[0] == blen
+        body = raw[off + 8:off + blen - 4]
+        if btype == 0x0A0D0D0A:
+            assert struct.unpack(end + "HH", body[4:8]) == (1, 0)
+        elif btype == 1:
+            assert linktype is None, "pcapng: one interface expected"
+            linktype, _, snaplen = struct.unpack(end + "HHI", body[:8])
+            o = 8
+            while o < len(body):
+                code, olen = struct.unpack(end + "HH", body[o:o + 4])
+                if code == 0:
+                    break
+                opts[code] = body[o + 4:o + 4 + olen]
+                o += 4 + (olen + 3) // 4 * 4
+        elif btype == 6:
+            iface, hi, lo, incl, orig = struct.unpack(end + "IIIII", body[:20])
+            assert iface == 0 and incl <= snaplen and incl <= orig
+            recs.append(((hi << 32) | lo, orig, body[20:20 + incl]))
+        else:
+            raise AssertionError(f"pcapng: unexpected block type {btype:#x}")
+        off += blen
+    return linktype, opts, recs
 
 
 def fcs_ok(frame):
     return zlib.crc32(frame[:-4]) & 0xFFFFFFFF == int.from_bytes(frame[-4:], "little")
 
 
-def test_rr_two_hosts_back_to_back_with_pcap(nicbench, tmp_path):
-    pcap = tmp_path / "wire.pcap"
+@pytest.fixture(scope="module")
+def rr_capture(nicbench, tmp_path_factory):
+    """One `nicbench rr` with peer=1 and pcap=: (output, JSON document, pcapng path)."""
+    tmp_path = tmp_path_factory.mktemp("rr")
+    pcap = tmp_path / "wire.pcapng"
     out, doc = run(nicbench, tmp_path, f"{OPTS},peer=1,pcap={pcap}", "rr",
                    "--sizes", ",".join(map(str, SIZES)), "--count", COUNT)
+    return out, doc, pcap
+
+
+def want_len(size):
+    return max(size, 60) + 4                   # the MAC pads to 60 B, then appends the FCS
+
+
+def test_rr_two_hosts_back_to_back_with_pcap(rr_capture):
+    out, doc, pcap = rr_capture
     assert doc["status"] == "ok", out
     assert doc["params"]["peer"] == 1 and doc["params"]["pcap"] == str(pcap)
     recs = [r for r in doc["records"] if r["experiment"] == "rr"]
@@ -89,16 +110,17 @@ def test_rr_two_hosts_back_to_back_with_pcap(nicbench, tmp_path):
     assert recs[1]["rtt_median_ns"] > recs[0]["rtt_median_ns"]
     assert "rtt_med_ns" in out and "half_rtt_ns" in out
 
-    linktype, nano, frames = read_pcap(pcap)
-    assert linktype == 1 and nano
+    linktype, opts, frames = read_pcapng(pcap)
+    assert linktype == 1                        # LINKTYPE_ETHERNET
+    assert opts[9] == bytes([9])                # if_tsresol: ns
+    assert opts[13] == bytes([4])               # if_fcslen: 4 octets
     assert len(frames) == 2 * COUNT * len(SIZES)
     ts = [t for t, _, _ in frames]
     assert ts == sorted(ts), "pcap records not in time order"
     for i, size in enumerate(SIZES):
-        want_len = max(size, 60) + 4           # the MAC pads to 60 B, then appends the FCS
         chunk = frames[i * 2 * COUNT:(i + 1) * 2 * COUNT]
         for k, (_t, orig, data) in enumerate(chunk):
-            assert orig == len(data) == want_len, (size, k, orig, len(data))
+            assert orig == len(data) == want_len(size), (size, k, orig, len(data))
             assert fcs_ok(data), f"size {size} frame {k}: bad FCS"
             response = k % 2 == 1              # request, response, request, ...
             assert data[0:6] == (MAC_A if response else MAC_B)
@@ -106,10 +128,34 @@ def test_rr_two_hosts_back_to_back_with_pcap(nicbench, tmp_path):
             assert data[12:14] == b"\x88\xb5"
             assert data[14] == (ord("R") if response else ord("Q"))
             assert int.from_bytes(data[16:20], "little") == k // 2
-            assert data[size:want_len - 4] == bytes(want_len - 4 - size)   # zero padding
+            assert data[size:want_len(size) - 4] == bytes(want_len(size) - 4 - size)  # padding
         # a response starts after its request started
         for k in range(0, len(chunk), 2):
             assert chunk[k + 1][0] > chunk[k][0]
+
+
+def test_rr_pcapng_fcs_checked_by_tshark(rr_capture):
+    """Wireshark's dissector, told to check FCSs, finds every frame's FCS good, the payload
+    without the FCS, and the timestamps our reader finds (ns)."""
+    if not shutil.which("tshark"):
+        pytest.skip("tshark not installed (scripts/setup.sh installs it)")
+    _, _, pcap = rr_capture
+    r = subprocess.run(["tshark", "-r", str(pcap), "-o", "eth.check_fcs:TRUE", "-T", "fields",
+                        "-e", "frame.time_epoch", "-e", "frame.len", "-e", "eth.fcs.status",
+                        "-e", "eth.type", "-e", "data.len"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    _, _, frames = read_pcapng(pcap)
+    assert len(rows) == len(frames) == 2 * COUNT * len(SIZES)
+    for n, ((t, _, _), row) in enumerate(zip(frames, rows)):
+        size = SIZES[n // (2 * COUNT)]
+        epoch, flen, fcs_status, etype, data_len = row
+        assert epoch == f"{t // 10**9}.{t % 10**9:09d}", (n, row)
+        assert int(flen) == want_len(size), (n, row)
+        assert fcs_status == "1", f"frame {n}: FCS not reported good: {row}"   # 1: Good
+        assert etype == "0x88b5", (n, row)
+        assert int(data_len) == want_len(size) - 14 - 4, (n, row)   # header and FCS excluded
 
 
 def test_rr_needs_peer(nicbench, tmp_path):
