@@ -2,12 +2,16 @@
 #
 # gtkw.py: writes a GTKWave save file for a trace of the simulated SoC, with the PCIe PHY streams
 # (host->device, device->host, MSI), the link configuration and the measurement probes in named
-# groups. Usage: python3 scripts/gtkw.py TRACE.fst OUT.gtkw [--data-width 128]
+# groups, opening zoomed to the whole trace. Usage:
+#   python3 scripts/gtkw.py TRACE.fst OUT.gtkw [--data-width 128]
 #
 # The signal names are the Verilated top level's ports (TOP.<port>): the same for FST and VCD.
 
 import argparse
+import math
 import os
+import re
+import struct
 
 # GTKWave trace flags: 0x22 hex right-justified, 0x28 binary right-justified, 0x24 decimal.
 HEX, BIN, DEC = "@22", "@28", "@24"
@@ -34,6 +38,41 @@ GROUPS = [
 ]
 
 
+# The window the save file sets, and the width of the waveform area the zoom is computed for
+# (as sw/common/vcd_writer.h: GTKWave 3.3 gives it about 1000 pixels in that window).
+SIZE, SIGNALS_WIDTH, WAVE_PIXELS = (1600, 900), 300, 960
+
+
+def trace_span(trace):
+    """(first, last) time of a VCD or FST trace in GTKWave's units: the file's time unit times
+    its timescale's 1, 10 or 100."""
+    with open(trace, "rb") as f:
+        head = f.read(74)
+        if len(head) == 74 and head[0] == 0:          # FST: header block first (FST_BL_HDR)
+            first, last = struct.unpack(">QQ", head[9:25])
+            exponent = struct.unpack("b", head[73:74])[0]
+            return first * 10 ** (exponent % 3), last * 10 ** (exponent % 3)
+        f.seek(0)
+        header, first, last = [], None, None         # VCD: "#<time>" lines
+        for line in f:
+            if line.startswith(b"#"):
+                last = int(line[1:])
+                first = last if first is None else first
+            elif first is None:
+                header.append(line)
+    if first is None:
+        raise ValueError(f"{trace}: no time in the trace")
+    m = re.search(rb"\$timescale\s+(1|10|100)\s*[munpf]?s\s+\$end", b"".join(header))
+    scale = int(m.group(1)) if m else 1
+    return first * scale, last * scale
+
+
+def zoom(span):
+    """GTKWave's zoom z shows 2**-z time units per 200 pixels: the z that shows `span` units in
+    WAVE_PIXELS (at most 0, GTKWave's closest zoom)."""
+    return min(0.0, -math.log2(max(span, 1) * 200 / WAVE_PIXELS))
+
+
 def signal_name(port, width, data_width):
     if width == "dat":
         width = data_width
@@ -43,13 +82,15 @@ def signal_name(port, width, data_width):
 
 
 def write_gtkw(trace, out, data_width=128):
+    first, last = trace_span(trace)
     lines = [
         f'[dumpfile] "{os.path.abspath(trace)}"',
-        "[timestart] 0",
-        "[size] 1600 900",
-        "[signals_width] 300",
+        f"[timestart] {first}",
+        f"[size] {SIZE[0]} {SIZE[1]}",
+        f"[signals_width] {SIGNALS_WIDTH}",
         "[sst_expanded] 1",
         "[sst_vpaned_height] 300",
+        f"*{zoom(last - first):.6f} -1",              # zoom, no primary marker
     ]
     lines.append(f"{BIN}")
     lines.append("TOP.sys_clk")

@@ -4,6 +4,7 @@
 #include "vcd_writer.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 /* Identifier codes: printable ASCII 33..126, base 94. */
@@ -129,15 +130,23 @@ int vcd_end(struct vcd_writer *w)
     return (fclose(w->f) || bad) ? -1 : 0;
 }
 
+double gtkw_zoom(uint64_t span)
+{
+    const double z = -log2((double)(span ? span : 1) * 200.0 / GTKW_WAVE_PIXELS);
+    return z < 0 ? z : 0;
+}
+
 int gtkw_write(const char *path, const char *dump, const struct vcd_var *vars, size_t n,
-               uint64_t marker)
+               uint64_t start, uint64_t end, int64_t marker)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "[dumpfile] \"%s\"\n[timestart] 0\n[size] 1600 900\n[signals_width] 300\n"
-            "[sst_expanded] 1\n[sst_vpaned_height] 300\n", dump);
-    fprintf(f, "*0.000000 %" PRIu64 "\n", marker);   /* zoom, marker */
+    fprintf(f, "[dumpfile] \"%s\"\n[timestart] %" PRIu64 "\n[size] %d %d\n[signals_width] %d\n"
+            "[sst_expanded] 1\n[sst_vpaned_height] 300\n", dump, start, GTKW_WIDTH, GTKW_HEIGHT,
+            GTKW_SIGNALS_WIDTH);
+    fprintf(f, "*%f %" PRId64 "\n", gtkw_zoom(end > start ? end - start : 0),
+            marker < 0 ? -1 : marker);          /* zoom, primary marker */
     const char *group = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!group || strcmp(group, vars[i].scope) != 0) {

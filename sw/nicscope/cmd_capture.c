@@ -113,7 +113,9 @@ static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
     if (st->count && st->end_ts > ch[st->count - 1].cycle)
         vcd_time(&w, st->end_ts * ps);      /* the end of the covered window */
     int rc = vcd_end(&w) < 0 ? fail(c, "error writing %s", path) : EXIT_OK;
-    if (!rc && gtkw && gtkw_write(gtkw, path, vars, n, st->triggered ? st->trig_ts * ps : 0) < 0)
+    if (!rc && gtkw &&
+        gtkw_write(gtkw, path, vars, n, st->count ? ch[0].cycle * ps : 0, st->end_ts * ps,
+                   st->triggered ? (int64_t)(st->trig_ts * ps) : -1) < 0)
         rc = fail(c, "cannot write %s", gtkw);
     free(vars);
     free(scopes);

@@ -227,20 +227,33 @@ def test_capture_bad_input(nicscope, tmp_path):
 
 
 def test_gtkwave_opens_the_capture(nicscope, tmp_path):
-    """GTKWave (under Xvfb) loads the save file nicscope writes and shows every signal."""
+    """GTKWave (under Xvfb) loads the save file nicscope writes, shows every signal, and opens
+    on the captured window (zoomed to it, not to a few ps at its start) with the marker on the
+    trigger."""
     import shutil
     if not shutil.which("xvfb-run") or not shutil.which("gtkwave"):
         pytest.skip("xvfb-run or gtkwave not installed (scripts/setup.sh installs them)")
     binary, _ = nicscope
     vcd, gtkw = tmp_path / "g.vcd", tmp_path / "g.gtkw"
-    run(binary, tmp_path, "capture", "--bytes", "4096", "--trigger", "rise:pcie_tx.valid",
-        "--vcd", str(vcd), "--gtkw", str(gtkw))
+    _, cap = run(binary, tmp_path, "capture", "--bytes", "4096", "--trigger",
+                 "rise:pcie_tx.valid", "--vcd", str(vcd), "--gtkw", str(gtkw))
+    assert cap["triggered"]
     info, _ = layout(binary, tmp_path)
     tcl = tmp_path / "q.tcl"
-    tcl.write_text('puts "SIGNALS [gtkwave::getDisplayedSignals]"\ngtkwave::/File/Quit\n')
+    tcl.write_text('puts "SIGNALS [gtkwave::getDisplayedSignals]"\n'
+                   'puts "WINDOW [gtkwave::getWindowStartTime] [gtkwave::getWindowEndTime]'
+                   ' [gtkwave::getMarker]"\n'
+                   "gtkwave::/File/Quit\n")
     r = subprocess.run(["xvfb-run", "-a", "gtkwave", "-S", str(tcl), str(gtkw)],
                        capture_output=True, text=True, timeout=120)
-    shown = next(line for line in r.stdout.splitlines() if line.startswith("SIGNALS")).split()
+    lines = r.stdout.splitlines()
+    start, end, marker = map(int, next(x for x in lines if x.startswith("WINDOW")).split()[1:])
+    ps = 8000
+    first, last = cap["first_cycle"] * ps, cap["end_cycle"] * ps
+    assert start == first, (start, first)
+    assert last <= end <= first + 1.25 * (last - first), (start, end, first, last)
+    assert marker == cap["trigger_cycle"] * ps
+    shown = next(line for line in lines if line.startswith("SIGNALS")).split()
     for s in info["signals"]:
         width = f"[{s['width'] - 1}:0]" if s["width"] > 1 else ""
         assert any(x.endswith(f".{s['probe']}.{s['signal']}{width}") for x in shown), s
