@@ -20,16 +20,21 @@ from litex.soc.integration.soc_core import SoCCore
 from litex_soc.scope.bus_analyzer import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
 from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
+from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from rtl.scope.bus_analyzer import Probe
 
 ANALYZER_DEPTH = 1024
+MAX_DATA_WIDTH = 128
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
 
 
 def analyzer_probes(data_width):
-    """The analyzer's probe points, in the order of its counters and sample vector."""
-    bw = (data_width // 8).bit_length()
+    """The analyzer's probe points, in the order of its counters and sample vector. Byte counts
+    are as wide as the widest datapath needs, so the sample layout (and the analyzer's
+    registers) are the same in every build."""
+    assert data_width <= MAX_DATA_WIDTH
+    bw = (MAX_DATA_WIDTH // 8).bit_length()
     return [
         # PHY streams: host-to-device (MRd/MWr from the host, CplD for DMA reads) and
         # device-to-host (DMA MRd/MWr, CplD for host reads); bytes are the enabled byte lanes.
@@ -65,6 +70,14 @@ def tx_msi_names(ntxirq):
 
 
 class NICSoC(SoCCore):
+    csr_map = {"info": 0}          # the identification block is at BAR0 offset 0
+
+    def finalize(self):
+        if self.finalized:
+            return
+        super().finalize()
+        self.info.set_table(regblocks.table(self))
+
     def add_csr_bridge(self, name="csr", origin=None, register=False):
         # A registered Wishbone-to-CSR bridge, as LiteX builds in SoCs with SDRAM: the bridge's
         # decode and every CSR bank's decode are two short paths instead of one long one.

@@ -41,7 +41,7 @@ import os
 from migen import Cat, ClockSignal, Instance, ResetSignal, Signal
 
 from amaranth.back import verilog
-from amaranth.hdl import Shape
+from amaranth.hdl import Elaboratable, Shape
 from amaranth.lib.wiring import Flow
 
 from litex.gen import LiteXModule
@@ -52,6 +52,7 @@ from liteeth.mac.core import LiteEthMACCore
 from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 
+LAYOUT_TXQ, LAYOUT_TXIRQ = 16, 8
 ADAPTER_COUNTERS = {
     "rdadp_": ("requests", "completions", "errors", "rejected", "timeouts", "dropped"),
     "wradp_": ("writes", "tlps", "rejected"),
@@ -105,6 +106,27 @@ def _prefix(name):
     return next(p for p in sorted(EXPOSED, key=len, reverse=True) if name.startswith(p))
 
 
+def _port_table(**params):
+    """The port table of a NICDatapath built only for its port widths (never elaborated)."""
+    core = NICDatapath(**params)
+    for obj in [core, *vars(core).values()]:
+        for o in obj if isinstance(obj, list) else [obj]:
+            if isinstance(o, Elaboratable):
+                o._MustUse__used = True
+    return core.signature.members
+
+
+def _widest(a, b):
+    """Two csr_plan()s of the same registers, with each register and field the wider of the
+    two."""
+    (ins_a, outs_a), (ins_b, outs_b) = a, b
+    ins = [(name, [(f, p, max(w, wb)) for (f, p, w), (_f, _p, wb) in zip(fa, fb)], s)
+           for (name, fa, s), (_n, fb, _s) in zip(ins_a, ins_b, strict=True)]
+    outs = [(name, p, max(w, wb))
+            for (name, p, w), (_n, _p, wb) in zip(outs_a, outs_b, strict=True)]
+    return ins, outs
+
+
 class NICDatapathCSR(LiteXModule):
     def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
                  max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
@@ -117,14 +139,27 @@ class NICDatapathCSR(LiteXModule):
         self._ports = ports
 
         # -- CSRs --------------------------------------------------------------------------------
-        ins, outs = csr_plan(members)
+        # Laid out for the largest configuration (LAYOUT_TXQ queues, LAYOUT_TXIRQ vectors, each
+        # width the wider of the two data widths'), so every register and field sits at the
+        # same offset in every build; bits a build does not have read 0, writes ignore them.
+        if ntxq > LAYOUT_TXQ or ntxirq > LAYOUT_TXIRQ:
+            raise ValueError(f"NICDatapathCSR: at most {LAYOUT_TXQ} TX queues and "
+                             f"{LAYOUT_TXIRQ} TX vectors (the register layout's room)")
+        plans = [csr_plan(_port_table(data_width=w, ntxq=LAYOUT_TXQ, max_read=max_read,
+                                      max_payload=max_payload, ntxirq=LAYOUT_TXIRQ))
+                 for w in (64, 128)]
+
+        def port_width(port):
+            return Shape.cast(members[port].shape).width
+
+        ins, outs = _widest(*plans)
         for csr_name, fields, strobe in ins:
             src = f"rtl/{_core_file(_prefix(csr_name))}.py"
             if strobe is None:
                 (_f, port, width), = fields
                 csr = CSRStorage(width, name=csr_name, description=f"NICDatapath port "
                                  f"``{port}`` (see {src}).")
-                ports[f"i_{port}"] = csr.storage
+                ports[f"i_{port}"] = csr.storage[:port_width(port)]
             else:
                 csr = CSRStorage(name=csr_name, description=f"Writing this register is the "
                                  f"``{strobe}`` strobe of NICDatapath (see {src}); its fields "
@@ -132,13 +167,15 @@ class NICDatapathCSR(LiteXModule):
                                  fields=[CSRField(f, size=w, description=f"``{p}``.")
                                          for f, p, w in fields])
                 for f, port, _w in fields:
-                    ports[f"i_{port}"] = getattr(csr.fields, f)
+                    ports[f"i_{port}"] = getattr(csr.fields, f)[:port_width(port)]
                 ports[f"i_{strobe}"] = csr.re
             setattr(self, csr_name, csr)
         for csr_name, port, width in outs:
             csr = CSRStatus(width, name=csr_name, description=f"NICDatapath port ``{port}`` "
                             f"(see rtl/{_core_file(_prefix(csr_name))}.py).")
-            ports[f"o_{port}"] = csr.status
+            status = Signal(port_width(port), name=f"{csr_name}_port")
+            ports[f"o_{port}"] = status
+            self.comb += csr.status.eq(status)
             setattr(self, csr_name, csr)
 
         # -- DMA ---------------------------------------------------------------------------------
