@@ -46,7 +46,10 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import Out
 from amaranth.utils import ceil_log2
 
+from ..contract import registers
 from .dma_port import dma_read_members
+
+COUNTS = registers.counter_names("dma_read_arbiter")
 
 
 def _is_int(v):
@@ -73,7 +76,7 @@ class DMAReadArbiter(wiring.Component):
             **ports,
             **dma_read_members(data_width),
             "outstanding":  Out(depth.bit_length()),
-            "requests":     Out(32),
+            **{s.name: Out(s.width) for s in registers.CORES["dma_read_arbiter"].counters},
         })
 
     def port(self, i, name):

@@ -86,8 +86,9 @@ from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-COUNTS = ("frames_in", "frames_out", "bytes_out", "drop_error", "drop_oversize", "drop_runt",
-          "drop_full", "drop_disabled")
+from ..contract import registers
+
+COUNTS = registers.counter_names("frame_fifo")       # names and meaning: rtl/contract
 DROPS = ("drop_disabled", "drop_error", "drop_oversize", "drop_runt", "drop_full")  # priority
 
 # Reason a frame is being discarded, decided before its last beat (the register `reason`).

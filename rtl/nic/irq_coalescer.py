@@ -58,9 +58,10 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..contract import registers
 from ..contract.coalesce import CONFIG, REASONS
 
-COUNTS = ("irqs",) + REASONS
+COUNTS = registers.counter_names("irq_coalescer")    # irqs, then the REASONS
 
 
 class IRQCoalescer(wiring.Component):

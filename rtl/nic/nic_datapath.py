@@ -22,14 +22,15 @@
 #   DMA write  one write port wr_*, shared by the RXEngine's writes (frame data, completion
 #       records) and the TX consumer-index writebacks of TXQueueManager (wb_*): each writeback
 #       of queue q is one 16-byte write at the queue's writeback address (txq_wb_addr_*
-#       below): bytes 0..1 the consumer index (wb_cons, 12 bits, zero-extended), bytes 2..15 0
-#       (1 beat at W=128, 2 at W=64). Arbitration at write granularity: when no write is in
-#       progress, the source presented (wr_valid) is RX or writeback, the one whose turn it is
-#       when both wait (turns alternate: after a write of one source completes, the other wins
-#       the next tie); from the cycle a source is first presented until its last beat is taken
-#       (wr_valid & wr_ready & wr_last) only that source is presented (also while it has no beat
-#       ready, wr_valid 0 between beats of an RX write), so wr_addr/wr_len/wr_first/data never
-#       change under wr_valid and writes never interleave.
+#       below), a TX_WB record (rtl/contract/formats.py): cons = wb_cons (12 bits,
+#       zero-extended), the rest 0 (1 beat at W=128, 2 at W=64). Arbitration at write
+#       granularity: when no write is in progress, the source presented (wr_valid) is RX or
+#       writeback, the one whose turn it is when both wait (turns alternate: after a write of
+#       one source completes, the other wins the next tie); from the cycle a source is first
+#       presented until its last beat is taken (wr_valid & wr_ready & wr_last) only that source
+#       is presented (also while it has no beat ready, wr_valid 0 between beats of an RX
+#       write), so wr_addr/wr_len/wr_first/data never change under wr_valid and writes never
+#       interleave.
 #   IRQ ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
 #       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done_valid with
 #       done_queue in group g (a TX frame of the group done, good or errored); vector ntxirq
@@ -110,6 +111,7 @@ from amaranth.utils import ceil_log2
 
 from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
 from ..contract.coalesce import CONFIG
+from ..contract.formats import TX_WB
 from .dma_port import dma_read_members, dma_write_members
 from .dma_read_arbiter import DMAReadArbiter
 from .frame_fifo import FrameFIFO
@@ -336,10 +338,13 @@ class NICDatapath(wiring.Component):
         wb_beat = Signal()                       # W=64: the second beat of the writeback
         wb_first = Signal()
         wb_last = Signal()
+        wb_rec = Signal(TX_WB)                   # reserved: 0
         wb_data = Signal(W)
-        m.d.comb += [wb_first.eq(~wb_beat),
-                     wb_last.eq(1 if W == 128 else wb_beat),
-                     wb_data.eq(Mux(wb_beat, 0, txq.wb_cons))]
+        wb_beats = [wb_rec.as_value()[i:i + W] for i in range(0, TX_WB.size, W)]
+        m.d.comb += [wb_rec.cons.eq(txq.wb_cons),
+                     wb_first.eq(~wb_beat),
+                     wb_last.eq(1 if len(wb_beats) == 1 else wb_beat),
+                     wb_data.eq(Mux(wb_beat, wb_beats[-1], wb_beats[0]))]
 
         # -- DMA write arbiter: 0 RX engine, 1 writeback -----------------------------------------
         busy = Signal()
@@ -353,7 +358,7 @@ class NICDatapath(wiring.Component):
         ]
         with m.If(sel):
             m.d.comb += [self.wr_valid.eq(txq.wb_valid), self.wr_addr.eq(wb_base << 4),
-                         self.wr_len.eq(16), self.wr_data.eq(wb_data),
+                         self.wr_len.eq(TX_WB.size // 8), self.wr_data.eq(wb_data),
                          self.wr_first.eq(wb_first), self.wr_last.eq(wb_last)]
         with m.Else():
             m.d.comb += [self.wr_valid.eq(rxe.wr_valid), self.wr_addr.eq(rxe.wr_addr),

@@ -8,18 +8,18 @@
 # rtl/nic/irq_coalescer.py's `event`). One frame at a time. Nothing is ever written outside a posted
 # buffer (within its length) or the completion ring.
 #
-# Host memory structures (little-endian; ring bases 16-byte aligned, their low 4 bits ignored):
-#   descriptor ring  S = 2**ring_size_log2 16-byte descriptors at ring_base: bytes 0..7 buffer
-#                    address, 8..9 buffer length (bytes), 10..15 reserved (ignored).
-#   completion ring  S 16-byte records at cpl_base, written at cpl_base + 16 * cpl_index
-#                    (cpl_index 0, 1, .. S-1, 0, ..: one record per descriptor consumed by a
-#                    frame): bytes 0..1 length (the frame's length; 0 unless status is OK),
-#                    2..3 descriptor index (its ring position), 4 status, 5 queue (0), 6..7 0,
-#                    8..15 timestamp.
-#   status           0 OK: the frame is in the buffer. 1 TOO_BIG: the frame's length exceeds the
-#                    buffer's; nothing written to the buffer, the buffer is consumed. 2 BAD_ADDR:
-#                    the buffer address is not a multiple of 16; handled as TOO_BIG (nothing
-#                    written, buffer consumed) and counted apart.
+# Host memory structures (rtl/contract/formats.py; ring bases 16-byte aligned, their low 4 bits
+# ignored):
+#   descriptor ring  S = 2**ring_size_log2 RX_DESC descriptors (16 bytes: addr, len, reserved:
+#                    ignored) at ring_base.
+#   completion ring  S RX_CPL records (16 bytes) at cpl_base, written at cpl_base + 16 *
+#                    cpl_index (cpl_index 0, 1, .. S-1, 0, ..: one record per descriptor consumed
+#                    by a frame): len (the frame's length; 0 unless status is OK), index (the
+#                    descriptor's ring position), status, queue (0), reserved (0), timestamp.
+#   status           RxStatus. OK: the frame is in the buffer. TOO_BIG: the frame's length
+#                    exceeds the buffer's; nothing written to the buffer, the buffer is consumed.
+#                    BAD_ADDR: the buffer address is not a multiple of 16; handled as TOO_BIG
+#                    (nothing written, buffer consumed) and counted apart.
 #   timestamp        the value of a free-running 64-bit cycle counter (0 in the first cycle after
 #                    reset) in the cycle the frame's first beat was accepted (s_valid & s_ready).
 #
@@ -88,7 +88,8 @@
 #   frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
 #   err_read      out, 32 bits each, wrapping: frames written OK and their bytes; frames dropped
 #       for lack of a buffer, too big, bad buffer address; descriptor read requests taken by the
-#       DMA; refused doorbells; descriptors skipped after a read error.
+#       DMA; refused doorbells; descriptors skipped after a read error (COUNTS: the names of
+#       rtl/contract/registers.py).
 #   cons          out (12): ring position of the next descriptor to consume (popped for a frame
 #       or skipped).
 #
@@ -97,15 +98,17 @@
 #   max_payload   largest DMA write in bytes: a power of two, 16..4096 (256: a common MPS).
 #   max_read      largest descriptor read in bytes: a multiple of 16, 16..4096 (512).
 
-from amaranth import Cat, Const, Module, Mux, Signal, unsigned
-from amaranth.lib import memory, wiring
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..contract import registers
+from ..contract.formats import RECORD_BYTES, RX_CPL, RX_DESC, RxStatus
 from .dma_port import dma_read_members, dma_write_members
 
-COUNTS = ("frames", "bytes", "drop_no_buffer", "drop_too_big", "drop_bad_desc", "desc_reads",
-          "err_db_range", "err_read")
-OK, TOO_BIG, BAD_ADDR = 0, 1, 2
+COUNTS = registers.counter_names("rx_engine")
+# The fields of a descriptor the local FIFO keeps.
+ENTRY = data.StructLayout({name: RX_DESC[name].shape for name in ("addr", "len")})
 IDLE, DROP, FRAME, CPL, CPL2 = range(5)        # frame states (CPL2: W=64, the record's 2nd beat)
 FIFO_DEPTH = 8
 SIZE_LOG2_MAX = 12
@@ -156,7 +159,7 @@ class RXEngine(wiring.Component):
             **dma_read_members(w),
             **dma_write_members(w),
             "irq_event":      Out(1),
-            **{name: Out(32) for name in COUNTS},
+            **{s.name: Out(s.width) for s in registers.CORES["rx_engine"].counters},
             "cons":           Out(12),
         })
 
@@ -164,7 +167,7 @@ class RXEngine(wiring.Component):
         m = Module()
         w = self.data_width
         bpb = w // 8                               # bytes per beat: 8 or 16
-        beats_per_desc = 16 // bpb
+        beats_per_desc = RECORD_BYTES // bpb
 
         en = Signal()
         size = Signal(13)
@@ -183,7 +186,7 @@ class RXEngine(wiring.Component):
         cpl_idx = Signal(12)
 
         # -- local descriptor FIFO ---------------------------------------------------------------
-        m.submodules.dmem = dmem = memory.Memory(shape=unsigned(80), depth=FIFO_DEPTH, init=[])
+        m.submodules.dmem = dmem = memory.Memory(shape=ENTRY, depth=FIFO_DEPTH, init=[])
         dwr = dmem.write_port()
         drd = dmem.read_port(domain="comb")
         wp = Signal(4)                             # committed entries end
@@ -241,15 +244,19 @@ class RXEngine(wiring.Component):
         ]
         exp_beats = bcount * beats_per_desc
         if bpb == 16:
+            desc = data.View(RX_DESC, self.rd_cpl_data)
             m.d.comb += [
                 dwr.addr.eq((wp + rcv)[:3]),
-                dwr.data.eq(self.rd_cpl_data[:80]),
+                dwr.data.addr.eq(desc.addr),
+                dwr.data.len.eq(desc.len),
                 dwr.en.eq(cbeat & (rcv < bcount)),
             ]
         else:
+            desc = data.View(RX_DESC, Cat(held, self.rd_cpl_data))
             m.d.comb += [
                 dwr.addr.eq((wp + (rcv >> 1))[:3]),
-                dwr.data.eq(Cat(held, self.rd_cpl_data[:16])),
+                dwr.data.addr.eq(desc.addr),
+                dwr.data.len.eq(desc.len),
                 dwr.en.eq(cbeat & rcv[0] & (rcv < exp_beats)),
             ]
             with m.If(cbeat & ~rcv[0]):
@@ -289,13 +296,13 @@ class RXEngine(wiring.Component):
         len4 = Signal(17)
         m.d.comb += len4.eq((self.s_len + 3) & ~3)
         didx = Signal(12)
-        status = Signal(2)
+        status = Signal(range(max(RxStatus) + 1))
         ended = Signal()                           # the frame's s_last was accepted
         started = Signal()                         # its first beat was accepted
         ts = Signal(64)
 
-        d_addr = drd.data[:64]
-        d_len = drd.data[64:80]
+        d_addr = drd.data.addr
+        d_len = drd.data.len
         nobuf = Signal()
         pop = Signal()
         skip = Signal()
@@ -321,20 +328,23 @@ class RXEngine(wiring.Component):
         ]
 
         caddr = Signal(64)
-        rec = Signal(128)
+        rec = Signal(RX_CPL)                      # queue and reserved: 0
         m.d.comb += [
             caddr.eq(Cat(Const(0, 4), self.cpl_base[4:]) + (cpl_idx << 4)),
-            rec.eq(Cat(Mux(status == OK, flen, 0), didx, Const(0, 4), status, Const(0, 6),
-                       Const(0, 24), ts)),
+            rec.len.eq(Mux(status == RxStatus.OK, flen, 0)),
+            rec.index.eq(didx),
+            rec.status.eq(status),
+            rec.timestamp.eq(ts),
         ]
+        rec_bits = rec.as_value()
 
         def cpl_counts():
             m.d.sync += [
                 cpl_idx.eq((cpl_idx + 1) & mask),
-                self.frames.eq(self.frames + (status == OK)),
-                self.bytes.eq(self.bytes + Mux(status == OK, flen, 0)),
-                self.drop_too_big.eq(self.drop_too_big + (status == TOO_BIG)),
-                self.drop_bad_desc.eq(self.drop_bad_desc + (status == BAD_ADDR)),
+                self.frames.eq(self.frames + (status == RxStatus.OK)),
+                self.bytes.eq(self.bytes + Mux(status == RxStatus.OK, flen, 0)),
+                self.drop_too_big.eq(self.drop_too_big + (status == RxStatus.TOO_BIG)),
+                self.drop_bad_desc.eq(self.drop_bad_desc + (status == RxStatus.BAD_ADDR)),
             ]
 
         state = Signal(3)
@@ -347,11 +357,11 @@ class RXEngine(wiring.Component):
                         m.d.sync += state.eq(DROP)
                 with m.Elif(~fifo_empty & ~head_bad):
                     m.d.comb += pop.eq(1)
-                    st = Mux(d_addr[:4] != 0, BAD_ADDR,
-                             Mux(len4 > d_len, TOO_BIG, OK))
+                    st = Mux(d_addr[:4] != 0, RxStatus.BAD_ADDR,
+                             Mux(len4 > d_len, RxStatus.TOO_BIG, RxStatus.OK))
                     m.d.sync += [
                         status.eq(st),
-                        rem.eq(Mux(st == OK, len4, 0)),
+                        rem.eq(Mux(st == RxStatus.OK, len4, 0)),
                         pad.eq(len4 - self.s_len),
                         flen.eq(self.s_len),
                         waddr.eq(d_addr),
@@ -397,8 +407,8 @@ class RXEngine(wiring.Component):
                     self.wr_first.eq(1),
                     self.wr_last.eq(bpb == 16),
                     self.wr_addr.eq(caddr),
-                    self.wr_len.eq(16),
-                    self.wr_data.eq(rec[:w]),
+                    self.wr_len.eq(RX_CPL.size // 8),
+                    self.wr_data.eq(rec_bits[:w]),
                 ]
                 if bpb == 16:
                     m.d.sync += wr_cpl.eq(1)
@@ -413,7 +423,7 @@ class RXEngine(wiring.Component):
                         self.wr_valid.eq(1),
                         self.wr_first.eq(0),
                         self.wr_last.eq(1),
-                        self.wr_data.eq(rec[64:]),
+                        self.wr_data.eq(rec_bits[64:]),
                         wr_cpl.eq(1),
                     ]
                     cpl_counts()

@@ -13,8 +13,11 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.nic.rx_engine import BAD_ADDR, COUNTS, OK, TOO_BIG, RXEngine
+from rtl.contract.formats import RxStatus
+from rtl.nic.rx_engine import COUNTS, RXEngine
 from rtl.verilator_lint import verilator_lint
+
+OK, TOO_BIG, BAD_ADDR = RxStatus.OK, RxStatus.TOO_BIG, RxStatus.BAD_ADDR
 
 RING_BASE = 0x1_0000_0000
 CPL_BASE = 0x2_0000_0f00                   # the 16-byte records cross no 4 KiB boundary anyway

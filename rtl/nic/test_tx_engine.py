@@ -13,10 +13,14 @@ from amaranth.sim import Simulator
 
 from rtl.nic.frame_fifo import FrameFIFO
 
-from rtl.nic.tx_engine import (COUNTS, DESC_LEN, DESC_LEN0, DESC_READ, FRAME_LEN, NO_EOP, OK, READ,
-                           STATUS_COUNTER, TXEngine)
+from rtl.contract.formats import TxStatus
+from rtl.nic.tx_engine import COUNTS, STATUS_COUNTER, TXEngine
 from rtl.verilator_lint import verilator_lint
 
+
+OK, DESC_LEN0, DESC_LEN, FRAME_LEN, READ, NO_EOP, DESC_READ = (
+    TxStatus.OK, TxStatus.DESC_LEN0, TxStatus.DESC_LEN, TxStatus.FRAME_LEN, TxStatus.READ,
+    TxStatus.NO_EOP, TxStatus.DESC_READ)
 
 HBASE = 0x7F3A_5C00_0000_0000        # host memory window (the high address bits matter)
 MEMSIZE = 1 << 20

@@ -13,9 +13,9 @@
 # alignment are packed back to back into full beats; only the last beat of a frame is partial). No
 # overlap between jobs; the payload reads of a job are issued ahead (see "Read issue").
 #
-# Descriptor (16 bytes, little-endian): bytes 0..7 buffer address, 8..9 length in bytes,
-# 10..11 flags (bit 0 EOP: the last descriptor of a frame), 12..15 reserved (ignored).
-# A frame is the run of descriptors up to and including one with EOP (scatter-gather).
+# Descriptor: rtl/contract/formats.py TX_DESC (16 bytes, little-endian: addr, len, flags with
+# TxDescFlags.EOP: the last descriptor of a frame, reserved: ignored). A frame is the run of
+# descriptors up to and including one with EOP (scatter-gather).
 #
 # DMA read interface (shared convention). B = data_width // 8 bytes per beat.
 #   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13)   request stream: read
@@ -92,10 +92,12 @@
 #       FrameFIFO's sink (s_*): a registered stream; every beat of a frame but the last is full.
 #   cpl_valid, cpl_queue, cpl_count (13)   out, to TXQueueManager's completion port (no ready).
 #   done_valid, done_queue, done_len (16), done_status (3)   out: one per frame (no ready).
-#       done_status: 0 OK, 1 DESC_LEN0, 2 DESC_LEN, 3 FRAME_LEN, 4 READ, 5 NO_EOP, 6 DESC_READ.
+#       done_status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN, FRAME_LEN,
+#       READ, NO_EOP, DESC_READ).
 #   frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
 #   err_no_eop, err_desc_read   out, 32 bits each (wrapping): good frames and their bytes, DMA
-#       read requests for descriptors / payload, errored frames by cause (err_desc_read: jobs).
+#       read requests for descriptors / payload, errored frames by cause (err_desc_read: jobs);
+#       the names are rtl/contract/registers.py's (COUNTS, QUEUE_COUNTS, STATUS_COUNTER).
 #   q_frames, q_bytes   out, nqueues x 32 bits (ArrayLayout; flat in Verilog: queue i at bits
 #       32i..): good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes).
 #
@@ -113,20 +115,19 @@
 # descriptor tells the packer which were read. The next job's descriptor fetch still waits for
 # the job's end (not overlapped).
 
-from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from ..contract import registers
+from ..contract.formats import RECORD_BYTES, TX_DESC, TxDescFlags, TxStatus, flag_bit
 from .dma_port import dma_read_members
 
-OK, DESC_LEN0, DESC_LEN, FRAME_LEN, READ, NO_EOP, DESC_READ = range(7)
-STATUS_COUNTER = {DESC_LEN0: "err_desc_len0", DESC_LEN: "err_desc_len",
-                  FRAME_LEN: "err_frame_len", READ: "err_read", NO_EOP: "err_no_eop",
-                  DESC_READ: "err_desc_read"}
-COUNTS = ("frames", "bytes", "desc_reads", "data_reads", "err_desc_len0", "err_desc_len",
-          "err_frame_len", "err_read", "err_no_eop", "err_desc_read")
-QUEUE_COUNTS = ("q_frames", "q_bytes")   # per queue: good frames and their bytes
+STATUS_COUNTER = registers.TX_STATUS_COUNTER
+COUNTS = registers.counter_names("tx_engine")
+QUEUE_COUNTS = registers.array_names("tx_engine")   # per queue: good frames and their bytes
+EOP_BIT = flag_bit(TxDescFlags.EOP)
 STATES = ("IDLE", "DFETCH", "DERR", "DESC", "PAYLOAD", "AFTER", "FLUSH", "FDONE")
 MAX_QUEUES = 64
 LEN_BITS = 17                     # payload reads up to roundup16(15 + 65535) bytes
@@ -184,9 +185,10 @@ class TXEngine(wiring.Component):
             "done_valid":   Out(1),
             "done_queue":   Out(qbits),
             "done_len":     Out(16),
-            "done_status":  Out(3),
-            **{name: Out(32) for name in COUNTS},
-            **{name: Out(data.ArrayLayout(32, nqueues)) for name in QUEUE_COUNTS},
+            "done_status":  Out(TxStatus),
+            **{s.name: Out(s.width) for s in registers.CORES["tx_engine"].counters},
+            **{s.name: Out(data.ArrayLayout(s.width, nqueues))
+               for s in registers.CORES["tx_engine"].arrays},
         })
 
     def elaborate(self, platform):
@@ -218,15 +220,15 @@ class TXEngine(wiring.Component):
         m.d.comb += last_desc.eq(di == count - 1)
 
         # -- descriptor buffer -------------------------------------------------------------------
-        m.submodules.descs = descs = memory.Memory(shape=unsigned(128), depth=self.max_batch,
+        m.submodules.descs = descs = memory.Memory(shape=TX_DESC, depth=self.max_batch,
                                                    init=[])
         dwr = descs.write_port()
         drd = descs.read_port(domain="comb")
         d_addr = Signal(64)
         d_len = Signal(16)
         d_eop = Signal()
-        m.d.comb += [drd.addr.eq(di), d_addr.eq(drd.data[0:64]), d_len.eq(drd.data[64:80]),
-                     d_eop.eq(drd.data[80])]
+        m.d.comb += [drd.addr.eq(di), d_addr.eq(drd.data.addr), d_len.eq(drd.data.len),
+                     d_eop.eq(drd.data.flags[EOP_BIT])]
 
         # -- request issuer: splits a read of rq_rem bytes at rq_addr ----------------------------
         rq_addr = Signal(64)
@@ -262,7 +264,7 @@ class TXEngine(wiring.Component):
         i_sum = Signal(LEN_BITS)
         i_err = Signal()
         m.d.comb += [
-            irp.addr.eq(ri), i_addr.eq(irp.data[0:64]), i_len.eq(irp.data[64:80]),
+            irp.addr.eq(ri), i_addr.eq(irp.data.addr), i_len.eq(irp.data.len),
             i_sum.eq(r_flen + i_len),
             i_err.eq(r_skip | (i_len == 0) | (i_len > self.max_frame) |
                      (i_sum > self.max_frame)),
@@ -280,7 +282,7 @@ class TXEngine(wiring.Component):
                         rq_addr.eq(Cat(Const(0, 4), i_addr[4:])), rq_desc.eq(0),
                         rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4),
                     ]
-                with m.If(irp.data[80]):          # EOP: the next frame starts clean
+                with m.If(irp.data.flags[EOP_BIT]):   # EOP: the next frame starts clean
                     m.d.sync += [r_skip.eq(0), r_flen.eq(0)]
 
         # -- completion consumer -----------------------------------------------------------------
@@ -298,7 +300,7 @@ class TXEngine(wiring.Component):
             m.d.sync += [cpl_rem.eq(cpl_rem - 1), rd_err.eq(err_now)]
 
         # -- frame state -------------------------------------------------------------------------
-        status = Signal(3)
+        status = Signal(TxStatus)
         frame_len = Signal(16)
         uncpl = Signal(13)                       # descriptors processed, not completed yet
         cur_eop = Signal()
@@ -357,8 +359,8 @@ class TXEngine(wiring.Component):
             with m.If(self.open_valid & self.open_abort):
                 # The open frame ends here; di == count - 1 still holds, so FDONE returns to
                 # IDLE.
-                with m.If(status == OK):
-                    m.d.sync += status.eq(NO_EOP)
+                with m.If(status == TxStatus.OK):
+                    m.d.sync += status.eq(TxStatus.NO_EOP)
                 goto("FLUSH")
             with m.Else():
                 m.d.comb += self.job_ready.eq(~self.open_valid | (self.job_queue == queue))
@@ -366,12 +368,13 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         queue.eq(self.job_queue), count.eq(self.job_count), di.eq(0),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
-                        rq_rem.eq(self.job_count * 16), rq_desc.eq(1),
-                        cpl_rem.eq(self.job_count * (128 // W)), rd_err.eq(0), bidx.eq(0),
+                        rq_rem.eq(self.job_count * RECORD_BYTES), rq_desc.eq(1),
+                        cpl_rem.eq(self.job_count * (TX_DESC.size // W)), rd_err.eq(0),
+                        bidx.eq(0),
                         issued.eq(0), ri.eq(0), r_run.eq(0),
                     ]
                     with m.If(~self.open_valid):
-                        m.d.sync += [status.eq(OK), frame_len.eq(0)]
+                        m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
                     goto("DFETCH")
         with m.Elif(state == S["DFETCH"]):
             m.d.comb += self.rd_cpl_ready.eq(1)
@@ -390,14 +393,15 @@ class TXEngine(wiring.Component):
                     goto("DERR")
                 with m.Else():
                     # The issuer starts from the frame's state at the job's start.
-                    m.d.sync += [r_run.eq(1), r_skip.eq(status != OK), r_flen.eq(frame_len)]
+                    m.d.sync += [r_run.eq(1), r_skip.eq(status != TxStatus.OK),
+                                 r_flen.eq(frame_len)]
                     goto("DESC")
         with m.Elif(state == S["DERR"]):
             complete(count)
             m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1),
                          di.eq(count - 1)]
-            with m.If(status == OK):
-                m.d.sync += status.eq(DESC_READ)
+            with m.If(status == TxStatus.OK):
+                m.d.sync += status.eq(TxStatus.DESC_READ)
             goto("IDLE")
         with m.Elif(state == S["DESC"]):
             # Only once the issuer has decided about this descriptor.
@@ -408,20 +412,21 @@ class TXEngine(wiring.Component):
                 m.d.comb += [sum_len.eq(frame_len + d_len),
                              rlen.eq((d_addr[0:4] + d_len + 15) >> 4)]
                 goto("AFTER")
-                with m.If(status == OK):
+                with m.If(status == TxStatus.OK):
                     with m.If(d_len == 0):
-                        m.d.sync += status.eq(DESC_LEN0)
+                        m.d.sync += status.eq(TxStatus.DESC_LEN0)
                     with m.Elif(d_len > self.max_frame):
-                        m.d.sync += status.eq(DESC_LEN)
+                        m.d.sync += status.eq(TxStatus.DESC_LEN)
                     with m.Elif(sum_len > self.max_frame):
-                        m.d.sync += status.eq(FRAME_LEN)
+                        m.d.sync += status.eq(TxStatus.FRAME_LEN)
                     with m.Else():
                         m.d.sync += frame_len.eq(sum_len)
                 # The issuer read it (it mirrors the length checks): consume its completions,
                 # packing them only if the frame had no error before it (else after a READ error).
                 with m.If(issued.bit_select(di, 1)):
                     m.d.sync += [
-                        cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0), append.eq(status == OK),
+                        cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0),
+                        append.eq(status == TxStatus.OK),
                         r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len), pos.eq(0),
                     ]
                     goto("PAYLOAD")
@@ -438,7 +443,7 @@ class TXEngine(wiring.Component):
                     m.d.sync += [acc.eq(comb_[:W]), fill.eq(total)]
             with m.If(final):
                 with m.If(err_now):
-                    m.d.sync += status.eq(READ)
+                    m.d.sync += status.eq(TxStatus.READ)
                 goto("AFTER")
         with m.Elif(state == S["AFTER"]):
             with m.If(cur_eop):
@@ -456,16 +461,16 @@ class TXEngine(wiring.Component):
                 m.d.comb += keep.eq(Cat(fill > j for j in range(B)))
                 m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(acc),
                              self.tx_keep.eq(keep), self.tx_last.eq(1),
-                             self.tx_error.eq(status != OK), acc.eq(0), fill.eq(0)]
+                             self.tx_error.eq(status != TxStatus.OK), acc.eq(0), fill.eq(0)]
                 goto("FDONE")
         with m.Elif(state == S["FDONE"]):
             with m.If(self.tx_valid & self.tx_ready):
                 complete(uncpl)
                 m.d.sync += [self.done_valid.eq(1), self.done_queue.eq(queue),
                              self.done_status.eq(status),
-                             self.done_len.eq(Mux(status == OK, frame_len, 0)),
+                             self.done_len.eq(Mux(status == TxStatus.OK, frame_len, 0)),
                              self.open_valid.eq(0)]
-                with m.If(status == OK):
+                with m.If(status == TxStatus.OK):
                     for i in range(n):
                         with m.If(queue == i):
                             m.d.sync += [self.q_frames[i].eq(self.q_frames[i] + 1),
@@ -473,10 +478,10 @@ class TXEngine(wiring.Component):
                     m.d.sync += [self.frames.eq(self.frames + 1),
                                  self.bytes.eq(self.bytes + frame_len)]
                 for st, name in STATUS_COUNTER.items():
-                    if st != DESC_READ:              # counted per failed job, in DERR
+                    if st != TxStatus.DESC_READ:     # counted per failed job, in DERR
                         c = getattr(self, name)
                         m.d.sync += c.eq(c + (status == st))
-                m.d.sync += [status.eq(OK), frame_len.eq(0)]
+                m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
                 with m.If(last_desc):
                     goto("IDLE")
                 with m.Else():

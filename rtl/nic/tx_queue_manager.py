@@ -106,14 +106,14 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from ..contract import registers
 from .tx_scheduler import MAX_QUEUES, first_set
 
 SIZE_LOG2_MAX = 12
 POS_BITS = 12                     # ring positions 0..4095
 CNT_BITS = 13                     # descriptor counts 0..4096
 LIMIT_MAX = 4096
-COUNTS = ("doorbells", "jobs", "descs_fetched", "descs_completed",
-          "err_db_range", "err_db_disabled", "err_cpl", "err_cfg")
+COUNTS = registers.counter_names("tx_queue_manager")
 
 
 def _is_int(v):
@@ -158,7 +158,7 @@ class TXQueueManager(wiring.Component):
             "wb_cons":         Out(POS_BITS),
             "drained":         Out(nqueues),
             "db_range_err":    Out(nqueues),
-            **{name: Out(32) for name in COUNTS},
+            **{s.name: Out(s.width) for s in registers.CORES["tx_queue_manager"].counters},
         })
         # The per-queue registers (attributes, so that tests can look at them).
         n = nqueues

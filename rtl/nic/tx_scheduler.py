@@ -63,11 +63,15 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from ..contract import registers
+from ..contract.formats import TxSchedMode
+
 PRIO_BITS = 3
 NLEVELS = 2**PRIO_BITS
 WEIGHT_BITS = 8
 MAX_QUEUES = 64
-MODE_RR, MODE_SP, MODE_WRR = 0, 1, 2
+MODE_RR, MODE_SP, MODE_WRR = TxSchedMode.RR, TxSchedMode.SP, TxSchedMode.WRR
+COUNTS = registers.counter_names("tx_scheduler")
 
 
 def first_set(m, v, name):
@@ -107,7 +111,7 @@ class TXScheduler(wiring.Component):
             "grant_valid": Out(1),
             "grant_queue": Out(self.qbits),
             "grant_ready": In(1),
-            "grants":      Out(32),
+            **{s.name: Out(s.width) for s in registers.CORES["tx_scheduler"].counters},
         })
 
     def elaborate(self, platform):
