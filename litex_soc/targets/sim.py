@@ -23,6 +23,7 @@ from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer
 from litex_soc.regmap import write_regmap
 from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
 from litex_soc.targets.sim_pcie_phy import SimPCIePHY
+from rtl.contract.gen_c import write_header as write_contract_header
 from rtl.scope.bus_analyzer import BusAnalyzer
 
 TOP = "nicsoc"
@@ -177,6 +178,7 @@ def main():
                 f"#define NIC_SOC_CSR_BUS_BASE {soc.mem_regions['csr'].origin:#x}u\n")
     with open(os.path.join(host_inc, "analyzer_layout.h"), "w") as f:
         f.write(soc.analyzer.layout_header)
+    write_contract_header(os.path.join(host_inc, "nic_contract.h"))
     write_regmap(soc, os.path.join(args.output_dir, "register_map.md"))
 
 

@@ -63,7 +63,7 @@ FORMATS = {
                 "up to and including one with EOP (scatter-gather).", {
                     "addr": "buffer address (any byte alignment)",
                     "len": "buffer length in bytes, 1..max_frame (0 is an error: DESC_LEN0)",
-                    "flags": "TxDescFlags",
+                    "flags": "flags",
                     "reserved": "ignored by the device (write 0)",
                 }),
     "tx_wb": (TX_WB, "TX consumer-index writeback, written by the device to queue q's writeback "
@@ -84,7 +84,7 @@ FORMATS = {
                "(rtl/nic/rx_engine.py).", {
                    "len": "frame length in bytes (0 unless status is OK)",
                    "index": "ring position of the descriptor whose buffer holds the frame",
-                   "status": "RxStatus",
+                   "status": "how the frame was handled",
                    "queue": "RX queue (0)",
                    "reserved": "written as 0",
                    "timestamp": "device cycle (free-running, 0 after reset) in which the frame's "
