@@ -16,12 +16,14 @@
 #     txe_base (field queue: the strobe); txq_wb_addr then txq_wb_addr_queue.
 #   - every other In port: a CSRStorage of its width (txfifo_max_len, rxe_ring_base, ...).
 #   - every Out port: a CSRStatus of its width (counters wrap at 32 bits).
-# The meaning of each port is in its core's header comment (the description names the file).
+# Every CSR's and field's description is the port's in rtl/contract/registers.py (taken from
+# the cores' headers; counters with their ethtool -S name), so csr.h/csr.json and
+# docs/register_map.md carry them.
 #
 # Other connections:
 #   DMA   rd_* -> DMAReadAdapter, wr_* -> DMAWriteAdapter (litex_soc/nic/dma_port_adapter.py), each
 #         on its own crossbar master port, with the PHY's id as requester ID. Their counters are
-#         CSRs too: rdadp_<counter>, wradp_<counter>.
+#         CSRs too: rdadp_<counter>, wradp_<counter> (ADAPTER_COUNTERS, from the contract).
 #   MAC   mac_tx/mac_rx <-> LiteEthMACCore(phy, dw=data_width) sink/source: keep (all ones but
 #         on the last beat, bytes from lane 0) <-> LiteEth's last_be (one-hot, the last valid
 #         byte of the last beat); an RX frame with any error bit set is marked mac_rx_error on
@@ -50,13 +52,12 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from liteeth.mac.core import LiteEthMACCore
 
 from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
+from rtl.contract import registers
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 
 LAYOUT_TXQ, LAYOUT_TXIRQ = 16, 8
-ADAPTER_COUNTERS = {
-    "rdadp_": ("requests", "completions", "errors", "rejected", "timeouts", "dropped"),
-    "wradp_": ("writes", "tlps", "rejected"),
-}
+ADAPTER_COUNTERS = {p: registers.counter_names(registers.BLOCKS[p][0])
+                    for p in ("rdadp_", "wradp_")}
 
 
 def csr_plan(members):
@@ -94,16 +95,31 @@ def csr_plan(members):
     return ins, outs
 
 
-def _core_file(prefix):
-    attr = EXPOSED[prefix][0]
-    return {"sched": "tx_scheduler", "txq": "tx_queue_manager", "txe": "tx_engine",
-            "txfifo": "frame_fifo", "rxfifo": "frame_fifo", "rxe": "rx_engine",
-            "txirq": "irq_coalescer", "rxirq": "irq_coalescer",
-            "rdarb": "dma_read_arbiter"}[attr]
-
-
 def _prefix(name):
     return next(p for p in sorted(EXPOSED, key=len, reverse=True) if name.startswith(p))
+
+
+def describe(port):
+    """The description of a nic_* register's port (a datapath port, an adapter counter
+    `rdadp_requests`, a LiteEth MAC CSR `mac_preamble_crc`) from the contract: the port's, a
+    counter's ethtool -S name, and where the port comes from."""
+    prefix = max((p for p in registers.BLOCKS if port.startswith(p)), key=len)
+    name = port[len(prefix):]
+    e = registers.entry(prefix, name)
+    text = e.desc
+    if isinstance(e, registers.Stat) and e.kind != registers.STATE:
+        eth = e.ethtool.replace("{i}", "<i>")
+        text += f" Counter, wraps (ethtool -S {eth})."
+    core = registers.BLOCKS[prefix][0]
+    if port in registers.DATAPATH_OWN:
+        where = "rtl/nic/nic_datapath.py"
+    elif prefix in EXPOSED:
+        where = f"rtl/nic/{core}.py"
+    elif core == "liteeth_mac":
+        where = "LiteEth's MAC core"
+    else:
+        where = "litex_soc/nic/dma_port_adapter.py"
+    return f"{text} [``{port}``, {where}]"
 
 
 def _port_table(**params):
@@ -153,26 +169,35 @@ class NICDatapathCSR(LiteXModule):
             return Shape.cast(members[port].shape).width
 
         ins, outs = _widest(*plans)
+        # The wide companions of a strobe (own registers, written before the strobe's).
+        plain = [fields[0][1] for _n, fields, st in ins if st is None]
+        strobe_of = {}
+        for name, _fields, st in ins:
+            if st is not None:
+                stem = st[:-len("_valid")]
+                strobe_of.update({p: name for p in plain if p == stem or p.startswith(stem + "_")})
         for csr_name, fields, strobe in ins:
-            src = f"rtl/{_core_file(_prefix(csr_name))}.py"
             if strobe is None:
                 (_f, port, width), = fields
-                csr = CSRStorage(width, name=csr_name, description=f"NICDatapath port "
-                                 f"``{port}`` (see {src}).")
+                desc = describe(port)
+                if port in strobe_of:
+                    desc += f" Write it before ``{strobe_of[port]}``, whose write takes it."
+                csr = CSRStorage(width, name=csr_name, description=desc)
                 ports[f"i_{port}"] = csr.storage[:port_width(port)]
             else:
-                csr = CSRStorage(name=csr_name, description=f"Writing this register is the "
-                                 f"``{strobe}`` strobe of NICDatapath (see {src}); its fields "
-                                 "are the strobe's companion ports.",
-                                 fields=[CSRField(f, size=w, description=f"``{p}``.")
+                wide = [f"``{n}``" for n, st in strobe_of.items() if st == csr_name]
+                csr = CSRStorage(name=csr_name, description=describe(strobe) + " Writing this "
+                                 "register is the strobe: its fields" +
+                                 (f" and {', '.join(wide)}" if wide else "") +
+                                 " are taken in that cycle.",
+                                 fields=[CSRField(f, size=w, description=describe(p))
                                          for f, p, w in fields])
                 for f, port, _w in fields:
                     ports[f"i_{port}"] = getattr(csr.fields, f)[:port_width(port)]
                 ports[f"i_{strobe}"] = csr.re
             setattr(self, csr_name, csr)
         for csr_name, port, width in outs:
-            csr = CSRStatus(width, name=csr_name, description=f"NICDatapath port ``{port}`` "
-                            f"(see rtl/{_core_file(_prefix(csr_name))}.py).")
+            csr = CSRStatus(width, name=csr_name, description=describe(port))
             status = Signal(port_width(port), name=f"{csr_name}_port")
             ports[f"o_{port}"] = status
             self.comb += csr.status.eq(status)
@@ -191,16 +216,21 @@ class NICDatapathCSR(LiteXModule):
             elif name.startswith("wr_"):
                 ports[f"{'i' if m.flow == Flow.In else 'o'}_{name}"] = getattr(wr, name)
         for prefix, counters in ADAPTER_COUNTERS.items():
-            adapter, kind = (rd, "read") if prefix == "rdadp_" else (wr, "write")
+            adapter = rd if prefix == "rdadp_" else wr
             for c in counters:
-                csr = CSRStatus(32, name=prefix + c, description=f"DMA {kind} adapter counter "
-                                f"``{c}`` (see litex_soc/nic/dma_port_adapter.py).")
+                csr = CSRStatus(32, name=prefix + c, description=describe(prefix + c))
                 self.comb += csr.status.eq(getattr(adapter, c))
                 setattr(self, prefix + c, csr)
 
         # -- MAC ---------------------------------------------------------------------------------
         B = data_width // 8
         self.mac = mac = LiteEthMACCore(eth_phy, dw=data_width)
+        for csr in (getattr(mac, "preamble_crc", None),
+                    getattr(mac.rx_datapath, "preamble_errors", None),
+                    getattr(mac.rx_datapath, "crc_errors", None)):
+            if csr is not None:             # LiteEth's CSRs, described from the contract
+                csr.description = describe("mac_" + ("" if csr.name == "preamble_crc" else
+                                                     "rx_datapath_") + csr.name)
         tx_keep, rx_keep = Signal(B), Signal(B)
         ports.update(o_mac_tx_valid=mac.sink.valid, i_mac_tx_ready=mac.sink.ready,
                      o_mac_tx_data=mac.sink.data, o_mac_tx_keep=tx_keep,
