@@ -1,13 +1,14 @@
 #
 # nic_info.py: the identification block (BAR0 offset 0), the first thing a driver reads.
 #
-# What it is: read-only registers: MAGIC, VERSION, CONFIG (the build's configuration), RB_COUNT
-# and the register-block table (rtl/contract/regblocks.py): RB_MAX entries of TYPE, VERSION,
-# BASE and INFO, of which the first RB_COUNT are valid. The table is filled in by set_table()
+# What it is: read-only registers: MAGIC, VERSION, CONFIG (the build's configuration), CLK_FREQ,
+# BUS_BASE (the soft CPU's address of BAR0 offset 0), RB_COUNT and the register-block table
+# (rtl/contract/regblocks.py): RB_MAX entries of TYPE, VERSION, BASE and INFO, of which the
+# first RB_COUNT are valid. The table is filled in by set_table()
 # once LiteX has placed every CSR block (NICSoC.finalize); every value is a constant.
 #
 # Parameters: data_width (PCIe datapath bits), ndmas (LitePCIe DMA channels), sim (1 for the
-# simulation target), with_cpu (1 when a soft CPU is built in).
+# simulation target), with_cpu (1 when a soft CPU is built in), sys_clk_freq (Hz).
 
 from migen import Constant
 
@@ -21,7 +22,7 @@ assert len(ENTRY_NAMES) == ENTRY_WORDS
 
 
 class NICInfo(LiteXModule):
-    def __init__(self, data_width, ndmas, sim, with_cpu):
+    def __init__(self, data_width, ndmas, sim, with_cpu, sys_clk_freq):
         self.magic = CSRStatus(32, reset=MAGIC,
             description=f"Identification: reads {MAGIC:#010x} (\"NIC1\") on this design.")
         self.version = CSRStatus(fields=[
@@ -36,6 +37,11 @@ class NICInfo(LiteXModule):
                      description="``1``: simulation target (host model in place of the hard IP)."),
             CSRField("cpu", size=1, reset=int(with_cpu), description="``1``: soft CPU present."),
         ], description="Build-time configuration.")
+        self.clk_freq = CSRStatus(32, reset=int(sys_clk_freq),
+            description="System clock frequency in Hz (the NIC's cycle counters and coalescing "
+                        "ticks count this clock).")
+        self.bus_base = CSRStatus(32, description="Where BAR0 offset 0 is on the SoC bus (the "
+                                  "soft CPU's address of these registers).")
         self.rb_count = CSRStatus(8, description="Valid entries of the register-block table.")
         descriptions = {
             "type": "Register block type (rtl/contract/regblocks.py).",
@@ -54,8 +60,10 @@ class NICInfo(LiteXModule):
                 entry.append(csr)
             self._table.append(entry)
 
-    def set_table(self, entries):
-        """entries: (type, version, base, info) tuples, at most RB_MAX."""
+    def set_table(self, entries, bus_base):
+        """entries: (type, version, base, info) tuples, at most RB_MAX; bus_base: the CSR
+        region's SoC bus address."""
+        self.bus_base.status.reset = Constant(bus_base, 32)
         if len(entries) > RB_MAX:
             raise ValueError(f"NICInfo: {len(entries)} register blocks, room for {RB_MAX}")
         self.rb_count.status.reset = Constant(len(entries), 8)

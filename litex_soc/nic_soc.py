@@ -76,7 +76,7 @@ class NICSoC(SoCCore):
         if self.finalized:
             return
         super().finalize()
-        self.info.set_table(regblocks.table(self))
+        self.info.set_table(regblocks.table(self), self.bus.regions["csr"].origin)
 
     def add_csr_bridge(self, name="csr", origin=None, register=False):
         # A registered Wishbone-to-CSR bridge, as LiteX builds in SoCs with SDRAM: the bridge's
@@ -98,7 +98,8 @@ class NICSoC(SoCCore):
         self.ethphy = eth_phy
         data_width = pcie_phy.data_width
 
-        self.info = NICInfo(data_width=data_width, ndmas=1, sim=sim, with_cpu=with_cpu)
+        self.info = NICInfo(data_width=data_width, ndmas=1, sim=sim, with_cpu=with_cpu,
+                            sys_clk_freq=sys_clk_freq)
         self.dma_pattern = DMAPattern(platform, data_width, build_dir)
 
         tx_msi = tx_msi_names(nic_ntxirq)

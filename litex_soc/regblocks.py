@@ -5,8 +5,9 @@
 #
 # Interfaces: table(soc) -> [(type, version, base, info)] for NICSoC.finalize; c_header(socs)
 # -> the text of nic_regs.h, each block as the first of socs that has it; `python -m
-# litex_soc.regblocks OUT.h` builds the default simulation SoC and the one with the soft CPU
-# (for its console) and writes it. The types and the table's format are rtl/contract/regblocks.py.
+# litex_soc.regblocks sw/include/nic_regs.h --analyzer-layout sw/include/analyzer_layout.h`
+# builds the default simulation SoC and the one with the soft CPU (for its console) and writes
+# both headers. The types and the table's format are rtl/contract/regblocks.py.
 #
 # A register's offset within its block depends only on the block's own CSRs, which are the same
 # in every build (the NIC's and the analyzer's are laid out for their largest configuration):
@@ -18,6 +19,7 @@ import os
 
 from litex.soc.interconnect.csr import _CompoundCSR
 
+from litex_soc.nic.nic_datapath_csr import LAYOUT_TXIRQ, LAYOUT_TXQ
 from rtl.contract import regblocks as rb
 
 
@@ -99,8 +101,8 @@ def c_header(socs):
         " * (rtl/contract/regblocks.py) and reaches a register at the block's BASE plus its",
         " * NIC_CSR_<BLOCK>_<REG>_ADDR below, which is the same in every build. A register of",
         " * _SIZE > 1 words has its most significant word first. */",
-        "#ifndef NIC_REGS_H",
-        "#define NIC_REGS_H",
+        "#ifndef NICREGS_H",
+        "#define NICREGS_H",
         "",
         f"#define NIC_ID_MAGIC {rb.MAGIC:#010x}u",
         f"#define NIC_ID_VERSION_MAJOR {rb.VERSION_MAJOR}",
@@ -118,7 +120,13 @@ def c_header(socs):
     regions = {"info": info}
     for s in socs:
         regions = dict(blocks(s), **regions)
-    for name in ["info"] + [n for n in rb.BLOCKS if n in regions]:
+    known = [n for n in rb.BLOCKS if n in regions]
+    out += ["/* X(NAME, name) for every block whose registers are below. */",
+            "#define NIC_RB_BLOCKS(X) \\"]
+    out += [f"    X({n.upper()}, {n}) \\" for n in known]
+    out += ["", "/* TX queues and TX interrupt vectors the nic block's registers have room for. */",
+            f"#define NIC_LAYOUT_TXQ {LAYOUT_TXQ}", f"#define NIC_LAYOUT_TXIRQ {LAYOUT_TXIRQ}", ""]
+    for name in ["info"] + known:
         region = regions[name]
         regs = layout(region)
         up = name.upper()
@@ -140,7 +148,7 @@ def c_header(socs):
     if missing:
         out.append(f"/* Not in the SoC this was generated from: {', '.join(missing)}. */")
         out.append("")
-    out += ["#endif /* NIC_REGS_H */", ""]
+    out += ["#endif /* NICREGS_H */", ""]
     return "\n".join(out)
 
 
@@ -161,12 +169,17 @@ def default_socs(build_dir="build/regblocks"):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Write nic_regs.h from the default SoC.")
-    parser.add_argument("output")
+    parser = argparse.ArgumentParser(description="Write nic_regs.h (and the analyzer's sample "
+                                     "layout, analyzer_layout.h) from the default SoC.")
+    parser.add_argument("output", help="nic_regs.h to write")
+    parser.add_argument("--analyzer-layout", help="analyzer_layout.h to write")
     args = parser.parse_args()
-    text = c_header(default_socs())
+    socs = default_socs()
     with open(args.output, "w") as f:
-        f.write(text)
+        f.write(c_header(socs))
+    if args.analyzer_layout:
+        with open(args.analyzer_layout, "w") as f:
+            f.write(socs[0].analyzer.layout_header)
 
 
 if __name__ == "__main__":

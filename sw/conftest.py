@@ -1,7 +1,7 @@
-# Shared pytest pieces of the NIC=1 tool tests (sw/nicbench/test_nicbench_tx.py,
-# test_nicbench_rr.py): the `nicbench` fixture (the NIC datapath simulator's nicbench, built by
-# `make test` or `make sim NIC=1`) and nic_run(), which runs it with --json and returns (output,
-# JSON document). In sw/ so that every tool folder's tests get it.
+# Shared pytest pieces of the tool tests (sw/nicbench/test_nicbench_tx.py, test_nicbench_rr.py):
+# the `nicbench` fixture (the 128-bit simulator's nicbench, built by `make test` or `make sim`)
+# and nic_run(), which runs it with --json and returns (output, JSON document). In sw/ so that
+# every tool folder's tests get it.
 import json
 import subprocess
 from pathlib import Path
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NIC_BINARY = ROOT / "build" / "sim_dw128_nic" / "nicbench"
+NIC_BINARY = ROOT / "build" / "sim_dw128" / "nicbench"
 
 
 @pytest.fixture(scope="module")
 def nicbench():
     if not NIC_BINARY.exists():
-        pytest.fail(f"{NIC_BINARY.relative_to(ROOT)} is missing: build the NIC datapath "
-                    "simulator with `make sim NIC=1` (`make test` builds it before pytest)")
+        pytest.fail(f"{NIC_BINARY.relative_to(ROOT)} is missing: build the simulator with "
+                    "`make sim` (`make test` builds it before pytest)")
     return NIC_BINARY
 
 

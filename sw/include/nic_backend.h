@@ -9,10 +9,10 @@
  *   vfio  a board behind VFIO (or sysfs resource0 mmap + hugepage DMA memory, as ixy does).
  *         Time is CLOCK_MONOTONIC; counter() knows no model counters.
  *
- * BAR0 offsets come from the LiteX-generated csr.h: include "nic_csr.h", never hand-copy one.
+ * Registers are found at run time: nic_rb.h (the register-block table) and nic_regs.h.
  */
-#ifndef NIC_BACKEND_H
-#define NIC_BACKEND_H
+#ifndef NICBACKEND_H
+#define NICBACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,9 +52,18 @@ struct nic_backend_ops {
     void (*close)(struct nic_backend *b);
 };
 
+/* One entry of the identification block's register-block table (sw/lib/nic_rb.h). */
+struct nic_rb_entry {
+    uint32_t type, version, base, info;
+};
+#define NIC_BACKEND_RB_MAX 16
+
 struct nic_backend {
     const struct nic_backend_ops *ops;
     const char *kind;
+    /* The device's register blocks, read once by nic_rb_discover() (nrb 0: not read yet). */
+    unsigned nrb;
+    struct nic_rb_entry rb[NIC_BACKEND_RB_MAX];
 };
 
 /* Open a backend. kind: "sim" or "vfio". opts: comma-separated key=value pairs (sim: model
@@ -101,4 +110,4 @@ static inline void nic_close(struct nic_backend *b) { b->ops->close(b); }
 }
 #endif
 
-#endif /* NIC_BACKEND_H */
+#endif /* NICBACKEND_H */

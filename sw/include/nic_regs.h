@@ -5,13 +5,13 @@
  * (rtl/contract/regblocks.py) and reaches a register at the block's BASE plus its
  * NIC_CSR_<BLOCK>_<REG>_ADDR below, which is the same in every build. A register of
  * _SIZE > 1 words has its most significant word first. */
-#ifndef NIC_REGS_H
-#define NIC_REGS_H
+#ifndef NICREGS_H
+#define NICREGS_H
 
 #define NIC_ID_MAGIC 0x4e494331u
 #define NIC_ID_VERSION_MAJOR 0
-#define NIC_ID_RB_COUNT_ADDR 0x000cu
-#define NIC_ID_RB_TABLE_ADDR 0x0010u
+#define NIC_ID_RB_COUNT_ADDR 0x0014u
+#define NIC_ID_RB_TABLE_ADDR 0x0018u
 #define NIC_ID_RB_ENTRY_BYTES 16u
 #define NIC_ID_RB_MAX 16u
 #define NIC_RB_NO_IRQ 0xffu
@@ -27,6 +27,22 @@ enum nic_rb_type {
     NIC_RB_ANALYZER = 0x0200,  /* Bus analyzer: occupancy, TLP types, latency, trace */
     NIC_RB_UART = 0x0300,  /* Soft CPU console: crossover UART (host side: xover_*) */
 };
+
+/* X(NAME, name) for every block whose registers are below. */
+#define NIC_RB_BLOCKS(X) \
+    X(CTRL, ctrl) \
+    X(IDENTIFIER_MEM, identifier_mem) \
+    X(PCIE_PHY, pcie_phy) \
+    X(PCIE_MSI, pcie_msi) \
+    X(PCIE_DMA0, pcie_dma0) \
+    X(DMA_PATTERN, dma_pattern) \
+    X(NIC, nic) \
+    X(ANALYZER, analyzer) \
+    X(UART, uart) \
+
+/* TX queues and TX interrupt vectors the nic block's registers have room for. */
+#define NIC_LAYOUT_TXQ 16
+#define NIC_LAYOUT_TXIRQ 8
 
 /* info: the identification block */
 #define NIC_CSR_INFO_MAGIC_ADDR 0x0000u  /* 32 bits, ro */
@@ -47,135 +63,139 @@ enum nic_rb_type {
 #define NIC_CSR_INFO_CONFIG_SIM_SIZE 1
 #define NIC_CSR_INFO_CONFIG_CPU_OFFSET 17
 #define NIC_CSR_INFO_CONFIG_CPU_SIZE 1
-#define NIC_CSR_INFO_RB_COUNT_ADDR 0x000cu  /* 8 bits, ro */
+#define NIC_CSR_INFO_CLK_FREQ_ADDR 0x000cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_CLK_FREQ_SIZE 1
+#define NIC_CSR_INFO_BUS_BASE_ADDR 0x0010u  /* 32 bits, ro */
+#define NIC_CSR_INFO_BUS_BASE_SIZE 1
+#define NIC_CSR_INFO_RB_COUNT_ADDR 0x0014u  /* 8 bits, ro */
 #define NIC_CSR_INFO_RB_COUNT_SIZE 1
-#define NIC_CSR_INFO_RB0_TYPE_ADDR 0x0010u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB0_TYPE_ADDR 0x0018u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB0_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB0_VERSION_ADDR 0x0014u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB0_VERSION_ADDR 0x001cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB0_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB0_BASE_ADDR 0x0018u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB0_BASE_ADDR 0x0020u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB0_BASE_SIZE 1
-#define NIC_CSR_INFO_RB0_INFO_ADDR 0x001cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB0_INFO_ADDR 0x0024u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB0_INFO_SIZE 1
-#define NIC_CSR_INFO_RB1_TYPE_ADDR 0x0020u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB1_TYPE_ADDR 0x0028u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB1_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB1_VERSION_ADDR 0x0024u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB1_VERSION_ADDR 0x002cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB1_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB1_BASE_ADDR 0x0028u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB1_BASE_ADDR 0x0030u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB1_BASE_SIZE 1
-#define NIC_CSR_INFO_RB1_INFO_ADDR 0x002cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB1_INFO_ADDR 0x0034u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB1_INFO_SIZE 1
-#define NIC_CSR_INFO_RB2_TYPE_ADDR 0x0030u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB2_TYPE_ADDR 0x0038u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB2_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB2_VERSION_ADDR 0x0034u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB2_VERSION_ADDR 0x003cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB2_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB2_BASE_ADDR 0x0038u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB2_BASE_ADDR 0x0040u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB2_BASE_SIZE 1
-#define NIC_CSR_INFO_RB2_INFO_ADDR 0x003cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB2_INFO_ADDR 0x0044u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB2_INFO_SIZE 1
-#define NIC_CSR_INFO_RB3_TYPE_ADDR 0x0040u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB3_TYPE_ADDR 0x0048u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB3_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB3_VERSION_ADDR 0x0044u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB3_VERSION_ADDR 0x004cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB3_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB3_BASE_ADDR 0x0048u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB3_BASE_ADDR 0x0050u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB3_BASE_SIZE 1
-#define NIC_CSR_INFO_RB3_INFO_ADDR 0x004cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB3_INFO_ADDR 0x0054u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB3_INFO_SIZE 1
-#define NIC_CSR_INFO_RB4_TYPE_ADDR 0x0050u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB4_TYPE_ADDR 0x0058u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB4_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB4_VERSION_ADDR 0x0054u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB4_VERSION_ADDR 0x005cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB4_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB4_BASE_ADDR 0x0058u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB4_BASE_ADDR 0x0060u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB4_BASE_SIZE 1
-#define NIC_CSR_INFO_RB4_INFO_ADDR 0x005cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB4_INFO_ADDR 0x0064u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB4_INFO_SIZE 1
-#define NIC_CSR_INFO_RB5_TYPE_ADDR 0x0060u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB5_TYPE_ADDR 0x0068u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB5_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB5_VERSION_ADDR 0x0064u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB5_VERSION_ADDR 0x006cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB5_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB5_BASE_ADDR 0x0068u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB5_BASE_ADDR 0x0070u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB5_BASE_SIZE 1
-#define NIC_CSR_INFO_RB5_INFO_ADDR 0x006cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB5_INFO_ADDR 0x0074u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB5_INFO_SIZE 1
-#define NIC_CSR_INFO_RB6_TYPE_ADDR 0x0070u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB6_TYPE_ADDR 0x0078u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB6_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB6_VERSION_ADDR 0x0074u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB6_VERSION_ADDR 0x007cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB6_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB6_BASE_ADDR 0x0078u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB6_BASE_ADDR 0x0080u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB6_BASE_SIZE 1
-#define NIC_CSR_INFO_RB6_INFO_ADDR 0x007cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB6_INFO_ADDR 0x0084u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB6_INFO_SIZE 1
-#define NIC_CSR_INFO_RB7_TYPE_ADDR 0x0080u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB7_TYPE_ADDR 0x0088u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB7_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB7_VERSION_ADDR 0x0084u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB7_VERSION_ADDR 0x008cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB7_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB7_BASE_ADDR 0x0088u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB7_BASE_ADDR 0x0090u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB7_BASE_SIZE 1
-#define NIC_CSR_INFO_RB7_INFO_ADDR 0x008cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB7_INFO_ADDR 0x0094u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB7_INFO_SIZE 1
-#define NIC_CSR_INFO_RB8_TYPE_ADDR 0x0090u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB8_TYPE_ADDR 0x0098u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB8_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB8_VERSION_ADDR 0x0094u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB8_VERSION_ADDR 0x009cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB8_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB8_BASE_ADDR 0x0098u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB8_BASE_ADDR 0x00a0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB8_BASE_SIZE 1
-#define NIC_CSR_INFO_RB8_INFO_ADDR 0x009cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB8_INFO_ADDR 0x00a4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB8_INFO_SIZE 1
-#define NIC_CSR_INFO_RB9_TYPE_ADDR 0x00a0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB9_TYPE_ADDR 0x00a8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB9_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB9_VERSION_ADDR 0x00a4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB9_VERSION_ADDR 0x00acu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB9_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB9_BASE_ADDR 0x00a8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB9_BASE_ADDR 0x00b0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB9_BASE_SIZE 1
-#define NIC_CSR_INFO_RB9_INFO_ADDR 0x00acu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB9_INFO_ADDR 0x00b4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB9_INFO_SIZE 1
-#define NIC_CSR_INFO_RB10_TYPE_ADDR 0x00b0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB10_TYPE_ADDR 0x00b8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB10_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB10_VERSION_ADDR 0x00b4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB10_VERSION_ADDR 0x00bcu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB10_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB10_BASE_ADDR 0x00b8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB10_BASE_ADDR 0x00c0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB10_BASE_SIZE 1
-#define NIC_CSR_INFO_RB10_INFO_ADDR 0x00bcu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB10_INFO_ADDR 0x00c4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB10_INFO_SIZE 1
-#define NIC_CSR_INFO_RB11_TYPE_ADDR 0x00c0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB11_TYPE_ADDR 0x00c8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB11_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB11_VERSION_ADDR 0x00c4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB11_VERSION_ADDR 0x00ccu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB11_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB11_BASE_ADDR 0x00c8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB11_BASE_ADDR 0x00d0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB11_BASE_SIZE 1
-#define NIC_CSR_INFO_RB11_INFO_ADDR 0x00ccu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB11_INFO_ADDR 0x00d4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB11_INFO_SIZE 1
-#define NIC_CSR_INFO_RB12_TYPE_ADDR 0x00d0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB12_TYPE_ADDR 0x00d8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB12_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB12_VERSION_ADDR 0x00d4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB12_VERSION_ADDR 0x00dcu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB12_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB12_BASE_ADDR 0x00d8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB12_BASE_ADDR 0x00e0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB12_BASE_SIZE 1
-#define NIC_CSR_INFO_RB12_INFO_ADDR 0x00dcu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB12_INFO_ADDR 0x00e4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB12_INFO_SIZE 1
-#define NIC_CSR_INFO_RB13_TYPE_ADDR 0x00e0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB13_TYPE_ADDR 0x00e8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB13_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB13_VERSION_ADDR 0x00e4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB13_VERSION_ADDR 0x00ecu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB13_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB13_BASE_ADDR 0x00e8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB13_BASE_ADDR 0x00f0u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB13_BASE_SIZE 1
-#define NIC_CSR_INFO_RB13_INFO_ADDR 0x00ecu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB13_INFO_ADDR 0x00f4u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB13_INFO_SIZE 1
-#define NIC_CSR_INFO_RB14_TYPE_ADDR 0x00f0u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB14_TYPE_ADDR 0x00f8u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB14_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB14_VERSION_ADDR 0x00f4u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB14_VERSION_ADDR 0x00fcu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB14_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB14_BASE_ADDR 0x00f8u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB14_BASE_ADDR 0x0100u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB14_BASE_SIZE 1
-#define NIC_CSR_INFO_RB14_INFO_ADDR 0x00fcu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB14_INFO_ADDR 0x0104u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB14_INFO_SIZE 1
-#define NIC_CSR_INFO_RB15_TYPE_ADDR 0x0100u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB15_TYPE_ADDR 0x0108u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB15_TYPE_SIZE 1
-#define NIC_CSR_INFO_RB15_VERSION_ADDR 0x0104u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB15_VERSION_ADDR 0x010cu  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB15_VERSION_SIZE 1
-#define NIC_CSR_INFO_RB15_BASE_ADDR 0x0108u  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB15_BASE_ADDR 0x0110u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB15_BASE_SIZE 1
-#define NIC_CSR_INFO_RB15_INFO_ADDR 0x010cu  /* 32 bits, ro */
+#define NIC_CSR_INFO_RB15_INFO_ADDR 0x0114u  /* 32 bits, ro */
 #define NIC_CSR_INFO_RB15_INFO_SIZE 1
 
 /* ctrl: LiteX SoC controller: reset, scratch, bus errors */
@@ -783,4 +803,4 @@ enum nic_rb_type {
 #define NIC_CSR_UART_XOVER_RXFULL_ADDR 0x003cu  /* 1 bits, ro */
 #define NIC_CSR_UART_XOVER_RXFULL_SIZE 1
 
-#endif /* NIC_REGS_H */
+#endif /* NICREGS_H */

@@ -4,6 +4,8 @@
  *   kind "sim"   -> nic_backend_sim_open(opts)   (sw/sim/backend_sim.cpp, simulation build only)
  *   kind "vfio"  -> nic_backend_vfio_open(opts)  (backend_vfio.c)
  *
+ * then reads the device's register-block table (nic_rb_discover), so every tool starts with it.
+ *
  * A weak nic_backend_sim_open() stands in when the simulator is not linked (a hardware-only
  * build of the host library): it fails with "built without the sim backend". The real one in
  * backend_sim.cpp is a strong definition and replaces it at link time; so does
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "nic_backend.h"
+#include "nic_rb.h"
 
 __attribute__((weak)) struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
                                                               size_t errlen)
@@ -53,5 +56,9 @@ struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *e
     }
     if (!b && err[0] == 0)
         snprintf(err, errlen, "%s backend: open failed (no message)", kind);
+    if (b && nic_rb_discover(b, err, errlen) < 0) {
+        nic_close(b);
+        return NULL;
+    }
     return b;
 }

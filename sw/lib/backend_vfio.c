@@ -11,14 +11,14 @@
  *   region sets Memory Space + Bus Master Enable and gives MPS/MRRS (PCIe capability, Device
  *   Control) and link speed/width (Link Status). DMA memory: anonymous mmap (MAP_HUGETLB when
  *   the system has huge pages, else normal pages) mapped with VFIO_IOMMU_MAP_DMA at IOVAs
- *   allocated here inside the IOMMU's valid ranges and below 2^DMA_ADDR_WIDTH (the DMA is 32-bit
- *   in this design). MSI: one eventfd per vector on VFIO_PCI_MSI_IRQ_INDEX (as many as the
+ *   allocated here inside the IOMMU's valid ranges and below 2^(the DMA's address width, pcie_dma0's
+ *   table parameter: 32 in this design). MSI: one eventfd per vector on VFIO_PCI_MSI_IRQ_INDEX (as many as the
  *   device's MSI capability offers, up to 32: with LitePCIe's msi-multi-vector each of its MSI
  *   numbers is its own vector), waited for together with ppoll(); irq_wait() reports which.
  * sysfs fallback (no IOMMU or no vfio-pci; needs root and no driver bound):
  *   BAR0 from /sys/bus/pci/devices/<dev>/resource0, config space from .../config; DMA memory
  *   from huge pages, bus address = physical address from /proc/self/pagemap, which must lie
- *   below 2^DMA_ADDR_WIDTH. No interrupts: irq_wait() fails with a message saying so.
+ *   below that too. No interrupts: irq_wait() fails with a message saying so.
  *
  * Time is CLOCK_MONOTONIC; idle() spins; counter() knows no counters (-1). params_json() gives
  * the device, mode, MPS, MRRS, link speed and width. Every failure of open returns NULL with
@@ -46,7 +46,7 @@
 #include <linux/vfio.h>
 
 #include "nic_backend.h"
-#include "nic_csr.h"                /* DMA_ADDR_WIDTH */
+#include "nic_rb.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
 /* IOVAs start here, clear of the low legacy ranges some platforms reserve. */
@@ -319,10 +319,19 @@ static void read_iova_ranges(struct vfio_backend *v)
     free(info);
 }
 
+/* The DMA's address width: LitePCIe's DMA channel's (pcie_dma0's parameter), the narrowest
+ * DMA engine of the design; 64 when it is not there. */
+static int dma_addr_width(struct vfio_backend *v)
+{
+    const struct nic_rb_entry *e = nic_rb_find(&v->base, NIC_RB_PCIE_DMA0);
+    return e && (e->info >> 16) ? (int)(e->info >> 16) : 64;
+}
+
 /* An IOVA for len bytes aligned to align, inside a valid range and below the DMA's reach. */
 static int iova_alloc(struct vfio_backend *v, size_t len, size_t align, uint64_t *iova)
 {
-    const uint64_t limit = DMA_ADDR_WIDTH >= 64 ? UINT64_MAX : (1ull << DMA_ADDR_WIDTH);
+    const int width = dma_addr_width(v);
+    const uint64_t limit = width >= 64 ? UINT64_MAX : (1ull << width);
     struct vfio_iova_range fallback = {IOVA_BASE, limit - 1};
     const struct vfio_iova_range *ranges = v->niova ? v->iova : &fallback;
     const unsigned n = v->niova ? v->niova : 1;
@@ -694,7 +703,7 @@ static void *vf_dma_alloc(struct nic_backend *b, size_t size, uint64_t *bus_addr
         const size_t align = r->huge ? v->huge_page : pg;
         if (iova_alloc(v, r->len, align, &r->bus) < 0) {
             set_err(v, "dma_alloc(%zu): no IOVA space below 2^%d left in the IOMMU's valid "
-                    "ranges", size, DMA_ADDR_WIDTH);
+                    "ranges", size, dma_addr_width(v));
             goto fail;
         }
         struct vfio_iommu_type1_dma_map map = {
@@ -733,10 +742,11 @@ static void *vf_dma_alloc(struct nic_backend *b, size_t size, uint64_t *bus_addr
                 goto fail;
             }
         }
-        if (DMA_ADDR_WIDTH < 64 && (r->bus + r->len - 1) >> DMA_ADDR_WIDTH) {
+        const int width = dma_addr_width(v);
+        if (width < 64 && (r->bus + r->len - 1) >> width) {
             set_err(v, "dma_alloc(%zu): sysfs mode: physical address %#" PRIx64 " is above the "
                     "DMA's %d-bit reach (use VFIO, or reserve huge pages early at boot: "
-                    "hugepages= on the kernel command line)", size, r->bus, DMA_ADDR_WIDTH);
+                    "hugepages= on the kernel command line)", size, r->bus, width);
             goto fail;
         }
     }
@@ -935,11 +945,11 @@ static void build_params(struct vfio_backend *v)
              "{\"backend\":\"vfio\",\"mode\":\"%s\",\"device\":\"%s\",\"iommu_group\":%d,"
              "\"bar0_size\":%zu,\"mps\":%d,\"mrrs\":%d,\"link_gen\":%d,\"link_speed_gts\":%.1f,"
              "\"link_width\":%d,\"msi_vectors\":%u,\"msi_error\":\"%s\",\"huge_page\":%zu,"
-             "\"iova_ranges\":%u,\"dma_addr_width\":%d,\"clock\":\"CLOCK_MONOTONIC\","
+             "\"iova_ranges\":%u,\"clock\":\"CLOCK_MONOTONIC\","
              "\"vfio_unavailable\":\"%s\"}",
              v->use_vfio ? "vfio" : "sysfs", v->dev, v->use_vfio ? v->group_id : -1,
              v->bar0_size, v->mps, v->mrrs, v->link_gen, speed, v->link_width,
-             v->nirq, irq, v->huge_page, v->niova, DMA_ADDR_WIDTH,
+             v->nirq, irq, v->huge_page, v->niova,
              reason);
 }
 

@@ -10,25 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if NIC_HAS_CONSOLE
-
 /* The BIOS prompt is "litex> " with colour codes around "litex": its end is what is matched. */
 #define NIC_BIOS_PROMPT_END "> "
 
 int nic_console_getc(struct nic_backend *b)
 {
-    if (nic_read32(b, CSR_UART_XOVER_RXEMPTY_ADDR) & 1)
+    if (nic_read32(b, NIC_CSR(b, UART, XOVER_RXEMPTY)) & 1)
         return -1;
     /* The crossover side pops its FIFO on this read (rx_fifo_rx_we). */
-    return (int)(nic_read32(b, CSR_UART_XOVER_RXTX_ADDR) & 0xff);
+    return (int)(nic_read32(b, NIC_CSR(b, UART, XOVER_RXTX)) & 0xff);
 }
 
 void nic_console_puts(struct nic_backend *b, const char *s)
 {
     for (; *s; s++) {
-        while (nic_read32(b, CSR_UART_XOVER_TXFULL_ADDR) & 1)
+        while (nic_read32(b, NIC_CSR(b, UART, XOVER_TXFULL)) & 1)
             nic_idle(b, 1000);
-        nic_write32(b, CSR_UART_XOVER_RXTX_ADDR, (uint8_t)*s);
+        nic_write32(b, NIC_CSR(b, UART, XOVER_RXTX), (uint8_t)*s);
     }
 }
 
@@ -138,4 +136,3 @@ int nic_console_write32(struct nic_backend *b, uint64_t addr, uint32_t v, uint64
     return nic_console_command(b, cmd, out, sizeof out, timeout_ns);
 }
 
-#endif /* NIC_HAS_CONSOLE */

@@ -1,25 +1,20 @@
 /*
  * nic_console.h: the soft CPU's console (LiteX BIOS) from the host, through the crossover UART
- * (UART_XOVER_* registers of csr.h: RXTX, TXFULL, RXEMPTY), over any backend.
+ * (the uart block's XOVER_* registers: RXTX, TXFULL, RXEMPTY), over any backend.
  *
- * Only builds with a soft CPU have the crossover UART (NIC_HAS_CONSOLE is 1 then). Through it
+ * Only builds with a soft CPU have the crossover UART: nic_rb_require(b, NIC_RB_UART) says
+ * whether this one has it. Through it
  * the host types BIOS commands, e.g. mem_read/mem_write, which the CPU executes over the SoC
  * bus: the way to show that a register block is reachable from the CPU, not only from BAR0.
  */
-#ifndef NIC_CONSOLE_H
-#define NIC_CONSOLE_H
+#ifndef NICCONSOLE_H
+#define NICCONSOLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nic_backend.h"
-#include "nic_csr.h"
-
-#ifdef CSR_UART_XOVER_RXTX_ADDR
-#define NIC_HAS_CONSOLE 1
-#else
-#define NIC_HAS_CONSOLE 0
-#endif
+#include "nic_rb.h"
 
 /* One character from the CPU, or -1 when none is waiting. */
 int nic_console_getc(struct nic_backend *b);
@@ -41,4 +36,4 @@ int nic_console_read32(struct nic_backend *b, uint64_t addr, uint32_t *v, uint64
 /* A 32-bit word written by the CPU (BIOS mem_write). 0 or -1. */
 int nic_console_write32(struct nic_backend *b, uint64_t addr, uint32_t v, uint64_t timeout_ns);
 
-#endif /* NIC_CONSOLE_H */
+#endif /* NICCONSOLE_H */

@@ -1,7 +1,8 @@
 /*
  * nic_dev.c: the NIC's device layer (see nic_dev.h): bring-up check, MSI, LitePCIe DMA
  * descriptor tables and rings, pattern generator/checker. Every register access goes through
- * the backend (nic_backend.h) at a BAR0 offset from the generated csr.h (nic_csr.h).
+ * the backend (nic_backend.h), at its block's base from the register-block table (nic_rb.h)
+ * plus its offset in nic_regs.h.
  *
  * The DMA programming sequence follows LitePCIe's own kernel driver (litepcie/software/kernel/
  * main.c, litepcie_dma_writer_start/stop): disable, reset the table, prog mode, push each
@@ -63,7 +64,7 @@ static void read_ident(struct nic_backend *b, char *buf, size_t len)
     /* IDENTIFIER_MEM: one character per 32-bit CSR word, NUL-terminated. */
     size_t i = 0;
     for (; i + 1 < len; i++) {
-        const uint32_t c = nic_read32(b, CSR_IDENTIFIER_MEM_BASE + 4u * i) & 0xff;
+        const uint32_t c = nic_read32(b, nic_rb_base(b, NIC_RB_IDENTIFIER_MEM) + 4u * i) & 0xff;
         if (c == 0)
             break;
         buf[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
@@ -79,46 +80,46 @@ int nic_dev_check(struct nic_backend *b, struct nic_dev_info *info, char *err, s
     memset(info, 0, sizeof *info);
 
     /* INFO_MAGIC first: if it is wrong nothing else on BAR0 is ours. */
-    info->magic = nic_read32(b, CSR_INFO_MAGIC_ADDR);
-    if (info->magic != NIC_MAGIC) {
+    info->magic = nic_read32(b, NIC_CSR_INFO_MAGIC_ADDR);
+    if (info->magic != NIC_ID_MAGIC) {
         snprintf(err, errlen,
                  "INFO_MAGIC (BAR0+%#lx) reads %#010x, expected %#010x: not this NIC's "
                  "bitstream, or BAR0 not reachable (all-ones means no completion)",
-                 (unsigned long)CSR_INFO_MAGIC_ADDR, info->magic, NIC_MAGIC);
+                 (unsigned long)NIC_CSR_INFO_MAGIC_ADDR, info->magic, NIC_ID_MAGIC);
         return -1;
     }
 
     /* CTRL_SCRATCH: write/read-back of patterns that toggle every bit, then restore. */
     static const uint32_t patterns[] = {0xa5a5a5a5u, 0x5a5a5a5au, 0x00000000u, 0xffffffffu,
                                         0x01234567u};
-    info->scratch_reset = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+    info->scratch_reset = nic_read32(b, NIC_CSR(b, CTRL, SCRATCH));
     for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
-        nic_write32(b, CSR_CTRL_SCRATCH_ADDR, patterns[i]);
-        const uint32_t got = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+        nic_write32(b, NIC_CSR(b, CTRL, SCRATCH), patterns[i]);
+        const uint32_t got = nic_read32(b, NIC_CSR(b, CTRL, SCRATCH));
         if (got != patterns[i]) {
             snprintf(err, errlen,
                      "CTRL_SCRATCH (BAR0+%#lx): wrote %#010x, read back %#010x (pattern %zu of "
                      "%zu): CSR writes are not reaching the device",
-                     (unsigned long)CSR_CTRL_SCRATCH_ADDR, patterns[i], got, i + 1,
+                     (unsigned long)NIC_CSR(b, CTRL, SCRATCH), patterns[i], got, i + 1,
                      sizeof patterns / sizeof patterns[0]);
             return -1;
         }
         info->scratch_patterns++;
     }
-    nic_write32(b, CSR_CTRL_SCRATCH_ADDR, info->scratch_reset);
+    nic_write32(b, NIC_CSR(b, CTRL, SCRATCH), info->scratch_reset);
 
     /* INFO_VERSION, INFO_CONFIG: the build this host code talks to. */
-    const uint32_t ver = nic_read32(b, CSR_INFO_VERSION_ADDR);
-    info->version_major = NIC_FIELD_GET(ver, CSR_INFO_VERSION_MAJOR);
-    info->version_minor = NIC_FIELD_GET(ver, CSR_INFO_VERSION_MINOR);
-    info->config = nic_read32(b, CSR_INFO_CONFIG_ADDR);
-    info->data_width = NIC_FIELD_GET(info->config, CSR_INFO_CONFIG_DATA_WIDTH);
-    info->ndmas = NIC_FIELD_GET(info->config, CSR_INFO_CONFIG_NDMAS);
-    info->sim = NIC_FIELD_GET(info->config, CSR_INFO_CONFIG_SIM) != 0;
-    info->cpu = NIC_FIELD_GET(info->config, CSR_INFO_CONFIG_CPU) != 0;
+    const uint32_t ver = nic_read32(b, NIC_CSR_INFO_VERSION_ADDR);
+    info->version_major = NIC_FIELD_GET(ver, NIC_CSR_INFO_VERSION_MAJOR);
+    info->version_minor = NIC_FIELD_GET(ver, NIC_CSR_INFO_VERSION_MINOR);
+    info->config = nic_read32(b, NIC_CSR_INFO_CONFIG_ADDR);
+    info->data_width = NIC_FIELD_GET(info->config, NIC_CSR_INFO_CONFIG_DATA_WIDTH);
+    info->ndmas = NIC_FIELD_GET(info->config, NIC_CSR_INFO_CONFIG_NDMAS);
+    info->sim = NIC_FIELD_GET(info->config, NIC_CSR_INFO_CONFIG_SIM) != 0;
+    info->cpu = NIC_FIELD_GET(info->config, NIC_CSR_INFO_CONFIG_CPU) != 0;
     if (info->data_width == 0 || info->data_width % 32 != 0 || info->ndmas < 1) {
         snprintf(err, errlen, "INFO_CONFIG (BAR0+%#lx) = %#010x: data_width %u, ndmas %u make "
-                 "no sense", (unsigned long)CSR_INFO_CONFIG_ADDR, info->config,
+                 "no sense", (unsigned long)NIC_CSR_INFO_CONFIG_ADDR, info->config,
                  info->data_width, info->ndmas);
         return -1;
     }
@@ -130,43 +131,9 @@ int nic_dev_check(struct nic_backend *b, struct nic_dev_info *info, char *err, s
 
 void nic_msi_enable(struct nic_backend *b, uint32_t mask)
 {
-    nic_write32(b, CSR_PCIE_MSI_ENABLE_ADDR, mask);
+    nic_write32(b, NIC_CSR(b, PCIE_MSI, ENABLE), mask);
 }
 
-#if NIC_MSI_MULTI_VECTOR
-uint32_t nic_msi_vector(struct nic_backend *b)
-{
-    (void)b;
-    return 0;
-}
-
-void nic_msi_clear(struct nic_backend *b, uint32_t bits)
-{
-    (void)b;
-    (void)bits;
-}
-
-uint32_t nic_msi_ack(struct nic_backend *b)
-{
-    (void)b;
-    return 0;
-}
-#else
-uint32_t nic_msi_vector(struct nic_backend *b) { return nic_read32(b, CSR_PCIE_MSI_VECTOR_ADDR); }
-
-void nic_msi_clear(struct nic_backend *b, uint32_t bits)
-{
-    nic_write32(b, CSR_PCIE_MSI_CLEAR_ADDR, bits);
-}
-
-uint32_t nic_msi_ack(struct nic_backend *b)
-{
-    const uint32_t v = nic_msi_vector(b);
-    if (v)
-        nic_msi_clear(b, v);
-    return v;
-}
-#endif
 
 int nic_irq_drain_vectors(struct nic_backend *b, uint64_t *per_vector)
 {
@@ -191,11 +158,24 @@ int nic_msi_wait_sources(struct nic_backend *b, uint64_t timeout_ns, uint32_t *s
     unsigned vec = 0;
     const int r = nic_irq_wait_vector(b, timeout_ns, &vec);
     if (r == 1)
-        *sources |= NIC_MSI_MULTI_VECTOR ? (vec < 32 ? nic_msi_bit(vec) : 0) : nic_msi_ack(b);
+        *sources |= vec < 32 ? nic_msi_bit(vec) : 0;
     return r;
 }
 
 /* --- 3. DMA: PCIE_DMA0_READER_* / PCIE_DMA0_WRITER_* ----------------------------------------- */
+
+/* A descriptor is one 64-bit TABLE_VALUE (two 32-bit words), its fields where LitePCIe puts
+ * them, the same for reader and writer. */
+_Static_assert(NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_SIZE == 2 &&
+                   NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_SIZE == 2,
+               "descriptor TABLE_VALUE must be a 64-bit CSR of two 32-bit words");
+_Static_assert(NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LENGTH_OFFSET ==
+                   NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_LENGTH_OFFSET &&
+               NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_IRQ_DISABLE_OFFSET ==
+                   NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_IRQ_DISABLE_OFFSET &&
+               NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LAST_DISABLE_OFFSET ==
+                   NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_LAST_DISABLE_OFFSET,
+               "reader and writer descriptors must share one layout");
 
 struct dma_regs {
     uint64_t enable, value, we, loop_prog_n, loop_status, level, reset;
@@ -204,18 +184,18 @@ struct dma_regs {
 
 static const struct dma_regs dma_regs[2] = {
     [NIC_DMA_READER] = {
-        CSR_PCIE_DMA0_READER_ENABLE_ADDR, CSR_PCIE_DMA0_READER_TABLE_VALUE_ADDR,
-        CSR_PCIE_DMA0_READER_TABLE_WE_ADDR, CSR_PCIE_DMA0_READER_TABLE_LOOP_PROG_N_ADDR,
-        CSR_PCIE_DMA0_READER_TABLE_LOOP_STATUS_ADDR, CSR_PCIE_DMA0_READER_TABLE_LEVEL_ADDR,
-        CSR_PCIE_DMA0_READER_TABLE_RESET_ADDR, CSR_PCIE_DMA0_READER_TABLE_VALUE_SIZE,
-        CSR_PCIE_DMA0_READER_TABLE_WE_SIZE,
+        NIC_CSR_PCIE_DMA0_READER_ENABLE_ADDR, NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_ADDR,
+        NIC_CSR_PCIE_DMA0_READER_TABLE_WE_ADDR, NIC_CSR_PCIE_DMA0_READER_TABLE_LOOP_PROG_N_ADDR,
+        NIC_CSR_PCIE_DMA0_READER_TABLE_LOOP_STATUS_ADDR, NIC_CSR_PCIE_DMA0_READER_TABLE_LEVEL_ADDR,
+        NIC_CSR_PCIE_DMA0_READER_TABLE_RESET_ADDR, NIC_CSR_PCIE_DMA0_READER_TABLE_VALUE_SIZE,
+        NIC_CSR_PCIE_DMA0_READER_TABLE_WE_SIZE,
     },
     [NIC_DMA_WRITER] = {
-        CSR_PCIE_DMA0_WRITER_ENABLE_ADDR, CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDR,
-        CSR_PCIE_DMA0_WRITER_TABLE_WE_ADDR, CSR_PCIE_DMA0_WRITER_TABLE_LOOP_PROG_N_ADDR,
-        CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_ADDR, CSR_PCIE_DMA0_WRITER_TABLE_LEVEL_ADDR,
-        CSR_PCIE_DMA0_WRITER_TABLE_RESET_ADDR, CSR_PCIE_DMA0_WRITER_TABLE_VALUE_SIZE,
-        CSR_PCIE_DMA0_WRITER_TABLE_WE_SIZE,
+        NIC_CSR_PCIE_DMA0_WRITER_ENABLE_ADDR, NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDR,
+        NIC_CSR_PCIE_DMA0_WRITER_TABLE_WE_ADDR, NIC_CSR_PCIE_DMA0_WRITER_TABLE_LOOP_PROG_N_ADDR,
+        NIC_CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_ADDR, NIC_CSR_PCIE_DMA0_WRITER_TABLE_LEVEL_ADDR,
+        NIC_CSR_PCIE_DMA0_WRITER_TABLE_RESET_ADDR, NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_SIZE,
+        NIC_CSR_PCIE_DMA0_WRITER_TABLE_WE_SIZE,
     },
 };
 
@@ -224,23 +204,24 @@ const char *nic_dma_engine_name(enum nic_dma_engine e)
     return e == NIC_DMA_READER ? "reader" : "writer";
 }
 
-unsigned nic_dma_irq(enum nic_dma_engine e)
+unsigned nic_dma_irq(struct nic_backend *b, enum nic_dma_engine e)
 {
-    return e == NIC_DMA_READER ? PCIE_DMA0_READER_INTERRUPT : PCIE_DMA0_WRITER_INTERRUPT;
+    return nic_rb_msi(b, NIC_RB_PCIE_DMA0, e == NIC_DMA_READER ? 0 : 1);
 }
 
 uint32_t nic_dma_max_len(void)
 {
-    return (uint32_t)((1ull << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LENGTH_SIZE) - 1);
+    return (uint32_t)((1ull << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LENGTH_SIZE) - 1);
 }
 
-int nic_dma_desc_check(uint64_t bus_addr, uint32_t len, uint32_t align, char *err,
-                       size_t errlen)
+int nic_dma_desc_check(struct nic_backend *b, uint64_t bus_addr, uint32_t len, uint32_t align,
+                       char *err, size_t errlen)
 {
-    if (DMA_ADDR_WIDTH < 64 && (bus_addr + len - 1) >> DMA_ADDR_WIDTH) {
+    const unsigned width = nic_rb_param(b, NIC_RB_PCIE_DMA0);
+    if (width < 64 && (bus_addr + len - 1) >> width) {
         snprintf(err, errlen, "DMA buffer at bus address %#llx (+%u) is beyond the DMA's "
-                 "%d-bit addressing (DMA_ADDR_WIDTH)", (unsigned long long)bus_addr, len,
-                 DMA_ADDR_WIDTH);
+                 "%u-bit addressing (pcie_dma0's address width)", (unsigned long long)bus_addr,
+                 len, width);
         return -1;
     }
     if (len == 0 || len > nic_dma_max_len()) {
@@ -258,56 +239,57 @@ int nic_dma_desc_check(uint64_t bus_addr, uint32_t len, uint32_t align, char *er
 
 void nic_dma_table_reset(struct nic_backend *b, enum nic_dma_engine e)
 {
-    nic_write32(b, dma_regs[e].reset, 1);
+    nic_write32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].reset, 1);
 }
 
 void nic_dma_set_loop(struct nic_backend *b, enum nic_dma_engine e, bool loop)
 {
-    nic_write32(b, dma_regs[e].loop_prog_n, loop ? 1 : 0);
+    nic_write32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].loop_prog_n, loop ? 1 : 0);
 }
 
 void nic_dma_push(struct nic_backend *b, enum nic_dma_engine e, uint64_t bus_addr, uint32_t len,
                   unsigned flags)
 {
-    /* Field offsets from csr.h (the reader's are asserted equal in nic_csr.h). */
-    const uint64_t lsb_mask = (1ull << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_SIZE) - 1;
+    /* Field offsets of nic_regs.h (the reader's are asserted equal to the writer's above). */
+    const uint64_t lsb_mask = (1ull << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_SIZE) - 1;
     const uint64_t value =
-        ((bus_addr & lsb_mask) << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_OFFSET) |
-        ((uint64_t)(len & nic_dma_max_len()) << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LENGTH_OFFSET) |
+        ((bus_addr & lsb_mask) << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_OFFSET) |
+        ((uint64_t)(len & nic_dma_max_len()) << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LENGTH_OFFSET) |
         ((uint64_t)!!(flags & NIC_DMA_IRQ_DISABLE)
-         << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_IRQ_DISABLE_OFFSET) |
+         << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_IRQ_DISABLE_OFFSET) |
         ((uint64_t)!!(flags & NIC_DMA_LAST_DISABLE)
-         << CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LAST_DISABLE_OFFSET);
-    nic_csr_write_wide(b, dma_regs[e].value, dma_regs[e].value_words, value);
+         << NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_LAST_DISABLE_OFFSET);
+    nic_csr_write_wide(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].value,
+                       dma_regs[e].value_words, value);
     /* TABLE_WE: address bits above the LSB field (0 with 32-bit DMA); the write pushes. */
-    const unsigned lsb_bits = CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_SIZE;
-    nic_csr_write_wide(b, dma_regs[e].we, dma_regs[e].we_words,
+    const unsigned lsb_bits = NIC_CSR_PCIE_DMA0_WRITER_TABLE_VALUE_ADDRESS_LSB_SIZE;
+    nic_csr_write_wide(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].we, dma_regs[e].we_words,
                        lsb_bits < 64 ? bus_addr >> lsb_bits : 0);
 }
 
 void nic_dma_enable(struct nic_backend *b, enum nic_dma_engine e, bool on)
 {
-    nic_write32(b, dma_regs[e].enable, on ? 1 : 0);
+    nic_write32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].enable, on ? 1 : 0);
 }
 
 bool nic_dma_idle(struct nic_backend *b, enum nic_dma_engine e)
 {
-    return (nic_read32(b, dma_regs[e].enable) >> 1) & 1;
+    return (nic_read32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].enable) >> 1) & 1;
 }
 
 uint32_t nic_dma_level(struct nic_backend *b, enum nic_dma_engine e)
 {
-    return nic_read32(b, dma_regs[e].level);
+    return nic_read32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].level);
 }
 
 void nic_dma_loop_status(struct nic_backend *b, enum nic_dma_engine e, uint32_t *index,
                          uint32_t *count)
 {
-    const uint32_t v = nic_read32(b, dma_regs[e].loop_status);
+    const uint32_t v = nic_read32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].loop_status);
     if (index)
-        *index = NIC_FIELD_GET(v, CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_INDEX);
+        *index = NIC_FIELD_GET(v, NIC_CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_INDEX);
     if (count)
-        *count = NIC_FIELD_GET(v, CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_COUNT);
+        *count = NIC_FIELD_GET(v, NIC_CSR_PCIE_DMA0_WRITER_TABLE_LOOP_STATUS_COUNT);
 }
 
 void nic_dma_stop(struct nic_backend *b, enum nic_dma_engine e)
@@ -320,23 +302,16 @@ void nic_dma_stop(struct nic_backend *b, enum nic_dma_engine e)
 
 void nic_dma_loopback(struct nic_backend *b, bool on)
 {
-    nic_write32(b, CSR_PCIE_DMA0_LOOPBACK_ENABLE_ADDR, on ? 1 : 0);
+    nic_write32(b, NIC_CSR(b, PCIE_DMA0, LOOPBACK_ENABLE), on ? 1 : 0);
 }
 
 uint32_t nic_dma_buffering_level(struct nic_backend *b, enum nic_dma_engine e)
 {
-#if defined(CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_ADDR) && \
-    defined(CSR_PCIE_DMA0_BUFFERING_READER_FIFO_STATUS_ADDR)
     if (e == NIC_DMA_WRITER)
-        return NIC_FIELD_GET(nic_read32(b, CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_ADDR),
-                             CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_LEVEL);
-    return NIC_FIELD_GET(nic_read32(b, CSR_PCIE_DMA0_BUFFERING_READER_FIFO_STATUS_ADDR),
-                         CSR_PCIE_DMA0_BUFFERING_READER_FIFO_STATUS_LEVEL);
-#else
-    (void)b;
-    (void)e;
-    return 0;
-#endif
+        return NIC_FIELD_GET(nic_read32(b, NIC_CSR(b, PCIE_DMA0, BUFFERING_WRITER_FIFO_STATUS)),
+                             NIC_CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_LEVEL);
+    return NIC_FIELD_GET(nic_read32(b, NIC_CSR(b, PCIE_DMA0, BUFFERING_READER_FIFO_STATUS)),
+                         NIC_CSR_PCIE_DMA0_BUFFERING_READER_FIFO_STATUS_LEVEL);
 }
 
 int nic_dma_writer_drain(struct nic_backend *b, uint64_t timeout_ns)
@@ -369,7 +344,7 @@ int nic_dma_ring_setup(struct nic_dma_ring *r, struct nic_backend *b, enum nic_d
         return -1;
     }
     for (uint32_t i = 0; i < count; i++)
-        if (nic_dma_desc_check(dma + (uint64_t)i * size, size, align, err, errlen) < 0)
+        if (nic_dma_desc_check(b, dma + (uint64_t)i * size, size, align, err, errlen) < 0)
             return -1;
 
     nic_dma_enable(b, e, false);
@@ -409,36 +384,36 @@ void nic_dma_ring_stop(struct nic_dma_ring *r) { nic_dma_stop(r->b, r->engine); 
 
 void nic_pattern_gen_seed(struct nic_backend *b, uint32_t seed)
 {
-    nic_write32(b, CSR_DMA_PATTERN_GEN_SEED_ADDR, seed);
+    nic_write32(b, NIC_CSR(b, DMA_PATTERN, GEN_SEED), seed);
 }
 
 void nic_pattern_gen_enable(struct nic_backend *b, bool on)
 {
-    nic_write32(b, CSR_DMA_PATTERN_GEN_CONTROL_ADDR,
-                (uint32_t)(on ? 1u : 0u) << CSR_DMA_PATTERN_GEN_CONTROL_ENABLE_OFFSET);
+    nic_write32(b, NIC_CSR(b, DMA_PATTERN, GEN_CONTROL),
+                (uint32_t)(on ? 1u : 0u) << NIC_CSR_DMA_PATTERN_GEN_CONTROL_ENABLE_OFFSET);
 }
 
 uint64_t nic_pattern_gen_beats(struct nic_backend *b)
 {
-    return nic_csr_read_wide(b, CSR_DMA_PATTERN_GEN_BEATS_ADDR, CSR_DMA_PATTERN_GEN_BEATS_SIZE);
+    return nic_csr_read_wide(b, NIC_CSR(b, DMA_PATTERN, GEN_BEATS), NIC_CSR_DMA_PATTERN_GEN_BEATS_SIZE);
 }
 
 void nic_pattern_chk_restart(struct nic_backend *b, uint32_t seed, uint32_t target)
 {
-    nic_write32(b, CSR_DMA_PATTERN_CHK_SEED_ADDR, seed);
-    nic_write32(b, CSR_DMA_PATTERN_CHK_TARGET_ADDR, target);
-    nic_write32(b, CSR_DMA_PATTERN_CHK_CONTROL_ADDR,
-                1u << CSR_DMA_PATTERN_CHK_CONTROL_RESTART_OFFSET);
+    nic_write32(b, NIC_CSR(b, DMA_PATTERN, CHK_SEED), seed);
+    nic_write32(b, NIC_CSR(b, DMA_PATTERN, CHK_TARGET), target);
+    nic_write32(b, NIC_CSR(b, DMA_PATTERN, CHK_CONTROL),
+                1u << NIC_CSR_DMA_PATTERN_CHK_CONTROL_RESTART_OFFSET);
 }
 
 uint64_t nic_pattern_chk_bytes(struct nic_backend *b)
 {
-    return nic_csr_read_wide(b, CSR_DMA_PATTERN_CHK_BYTES_ADDR, CSR_DMA_PATTERN_CHK_BYTES_SIZE);
+    return nic_csr_read_wide(b, NIC_CSR(b, DMA_PATTERN, CHK_BYTES), NIC_CSR_DMA_PATTERN_CHK_BYTES_SIZE);
 }
 
 uint32_t nic_pattern_chk_errors(struct nic_backend *b)
 {
-    return nic_read32(b, CSR_DMA_PATTERN_CHK_ERRORS_ADDR);
+    return nic_read32(b, NIC_CSR(b, DMA_PATTERN, CHK_ERRORS));
 }
 
 uint32_t nic_pattern_word(uint32_t seed, size_t i) { return seed + (uint32_t)i; }

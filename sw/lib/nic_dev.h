@@ -1,10 +1,10 @@
 /*
- * nic_dev.h: the NIC's device layer: what a driver does with the registers of
- * build/.../host_include/csr.h (through nic_csr.h), over any backend (nic_backend.h).
+ * nic_dev.h: the NIC's device layer: what a driver does with the registers of the register
+ * blocks (nic_rb.h, nic_regs.h), over any backend (nic_backend.h).
  *
- * Functions come in bring-up order, each naming the csr.h register block it uses:
+ * Functions come in bring-up order, each naming the register block it uses:
  *   1. identification       INFO_*, CTRL_SCRATCH, IDENTIFIER_MEM      nic_dev_check()
- *   2. interrupts           PCIE_MSI_ENABLE (/ _VECTOR / _CLEAR)     nic_msi_*()
+ *   2. interrupts           PCIE_MSI_ENABLE                          nic_msi_*()
  *   3. DMA engines          PCIE_DMA0_{READER,WRITER}_*, _LOOPBACK_*, _BUFFERING_*
  *                           single descriptors (nic_dma_*) and descriptor rings (nic_dma_ring_*)
  *   4. traffic source/sink  DMA_PATTERN_GEN_* (card-to-host data), DMA_PATTERN_CHK_*
@@ -14,19 +14,19 @@
  * e1000e's/ixy's TX queue) and its "writer" writes host memory (card-to-host, RX). A descriptor
  * ring follows e1000e's struct e1000_ring: count, next_to_use, next_to_clean, dma.
  *
- * Parameters come from the generated headers only: register addresses, 64-bit CSR layout
- * (_SIZE words, most significant word first at the lower address), field offsets, interrupt
- * numbers and DMA_ADDR_WIDTH.
+ * Parameters come from the device and nic_regs.h only: block bases, MSI numbers and the DMA's
+ * address width from the register-block table; register offsets, wide-CSR layout (_SIZE
+ * words, most significant word first at the lower address) and fields from nic_regs.h.
  */
-#ifndef NIC_DEV_H
-#define NIC_DEV_H
+#ifndef NICDEV_H
+#define NICDEV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nic_backend.h"
-#include "nic_csr.h"
+#include "nic_rb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +57,6 @@ void nic_csr_write_wide(struct nic_backend *b, uint64_t addr, unsigned nwords, u
 
 /* --- 1. Identification: INFO_MAGIC/VERSION/CONFIG, CTRL_SCRATCH, IDENTIFIER_MEM ------------ */
 
-#define NIC_MAGIC 0x4E494331u       /* "NIC1", litex_soc/nic_info.py */
 
 struct nic_dev_info {
     uint32_t magic;
@@ -76,27 +75,20 @@ struct nic_dev_info {
  * naming the register, offset, written and read values. info may be NULL. */
 int nic_dev_check(struct nic_backend *b, struct nic_dev_info *info, char *err, size_t errlen);
 
-/* --- 2. Interrupts: PCIE_MSI_ENABLE (mask); single-vector MSI also PCIE_MSI_VECTOR (pending)
- * and PCIE_MSI_CLEAR. With msi-multi-vector (NIC_MSI_MULTI_VECTOR) every MSI number is its own
- * vector, cleared by the device as it sends it: irq_wait tells which, nothing to read or ack. */
+/* --- 2. Interrupts: PCIE_MSI_ENABLE (mask). LitePCIe's msi-multi-vector: every MSI number is
+ * its own vector, cleared by the device as it sends it: irq_wait tells which, nothing to read
+ * or acknowledge. */
 
 static inline uint32_t nic_msi_bit(unsigned irq) { return 1u << irq; }
 void nic_msi_enable(struct nic_backend *b, uint32_t mask);   /* PCIE_MSI_ENABLE = mask */
-/* PCIE_MSI_VECTOR; 0 without one (multi-vector: nothing stays pending once sent). */
-uint32_t nic_msi_vector(struct nic_backend *b);
-void nic_msi_clear(struct nic_backend *b, uint32_t bits);    /* PCIE_MSI_CLEAR = bits, if any */
-/* Acknowledge: read PCIE_MSI_VECTOR, write those bits to PCIE_MSI_CLEAR; returns them. Does no
- * MMIO and returns 0 with multi-vector MSI. */
-uint32_t nic_msi_ack(struct nic_backend *b);
 /* Consume MSIs the backend already delivered (irq_wait with a zero timeout); returns how many
  * were consumed, <0 on a backend error. per_vector (NULL, or NIC_MSI_VECTORS entries) gets
  * each one added to its vector's count. */
 #define NIC_MSI_VECTORS 32
 int nic_irq_drain(struct nic_backend *b);
 int nic_irq_drain_vectors(struct nic_backend *b, uint64_t *per_vector);
-/* Wait up to timeout_ns for one MSI; on one, OR into *sources the interrupt sources it signals
- * as nic_msi_bit(irq) bits: its vector's with multi-vector MSI, the acknowledged
- * PCIE_MSI_VECTOR with single-vector MSI. Returns irq_wait's result (1, 0 timeout, <0). */
+/* Wait up to timeout_ns for one MSI; on one, OR its vector into *sources as nic_msi_bit(irq).
+ * Returns irq_wait's result (1, 0 timeout, <0). */
 int nic_msi_wait_sources(struct nic_backend *b, uint64_t timeout_ns, uint32_t *sources);
 
 /* --- 3. DMA: PCIE_DMA0_{READER,WRITER}_{ENABLE,TABLE_*}, PCIE_DMA0_LOOPBACK_ENABLE ---------- */
@@ -106,8 +98,8 @@ enum nic_dma_engine {
     NIC_DMA_WRITER = 1,             /* card-to-host: writes host memory (RX side) */
 };
 const char *nic_dma_engine_name(enum nic_dma_engine e);
-/* The engine's MSI number from soc.h (PCIE_DMA0_READER/WRITER_INTERRUPT). */
-unsigned nic_dma_irq(enum nic_dma_engine e);
+/* The engine's MSI number (pcie_dma0's first MSI is the reader's, the next the writer's). */
+unsigned nic_dma_irq(struct nic_backend *b, enum nic_dma_engine e);
 
 /* Descriptor flags (TABLE_VALUE fields IRQ_DISABLE, LAST_DISABLE). */
 #define NIC_DMA_IRQ_DISABLE  0x1u   /* no MSI when this descriptor completes */
@@ -115,10 +107,10 @@ unsigned nic_dma_irq(enum nic_dma_engine e);
 
 /* Largest descriptor length (TABLE_VALUE LENGTH field) and the alignment the datapath needs. */
 uint32_t nic_dma_max_len(void);
-/* Checks a descriptor against the generated layout (address within DMA_ADDR_WIDTH bits, length
- * non-zero, a multiple of align, within the LENGTH field). 0 or -1 with a message. */
-int nic_dma_desc_check(uint64_t bus_addr, uint32_t len, uint32_t align, char *err,
-                       size_t errlen);
+/* Checks a descriptor against the DMA (address within its address width, length non-zero, a
+ * multiple of align, within the LENGTH field). 0 or -1 with a message. */
+int nic_dma_desc_check(struct nic_backend *b, uint64_t bus_addr, uint32_t len, uint32_t align,
+                       char *err, size_t errlen);
 
 void nic_dma_table_reset(struct nic_backend *b, enum nic_dma_engine e);        /* TABLE_RESET */
 /* TABLE_LOOP_PROG_N: 0 prog mode (each descriptor runs once), 1 loop mode (refilled). */
@@ -177,7 +169,7 @@ uint64_t nic_pattern_gen_beats(struct nic_backend *b);                 /* GEN_BE
 
 /* --- 4. Traffic: DMA_PATTERN_CHK_* (sink of host-to-card data) ------------------------------- */
 
-/* CHK_SEED = seed, CHK_TARGET = target (bytes at which DMA_PATTERN_CHECKER_INTERRUPT fires, 0:
+/* CHK_SEED = seed, CHK_TARGET = target (bytes at which nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0) fires, 0:
  * never), then CHK_CONTROL.RESTART (clears the counts and loads the seed). */
 void nic_pattern_chk_restart(struct nic_backend *b, uint32_t seed, uint32_t target);
 uint64_t nic_pattern_chk_bytes(struct nic_backend *b);                 /* CHK_BYTES */
@@ -195,4 +187,4 @@ size_t nic_pattern_check(const volatile void *buf, size_t len, uint32_t seed, si
 }
 #endif
 
-#endif /* NIC_DEV_H */
+#endif /* NICDEV_H */

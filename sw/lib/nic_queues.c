@@ -2,15 +2,15 @@
  * nic_queues.c: the NIC datapath driver (see nic_queues.h): TX rings with consumer-index
  * writebacks, the RX ring with its completion ring, doorbells, coalescing, counters.
  *
- * Interfaces: nic_queues.h. Every register is a CSR_NIC_* macro of the generated csr.h (through
- * nic_csr.h); strobe CSRs take their fields at the csr.h field offsets (NIC_Q_FIELD below). The
+ * Interfaces: nic_queues.h. Every register is the nic block's base plus its NIC_CSR_NIC_*
+ * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD below). The
  * protocol (set-up order, doorbells, reposting on completion records) follows the datapath's
  * own Python driver, rtl/nic/test_nic_datapath.py, and the header comments of rtl/nic/nic_datapath.py,
  * rtl/nic/tx_queue_manager.py, rtl/nic/tx_engine.py, rtl/nic/rx_engine.py, rtl/nic/frame_fifo.py and
  * rtl/nic/irq_coalescer.py.
  *
  * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
- * CONFIG_CLOCK_FREQUENCY / 10^6 cycles (soc.h).
+ * INFO_CLK_FREQ / 10^6 cycles.
  */
 #define _DEFAULT_SOURCE             /* endian.h: htole64/le16toh */
 #include "nic_queues.h"
@@ -22,249 +22,91 @@
 
 #include "nic_dev.h"
 
-#if NIC_HAS_DATAPATH
 
-/* --- the counter table: every nic_* status CSR of csr.h (generated from csr.json's read-only
- * nic_* registers; an entry whose CSR a build lacks drops out) ------------------------------- */
+/* --- the counter table: every read-only nic_* register --------------------------------------- */
 
 #define QC(name, NAME, kind) \
-    {#name, CSR_NIC_##NAME##_ADDR, CSR_NIC_##NAME##_SIZE, NIC_QC_##kind}
+    {#name, NIC_CSR_NIC_##NAME##_ADDR, NIC_CSR_NIC_##NAME##_SIZE, NIC_QC_##kind}
 
 static const struct nic_q_counter_def counter_defs[] = {
-#ifdef CSR_NIC_TX_SCHED_GRANTS_ADDR
     QC(tx_sched_grants, TX_SCHED_GRANTS, COUNT),
-#endif
-#ifdef CSR_NIC_TXQ_ACTIVE_ADDR
     QC(txq_active, TXQ_ACTIVE, STATE),
-#endif
-#ifdef CSR_NIC_TXQ_DRAINED_ADDR
     QC(txq_drained, TXQ_DRAINED, STATE),
-#endif
-#ifdef CSR_NIC_TXQ_DB_RANGE_ERR_ADDR
     QC(txq_db_range_err, TXQ_DB_RANGE_ERR, STATE),
-#endif
-#ifdef CSR_NIC_TXQ_DOORBELLS_ADDR
     QC(txq_doorbells, TXQ_DOORBELLS, COUNT),
-#endif
-#ifdef CSR_NIC_TXQ_JOBS_ADDR
     QC(txq_jobs, TXQ_JOBS, COUNT),
-#endif
-#ifdef CSR_NIC_TXQ_DESCS_FETCHED_ADDR
     QC(txq_descs_fetched, TXQ_DESCS_FETCHED, COUNT),
-#endif
-#ifdef CSR_NIC_TXQ_DESCS_COMPLETED_ADDR
     QC(txq_descs_completed, TXQ_DESCS_COMPLETED, COUNT),
-#endif
-#ifdef CSR_NIC_TXQ_ERR_DB_RANGE_ADDR
     QC(txq_err_db_range, TXQ_ERR_DB_RANGE, ERROR),
-#endif
-#ifdef CSR_NIC_TXQ_ERR_DB_DISABLED_ADDR
     QC(txq_err_db_disabled, TXQ_ERR_DB_DISABLED, ERROR),
-#endif
-#ifdef CSR_NIC_TXQ_ERR_CPL_ADDR
     QC(txq_err_cpl, TXQ_ERR_CPL, ERROR),
-#endif
-#ifdef CSR_NIC_TXQ_ERR_CFG_ADDR
     QC(txq_err_cfg, TXQ_ERR_CFG, ERROR),
-#endif
-#ifdef CSR_NIC_TXQ_WB_WRITES_ADDR
     QC(txq_wb_writes, TXQ_WB_WRITES, COUNT),
-#endif
-#ifdef CSR_NIC_TXE_FRAMES_ADDR
     QC(txe_frames, TXE_FRAMES, COUNT),
-#endif
-#ifdef CSR_NIC_TXE_BYTES_ADDR
     QC(txe_bytes, TXE_BYTES, COUNT),
-#endif
-#ifdef CSR_NIC_TXE_DESC_READS_ADDR
     QC(txe_desc_reads, TXE_DESC_READS, COUNT),
-#endif
-#ifdef CSR_NIC_TXE_DATA_READS_ADDR
     QC(txe_data_reads, TXE_DATA_READS, COUNT),
-#endif
-#ifdef CSR_NIC_TXE_ERR_DESC_LEN0_ADDR
     QC(txe_err_desc_len0, TXE_ERR_DESC_LEN0, ERROR),
-#endif
-#ifdef CSR_NIC_TXE_ERR_DESC_LEN_ADDR
     QC(txe_err_desc_len, TXE_ERR_DESC_LEN, ERROR),
-#endif
-#ifdef CSR_NIC_TXE_ERR_FRAME_LEN_ADDR
     QC(txe_err_frame_len, TXE_ERR_FRAME_LEN, ERROR),
-#endif
-#ifdef CSR_NIC_TXE_ERR_READ_ADDR
     QC(txe_err_read, TXE_ERR_READ, ERROR),
-#endif
-#ifdef CSR_NIC_TXE_ERR_NO_EOP_ADDR
     QC(txe_err_no_eop, TXE_ERR_NO_EOP, ERROR),
-#endif
-#ifdef CSR_NIC_TXE_ERR_DESC_READ_ADDR
     QC(txe_err_desc_read, TXE_ERR_DESC_READ, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_FRAMES_IN_ADDR
     QC(txfifo_frames_in, TXFIFO_FRAMES_IN, COUNT),
-#endif
-#ifdef CSR_NIC_TXFIFO_FRAMES_OUT_ADDR
     QC(txfifo_frames_out, TXFIFO_FRAMES_OUT, COUNT),
-#endif
-#ifdef CSR_NIC_TXFIFO_BYTES_OUT_ADDR
     QC(txfifo_bytes_out, TXFIFO_BYTES_OUT, COUNT),
-#endif
-#ifdef CSR_NIC_TXFIFO_DROP_ERROR_ADDR
     QC(txfifo_drop_error, TXFIFO_DROP_ERROR, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_DROP_OVERSIZE_ADDR
     QC(txfifo_drop_oversize, TXFIFO_DROP_OVERSIZE, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_DROP_RUNT_ADDR
     QC(txfifo_drop_runt, TXFIFO_DROP_RUNT, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_DROP_FULL_ADDR
     QC(txfifo_drop_full, TXFIFO_DROP_FULL, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_DROP_DISABLED_ADDR
     QC(txfifo_drop_disabled, TXFIFO_DROP_DISABLED, ERROR),
-#endif
-#ifdef CSR_NIC_TXFIFO_LEVEL_ADDR
     QC(txfifo_level, TXFIFO_LEVEL, STATE),
-#endif
-#ifdef CSR_NIC_TXFIFO_FRAMES_QUEUED_ADDR
     QC(txfifo_frames_queued, TXFIFO_FRAMES_QUEUED, STATE),
-#endif
-#ifdef CSR_NIC_RXFIFO_FRAMES_IN_ADDR
     QC(rxfifo_frames_in, RXFIFO_FRAMES_IN, COUNT),
-#endif
-#ifdef CSR_NIC_RXFIFO_FRAMES_OUT_ADDR
     QC(rxfifo_frames_out, RXFIFO_FRAMES_OUT, COUNT),
-#endif
-#ifdef CSR_NIC_RXFIFO_BYTES_OUT_ADDR
     QC(rxfifo_bytes_out, RXFIFO_BYTES_OUT, COUNT),
-#endif
-#ifdef CSR_NIC_RXFIFO_DROP_ERROR_ADDR
     QC(rxfifo_drop_error, RXFIFO_DROP_ERROR, ERROR),
-#endif
-#ifdef CSR_NIC_RXFIFO_DROP_OVERSIZE_ADDR
     QC(rxfifo_drop_oversize, RXFIFO_DROP_OVERSIZE, ERROR),
-#endif
-#ifdef CSR_NIC_RXFIFO_DROP_RUNT_ADDR
     QC(rxfifo_drop_runt, RXFIFO_DROP_RUNT, ERROR),
-#endif
-#ifdef CSR_NIC_RXFIFO_DROP_FULL_ADDR
     QC(rxfifo_drop_full, RXFIFO_DROP_FULL, ERROR),
-#endif
-#ifdef CSR_NIC_RXFIFO_DROP_DISABLED_ADDR
     QC(rxfifo_drop_disabled, RXFIFO_DROP_DISABLED, ERROR),
-#endif
-#ifdef CSR_NIC_RXFIFO_LEVEL_ADDR
     QC(rxfifo_level, RXFIFO_LEVEL, STATE),
-#endif
-#ifdef CSR_NIC_RXFIFO_FRAMES_QUEUED_ADDR
     QC(rxfifo_frames_queued, RXFIFO_FRAMES_QUEUED, STATE),
-#endif
-#ifdef CSR_NIC_RXE_FRAMES_ADDR
     QC(rxe_frames, RXE_FRAMES, COUNT),
-#endif
-#ifdef CSR_NIC_RXE_BYTES_ADDR
     QC(rxe_bytes, RXE_BYTES, COUNT),
-#endif
-#ifdef CSR_NIC_RXE_DROP_NO_BUFFER_ADDR
     QC(rxe_drop_no_buffer, RXE_DROP_NO_BUFFER, ERROR),
-#endif
-#ifdef CSR_NIC_RXE_DROP_TOO_BIG_ADDR
     QC(rxe_drop_too_big, RXE_DROP_TOO_BIG, ERROR),
-#endif
-#ifdef CSR_NIC_RXE_DROP_BAD_DESC_ADDR
     QC(rxe_drop_bad_desc, RXE_DROP_BAD_DESC, ERROR),
-#endif
-#ifdef CSR_NIC_RXE_DESC_READS_ADDR
     QC(rxe_desc_reads, RXE_DESC_READS, COUNT),
-#endif
-#ifdef CSR_NIC_RXE_ERR_DB_RANGE_ADDR
     QC(rxe_err_db_range, RXE_ERR_DB_RANGE, ERROR),
-#endif
-#ifdef CSR_NIC_RXE_ERR_READ_ADDR
     QC(rxe_err_read, RXE_ERR_READ, ERROR),
-#endif
-#ifdef CSR_NIC_RXE_CONS_ADDR
     QC(rxe_cons, RXE_CONS, STATE),
-#endif
-#ifdef CSR_NIC_TXIRQ_IRQS_ADDR
     QC(txirq_irqs, TXIRQ_IRQS, COUNT),
-#endif
-#ifdef CSR_NIC_TXIRQ_BY_IMMEDIATE_ADDR
     QC(txirq_by_immediate, TXIRQ_BY_IMMEDIATE, COUNT),
-#endif
-#ifdef CSR_NIC_TXIRQ_BY_FRAMES_ADDR
     QC(txirq_by_frames, TXIRQ_BY_FRAMES, COUNT),
-#endif
-#ifdef CSR_NIC_TXIRQ_BY_USECS_ADDR
     QC(txirq_by_usecs, TXIRQ_BY_USECS, COUNT),
-#endif
-#ifdef CSR_NIC_TXIRQ_BY_ABS_ADDR
     QC(txirq_by_abs, TXIRQ_BY_ABS, COUNT),
-#endif
-#ifdef CSR_NIC_TXIRQ_PENDING_ADDR
     QC(txirq_pending, TXIRQ_PENDING, STATE),
-#endif
-#ifdef CSR_NIC_RXIRQ_IRQS_ADDR
     QC(rxirq_irqs, RXIRQ_IRQS, COUNT),
-#endif
-#ifdef CSR_NIC_RXIRQ_BY_IMMEDIATE_ADDR
     QC(rxirq_by_immediate, RXIRQ_BY_IMMEDIATE, COUNT),
-#endif
-#ifdef CSR_NIC_RXIRQ_BY_FRAMES_ADDR
     QC(rxirq_by_frames, RXIRQ_BY_FRAMES, COUNT),
-#endif
-#ifdef CSR_NIC_RXIRQ_BY_USECS_ADDR
     QC(rxirq_by_usecs, RXIRQ_BY_USECS, COUNT),
-#endif
-#ifdef CSR_NIC_RXIRQ_BY_ABS_ADDR
     QC(rxirq_by_abs, RXIRQ_BY_ABS, COUNT),
-#endif
-#ifdef CSR_NIC_RXIRQ_PENDING_ADDR
     QC(rxirq_pending, RXIRQ_PENDING, STATE),
-#endif
-#ifdef CSR_NIC_RDARB_OUTSTANDING_ADDR
     QC(rdarb_outstanding, RDARB_OUTSTANDING, STATE),
-#endif
-#ifdef CSR_NIC_RDARB_REQUESTS_ADDR
     QC(rdarb_requests, RDARB_REQUESTS, COUNT),
-#endif
-#ifdef CSR_NIC_RDADP_REQUESTS_ADDR
     QC(rdadp_requests, RDADP_REQUESTS, COUNT),
-#endif
-#ifdef CSR_NIC_RDADP_COMPLETIONS_ADDR
     QC(rdadp_completions, RDADP_COMPLETIONS, COUNT),
-#endif
-#ifdef CSR_NIC_RDADP_ERRORS_ADDR
     QC(rdadp_errors, RDADP_ERRORS, ERROR),
-#endif
-#ifdef CSR_NIC_RDADP_REJECTED_ADDR
     QC(rdadp_rejected, RDADP_REJECTED, ERROR),
-#endif
-#ifdef CSR_NIC_RDADP_TIMEOUTS_ADDR
     QC(rdadp_timeouts, RDADP_TIMEOUTS, ERROR),
-#endif
-#ifdef CSR_NIC_RDADP_DROPPED_ADDR
     QC(rdadp_dropped, RDADP_DROPPED, ERROR),
-#endif
-#ifdef CSR_NIC_WRADP_WRITES_ADDR
     QC(wradp_writes, WRADP_WRITES, COUNT),
-#endif
-#ifdef CSR_NIC_WRADP_TLPS_ADDR
     QC(wradp_tlps, WRADP_TLPS, COUNT),
-#endif
-#ifdef CSR_NIC_WRADP_REJECTED_ADDR
     QC(wradp_rejected, WRADP_REJECTED, ERROR),
-#endif
-#ifdef CSR_NIC_MAC_PREAMBLE_CRC_ADDR
     QC(mac_preamble_crc, MAC_PREAMBLE_CRC, STATE),
-#endif
-#ifdef CSR_NIC_MAC_RX_DATAPATH_PREAMBLE_ERRORS_ADDR
     QC(mac_rx_datapath_preamble_errors, MAC_RX_DATAPATH_PREAMBLE_ERRORS, ERROR),
-#endif
-#ifdef CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_ADDR
     QC(mac_rx_datapath_crc_errors, MAC_RX_DATAPATH_CRC_ERRORS, ERROR),
-#endif
 };
 #undef QC
 
@@ -287,25 +129,35 @@ int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, ui
 {
     /* One wide CSR per counter, queue i at bits 32i..32i+31; LiteX puts the most significant
      * 32-bit word first, so queue i is word (SIZE - 1 - i). */
-    if (q >= CSR_NIC_TXE_Q_FRAMES_SIZE)
-        return nic_errf(err, errlen, "queue %u out of range (%u TX queues)", q,
-                        (unsigned)CSR_NIC_TXE_Q_FRAMES_SIZE);
-    *frames = nic_read32(b, CSR_NIC_TXE_Q_FRAMES_ADDR + 4u * (CSR_NIC_TXE_Q_FRAMES_SIZE - 1 - q));
-    *bytes = nic_read32(b, CSR_NIC_TXE_Q_BYTES_ADDR + 4u * (CSR_NIC_TXE_Q_BYTES_SIZE - 1 - q));
+    if (q >= nic_q_hw_txq(b))
+        return nic_errf(err, errlen, "queue %u out of range (%u TX queues)", q, nic_q_hw_txq(b));
+    *frames = nic_read32(b, NIC_CSR(b, NIC, TXE_Q_FRAMES) +
+                                4u * (NIC_CSR_NIC_TXE_Q_FRAMES_SIZE - 1 - q));
+    *bytes = nic_read32(b, NIC_CSR(b, NIC, TXE_Q_BYTES) +
+                               4u * (NIC_CSR_NIC_TXE_Q_BYTES_SIZE - 1 - q));
     return 0;
 }
 
-unsigned nic_q_tx_vector_msi(unsigned g) { return NIC_TX_INTERRUPT + g; }
+unsigned nic_q_hw_txq(struct nic_backend *b) { return nic_rb_param(b, NIC_RB_NIC); }
+
+unsigned nic_q_hw_txirq(struct nic_backend *b) { return nic_rb_msi_count(b, NIC_RB_NIC) - 1; }
+
+unsigned nic_q_rx_msi(struct nic_backend *b) { return nic_rb_msi(b, NIC_RB_NIC, 0); }
+
+unsigned nic_q_tx_vector_msi(struct nic_backend *b, unsigned g)
+{
+    return nic_rb_msi(b, NIC_RB_NIC, 1 + g);
+}
 
 int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
                          size_t errlen)
 {
     /* One wide CSR, vector g at bits 32g..: word (SIZE - 1 - g), as in nic_q_tx_queue_stats. */
-    if (g >= CSR_NIC_TXIRQ_VEC_IRQS_SIZE || g >= NIC_NTXIRQ)
+    if (g >= NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE || g >= nic_q_hw_txirq(b))
         return nic_errf(err, errlen, "TX vector %u out of range (%u TX vectors)", g,
-                        (unsigned)NIC_NTXIRQ);
-    *irqs = nic_read32(b, CSR_NIC_TXIRQ_VEC_IRQS_ADDR +
-                              4u * (CSR_NIC_TXIRQ_VEC_IRQS_SIZE - 1 - g));
+                        nic_q_hw_txirq(b));
+    *irqs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_VEC_IRQS) +
+                              4u * (NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE - 1 - g));
     return 0;
 }
 
@@ -316,7 +168,8 @@ int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err,
         return nic_errf(err, errlen, "counters: room for %zu values, the table has %zu", n,
                         want);
     for (size_t i = 0; i < want; i++)
-        v[i] = nic_csr_read_wide(b, counter_defs[i].addr, counter_defs[i].words);
+        v[i] = nic_csr_read_wide(b, nic_rb_base(b, NIC_RB_NIC) + counter_defs[i].addr,
+                                 counter_defs[i].words);
     return 0;
 }
 
@@ -331,7 +184,7 @@ uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before,
 
 /* --- register helpers ------------------------------------------------------------------------ */
 
-/* Field F of a strobe CSR (csr.h F_OFFSET / F_SIZE), value checked to fit by the callers. */
+/* Field F of a strobe CSR (nic_regs.h F_OFFSET / F_SIZE), value checked to fit by the callers. */
 #define NIC_Q_FIELD(F, v) \
     (((uint32_t)(v) & (uint32_t)((1ull << F##_SIZE) - 1)) << F##_OFFSET)
 
@@ -340,16 +193,16 @@ static void wr(struct nic_backend *b, uint64_t addr, uint32_t v) { nic_write32(b
 static void txq_cfg(struct nic_backend *b, unsigned q, unsigned size_log2, bool enable,
                     unsigned limit)
 {
-    wr(b, CSR_NIC_TXQ_CFG_ADDR,
-       NIC_Q_FIELD(CSR_NIC_TXQ_CFG_QUEUE, q) | NIC_Q_FIELD(CSR_NIC_TXQ_CFG_SIZE_LOG2, size_log2) |
-       NIC_Q_FIELD(CSR_NIC_TXQ_CFG_ENABLE, enable) | NIC_Q_FIELD(CSR_NIC_TXQ_CFG_LIMIT, limit));
+    wr(b, NIC_CSR(b, NIC, TXQ_CFG),
+       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_QUEUE, q) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_SIZE_LOG2, size_log2) |
+       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_ENABLE, enable) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_LIMIT, limit));
 }
 
 static int wait_drained(struct nic_backend *b, unsigned q, uint64_t timeout_ns, char *err,
                         size_t errlen)
 {
     const uint64_t deadline = nic_now_ns(b) + timeout_ns;
-    while (!((nic_csr_read_wide(b, CSR_NIC_TXQ_DRAINED_ADDR, CSR_NIC_TXQ_DRAINED_SIZE) >> q) &
+    while (!((nic_csr_read_wide(b, NIC_CSR(b, NIC, TXQ_DRAINED), NIC_CSR_NIC_TXQ_DRAINED_SIZE) >> q) &
              1)) {
         if (nic_now_ns(b) > deadline)
             return nic_errf(err, errlen, "TX queue %u did not drain within %llu ns "
@@ -379,11 +232,12 @@ static size_t buf_stride(const struct nic_queues *nq) { return align_up(nq->cfg.
 
 /* --- open / close ---------------------------------------------------------------------------- */
 
-static int check_config(const struct nic_q_config *c, char *err, size_t errlen)
+static int check_config(struct nic_backend *b, const struct nic_q_config *c, char *err,
+                        size_t errlen)
 {
-    if (c->ntxq < 1 || c->ntxq > NIC_Q_MAX_TXQ)
-        return nic_errf(err, errlen, "TX queues: %u is out of range 1..%u (this SoC has "
-                        "NIC_NTXQ %u)", c->ntxq, (unsigned)NIC_Q_MAX_TXQ, (unsigned)NIC_NTXQ);
+    if (c->ntxq < 1 || c->ntxq > nic_q_hw_txq(b))
+        return nic_errf(err, errlen, "TX queues: %u is out of range 1..%u (the TX queues of "
+                        "this SoC's nic block)", c->ntxq, nic_q_hw_txq(b));
     if (!pow2(c->tx_ring) || c->tx_ring < 2 || c->tx_ring > NIC_Q_RING_MAX)
         return nic_errf(err, errlen, "TX ring size %u: must be a power of two 2..%u", c->tx_ring,
                         NIC_Q_RING_MAX);
@@ -407,8 +261,10 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
 {
     memset(nq, 0, sizeof *nq);
     nq->b = b;
-    if (check_config(cfg, err, errlen) < 0)
+    if (nic_rb_require(b, NIC_RB_NIC, err, errlen) < 0 || check_config(b, cfg, err, errlen) < 0)
         return -1;
+    nq->nic_base = nic_rb_base(b, NIC_RB_NIC);
+    nq->tick_cycles = nic_read32(b, NIC_CSR_INFO_CLK_FREQ_ADDR) / 1000000u;
     nq->cfg = *cfg;
     if (nq->cfg.tx_limit == 0)
         nq->cfg.tx_limit = cfg->tx_ring - 1;
@@ -446,12 +302,12 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     nq->mem_size = off;
 
     /* Frame FIFOs: TX takes whatever the engine builds (its max_frame), RX what a buffer holds. */
-    wr(b, CSR_NIC_TXFIFO_MAX_LEN_ADDR, NIC_Q_FRAME_MAX);
-    wr(b, CSR_NIC_TXFIFO_MIN_LEN_ADDR, 0);
-    wr(b, CSR_NIC_TXFIFO_ENABLE_ADDR, 1);
-    wr(b, CSR_NIC_RXFIFO_MAX_LEN_ADDR, cfg->buf_size);
-    wr(b, CSR_NIC_RXFIFO_MIN_LEN_ADDR, 0);
-    wr(b, CSR_NIC_RXFIFO_ENABLE_ADDR, 1);
+    wr(b, NIC_CSR(b, NIC, TXFIFO_MAX_LEN), NIC_Q_FRAME_MAX);
+    wr(b, NIC_CSR(b, NIC, TXFIFO_MIN_LEN), 0);
+    wr(b, NIC_CSR(b, NIC, TXFIFO_ENABLE), 1);
+    wr(b, NIC_CSR(b, NIC, RXFIFO_MAX_LEN), cfg->buf_size);
+    wr(b, NIC_CSR(b, NIC, RXFIFO_MIN_LEN), 0);
+    wr(b, NIC_CSR(b, NIC, RXFIFO_ENABLE), 1);
 
     struct nic_q_coalesce co;
     nic_q_coalesce_defaults(&co);
@@ -459,12 +315,12 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         return -1;
 
     /* Scheduler: the mode, every queue at priority 0 with weight 1. */
-    wr(b, CSR_NIC_TX_SCHED_MODE_ADDR, cfg->sched_mode);
-    nic_csr_write_wide(b, CSR_NIC_TX_SCHED_PRIO_ADDR, CSR_NIC_TX_SCHED_PRIO_SIZE, 0);
+    wr(b, NIC_CSR(b, NIC, TX_SCHED_MODE), cfg->sched_mode);
+    nic_csr_write_wide(b, NIC_CSR(b, NIC, TX_SCHED_PRIO), NIC_CSR_NIC_TX_SCHED_PRIO_SIZE, 0);
     uint64_t weights = 0;
-    for (unsigned q = 0; q < NIC_NTXQ && 8 * q < 64; q++)
+    for (unsigned q = 0; q < nic_q_hw_txq(b) && 8 * q < 64; q++)
         weights |= 1ull << (8 * q);
-    nic_csr_write_wide(b, CSR_NIC_TX_SCHED_WEIGHT_ADDR, CSR_NIC_TX_SCHED_WEIGHT_SIZE, weights);
+    nic_csr_write_wide(b, NIC_CSR(b, NIC, TX_SCHED_WEIGHT), NIC_CSR_NIC_TX_SCHED_WEIGHT_SIZE, weights);
 
     /* TX queues: disable (a drained queue is reset by it), wait drained, ring base and
      * writeback address, then enable (the reset that starts the ring at 0). */
@@ -484,10 +340,10 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         txq_cfg(b, q, t->size_log2, false, t->limit);
         if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
             return -1;
-        nic_csr_write_wide(b, CSR_NIC_TXE_BASE_ADDR_ADDR, CSR_NIC_TXE_BASE_ADDR_SIZE, t->desc_bus);
-        wr(b, CSR_NIC_TXE_BASE_ADDR, NIC_Q_FIELD(CSR_NIC_TXE_BASE_QUEUE, q));
-        nic_csr_write_wide(b, CSR_NIC_TXQ_WB_ADDR_ADDR, CSR_NIC_TXQ_WB_ADDR_SIZE, t->wb_bus);
-        wr(b, CSR_NIC_TXQ_WB_ADDR_QUEUE_ADDR, NIC_Q_FIELD(CSR_NIC_TXQ_WB_ADDR_QUEUE_QUEUE, q));
+        nic_csr_write_wide(b, NIC_CSR(b, NIC, TXE_BASE_ADDR), NIC_CSR_NIC_TXE_BASE_ADDR_SIZE, t->desc_bus);
+        wr(b, NIC_CSR(b, NIC, TXE_BASE), NIC_Q_FIELD(NIC_CSR_NIC_TXE_BASE_QUEUE, q));
+        nic_csr_write_wide(b, NIC_CSR(b, NIC, TXQ_WB_ADDR), NIC_CSR_NIC_TXQ_WB_ADDR_SIZE, t->wb_bus);
+        wr(b, NIC_CSR(b, NIC, TXQ_WB_ADDR_QUEUE), NIC_Q_FIELD(NIC_CSR_NIC_TXQ_WB_ADDR_QUEUE_QUEUE, q));
         txq_cfg(b, q, t->size_log2, true, t->limit);
     }
     if (cfg_err >= 0 && nic_read32(b, counter_defs[cfg_err].addr) != err_cfg0)
@@ -506,20 +362,20 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
-    wr(b, CSR_NIC_RXE_ENABLE_ADDR, 0);
+    wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 0);
     const uint64_t deadline = nic_now_ns(b) + timeout_ns;
     nic_idle(b, 100);
-    while (nic_read32(b, CSR_NIC_RXE_CONS_ADDR) != 0) {
+    while (nic_read32(b, NIC_CSR(b, NIC, RXE_CONS)) != 0) {
         if (nic_now_ns(b) > deadline)
             return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
                             "stays %u with nic_rxe_enable 0) within %llu ns",
-                            nic_read32(b, CSR_NIC_RXE_CONS_ADDR),
+                            nic_read32(b, NIC_CSR(b, NIC, RXE_CONS)),
                             (unsigned long long)timeout_ns);
         nic_idle(b, 200);
     }
-    nic_csr_write_wide(b, CSR_NIC_RXE_RING_BASE_ADDR, CSR_NIC_RXE_RING_BASE_SIZE, r->desc_bus);
-    wr(b, CSR_NIC_RXE_RING_SIZE_LOG2_ADDR, r->size_log2);
-    nic_csr_write_wide(b, CSR_NIC_RXE_CPL_BASE_ADDR, CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
+    nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_RING_BASE), NIC_CSR_NIC_RXE_RING_BASE_SIZE, r->desc_bus);
+    wr(b, NIC_CSR(b, NIC, RXE_RING_SIZE_LOG2), r->size_log2);
+    nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_CPL_BASE), NIC_CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
     for (unsigned p = 0; p < r->size; p++) {
         const uint64_t a = htole64(r->buf_bus + (uint64_t)p * stride);
         /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
@@ -532,9 +388,9 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         r->cpl[(size_t)p * NIC_Q_DESC_BYTES + 4] = NIC_Q_RX_STATUS_FREE;
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    wr(b, CSR_NIC_RXE_ENABLE_ADDR, 1);
+    wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 1);
     r->prod = r->size - 1;
-    wr(b, CSR_NIC_RXE_DB_ADDR, NIC_Q_FIELD(CSR_NIC_RXE_DB_INDEX, r->prod));
+    wr(b, NIC_CSR(b, NIC, RXE_DB), NIC_Q_FIELD(NIC_CSR_NIC_RXE_DB_INDEX, r->prod));
     r->doorbells++;
     nq->open = true;
     return 0;
@@ -550,7 +406,7 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
             if (rc == 0 && wait_drained(b, q, timeout_ns, err, errlen) < 0)
                 rc = -1;
         }
-        wr(b, CSR_NIC_RXE_ENABLE_ADDR, 0);
+        wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 0);
         nq->open = false;
     }
     if (nq->mem)
@@ -604,8 +460,8 @@ int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
     t->next_to_use = idx;
-    wr(nq->b, CSR_NIC_TXQ_DB_ADDR,
-       NIC_Q_FIELD(CSR_NIC_TXQ_DB_QUEUE, q) | NIC_Q_FIELD(CSR_NIC_TXQ_DB_INDEX, idx));
+    wr(nq->b, nq->nic_base + NIC_CSR_NIC_TXQ_DB_ADDR,
+       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_QUEUE, q) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_INDEX, idx));
     t->doorbells++;
     t->frames_sent += n;
     return (int)n;
@@ -668,14 +524,14 @@ int nic_q_rx_refill(struct nic_queues *nq)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     r->prod = (r->prod + n) & (r->size - 1);
     r->to_repost = 0;
-    wr(nq->b, CSR_NIC_RXE_DB_ADDR, NIC_Q_FIELD(CSR_NIC_RXE_DB_INDEX, r->prod));
+    wr(nq->b, nq->nic_base + NIC_CSR_NIC_RXE_DB_ADDR,
+       NIC_Q_FIELD(NIC_CSR_NIC_RXE_DB_INDEX, r->prod));
     r->doorbells++;
     return (int)n;
 }
 
 /* --- coalescing ------------------------------------------------------------------------------ */
 
-#define TICK_CYCLES ((uint32_t)(CONFIG_CLOCK_FREQUENCY / 1000000))    /* cycles per us */
 
 int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
                        size_t errlen)
@@ -690,24 +546,24 @@ int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, ch
         if (v[i] > 0xffff)
             return nic_errf(err, errlen, "coalescing %s=%u: out of range 0..65535", names[i],
                             v[i]);
-    if (TICK_CYCLES < 1 || TICK_CYCLES > 0xffff)
+    if (nq->tick_cycles < 1 || nq->tick_cycles > 0xffff)
         return nic_errf(err, errlen, "coalescing: %u cycles per us does not fit tick_cycles",
-                        TICK_CYCLES);
+                        nq->tick_cycles);
     /* Disable while changing, so no half-written configuration raises an interrupt. */
-    wr(b, CSR_NIC_RXIRQ_ENABLE_ADDR, 0);
-    wr(b, CSR_NIC_RXIRQ_TICK_CYCLES_ADDR, TICK_CYCLES);
-    wr(b, CSR_NIC_RXIRQ_USECS_ADDR, c->rx_usecs);
-    wr(b, CSR_NIC_RXIRQ_FRAMES_ADDR, c->rx_frames);
-    wr(b, CSR_NIC_RXIRQ_ABS_USECS_ADDR, c->rx_abs_usecs);
-    wr(b, CSR_NIC_RXIRQ_MIN_INTERVAL_ADDR, c->rx_min_interval);
-    wr(b, CSR_NIC_RXIRQ_ENABLE_ADDR, c->rx_enable);
-    wr(b, CSR_NIC_TXIRQ_ENABLE_ADDR, 0);
-    wr(b, CSR_NIC_TXIRQ_TICK_CYCLES_ADDR, TICK_CYCLES);
-    wr(b, CSR_NIC_TXIRQ_USECS_ADDR, c->tx_usecs);
-    wr(b, CSR_NIC_TXIRQ_FRAMES_ADDR, c->tx_frames);
-    wr(b, CSR_NIC_TXIRQ_ABS_USECS_ADDR, c->tx_abs_usecs);
-    wr(b, CSR_NIC_TXIRQ_MIN_INTERVAL_ADDR, c->tx_min_interval);
-    wr(b, CSR_NIC_TXIRQ_ENABLE_ADDR, c->tx_enable);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_ENABLE), 0);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_TICK_CYCLES), nq->tick_cycles);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_USECS), c->rx_usecs);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_FRAMES), c->rx_frames);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_ABS_USECS), c->rx_abs_usecs);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_MIN_INTERVAL), c->rx_min_interval);
+    wr(b, NIC_CSR(b, NIC, RXIRQ_ENABLE), c->rx_enable);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_ENABLE), 0);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_TICK_CYCLES), nq->tick_cycles);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_USECS), c->tx_usecs);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_FRAMES), c->tx_frames);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_ABS_USECS), c->tx_abs_usecs);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_MIN_INTERVAL), c->tx_min_interval);
+    wr(b, NIC_CSR(b, NIC, TXIRQ_ENABLE), c->tx_enable);
     return 0;
 }
 
@@ -715,130 +571,25 @@ int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *er
                        size_t errlen)
 {
     struct nic_backend *b = nq->b;
-    const uint32_t rt = nic_read32(b, CSR_NIC_RXIRQ_TICK_CYCLES_ADDR);
-    const uint32_t tt = nic_read32(b, CSR_NIC_TXIRQ_TICK_CYCLES_ADDR);
-    if (rt != TICK_CYCLES || tt != TICK_CYCLES)
+    const uint32_t rt = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_TICK_CYCLES));
+    const uint32_t tt = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_TICK_CYCLES));
+    if (rt != nq->tick_cycles || tt != nq->tick_cycles)
         return nic_errf(err, errlen, "coalescing tick is %u (rx) / %u (tx) cycles, not the "
-                        "%u of 1 us: times would not be microseconds", rt, tt, TICK_CYCLES);
-    c->rx_usecs = nic_read32(b, CSR_NIC_RXIRQ_USECS_ADDR);
-    c->rx_frames = nic_read32(b, CSR_NIC_RXIRQ_FRAMES_ADDR);
-    c->rx_abs_usecs = nic_read32(b, CSR_NIC_RXIRQ_ABS_USECS_ADDR);
-    c->rx_min_interval = nic_read32(b, CSR_NIC_RXIRQ_MIN_INTERVAL_ADDR);
-    c->rx_enable = nic_read32(b, CSR_NIC_RXIRQ_ENABLE_ADDR) & 1;
-    c->tx_usecs = nic_read32(b, CSR_NIC_TXIRQ_USECS_ADDR);
-    c->tx_frames = nic_read32(b, CSR_NIC_TXIRQ_FRAMES_ADDR);
-    c->tx_abs_usecs = nic_read32(b, CSR_NIC_TXIRQ_ABS_USECS_ADDR);
-    c->tx_min_interval = nic_read32(b, CSR_NIC_TXIRQ_MIN_INTERVAL_ADDR);
-    c->tx_enable = nic_read32(b, CSR_NIC_TXIRQ_ENABLE_ADDR) & 1;
+                        "%u of 1 us: times would not be microseconds", rt, tt, nq->tick_cycles);
+    c->rx_usecs = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_USECS));
+    c->rx_frames = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_FRAMES));
+    c->rx_abs_usecs = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_ABS_USECS));
+    c->rx_min_interval = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_MIN_INTERVAL));
+    c->rx_enable = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_ENABLE)) & 1;
+    c->tx_usecs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_USECS));
+    c->tx_frames = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_FRAMES));
+    c->tx_abs_usecs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_ABS_USECS));
+    c->tx_min_interval = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_MIN_INTERVAL));
+    c->tx_enable = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_ENABLE)) & 1;
     return 0;
 }
 
-#else /* !NIC_HAS_DATAPATH */
 
-#define NO_DATAPATH "this build has no NIC datapath (build it with `make sim NIC=1`)"
-
-const struct nic_q_counter_def *nic_q_counter_defs(size_t *n)
-{
-    *n = 0;
-    return NULL;
-}
-
-int nic_q_counter_index(const char *name)
-{
-    (void)name;
-    return -1;
-}
-
-int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
-                         char *err, size_t errlen)
-{
-    (void)b, (void)q, (void)frames, (void)bytes;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-unsigned nic_q_tx_vector_msi(unsigned g) { return g; }
-
-int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
-                         size_t errlen)
-{
-    (void)b, (void)g, (void)irqs;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
-{
-    (void)b, (void)v, (void)n;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before, uint64_t after)
-{
-    (void)d;
-    return after - before;
-}
-
-int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
-               uint64_t timeout_ns, char *err, size_t errlen)
-{
-    (void)cfg, (void)timeout_ns;
-    memset(nq, 0, sizeof *nq);
-    nq->b = b;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
-{
-    (void)nq, (void)timeout_ns, (void)err, (void)errlen;
-    return 0;
-}
-
-int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
-                    size_t errlen)
-{
-    (void)nq, (void)q, (void)limit;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
-                  unsigned n, char *err, size_t errlen)
-{
-    (void)nq, (void)q, (void)frames, (void)n;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen)
-{
-    (void)nq, (void)q;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max)
-{
-    (void)nq, (void)out, (void)max;
-    return -1;
-}
-
-int nic_q_rx_refill(struct nic_queues *nq)
-{
-    (void)nq;
-    return -1;
-}
-
-int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
-                       size_t errlen)
-{
-    (void)nq, (void)c;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
-                       size_t errlen)
-{
-    (void)nq, (void)c;
-    return nic_errf(err, errlen, NO_DATAPATH);
-}
-
-#endif /* NIC_HAS_DATAPATH */
 
 /* --- build-independent helpers --------------------------------------------------------------- */
 

@@ -28,42 +28,35 @@
  *                       (nic_rxe_db) for all of them.
  * Off the hot path: nic_q_open() (FIFOs, coalescing defaults, queues reset and enabled, ring
  * bases, writeback addresses, RX buffers posted), nic_q_set_limit(), nic_q_coalesce_get/set()
- * (ethtool -C names), nic_q_counters_read() (every nic_* status CSR of csr.h), nic_q_close().
+ * (ethtool -C names), nic_q_counters_read() (every nic_* status register), nic_q_close().
  *
  * Multi-word CSRs (ring bases, writeback address) are written with nic_csr_write_wide(): LiteX's
  * order, most significant 32-bit word first, before the strobe CSR whose write takes them.
  *
- * Builds whose csr.h has no NIC datapath (no CSR_NIC_TXQ_CFG_ADDR) compile this to stubs that
- * fail with "this build has no NIC datapath"; NIC_HAS_DATAPATH tells which at compile time.
+ * The nic register block is found at run time (nic_rb.h): nic_q_open() fails with a message on a
+ * SoC without it.
  *
- * Parameters (struct nic_q_config): ntxq 1..NIC_Q_MAX_TXQ (soc.h NIC_NTXQ), tx_ring and
+ * Parameters (struct nic_q_config): ntxq 1..nic_q_hw_txq() (the SoC's TX queues), tx_ring and
  * rx_ring powers of two 2..4096, tx_limit 1..4096 (0: tx_ring - 1), buf_size 60..9216 bytes
  * (the largest frame, without FCS), sched_mode (0 round-robin, 1 strict priority, 2 WRR).
  * Every function returns 0 (or a count) on success and -1 with a message in err on failure.
  */
-#ifndef NIC_QUEUES_H
-#define NIC_QUEUES_H
+#ifndef NICQUEUES_H
+#define NICQUEUES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nic_backend.h"
-#include "nic_csr.h"
+#include "nic_rb.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#ifdef CSR_NIC_TXQ_CFG_ADDR
-#define NIC_HAS_DATAPATH 1
-#define NIC_Q_MAX_TXQ NIC_NTXQ
-#define NIC_Q_NTXIRQ NIC_NTXIRQ     /* TX interrupt vectors: queue q on vector q % NIC_Q_NTXIRQ */
-#else
-#define NIC_HAS_DATAPATH 0
-#define NIC_Q_MAX_TXQ 1
-#define NIC_Q_NTXIRQ 1
-#endif
+#define NIC_Q_MAX_TXQ NIC_LAYOUT_TXQ       /* TX queues at most (this SoC's: nic_q_hw_txq()) */
+#define NIC_Q_MAX_TXIRQ NIC_LAYOUT_TXIRQ   /* TX vectors at most (this SoC's: nic_q_hw_txirq()) */
 
 #define NIC_Q_RING_MAX 4096u        /* descriptors per ring (12-bit ring positions) */
 #define NIC_Q_FRAME_MAX 9216u       /* the TX engine's max_frame, and the TX FIFO's max_len */
@@ -112,6 +105,8 @@ struct nic_queues {
     struct nic_q_config cfg;
     struct nic_txq tx[NIC_Q_MAX_TXQ];
     struct nic_rxq rx;
+    uint64_t nic_base;              /* the nic block's BAR0 base */
+    uint32_t tick_cycles;           /* system clock cycles per microsecond (INFO_CLK_FREQ) */
     void *mem;                      /* the one DMA block */
     size_t mem_size;
     bool open;
@@ -175,7 +170,7 @@ int nic_q_rx_refill(struct nic_queues *nq);
 /* --- interrupt coalescing (ethtool -C) ----------------------------------------------------- */
 
 /* Times in microseconds (converted with nic_*irq_tick_cycles = sys clock cycles per us, from
- * soc.h CONFIG_CLOCK_FREQUENCY), frame counts in completions. Each 0..65535. */
+ * INFO_CLK_FREQ), frame counts in completions. Each 0..65535. */
 struct nic_q_coalesce {
     uint32_t rx_usecs, rx_frames, rx_abs_usecs, rx_min_interval;
     uint32_t tx_usecs, tx_frames, tx_abs_usecs, tx_min_interval;
@@ -193,7 +188,7 @@ int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, ch
 int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
                        size_t errlen);
 
-/* --- counters: every nic_* status CSR of csr.h --------------------------------------------- */
+/* --- counters: every nic_* status register -------------------------------------------------- */
 
 enum nic_q_counter_kind {
     NIC_QC_COUNT = 0,               /* event counter, 32 bits, wraps: deltas are meaningful */
@@ -202,11 +197,11 @@ enum nic_q_counter_kind {
 };
 struct nic_q_counter_def {
     const char *name;               /* CSR name without `nic_`, e.g. rxe_drop_no_buffer */
-    uint64_t addr;
+    uint64_t addr;                  /* offset in the nic block */
     unsigned words;
     enum nic_q_counter_kind kind;
 };
-/* The table (from csr.h) and its length; 0 entries on a build without the datapath. */
+/* The table and its length. */
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n);
 /* Index of a counter by name, -1 if this build has none. */
 int nic_q_counter_index(const char *name);
@@ -218,11 +213,16 @@ int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err,
  * Two MMIO reads each: not for the hot path. */
 int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
                          char *err, size_t errlen);
-/* TX queue groups: queue q's TX interrupt vector is q % NIC_Q_NTXIRQ, raised as the MSI
- * nic_q_tx_vector_msi(g) = NIC_TX_INTERRUPT + g (soc.h; the SoC checks the numbering). The
- * interrupts TX vector g raised (nic_txirq_vec_irqs, 32 bits, wrapping): one MMIO read. The
- * coalescing settings (tx-*) apply to every TX vector alike; each coalesces its own frames. */
-unsigned nic_q_tx_vector_msi(unsigned g);
+/* The SoC's TX queues and TX interrupt vectors (the nic block's table entry). */
+unsigned nic_q_hw_txq(struct nic_backend *b);
+unsigned nic_q_hw_txirq(struct nic_backend *b);
+/* TX queue groups: queue q's TX interrupt vector is q % nic_q_hw_txirq(), raised as the MSI
+ * nic_q_tx_vector_msi(b, g); RX's is nic_q_rx_msi(b) (the nic block's MSIs: RX, then TX 0..).
+ * The interrupts TX vector g raised (nic_txirq_vec_irqs, 32 bits, wrapping): one MMIO read.
+ * The coalescing settings (tx-*) apply to every TX vector alike; each coalesces its own
+ * frames. */
+unsigned nic_q_rx_msi(struct nic_backend *b);
+unsigned nic_q_tx_vector_msi(struct nic_backend *b, unsigned g);
 int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
                          size_t errlen);
 /* after - before for a counter of the given kind: mod 2^32 for counters, after for state. */
@@ -232,4 +232,4 @@ uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before,
 }
 #endif
 
-#endif /* NIC_QUEUES_H */
+#endif /* NICQUEUES_H */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nic_csr.h"
 #include "nic_dev.h"
 
 const struct nic_scope_probe nic_scope_probes[NIC_SCOPE_NPROBES] = {NIC_SCOPE_PROBES};
@@ -89,11 +88,13 @@ static unsigned field(uint32_t reg, unsigned offset, unsigned size)
 
 int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
 {
-    const uint32_t info = nic_read32(b, CSR_ANALYZER_INFO_ADDR);
+    if (nic_rb_require(b, NIC_RB_ANALYZER, err, errlen) < 0)
+        return -1;
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, INFO));
 #define CHECK(F, want)                                                                          \
     do {                                                                                        \
-        const unsigned got = field(info, CSR_ANALYZER_INFO_##F##_OFFSET,                        \
-                                   CSR_ANALYZER_INFO_##F##_SIZE);                               \
+        const unsigned got = field(info, NIC_CSR_ANALYZER_INFO_##F##_OFFSET,                    \
+                                   NIC_CSR_ANALYZER_INFO_##F##_SIZE);                           \
         if (got != (unsigned)(want))                                                            \
             return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, analyzer_layout.h " \
                         "says %u: host software and gateware are from different builds", info, \
@@ -104,8 +105,8 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
     CHECK(NSTAGES, NIC_SCOPE_NSTAGES);
     CHECK(LATENCY, NIC_SCOPE_HAS_LATENCY);
     CHECK(SAMPLE_WIDTH, NIC_SCOPE_SAMPLE_WIDTH);
-    if ((1u << field(info, CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET,
-                     CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE)) != NIC_SCOPE_DEPTH)
+    if ((1u << field(info, NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET,
+                     NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE)) != NIC_SCOPE_DEPTH)
         return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from analyzer_layout.h "
                     "(%u)", info, NIC_SCOPE_DEPTH);
 #undef CHECK
@@ -116,23 +117,23 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
 
 void nic_scope_snapshot(struct nic_backend *b)
 {
-    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CONTROL), 1u << NIC_CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET);
 }
 
 uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel)
 {
-    nic_write32(b, CSR_ANALYZER_CNT_SEL_ADDR, sel);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CNT_SEL), sel);
     /* CNT_VALUE follows two cycles after the write; a CSR read takes longer than that. */
-    return nic_csr_read_wide(b, CSR_ANALYZER_CNT_VALUE_ADDR, CSR_ANALYZER_CNT_VALUE_SIZE);
+    return nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CNT_VALUE), NIC_CSR_ANALYZER_CNT_VALUE_SIZE);
 }
 
 uint32_t nic_scope_cnt_status(struct nic_backend *b, unsigned *refused)
 {
-    const uint32_t st = nic_read32(b, CSR_ANALYZER_CNT_STATUS_ADDR);
+    const uint32_t st = nic_read32(b, NIC_CSR(b, ANALYZER, CNT_STATUS));
     if (refused)
-        *refused = field(st, CSR_ANALYZER_CNT_STATUS_REFUSED_OFFSET,
-                         CSR_ANALYZER_CNT_STATUS_REFUSED_SIZE);
-    return field(st, CSR_ANALYZER_CNT_STATUS_BUSY_OFFSET, CSR_ANALYZER_CNT_STATUS_BUSY_SIZE);
+        *refused = field(st, NIC_CSR_ANALYZER_CNT_STATUS_REFUSED_OFFSET,
+                         NIC_CSR_ANALYZER_CNT_STATUS_REFUSED_SIZE);
+    return field(st, NIC_CSR_ANALYZER_CNT_STATUS_BUSY_OFFSET, NIC_CSR_ANALYZER_CNT_STATUS_BUSY_SIZE);
 }
 
 int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, char *err,
@@ -164,8 +165,8 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
 
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift)
 {
-    nic_write32(b, CSR_ANALYZER_BIN_MIN_ADDR, bin_min);
-    nic_write32(b, CSR_ANALYZER_BIN_SHIFT_ADDR, bin_shift);
+    nic_write32(b, NIC_CSR(b, ANALYZER, BIN_MIN), bin_min);
+    nic_write32(b, NIC_CSR(b, ANALYZER, BIN_SHIFT), bin_shift);
 }
 
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */
@@ -267,59 +268,60 @@ struct stage_regs {
 };
 static const struct stage_regs stage_regs[NIC_SCOPE_NSTAGES] = {
 #define STAGE(s)                                                                                \
-    {CSR_ANALYZER_TRIG##s##_MASK_A_ADDR, CSR_ANALYZER_TRIG##s##_VALUE_A_ADDR,                 \
-     CSR_ANALYZER_TRIG##s##_MASK_B_ADDR, CSR_ANALYZER_TRIG##s##_VALUE_B_ADDR,                 \
-     CSR_ANALYZER_TRIG##s##_CONFIG_ADDR}
+    {NIC_CSR_ANALYZER_TRIG##s##_MASK_A_ADDR, NIC_CSR_ANALYZER_TRIG##s##_VALUE_A_ADDR,         \
+     NIC_CSR_ANALYZER_TRIG##s##_MASK_B_ADDR, NIC_CSR_ANALYZER_TRIG##s##_VALUE_B_ADDR,         \
+     NIC_CSR_ANALYZER_TRIG##s##_CONFIG_ADDR}
     STAGE(0), STAGE(1), STAGE(2), STAGE(3),
 #undef STAGE
 };
 
 void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *st, unsigned n)
 {
-    const unsigned words = CSR_ANALYZER_TRIG0_MASK_A_SIZE;
+    const unsigned words = NIC_CSR_ANALYZER_TRIG0_MASK_A_SIZE;
+    const uint64_t base = nic_rb_base(b, NIC_RB_ANALYZER);
     for (unsigned s = 0; s < n && s < NIC_SCOPE_NSTAGES; s++) {
         const struct stage_regs *r = &stage_regs[s];
-        write_words(b, r->mask_a, words, st[s].a.mask);
-        write_words(b, r->value_a, words, st[s].a.value);
-        write_words(b, r->mask_b, words, st[s].b.mask);
-        write_words(b, r->value_b, words, st[s].b.value);
-        nic_write32(b, r->config,
-                    (st[s].a.mode << CSR_ANALYZER_TRIG0_CONFIG_MODE_A_OFFSET) |
-                    (st[s].b.mode << CSR_ANALYZER_TRIG0_CONFIG_MODE_B_OFFSET) |
-                    (st[s].op << CSR_ANALYZER_TRIG0_CONFIG_OP_OFFSET) |
-                    (st[s].count << CSR_ANALYZER_TRIG0_CONFIG_COUNT_OFFSET));
+        write_words(b, base + r->mask_a, words, st[s].a.mask);
+        write_words(b, base + r->value_a, words, st[s].a.value);
+        write_words(b, base + r->mask_b, words, st[s].b.mask);
+        write_words(b, base + r->value_b, words, st[s].b.value);
+        nic_write32(b, base + r->config,
+                    (st[s].a.mode << NIC_CSR_ANALYZER_TRIG0_CONFIG_MODE_A_OFFSET) |
+                    (st[s].b.mode << NIC_CSR_ANALYZER_TRIG0_CONFIG_MODE_B_OFFSET) |
+                    (st[s].op << NIC_CSR_ANALYZER_TRIG0_CONFIG_OP_OFFSET) |
+                    (st[s].count << NIC_CSR_ANALYZER_TRIG0_CONFIG_COUNT_OFFSET));
     }
-    nic_write32(b, CSR_ANALYZER_TRIG_NSTAGES_ADDR, n);
+    nic_write32(b, NIC_CSR(b, ANALYZER, TRIG_NSTAGES), n);
 }
 
 void nic_scope_arm(struct nic_backend *b, uint32_t pre, uint32_t post)
 {
-    nic_write32(b, CSR_ANALYZER_CAP_PRE_ADDR, pre);
-    nic_write32(b, CSR_ANALYZER_CAP_POST_ADDR, post);
-    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_ARM_OFFSET);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CAP_PRE), pre);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CAP_POST), post);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CONTROL), 1u << NIC_CSR_ANALYZER_CONTROL_ARM_OFFSET);
 }
 
 void nic_scope_stop(struct nic_backend *b)
 {
-    nic_write32(b, CSR_ANALYZER_CONTROL_ADDR, 1u << CSR_ANALYZER_CONTROL_STOP_OFFSET);
+    nic_write32(b, NIC_CSR(b, ANALYZER, CONTROL), 1u << NIC_CSR_ANALYZER_CONTROL_STOP_OFFSET);
 }
 
 void nic_scope_status(struct nic_backend *b, struct nic_scope_status *s)
 {
-    const uint32_t st = nic_read32(b, CSR_ANALYZER_CAP_STATUS_ADDR);
-    s->state = field(st, CSR_ANALYZER_CAP_STATUS_STATE_OFFSET, CSR_ANALYZER_CAP_STATUS_STATE_SIZE);
-    s->triggered = field(st, CSR_ANALYZER_CAP_STATUS_TRIGGERED_OFFSET,
-                         CSR_ANALYZER_CAP_STATUS_TRIGGERED_SIZE);
-    s->overflow = field(st, CSR_ANALYZER_CAP_STATUS_OVERFLOW_OFFSET,
-                        CSR_ANALYZER_CAP_STATUS_OVERFLOW_SIZE);
-    s->stage = field(st, CSR_ANALYZER_CAP_STATUS_STAGE_OFFSET, CSR_ANALYZER_CAP_STATUS_STAGE_SIZE);
-    s->start = nic_read32(b, CSR_ANALYZER_CAP_START_ADDR);
-    s->count = nic_read32(b, CSR_ANALYZER_CAP_COUNT_ADDR);
-    s->trig_index = nic_read32(b, CSR_ANALYZER_CAP_TRIG_INDEX_ADDR);
-    s->trig_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_TRIG_TS_ADDR, CSR_ANALYZER_CAP_TRIG_TS_SIZE);
-    s->end_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_END_TS_ADDR, CSR_ANALYZER_CAP_END_TS_SIZE);
-    s->last_ts = nic_csr_read_wide(b, CSR_ANALYZER_CAP_LAST_TS_ADDR, CSR_ANALYZER_CAP_LAST_TS_SIZE);
-    s->now = nic_csr_read_wide(b, CSR_ANALYZER_CAP_NOW_ADDR, CSR_ANALYZER_CAP_NOW_SIZE);
+    const uint32_t st = nic_read32(b, NIC_CSR(b, ANALYZER, CAP_STATUS));
+    s->state = field(st, NIC_CSR_ANALYZER_CAP_STATUS_STATE_OFFSET, NIC_CSR_ANALYZER_CAP_STATUS_STATE_SIZE);
+    s->triggered = field(st, NIC_CSR_ANALYZER_CAP_STATUS_TRIGGERED_OFFSET,
+                         NIC_CSR_ANALYZER_CAP_STATUS_TRIGGERED_SIZE);
+    s->overflow = field(st, NIC_CSR_ANALYZER_CAP_STATUS_OVERFLOW_OFFSET,
+                        NIC_CSR_ANALYZER_CAP_STATUS_OVERFLOW_SIZE);
+    s->stage = field(st, NIC_CSR_ANALYZER_CAP_STATUS_STAGE_OFFSET, NIC_CSR_ANALYZER_CAP_STATUS_STAGE_SIZE);
+    s->start = nic_read32(b, NIC_CSR(b, ANALYZER, CAP_START));
+    s->count = nic_read32(b, NIC_CSR(b, ANALYZER, CAP_COUNT));
+    s->trig_index = nic_read32(b, NIC_CSR(b, ANALYZER, CAP_TRIG_INDEX));
+    s->trig_ts = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_TRIG_TS), NIC_CSR_ANALYZER_CAP_TRIG_TS_SIZE);
+    s->end_ts = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_END_TS), NIC_CSR_ANALYZER_CAP_END_TS_SIZE);
+    s->last_ts = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_LAST_TS), NIC_CSR_ANALYZER_CAP_LAST_TS_SIZE);
+    s->now = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_NOW), NIC_CSR_ANALYZER_CAP_NOW_SIZE);
 }
 
 const char *nic_scope_state_name(unsigned state)
@@ -359,8 +361,8 @@ void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *
     if (!raw)
         return;
     for (uint32_t k = 0; k < s->count; k++) {
-        nic_write32(b, CSR_ANALYZER_CAP_RD_ADDR_ADDR, (s->start + k) % NIC_SCOPE_DEPTH);
-        read_words(b, CSR_ANALYZER_CAP_RD_DATA_ADDR, CSR_ANALYZER_CAP_RD_DATA_SIZE,
+        nic_write32(b, NIC_CSR(b, ANALYZER, CAP_RD_ADDR), (s->start + k) % NIC_SCOPE_DEPTH);
+        read_words(b, NIC_CSR(b, ANALYZER, CAP_RD_DATA), NIC_CSR_ANALYZER_CAP_RD_DATA_SIZE,
                    raw + (size_t)k * NIC_SCOPE_ENTRY_WORDS);
     }
     nic_scope_decode(raw, s->count, s->last_ts, out);

@@ -1,6 +1,7 @@
 /*
- * nic_scope.h: the bus analyzer's driver (ANALYZER_* registers of csr.h, the sample layout and
- * counter selectors of the generated analyzer_layout.h), over any backend (nic_backend.h).
+ * nic_scope.h: the bus analyzer's driver (the analyzer block's registers, nic_regs.h; the sample
+ * layout and counter selectors of the generated analyzer_layout.h, the same in every build),
+ * over any backend (nic_backend.h).
  *
  * In bring-up order:
  *   1. nic_scope_check()          ANALYZER_INFO against analyzer_layout.h
@@ -13,8 +14,8 @@
  * Samples are arrays of NIC_SCOPE_SAMPLE_WORDS 32-bit words, least significant first; a signal is
  * the bits [offset, offset + width) of that vector (struct nic_scope_signal).
  */
-#ifndef NIC_SCOPE_H
-#define NIC_SCOPE_H
+#ifndef NICSCOPE_LIB_H
+#define NICSCOPE_LIB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,4 +134,4 @@ void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
 }
 #endif
 
-#endif /* NIC_SCOPE_H */
+#endif /* NICSCOPE_LIB_H */

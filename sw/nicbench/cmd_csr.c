@@ -21,13 +21,13 @@ static int time_csr(struct ctx *c, enum csr_access a, uint64_t *samples, size_t 
         if (a == CSR_WRITE) {
             const uint32_t v = (uint32_t)(0x5ca1ab1eu ^ (i * 0x9e3779b9u));
             const uint64_t t0 = nic_now_ns(b);
-            nic_write32(b, CSR_CTRL_SCRATCH_ADDR, v);
+            nic_write32(b, NIC_CSR(b, CTRL, SCRATCH), v);
             const uint64_t t1 = nic_now_ns(b);
             samples[i] = t1 - t0;
             *last_written = v;
         } else {
             const uint64_t t0 = nic_now_ns(b);
-            const uint32_t v = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+            const uint32_t v = nic_read32(b, NIC_CSR(b, CTRL, SCRATCH));
             const uint64_t t1 = nic_now_ns(b);
             samples[i] = t1 - t0;
             if (v != *last_written)
@@ -258,7 +258,7 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     const uint64_t t0 = nic_now_ns(b);
     uint64_t reads = 0;
     while (reads < samples || nic_now_ns(b) - t0 < window_ns) {
-        const uint32_t v = nic_read32(b, CSR_CTRL_SCRATCH_ADDR);
+        const uint32_t v = nic_read32(b, NIC_CSR(b, CTRL, SCRATCH));
         reads++;
         if (v != last) {
             rc = fail(c, "CTRL_SCRATCH read returned %#010x, expected %#010x", v, last);

@@ -39,11 +39,10 @@ static int dma_h2c_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
     if (nic_irq_drain(b) < 0)
         return fail(c, "h2c: irq_wait failed while draining MSIs: %s",
                     nic_last_error(b) ? nic_last_error(b) : "?");
-    nic_msi_ack(b);
 
     const uint64_t t0 = nic_now_ns(b);
     nic_dma_enable(b, NIC_DMA_READER, true);
-    int rc = wait_msi(c, DMA_PATTERN_CHECKER_INTERRUPT, "h2c: checker interrupt");
+    int rc = wait_msi(c, nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0), "h2c: checker interrupt");
     const uint64_t t1 = nic_now_ns(b);
     if (rc)
         return rc;
@@ -55,7 +54,6 @@ static int dma_h2c_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
         return fail(c, "h2c %u B (seed %#x): checker counted %" PRIu64 " bytes and %u "
                     "mismatching beats, expected %u bytes and 0", size, seed, got, errors, size);
     nic_dma_enable(b, NIC_DMA_READER, false);
-    nic_msi_ack(b);
     return backend_check(c, "h2c transfer");
 }
 
@@ -88,11 +86,10 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
     if (nic_irq_drain(b) < 0)
         return fail(c, "c2h: irq_wait failed while draining MSIs: %s",
                     nic_last_error(b) ? nic_last_error(b) : "?");
-    nic_msi_ack(b);
 
     const uint64_t t0 = nic_now_ns(b);
     nic_pattern_gen_enable(b, true);
-    int rc = wait_msi(c, PCIE_DMA0_WRITER_INTERRUPT, "c2h: writer interrupt");
+    int rc = wait_msi(c, nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1), "c2h: writer interrupt");
     if (rc)
         return rc;
     rc = wait_tail(c, (const volatile uint8_t *)r->buf + size - 16, tail, "c2h");
@@ -118,7 +115,6 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
     }
     nic_pattern_gen_enable(b, false);
     nic_dma_enable(b, NIC_DMA_WRITER, false);
-    nic_msi_ack(b);
     return backend_check(c, "c2h transfer");
 }
 
@@ -203,7 +199,7 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
     for (size_t i = 0; i < nsizes; i++) {
         char err[256];
         if (sizes[i] > nic_dma_max_len() || sizes[i] < 16 ||
-            nic_dma_desc_check(0, (uint32_t)sizes[i], c->align, err, sizeof err) < 0)
+            nic_dma_desc_check(b, 0, (uint32_t)sizes[i], c->align, err, sizeof err) < 0)
             return fail(c, "dma: size %" PRIu64 " unusable: a multiple of %u bytes (datapath), "
                         "at least 16, at most %u is needed", sizes[i], c->align,
                         nic_dma_max_len());
@@ -220,7 +216,7 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
         return fail(c, "dma: cannot allocate %zu bytes of DMA memory: %s", r.cap, e ? e : "?");
     }
     char err[256];
-    if (r.bus % DMA_ALIGN_PAGE || nic_dma_desc_check(r.bus, (uint32_t)maxsize, c->align, err,
+    if (r.bus % DMA_ALIGN_PAGE || nic_dma_desc_check(b, r.bus, (uint32_t)maxsize, c->align, err,
                                                       sizeof err) < 0)
         return fail(c, "dma: DMA buffer at bus address %#" PRIx64 " unusable: %s", r.bus,
                     r.bus % DMA_ALIGN_PAGE ? "not 4 KiB aligned" : err);
@@ -245,8 +241,8 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
     for (int d = 0; d < 2 && !rc; d++) {
         if (!dirs[d])
             continue;
-        nic_msi_enable(b, d == H2C ? nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT)
-                                   : nic_msi_bit(PCIE_DMA0_WRITER_INTERRUPT));
+        nic_msi_enable(b, d == H2C ? nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0))
+                                   : nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)));
         for (size_t i = 0; i < nsizes && !rc; i++)
             rc = dma_size(c, &r, (enum dir)d, (uint32_t)sizes[i], min_bytes, &cfg);
         nic_msi_enable(b, 0);

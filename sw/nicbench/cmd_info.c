@@ -22,7 +22,7 @@ int cmd_info(struct ctx *c, int argc, char **argv)
 
     char magic[16], ver[32], cfg[96], scratch[96], dmps[16], dmrrs[16];
     snprintf(magic, sizeof magic, "%#010x", in->magic);
-    if (in->magic == NIC_MAGIC)
+    if (in->magic == NIC_ID_MAGIC)
         strncat(magic, " ok", sizeof magic - strlen(magic) - 1);
     snprintf(ver, sizeof ver, "%u.%u", in->version_major, in->version_minor);
     snprintf(cfg, sizeof cfg, "data_width %u, ndmas %u, sim %d, cpu %d (%#010x)",
@@ -47,7 +47,7 @@ int cmd_info(struct ctx *c, int argc, char **argv)
     snprintf(hex, sizeof hex, "%#010x", in->magic);
     bu_json_kstr(&c->rec, "magic", hex);
     bu_json_key(&c->rec, "magic_ok");
-    bu_json_bool(&c->rec, in->magic == NIC_MAGIC);
+    bu_json_bool(&c->rec, in->magic == NIC_ID_MAGIC);
     bu_json_kstr(&c->rec, "version", ver);
     bu_json_ku64(&c->rec, "data_width", in->data_width);
     bu_json_ku64(&c->rec, "ndmas", in->ndmas);

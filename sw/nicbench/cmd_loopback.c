@@ -72,7 +72,7 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
     nic_dma_stop(b, NIC_DMA_WRITER);
     nic_pattern_gen_enable(b, false);
     nic_dma_loopback(b, true);
-    nic_msi_enable(b, nic_msi_bit(PCIE_DMA0_WRITER_INTERRUPT));
+    nic_msi_enable(b, nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)));
 
     for (uint64_t n = 0; n < count; n++) {
         const uint32_t size = (uint32_t)(16 * (1 + bu_rand(&rng) % (max_size / 16)));
@@ -102,14 +102,13 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
         }
         if ((rc = backend_check(c, "loopback setup")))
             break;
-        nic_msi_ack(b);
 
         char what[96];
         snprintf(what, sizeof what, "loopback transfer %" PRIu64 " (%u B, src +%#" PRIx64
                  ", dst +%#" PRIx64 ")", n, size, so, doff);
         const uint64_t t0 = nic_now_ns(b);
         nic_dma_enable(b, NIC_DMA_READER, true);
-        if ((rc = wait_msi(c, PCIE_DMA0_WRITER_INTERRUPT, what)) || (rc = wait_tail(c, dst + doff + size - 16,
+        if ((rc = wait_msi(c, nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1), what)) || (rc = wait_tail(c, dst + doff + size - 16,
                                                         src + so + size - 16, what)))
             break;
         const uint64_t t1 = nic_now_ns(b);
@@ -123,7 +122,6 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
             }
         nic_dma_enable(b, NIC_DMA_READER, false);
         nic_dma_enable(b, NIC_DMA_WRITER, false);
-        nic_msi_ack(b);
         if ((rc = backend_check(c, what)))
             break;
         bytes += size;

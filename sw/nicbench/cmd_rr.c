@@ -10,7 +10,6 @@
 #define RR_MAX_ERR_PRINT 10              /* mismatches printed per size */
 #define RR_RING 64u                      /* TX and RX descriptors per ring, each host */
 
-#if NIC_HAS_DATAPATH
 struct rr_side {
     const char *name;                    /* "A" or "B" */
     struct nic_backend *b;
@@ -128,7 +127,6 @@ static int rr_backend_check(struct ctx *c, struct rr_side *s, const char *what)
         return fail(c, "%s: host %s: backend error: %s", what, s->name, e);
     return EXIT_OK;
 }
-#endif /* NIC_HAS_DATAPATH */
 
 int cmd_rr(struct ctx *c, int argc, char **argv)
 {
@@ -166,10 +164,6 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
     if (poll_ns < 1 || poll_ns > 1000000)
         return usage_error("--poll-ns: %" PRIu64 " out of range 1..1000000", poll_ns);
-#if !NIC_HAS_DATAPATH
-    return fail(c, "rr: this build has no NIC datapath (build it with `make sim NIC=1`: "
-                "build/sim_dw<W>_nic/nicbench, and open the sim backend with peer=1)");
-#else
     char err[512];
     int rc = open_backend(c, c->opts);
     if (rc)
@@ -365,5 +359,4 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         rc = fail(c, "rr: requests or responses corrupted, or MMIO reads on the hot path (see "
                   "the table and the messages above)");
     return rc;
-#endif
 }

@@ -24,7 +24,7 @@ struct tx_result {
     uint64_t bad_content, bad_len, bad_status, bad_header, out_of_order;
     uint64_t tx_doorbells, rx_doorbells, msis;
     uint64_t msi_vec[NIC_MSI_VECTORS];   /* MSIs received per vector (multi-vector MSI) */
-    uint32_t irqs_tx_vec[NIC_Q_NTXIRQ];  /* interrupts per TX vector, device counters */
+    uint32_t irqs_tx_vec[NIC_Q_MAX_TXIRQ];  /* interrupts per TX vector, device counters */
     bool have_model;
     uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis;
     uint64_t drops_total;
@@ -33,7 +33,6 @@ struct tx_result {
     uint64_t q_mismatch;                 /* queues whose device counters differ from the host's */
 };
 
-#if NIC_HAS_DATAPATH
 /* Frame (run, q, seq) of `size` bytes: Ethernet header (locally administered addresses, the
  * source's last byte the queue; EtherType 0x88b5, local experimental), byte 14 the queue, 15 the
  * run, 16..19 the sequence number (LE), then bytes of a PRNG seeded by (run, q, seq). */
@@ -118,8 +117,8 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
             rc = fail(c, "tx: %s", err);
             goto out;
         }
-    uint32_t vi0[NIC_Q_NTXIRQ];
-    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+    uint32_t vi0[NIC_Q_MAX_TXIRQ];
+    for (unsigned g = 0; g < nic_q_hw_txirq(b); g++)
         if (nic_q_tx_vector_irqs(b, g, &vi0[g], err, sizeof err) < 0) {
             rc = fail(c, "tx: %s", err);
             goto out;
@@ -305,7 +304,7 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
                     res->q_frames[q], res->q_bytes[q], per_q[q], res->q_sent_bytes[q]);
         }
     }
-    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++) {
+    for (unsigned g = 0; g < nic_q_hw_txirq(b); g++) {
         uint32_t v1;
         if (nic_q_tx_vector_irqs(b, g, &v1, err, sizeof err) < 0) {
             rc = fail(c, "tx: %s", err);
@@ -361,7 +360,6 @@ out:
     return rc;
 }
 
-#endif /* NIC_HAS_DATAPATH */
 
 int cmd_tx(struct ctx *c, int argc, char **argv)
 {
@@ -447,8 +445,7 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
     if (p.frames < 1 || p.frames > 100000000)
         return usage_error("--frames: %" PRIu64 " out of range 1..100000000", p.frames);
     if (p.queues < 1 || p.queues > NIC_Q_MAX_TXQ)
-        return usage_error("--queues: %u out of range 1..%u (this SoC's NIC_NTXQ%s)", p.queues,
-                           (unsigned)NIC_Q_MAX_TXQ, NIC_HAS_DATAPATH ? "" : "; no datapath");
+        return usage_error("--queues: %u out of range 1..%u", p.queues, (unsigned)NIC_Q_MAX_TXQ);
     if (p.ring < 2 || p.ring > NIC_Q_RING_MAX || (p.ring & (p.ring - 1)))
         return usage_error("--ring: %u is not a power of two 2..%u", p.ring, NIC_Q_RING_MAX);
     if (p.rx_ring < 2 || p.rx_ring > NIC_Q_RING_MAX || (p.rx_ring & (p.rx_ring - 1)))
@@ -480,11 +477,6 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     struct nic_backend *b = c->b;
-#if !NIC_HAS_DATAPATH
-    (void)b;
-    return fail(c, "tx: this build has no NIC datapath (build it with `make sim NIC=1`: "
-                "build/sim_dw<W>_nic/nicbench)");
-#else
     print_params(c, "params: ");
     struct nic_queues nq;
     const struct nic_q_config qc = {.ntxq = p.queues, .tx_ring = p.ring, .tx_limit = 0,
@@ -501,9 +493,9 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
         nic_q_close(&nq, c->timeout_ns, NULL, 0);
         return fail(c, "tx: %s", err);
     }
-    uint32_t msi_mask = nic_msi_bit(NIC_RX_INTERRUPT);
-    for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
-        msi_mask |= nic_msi_bit(nic_q_tx_vector_msi(g));
+    uint32_t msi_mask = nic_msi_bit(nic_q_rx_msi(b));
+    for (unsigned g = 0; g < nic_q_hw_txirq(b); g++)
+        msi_mask |= nic_msi_bit(nic_q_tx_vector_msi(b, g));
     nic_msi_enable(b, msi_mask);
     if ((rc = backend_check(c, "tx setup"))) {
         nic_q_close(&nq, c->timeout_ns, NULL, 0);
@@ -514,7 +506,7 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
         "tx-frames=%u (each of %u TX vectors: queue q on vector q %% %u); frames through "
         "the MAC loopback, checked bit-exact and in order per queue\n", p.frames, p.queues,
         p.ring, p.rx_ring, p.batch, p.poll_ns, co.rx_usecs, co.rx_frames, co.tx_usecs,
-        co.tx_frames, NIC_Q_NTXIRQ, NIC_Q_NTXIRQ);
+        co.tx_frames, nic_q_hw_txirq(b), nic_q_hw_txirq(b));
 
     static const char *const hdr[] = {"size_B", "queues", "inflight", "frames", "bytes",
                                       "sim_us", "Gb/s", "wire_Gb/s", "Mpps", "line_%",
@@ -554,14 +546,14 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
             const bool mmio_ok = !r.have_model || r.mmio_rd_tlps == 0;
             /* Multi-vector MSI: every MSI must be on a TX vector or the RX vector. */
             uint64_t msi_tx = 0;
-            for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
-                msi_tx += r.msi_vec[nic_q_tx_vector_msi(g)];
-            const uint64_t msi_rx = r.msi_vec[NIC_RX_INTERRUPT];
-            const uint64_t msi_other = NIC_MSI_MULTI_VECTOR ? r.msis - msi_tx - msi_rx : 0;
+            for (unsigned g = 0; g < nic_q_hw_txirq(b); g++)
+                msi_tx += r.msi_vec[nic_q_tx_vector_msi(b, g)];
+            const uint64_t msi_rx = r.msi_vec[nic_q_rx_msi(b)];
+            const uint64_t msi_other = r.msis - msi_tx - msi_rx;
             if (msi_other)
                 fprintf(stderr, "nicbench: tx run %u: %" PRIu64 " MSIs on vectors other than "
                         "the %u TX vectors (from %u) and NIC_RX (%u)\n", run, msi_other,
-                        NIC_Q_NTXIRQ, nic_q_tx_vector_msi(0), NIC_RX_INTERRUPT);
+                        nic_q_hw_txirq(b), nic_q_tx_vector_msi(b, 0), nic_q_rx_msi(b));
             const bool ok = bad == 0 && r.drops_total == 0 && mmio_ok && msi_other == 0;
             any_bad |= !ok;
             char cells[18][32];
@@ -637,28 +629,24 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
             bu_json_ku64(j, "irqs_rx", irq_rx);
             bu_json_ku64(j, "msis_received", r.msis);
             json_opt_u64(j, "msis_model", r.have_model, r.model_msis);
-            /* Per vector (multi-vector MSI only; null with single-vector MSI). */
-            bu_json_kstr(j, "msi_type", NIC_MSI_MULTI_VECTOR ? "msi-multi-vector" : "msi");
-            json_opt_u64(j, "msis_tx", NIC_MSI_MULTI_VECTOR, msi_tx);
-            json_opt_u64(j, "msis_rx", NIC_MSI_MULTI_VECTOR, msi_rx);
-            json_opt_u64(j, "msis_other", NIC_MSI_MULTI_VECTOR, msi_other);
+            /* Per vector (LitePCIe's msi-multi-vector: an MSI number per vector). */
+            bu_json_kstr(j, "msi_type", "msi-multi-vector");
+            bu_json_ku64(j, "msis_tx", msi_tx);
+            bu_json_ku64(j, "msis_rx", msi_rx);
+            bu_json_ku64(j, "msis_other", msi_other);
             /* TX queue groups: queue q on TX vector q % tx_vectors; per vector the device's
-             * interrupt count and (multi-vector MSI) the MSIs received. */
-            bu_json_ku64(j, "tx_vectors", NIC_Q_NTXIRQ);
+             * interrupt count and the MSIs received. */
+            bu_json_ku64(j, "tx_vectors", nic_q_hw_txirq(b));
             bu_json_key(j, "irqs_tx_vec");
             bu_json_arr_begin(j);
-            for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
+            for (unsigned g = 0; g < nic_q_hw_txirq(b); g++)
                 bu_json_u64(j, r.irqs_tx_vec[g]);
             bu_json_arr_end(j);
             bu_json_key(j, "msis_tx_vec");
-            if (NIC_MSI_MULTI_VECTOR) {
-                bu_json_arr_begin(j);
-                for (unsigned g = 0; g < NIC_Q_NTXIRQ; g++)
-                    bu_json_u64(j, r.msi_vec[nic_q_tx_vector_msi(g)]);
-                bu_json_arr_end(j);
-            } else {
-                bu_json_null(j);
-            }
+            bu_json_arr_begin(j);
+            for (unsigned g = 0; g < nic_q_hw_txirq(b); g++)
+                bu_json_u64(j, r.msi_vec[nic_q_tx_vector_msi(b, g)]);
+            bu_json_arr_end(j);
             bu_json_ku64(j, "received", r.received);
             bu_json_ku64(j, "received_bytes", r.rx_bytes);
             bu_json_ku64(j, "bad_content", r.bad_content);
@@ -723,5 +711,4 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
         rc = fail(c, "tx: frames lost, corrupted, reordered or dropped, or MMIO reads on the "
                   "hot path (see the table and the messages above)");
     return rc;
-#endif
 }

@@ -83,10 +83,10 @@ static const char *const usage_text =
 "        per transfer, Gb/s and MB/s (10^6 B/s), the model limit (model_limit_*_kbps counter\n"
 "        of the backend, n/a when it has none) and measured/limit.\n"
 "        h2c: a 4 KiB-aligned buffer holds the checker's pattern; one reader descriptor (IRQ\n"
-"          off); timed from the reader enable to DMA_PATTERN_CHECKER_INTERRUPT; checker bytes\n"
+"          off); timed from the reader enable to nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0); checker bytes\n"
 "          and errors verified.\n"
 "        c2h: the buffer holds a sentinel; one writer descriptor (IRQ on, last off); the\n"
-"          writer is enabled, then timed from the generator enable to PCIE_DMA0_WRITER_INTERRUPT\n"
+"          writer is enabled, then timed from the generator enable to nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)\n"
 "          and the buffer's last 16 bytes holding the pattern; the whole buffer is verified.\n"
 "          (The generator is started after the writer because a disabled writer drops data.)\n"
 "        --mps/--mrrs (sim): one backend per (mps, mrrs) pair, reopened with those options;\n"
@@ -271,7 +271,6 @@ void quiesce(struct ctx *c)
     nic_dma_stop(c->b, NIC_DMA_WRITER);
     nic_dma_loopback(c->b, false);
     nic_msi_enable(c->b, 0);
-    nic_msi_ack(c->b);
 }
 
 void close_backend(struct ctx *c)
@@ -304,25 +303,20 @@ int open_backend(struct ctx *c, const char *opts)
     return backend_check(c, "bring-up check");
 }
 
-/* The MPS/MRRS the device itself uses (PCIE_PHY_PHY_MAX_*_SIZE), -1 if the SoC lacks them. */
+/* The MPS/MRRS the device itself uses (PCIE_PHY_PHY_MAX_*_SIZE), -1 if the SoC lacks the
+ * pcie_phy block this binary knows. */
 int dev_mps(struct nic_backend *b)
 {
-#ifdef CSR_PCIE_PHY_PHY_MAX_PAYLOAD_SIZE_ADDR
-    return (int)nic_read32(b, CSR_PCIE_PHY_PHY_MAX_PAYLOAD_SIZE_ADDR);
-#else
-    (void)b;
-    return -1;
-#endif
+    if (!nic_rb_find(b, NIC_RB_PCIE_PHY))
+        return -1;
+    return (int)nic_read32(b, NIC_CSR(b, PCIE_PHY, PHY_MAX_PAYLOAD_SIZE));
 }
 
 int dev_mrrs(struct nic_backend *b)
 {
-#ifdef CSR_PCIE_PHY_PHY_MAX_REQUEST_SIZE_ADDR
-    return (int)nic_read32(b, CSR_PCIE_PHY_PHY_MAX_REQUEST_SIZE_ADDR);
-#else
-    (void)b;
-    return -1;
-#endif
+    if (!nic_rb_find(b, NIC_RB_PCIE_PHY))
+        return -1;
+    return (int)nic_read32(b, NIC_CSR(b, PCIE_PHY, PHY_MAX_REQUEST_SIZE));
 }
 
 void print_params(struct ctx *c, const char *label)
@@ -346,8 +340,8 @@ int parse_num(const char *opt, const char *s, uint64_t *v)
 /* Wait for one MSI; fail with what is known when none comes. The wait is cut in slices so a
  * backend error (e.g. a TLP the model rejected, whose data will never come) ends it early;
  * an MSI ends a slice at once, so slicing does not change the measured time. */
-/* Wait for the MSI of interrupt `irq` (soc.h *_INTERRUPT). With multi-vector MSI the vector must
- * be irq's; with single-vector MSI every interrupt is vector 0 and PCIE_MSI_VECTOR says which. */
+/* Wait for the MSI of interrupt `irq` (a block's MSI number, nic_rb_msi()): its vector must be
+ * irq's. */
 int wait_msi(struct ctx *c, unsigned irq, const char *what)
 {
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
@@ -357,7 +351,7 @@ int wait_msi(struct ctx *c, unsigned irq, const char *what)
         unsigned vec = 0;
         const int r = nic_irq_wait_vector(c->b, left < MSI_WAIT_SLICE_NS ? left
                                                                          : MSI_WAIT_SLICE_NS, &vec);
-        if (r == 1 && NIC_MSI_MULTI_VECTOR && vec != irq)
+        if (r == 1 && vec != irq)
             return fail(c, "%s: MSI on vector %u, expected vector %u", what, vec, irq);
         if (r == 1)
             return backend_check(c, what);
@@ -367,8 +361,8 @@ int wait_msi(struct ctx *c, unsigned irq, const char *what)
         if (e)
             return fail(c, "%s: backend error: %s", what, e);
         if (left == 0)
-            return fail(c, "%s: no MSI within %" PRIu64 " ns (MSI vector %#x)", what,
-                        c->timeout_ns, nic_msi_vector(c->b));
+            return fail(c, "%s: no MSI within %" PRIu64 " ns (waiting for vector %u)", what,
+                        c->timeout_ns, irq);
     }
 }
 

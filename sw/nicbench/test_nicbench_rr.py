@@ -1,5 +1,5 @@
-# Full-system test of two NIC + host systems back to back: `nicbench rr` on the NIC=1 Verilated
-# SoC (build/sim_dw128_nic/, built by `make test` or `make sim NIC=1`) with the sim backend's
+# Full-system test of two NIC + host systems back to back: `nicbench rr` on the Verilated SoC
+# (build/sim_dw128/, built by `make test` or `make sim`) with the sim backend's
 # peer=1 (two SoC instances, each with its own PCIe host model and memory, their GMII pins wired
 # together, stepped in lockstep) and pcap= (every frame on both wire directions). Host A sends
 # requests, host B answers each with a response of the same size; every frame is checked
@@ -7,8 +7,8 @@
 # over MMIO, and the pcapng written by the harness is read back here with a small pure-Python
 # reader: LINKTYPE_ETHERNET, ns timestamps, FCS length 4, 2 x count frames per size of the right
 # length (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order; and by
-# tshark, which must find every FCS good and the payload without it. Without peer=1 (or on a
-# build without the NIC datapath) the command fails with a clear message. About half a minute.
+# tshark, which must find every FCS good and the payload without it. Without peer=1 the command
+# fails with a clear message. About half a minute.
 import shutil
 import struct
 import subprocess
@@ -16,9 +16,8 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, nic_run
+from conftest import nic_run
 
-NON_NIC_BINARY = ROOT / "build" / "sim_dw128" / "nicbench"
 OPTS = "gen=2,lanes=4,mps=256,mrrs=512"
 SIZES = [60, 1514]
 COUNT = 20
@@ -168,10 +167,3 @@ def test_rr_bad_parameters(nicbench, tmp_path):
     assert "9216" in out
     out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--count", "0", expect=2)
     assert "--count" in out
-
-
-def test_rr_refused_without_nic_datapath(tmp_path):
-    if not NON_NIC_BINARY.exists():
-        pytest.skip(f"{NON_NIC_BINARY.relative_to(ROOT)} not built (make sim W=128)")
-    out, _ = run(NON_NIC_BINARY, tmp_path, OPTS + ",peer=1", "rr", "--count", 1, expect=1)
-    assert "no NIC datapath" in out

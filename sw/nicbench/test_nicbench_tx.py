@@ -1,5 +1,5 @@
 # Full-system test of the NIC datapath driver (sw/lib/nic_queues.c) through `nicbench tx` on the
-# NIC=1 Verilated SoC (build/sim_dw128_nic/, built by `make test` or `make sim NIC=1`): frames of
+# Verilated SoC (build/sim_dw128/, built by `make test` or `make sim`): frames of
 # several sizes over 1 and 4 TX queues go through the descriptor rings, LiteEth's MAC and its
 # loopback PHY back into the RX ring; every frame must come back bit-exact and in order per
 # queue (the tool exits non-zero otherwise), with no MMIO read on the hot path (host-model TLP

@@ -167,9 +167,12 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     int rc = open_dev(c);
     if (rc)
         return rc;
+    static struct load_state ls;
+    if ((rc = load_prepare(c, &l, &ls)))
+        return rc;
     nic_scope_set_trigger(c->b, st, nst);
     nic_scope_arm(c->b, (uint32_t)pre, (uint32_t)post);
-    if ((rc = run_load(c, &l)))
+    if ((rc = run_load(c, &l, &ls)) || (rc = load_finish(c, &l, &ls)))
         return rc;
     struct nic_scope_status s;
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;

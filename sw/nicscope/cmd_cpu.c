@@ -28,10 +28,11 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     int rc = open_dev(c);
     if (rc)
         return rc;
-#if !NIC_HAS_CONSOLE
-    return fail(c, "this build has no soft CPU (build it with make sim CPU=1)");
-#else
     struct nic_backend *b = c->b;
+    char err[256];
+    if (nic_rb_require(b, NIC_RB_UART, err, sizeof err) < 0)
+        return fail(c, "this SoC has no soft CPU console (build it with make sim CPU=1): %s",
+                    err);
     static char log[4096];
     const uint64_t boot_ns = boot_ms * 1000000ull, cmd_ns = c->timeout_ns;
     const uint64_t t0 = nic_now_ns(b);
@@ -43,17 +44,20 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     /* The host opens a window, the load runs, the CPU closes it. */
     unsigned refused0;
     nic_scope_cnt_status(b, &refused0);
-    nic_scope_snapshot(b);
-    if ((rc = run_load(c, &l)))
+    static struct load_state ls;
+    if ((rc = load_prepare(c, &l, &ls)))
         return rc;
-    const uint64_t base = NIC_SOC_CSR_BUS_BASE;
-    if (nic_console_write32(b, base + CSR_ANALYZER_CONTROL_ADDR,
-                            1u << CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET, cmd_ns) < 0)
+    nic_scope_snapshot(b);
+    if ((rc = run_load(c, &l, &ls)))
+        return rc;
+    const uint64_t base = nic_read32(b, NIC_CSR_INFO_BUS_BASE_ADDR);
+    if (nic_console_write32(b, base + NIC_CSR(b, ANALYZER, CONTROL),
+                            1u << NIC_CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET, cmd_ns) < 0)
         return fail(c, "CPU mem_write ANALYZER_CONTROL failed");
     struct nic_scope_counts k;
-    if ((rc = read_window(c, refused0, &k)))
+    if ((rc = read_window(c, refused0, &k)) || (rc = load_finish(c, &l, &ls)))
         return rc;
-    const uint32_t info_host = nic_read32(b, CSR_ANALYZER_INFO_ADDR);
+    const uint32_t info_host = nic_read32(b, NIC_CSR(b, ANALYZER, INFO));
 
     struct bu_table t;
     static const char *const h[] = {"register", "selector", "host (BAR0)", "CPU (SoC bus)"};
@@ -63,7 +67,7 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     bu_json_arr_begin(&c->j);
     unsigned n = 0, bad = 0;
     uint32_t info_cpu = 0;
-    if (nic_console_read32(b, base + CSR_ANALYZER_INFO_ADDR, &info_cpu, cmd_ns) < 0)
+    if (nic_console_read32(b, base + NIC_CSR(b, ANALYZER, INFO), &info_cpu, cmd_ns) < 0)
         return fail(c, "CPU mem_read ANALYZER_INFO failed");
     struct { const char *what; unsigned sel; uint64_t host; } items[2 * NIC_SCOPE_NPROBES + 2];
     size_t ni = 0;
@@ -82,9 +86,9 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     bad += info_cpu != info_host;
     for (size_t i = 0; i < ni; i++) {
         uint32_t hi, lo;
-        if (nic_console_write32(b, base + CSR_ANALYZER_CNT_SEL_ADDR, items[i].sel, cmd_ns) < 0 ||
-            nic_console_read32(b, base + CSR_ANALYZER_CNT_VALUE_ADDR, &hi, cmd_ns) < 0 ||
-            nic_console_read32(b, base + CSR_ANALYZER_CNT_VALUE_ADDR + 4, &lo, cmd_ns) < 0)
+        if (nic_console_write32(b, base + NIC_CSR(b, ANALYZER, CNT_SEL), items[i].sel, cmd_ns) < 0 ||
+            nic_console_read32(b, base + NIC_CSR(b, ANALYZER, CNT_VALUE), &hi, cmd_ns) < 0 ||
+            nic_console_read32(b, base + NIC_CSR(b, ANALYZER, CNT_VALUE) + 4, &lo, cmd_ns) < 0)
             return fail(c, "CPU read of counter %#x failed", items[i].sel);
         const uint64_t cpu = ((uint64_t)hi << 32) | lo;
         snprintf(sel, sizeof sel, "%#x", items[i].sel);
@@ -115,5 +119,4 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
         return fail(c, "%u of %u values differ between the CPU's and the host's reads", bad, n);
     out(c, "%u values equal from the CPU and from the host\n", n);
     return backend_check(c, "cpu");
-#endif
 }

@@ -12,8 +12,9 @@ static void load_describe(struct ctx *c, const struct load *l)
         out(c, "; DMA %" PRIu64 " B host-to-card and %" PRIu64 " B card-to-host at once, data "
             "checked", l->bytes, l->bytes);
     if (load_has(l, "tx"))
-        out(c, "; %" PRIu64 " frames of %" PRIu64 " B through the MAC and its loopback PHY, "
-            "checked", l->frames, l->frame_size);
+        out(c, "; %" PRIu64 " frames of %" PRIu64 " B sent on the NIC's TX ring and received "
+            "on its RX ring through the MAC loopback (polled, a doorbell per %u frames), "
+            "checked", l->frames, l->frame_size, 32u);
     out(c, "\n");
 }
 
@@ -146,9 +147,103 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
         out(c, "\nbus time per Ethernet frame: n/a (this build has no MAC probes)\n");
 }
 
+/* The NIC datapath's DMA over the window, from its own counters (read before and after the
+ * window; it is idle outside the load), beside the analyzer's TLP counts: what the TX and RX
+ * engines fetched and wrote per frame, and what that was on the link. */
+static const char *const nic_dma_counters[] = {
+    "txe_desc_reads", "txe_data_reads", "txq_wb_writes", "rxe_desc_reads", "rxe_frames",
+    "rdadp_requests", "rdadp_completions", "wradp_writes", "wradp_tlps",
+};
+#define N_NIC_DMA (sizeof nic_dma_counters / sizeof nic_dma_counters[0])
+
+struct tlp_per_frame {
+    const char *name, *probe;
+    int type;                                /* index into nic_scope_tlp_names */
+};
+static const struct tlp_per_frame tlps_per_frame[] = {
+    {"device_mrd", "pcie_tx", 0}, {"device_mwr", "pcie_tx", 1}, {"host_cpld", "pcie_rx", 2},
+    {"host_mwr", "pcie_rx", 1}, {"host_mrd", "pcie_rx", 0},
+};
+#define N_TLP_PF (sizeof tlps_per_frame / sizeof tlps_per_frame[0])
+
+static uint64_t tlp_count(const struct nic_scope_counts *k, const struct tlp_per_frame *f)
+{
+    const int p = nic_scope_probe_index(f->probe);
+    return p >= 0 ? k->tlp[p][f->type] : 0;
+}
+
+static void nic_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+                      const struct load *l, const struct load_state *s)
+{
+    const double frames = (double)l->frames;
+    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
+    const double busy = (double)(k->occ[prx][NS_BUSY] + k->occ[ptx][NS_BUSY]) * period_ns();
+    out(c, "\nNIC DMA rings over the window: %" PRIu64 " frames of %" PRIu64 " B (%" PRIu64
+        " cycles)\n", l->frames, l->frame_size, window);
+    out(c, "PCIe bus time per frame through the rings: %.1f ns (pcie_rx + pcie_tx busy over "
+        "%" PRIu64 " frames)\n", busy / frames, l->frames);
+    struct bu_table t;
+    static const char *const h[] = {"NIC counter", "total", "per frame"};
+    bu_table_init(&t, 3, h);
+    for (size_t i = 0; i < N_NIC_DMA; i++) {
+        const uint64_t v = load_counter(s, nic_dma_counters[i]);
+        char a[24], b[24];
+        snprintf(a, sizeof a, "%" PRIu64, v);
+        snprintf(b, sizeof b, "%.3f", (double)v / frames);
+        const char *row[] = {nic_dma_counters[i], a, b};
+        bu_table_row(&t, row);
+    }
+    for (size_t i = 0; i < N_TLP_PF; i++) {
+        const uint64_t v = tlp_count(k, &tlps_per_frame[i]);
+        char n[48], a[24], b[24];
+        snprintf(n, sizeof n, "TLPs %s", tlps_per_frame[i].name);
+        snprintf(a, sizeof a, "%" PRIu64, v);
+        snprintf(b, sizeof b, "%.3f", (double)v / frames);
+        const char *row[] = {n, a, b};
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+    out(c, "doorbells rung (TX and RX, MMIO writes): %" PRIu64 " (%.3f per frame)\n",
+        s->doorbells, (double)s->doorbells / frames);
+    out(c, "(device MRd: descriptor and payload fetches, RX descriptor prefetch; device MWr: RX "
+        "data, RX completion records, TX consumer-index writebacks; host MWr: doorbells)\n");
+}
+
+static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const struct load *l,
+                     const struct load_state *s)
+{
+    struct bu_json *j = &c->j;
+    const double frames = (double)l->frames;
+    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
+    bu_json_key(j, "nic_dma");
+    bu_json_obj_begin(j);
+    bu_json_kdouble(j, "pcie_busy_ns_per_frame",
+                    (double)(k->occ[prx][NS_BUSY] + k->occ[ptx][NS_BUSY]) * period_ns() / frames);
+    bu_json_ku64(j, "doorbells", s->doorbells);
+    bu_json_key(j, "counters");
+    bu_json_obj_begin(j);
+    for (size_t i = 0; i < N_NIC_DMA; i++)
+        bu_json_ku64(j, nic_dma_counters[i], load_counter(s, nic_dma_counters[i]));
+    bu_json_obj_end(j);
+    bu_json_key(j, "tlps");
+    bu_json_obj_begin(j);
+    for (size_t i = 0; i < N_TLP_PF; i++)
+        bu_json_ku64(j, tlps_per_frame[i].name, tlp_count(k, &tlps_per_frame[i]));
+    bu_json_obj_end(j);
+    bu_json_key(j, "tlps_per_frame");
+    bu_json_obj_begin(j);
+    for (size_t i = 0; i < N_TLP_PF; i++)
+        bu_json_kdouble(j, tlps_per_frame[i].name,
+                        (double)tlp_count(k, &tlps_per_frame[i]) / frames);
+    bu_json_obj_end(j);
+    bu_json_obj_end(j);
+}
+
 static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
                         uint32_t bin_min, unsigned bin_shift, const struct load *l,
-                        size_t compared)
+                        const struct load_state *s, size_t compared)
 {
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
@@ -180,6 +275,8 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
+    if (load_has(l, "tx"))
+        nic_json(c, k, l, s);
     if (NIC_SCOPE_HAS_LATENCY) {
         bu_json_key(j, "latency");
         bu_json_obj_begin(j);
@@ -268,12 +365,17 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     nic_scope_set_histogram(c->b, (uint32_t)bin_min, (unsigned)bin_shift);
+    static struct load_state ls;
+    if ((rc = load_prepare(c, &l, &ls)))
+        return rc;
     unsigned refused0;
     nic_scope_cnt_status(c->b, &refused0);
     nic_scope_snapshot(c->b);               /* opens the window */
-    if ((rc = run_load(c, &l)))
+    if ((rc = run_load(c, &l, &ls)))
         return rc;
     nic_scope_snapshot(c->b);               /* closes it */
+    if ((rc = load_finish(c, &l, &ls)))
+        return rc;
     struct nic_scope_counts k;
     if ((rc = read_window(c, refused0, &k)))
         return rc;
@@ -286,12 +388,14 @@ int cmd_report(struct ctx *c, int argc, char **argv)
                         nic_scope_probes[0].name, window);
     load_describe(c, &l);
     report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
+    if (load_has(&l, "tx"))
+        nic_print(c, &k, window, &l, &ls);
     size_t compared = 0;
     if ((rc = crosscheck(c, &k, &compared)))
         return rc;
     if (compared)
         out(c, "cross-check: %zu counts equal the simulator's own cycle-by-cycle count of the "
             "same signals\n", compared);
-    report_json(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, compared);
+    report_json(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, &ls, compared);
     return EXIT_OK;
 }

@@ -104,6 +104,8 @@ int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k)
     return EXIT_OK;
 }
 
+static double clk_hz;              /* INFO_CLK_FREQ, read by open_dev() */
+
 int open_dev(struct ctx *c)
 {
     char err[1024] = "";
@@ -114,10 +116,11 @@ int open_dev(struct ctx *c)
         return fail(c, "bring-up check failed: %s", err);
     if (nic_scope_check(c->b, err, sizeof err) < 0)
         return fail(c, "analyzer check failed: %s", err);
+    clk_hz = (double)nic_read32(c->b, NIC_CSR_INFO_CLK_FREQ_ADDR);
     return backend_check(c, "bring-up");
 }
 
-double period_ns(void) { return 1e9 / (double)CONFIG_CLOCK_FREQUENCY; }
+double period_ns(void) { return 1e9 / clk_hz; }
 
 /* --- load -------------------------------------------------------------------------------------- */
 
@@ -179,7 +182,7 @@ static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
     memset(d, 0, sizeof *d);
     d->size = (uint32_t)bytes;
     if (d->size > nic_dma_max_len() ||
-        nic_dma_desc_check(0, d->size, c->info.data_width / 8, err, sizeof err) < 0)
+        nic_dma_desc_check(b, 0, d->size, c->info.data_width / 8, err, sizeof err) < 0)
         return fail(c, "load: %u B is not one DMA descriptor (max %u)", d->size,
                     nic_dma_max_len());
     d->h2c = nic_dma_alloc(b, d->size, &d->h2c_bus);
@@ -201,11 +204,10 @@ static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
     nic_dma_push(b, NIC_DMA_WRITER, d->c2h_bus, d->size, NIC_DMA_LAST_DISABLE);
     nic_pattern_gen_seed(b, seed_c2h);
     nic_dma_enable(b, NIC_DMA_WRITER, true);
-    d->want = nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) | nic_msi_bit(PCIE_DMA0_WRITER_INTERRUPT);
+    d->want = nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)) | nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1));
     nic_msi_enable(b, d->want);
     if (nic_irq_drain(b) < 0)
         return fail(c, "load: irq_wait failed");
-    nic_msi_ack(b);
     nic_dma_enable(b, NIC_DMA_READER, true);
     nic_pattern_gen_enable(b, true);
     return backend_check(c, "load");
@@ -214,12 +216,12 @@ static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
 static int dma_finish(struct ctx *c, struct dma_load *d)
 {
     struct nic_backend *b = c->b;
-    uint32_t seen = nic_msi_ack(b);         /* MSIs that came while other traffic ran */
+    uint32_t seen = 0;
     const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
     while ((seen & d->want) != d->want) {
         if (nic_now_ns(b) > deadline)
             return fail(c, "load: no MSI for %s within %" PRIu64 " ns",
-                        seen & nic_msi_bit(DMA_PATTERN_CHECKER_INTERRUPT) ? "the writer"
+                        seen & nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)) ? "the writer"
                                                                          : "the checker",
                         c->timeout_ns);
         const int r = nic_msi_wait_sources(b, 100000, &seen);
@@ -252,36 +254,144 @@ static int dma_finish(struct ctx *c, struct dma_load *d)
     return backend_check(c, "load");
 }
 
-/* Frames through the MAC and its loopback PHY, each checked byte for byte on return. */
-static int eth_run(struct ctx *c, uint64_t frames, size_t size)
+/* Frames sent on TX queue 0 and received on the RX ring through the MAC loopback, as a polling
+ * driver does it (ixy-style: no interrupts): a doorbell per batch of TX_BATCH frames, completion
+ * records polled from host memory and the buffers reposted with one doorbell per poll, each
+ * frame checked byte for byte. Frame n: broadcast, source 02:00:4e:49:43:31, EtherType 0x88b5,
+ * then bytes (n * 7 + k). */
+#define TX_BATCH 32u
+#define TX_RING 64u
+#define RX_RING 256u
+
+static void tx_fill(uint8_t *p, size_t size, uint64_t n)
 {
-    struct nic_eth e;
-    char err[256];
-    if (nic_eth_init(&e, c->b, err, sizeof err) < 0)
+    static const uint8_t src[6] = {0x02, 0x00, 0x4e, 0x49, 0x43, 0x31};
+    memset(p, 0xff, 6);
+    memcpy(p + 6, src, 6);
+    p[12] = 0x88;
+    p[13] = 0xb5;
+    for (size_t k = 14; k < size; k++)
+        p[k] = (uint8_t)(n * 7 + k);
+}
+
+static int tx_check(struct ctx *c, const struct nic_q_rx_frame *r, size_t size, uint64_t n)
+{
+    uint8_t want[NIC_Q_FRAME_MAX];
+    const size_t len = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;    /* the MAC pads */
+    if (r->status != 0)
+        return fail(c, "load tx: frame %" PRIu64 ": RX completion status %u", n, r->status);
+    if (r->len != len)
+        return fail(c, "load tx: frame %" PRIu64 " came back as %u bytes (sent %zu)", n, r->len,
+                    size);
+    tx_fill(want, size, n);
+    for (size_t k = 0; k < size; k++)
+        if (r->data[k] != want[k])
+            return fail(c, "load tx: frame %" PRIu64 " byte %zu is %#04x, sent %#04x", n, k,
+                        r->data[k], want[k]);
+    return EXIT_OK;
+}
+
+static int tx_prepare(struct ctx *c, const struct load *l, struct load_state *s)
+{
+    char err[512];
+    const struct nic_q_config qc = {.ntxq = 1, .tx_ring = TX_RING, .tx_limit = 0,
+                                    .rx_ring = RX_RING,
+                                    .buf_size = (unsigned)(l->frame_size < NIC_Q_FRAME_MIN ?
+                                                           NIC_Q_FRAME_MIN : l->frame_size),
+                                    .sched_mode = 0};
+    if (nic_q_open(&s->nq, c->b, &qc, c->timeout_ns, err, sizeof err) < 0) {
+        nic_q_close(&s->nq, c->timeout_ns, NULL, 0);
         return fail(c, "load tx: %s", err);
-    uint8_t tx[1514], rx[2048];
-    for (uint64_t n = 0; n < frames; n++) {
-        memset(tx, 0xff, 6);                                    /* broadcast */
-        const uint8_t src[6] = {0x02, 0x00, 0x4e, 0x49, 0x43, 0x31};
-        memcpy(tx + 6, src, 6);
-        tx[12] = 0x88;                                          /* local experimental */
-        tx[13] = 0xb5;
-        for (size_t k = 14; k < size; k++)
-            tx[k] = (uint8_t)(n * 7 + k);
-        if (nic_eth_send(&e, tx, size, c->timeout_ns, err, sizeof err) < 0)
-            return fail(c, "load tx: frame %" PRIu64 ": %s", n, err);
-        size_t len = 0;
-        if (nic_eth_recv(&e, rx, sizeof rx, &len, c->timeout_ns, err, sizeof err) < 0)
-            return fail(c, "load tx: frame %" PRIu64 ": %s", n, err);
-        const size_t want = size < 60 ? 60 : size;              /* the MAC pads to 60 */
-        if (len != want || memcmp(rx, tx, size) != 0)
-            return fail(c, "load tx: frame %" PRIu64 " came back as %zu bytes (sent %zu)%s", n,
-                        len, size, len == want ? " with different contents" : "");
     }
+    s->nq_open = true;
+    nic_msi_enable(c->b, 0);        /* polled: no MSI traffic */
+    return backend_check(c, "load tx setup");
+}
+
+static uint64_t doorbells(const struct nic_queues *nq)
+{
+    return nq->tx[0].doorbells + nq->rx.doorbells;
+}
+
+static int tx_run(struct ctx *c, const struct load *l, struct load_state *s)
+{
+    struct nic_queues *nq = &s->nq;
+    const uint64_t db0 = doorbells(nq);
+    struct nic_backend *b = c->b;
+    const size_t size = (size_t)l->frame_size;
+    static uint8_t buf[TX_BATCH][NIC_Q_FRAME_MAX];
+    struct nic_q_frame fr[TX_BATCH];
+    struct nic_q_rx_frame recs[TX_BATCH];
+    char err[256];
+    uint64_t sent = 0, got = 0;
+    uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
+    while (got < l->frames) {
+        bool progress = false;
+        unsigned n = nic_q_tx_room(nq, 0);
+        if (n > TX_BATCH)
+            n = TX_BATCH;
+        if (n > l->frames - sent)
+            n = (unsigned)(l->frames - sent);
+        if (n && sent - got + n <= RX_RING - 1) {
+            for (unsigned i = 0; i < n; i++) {
+                tx_fill(buf[i], size, sent + i);
+                fr[i] = (struct nic_q_frame){buf[i], (uint32_t)size};
+            }
+            if (nic_q_tx_send(nq, 0, fr, n, err, sizeof err) != (int)n)
+                return fail(c, "load tx: frame %" PRIu64 ": %s", sent, err);
+            sent += n;
+            progress = true;
+        }
+        const int k = nic_q_rx_poll(nq, recs, TX_BATCH);
+        for (int i = 0; i < k; i++) {
+            int rc = tx_check(c, &recs[i], size, got);
+            if (rc)
+                return rc;
+            got++;
+        }
+        if (k > 0) {
+            nic_q_rx_refill(nq);
+            progress = true;
+        }
+        if (nic_q_tx_reclaim(nq, 0, err, sizeof err) < 0)
+            return fail(c, "load tx: %s", err);
+        if (progress) {
+            deadline = nic_now_ns(b) + c->timeout_ns;
+        } else {
+            if (nic_now_ns(b) > deadline)
+                return fail(c, "load tx: %" PRIu64 " of %" PRIu64 " frames came back within "
+                            "%" PRIu64 " ns of the last progress (%" PRIu64 " sent)", got,
+                            l->frames, c->timeout_ns, sent);
+            nic_idle(b, 64);
+        }
+    }
+    s->doorbells = doorbells(nq) - db0;
     return backend_check(c, "load tx");
 }
 
-int run_load(struct ctx *c, const struct load *l)
+static int read_nic_counters(struct ctx *c, uint64_t *v)
+{
+    char err[256];
+    if (nic_q_counters_read(c->b, v, LOAD_MAX_COUNTERS, err, sizeof err) < 0)
+        return fail(c, "load: %s", err);
+    return EXIT_OK;
+}
+
+int load_prepare(struct ctx *c, const struct load *l, struct load_state *s)
+{
+    memset(s, 0, sizeof *s);
+    nic_q_counter_defs(&s->ncnt);
+    if (s->ncnt > LOAD_MAX_COUNTERS)
+        return fail(c, "load: %zu NIC counters, room for %d", s->ncnt, LOAD_MAX_COUNTERS);
+    int rc;
+    if (load_has(l, "tx") && (rc = tx_prepare(c, l, s)))
+        return rc;
+    if (nic_rb_find(c->b, NIC_RB_NIC) && (rc = read_nic_counters(c, s->nic_cnt0)))
+        return rc;
+    return EXIT_OK;
+}
+
+int run_load(struct ctx *c, const struct load *l, struct load_state *s)
 {
     struct dma_load d;
     int rc = EXIT_OK;
@@ -291,11 +401,36 @@ int run_load(struct ctx *c, const struct load *l)
     }
     if (load_has(l, "dma") && (rc = dma_start(c, l->bytes, &d)))
         return rc;
-    if (load_has(l, "tx") && (rc = eth_run(c, l->frames, (size_t)l->frame_size)))
+    if (load_has(l, "tx") && (rc = tx_run(c, l, s)))
         return rc;
     if (load_has(l, "dma"))
         rc = dma_finish(c, &d);
     return rc;
+}
+
+int load_finish(struct ctx *c, const struct load *l, struct load_state *s)
+{
+    (void)l;
+    int rc = EXIT_OK;
+    if (nic_rb_find(c->b, NIC_RB_NIC))
+        rc = read_nic_counters(c, s->nic_cnt1);
+    if (s->nq_open) {
+        char err[256];
+        if (nic_q_close(&s->nq, c->timeout_ns, err, sizeof err) < 0 && !rc)
+            rc = fail(c, "load tx: %s", err);
+        s->nq_open = false;
+    }
+    return rc ? rc : backend_check(c, "load finish");
+}
+
+uint64_t load_counter(const struct load_state *s, const char *name)
+{
+    size_t n;
+    const struct nic_q_counter_def *d = nic_q_counter_defs(&n);
+    const int i = nic_q_counter_index(name);
+    if (i < 0 || (size_t)i >= s->ncnt)
+        return 0;
+    return nic_q_counter_delta(&d[i], s->nic_cnt0[i], s->nic_cnt1[i]);
 }
 
 /* --- main -------------------------------------------------------------------------------------- */

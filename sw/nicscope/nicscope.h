@@ -17,11 +17,9 @@
 #include "bench_util.h"
 #include "nic_backend.h"
 #include "nic_console.h"
-#include "nic_csr.h"
 #include "nic_dev.h"
-#include "nic_eth.h"
+#include "nic_queues.h"
 #include "nic_scope.h"
-#include "soc_bus.h"
 #include "vcd_writer.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -39,12 +37,23 @@ struct ctx {
 struct load {
     const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
     uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
-    uint64_t frames, frame_size;    /* tx: frames through the MAC loopback, bytes each */
+    uint64_t frames, frame_size;    /* tx: frames through the NIC's rings, bytes each */
 };
 
 #define LOAD_DEFAULT                                                                            \
-    {.kind = NIC_HAS_ETHMAC ? "dma+tx" : "dma", .bytes = 64 * 1024, .idle_ns = 100000,             \
-     .frames = 32, .frame_size = 1514}
+    {.kind = "dma+tx", .bytes = 64 * 1024, .idle_ns = 100000, .frames = 32, .frame_size = 1514}
+
+/* What a load holds across the window: set up by load_prepare() before the window opens, run
+ * by run_load() inside it, torn down by load_finish() after it closed, so set-up traffic stays
+ * out of the counts. The NIC's counters are read in prepare and finish: nic_cnt0/nic_cnt1. */
+#define LOAD_MAX_COUNTERS 128
+struct load_state {
+    struct nic_queues nq;
+    bool nq_open;
+    size_t ncnt;
+    uint64_t nic_cnt0[LOAD_MAX_COUNTERS], nic_cnt1[LOAD_MAX_COUNTERS];
+    uint64_t doorbells;             /* TX and RX doorbells the tx load rang (MMIO writes) */
+};
 
 /* main.c */
 __attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...);
@@ -56,7 +65,11 @@ int open_dev(struct ctx *c);
 double period_ns(void);
 bool load_has(const struct load *l, const char *what);
 int load_option(int argc, char **argv, int *i, struct load *l, int *rc);
-int run_load(struct ctx *c, const struct load *l);
+int load_prepare(struct ctx *c, const struct load *l, struct load_state *s);
+int run_load(struct ctx *c, const struct load *l, struct load_state *s);
+int load_finish(struct ctx *c, const struct load *l, struct load_state *s);
+/* The delta of the NIC counter `name` over the load (load_finish() done); 0 if unknown. */
+uint64_t load_counter(const struct load_state *s, const char *name);
 
 /* The commands: cmd_<name>.c. */
 int cmd_info(struct ctx *c, int argc, char **argv);

@@ -65,23 +65,63 @@ def test_report_counts_cross_checked(nicscope, tmp_path):
 
 
 def test_report_mac_frames(nicscope, tmp_path):
-    """Frames through the MAC and its loopback PHY while DMA runs: the MAC probes count every
-    octet of the wire (preamble 8 + frame + FCS 4), and the host's programmed I/O shows on PCIe."""
+    """Frames through the NIC's rings and the MAC loopback while LitePCIe's DMA runs: the MAC
+    probes count every octet of the wire (preamble 8 + frame + FCS 4); the link carries the
+    DMA benchmark's TLPs plus the NIC's."""
     binary, _ = nicscope
-    frames, size = 6, 1000
-    out, r = run(binary, tmp_path, "report", "--load", "dma+tx", "--bytes", "16384",
+    frames, size, dma = 6, 1000, 16384
+    out, r = run(binary, tmp_path, "report", "--load", "dma+tx", "--bytes", str(dma),
                  "--frames", str(frames), "--frame-size", str(size))
-    p = r["probes"]
+    p, n, t = r["probes"], r["nic_dma"]["counters"], r["nic_dma"]["tlps"]
     for mac in ("mac_tx", "mac_rx"):
         assert p[mac]["frames"] == frames
         assert p[mac]["bytes"] == frames * (8 + size + 4)
         assert p[mac]["busy"] == p[mac]["bytes"]          # one octet per cycle at 1 Gb/s
-    # Each frame: its words written into a TX slot (one MWr each) and read back from an RX slot.
-    assert p["pcie_rx"]["tlps"]["mwr"] >= frames * (size // 4)
-    assert p["pcie_rx"]["tlps"]["mrd"] >= frames * (size // 4)
-    assert p["pcie_tx"]["tlps"]["mwr"] == 16384 // MPS
-    assert "PCIe bus time per Ethernet frame sent" in out
-    assert r["crosschecked_counts"] >= 50
+    assert t["device_mrd"] == dma // MRRS + n["rdadp_requests"]
+    assert t["device_mwr"] == dma // MPS + n["wradp_tlps"]
+    assert "PCIe bus time per frame through the rings" in out
+    assert r["crosschecked_counts"] >= 70
+
+
+def test_report_tx_tlps_match_the_engines(nicscope, tmp_path):
+    """`report --load tx`: PCIe bus time and TLPs per frame for frames through the NIC's DMA
+    rings, consistent with what the TX and RX engines fetched and wrote by their own counters:
+    every read request of the engines is one MRd on the link, every write (RX data in pieces of
+    at most MPS, a completion record per frame, TX consumer-index writebacks) leaves as the
+    write adapter's TLPs, the host writes only doorbells and reads nothing."""
+    binary, width = nicscope
+    frames, size = 40, 1000
+    out, r = run(binary, tmp_path, "report", "--load", "tx", "--frames", str(frames),
+                 "--frame-size", str(size))
+    p, nd = r["probes"], r["nic_dma"]
+    n, t = nd["counters"], nd["tlps"]
+    # Reads: descriptor fetches and payload of TX, descriptor prefetch of RX, nothing else.
+    assert n["txe_desc_reads"] >= 1 and n["rxe_desc_reads"] >= 1
+    assert n["txe_data_reads"] >= frames                  # a buffer of 1000 B: 2+ reads each
+    reads = n["txe_desc_reads"] + n["txe_data_reads"] + n["rxe_desc_reads"]
+    assert n["rdadp_requests"] == n["rdadp_completions"] == reads
+    assert p["nic_rd_req"]["frames"] == reads
+    assert t["device_mrd"] == reads
+    # The payload came back whole: the read completions into the NIC are the TX buffers' bytes
+    # (16-byte aligned reads) plus 16 bytes per descriptor.
+    assert p["nic_rd_cpl"]["frames"] == reads
+    # Writes: each 1000-B frame (buffers 1024 B apart: no 4 KiB crossing) in ceil(1000 / MPS)
+    # writes, a completion record each, and the TX writebacks.
+    assert n["rxe_frames"] == frames
+    assert n["wradp_writes"] == frames * -(-size // MPS) + frames + n["txq_wb_writes"]
+    assert p["nic_wr"]["frames"] == n["wradp_writes"]
+    assert t["device_mwr"] == n["wradp_tlps"] >= n["wradp_writes"]
+    # The host: doorbells only (one MWr each) and the write that closes the window, no MMIO
+    # read on the hot path.
+    assert t["host_mwr"] == nd["doorbells"] + 1 and nd["doorbells"] >= 2
+    assert t["host_mrd"] == 0 and p["pcie_tx"]["tlps"]["cpld"] == 0
+    assert t["host_cpld"] == p["pcie_rx"]["tlps"]["cpld"] >= reads
+    per = nd["tlps_per_frame"]
+    assert per["device_mrd"] == pytest.approx(reads / frames)
+    ns = nd["pcie_busy_ns_per_frame"]
+    busy = p["pcie_rx"]["busy"] + p["pcie_tx"]["busy"]
+    assert ns == pytest.approx(busy * r["ns_per_cycle"] / frames)
+    assert "PCIe bus time per frame through the rings" in out
 
 
 def test_report_mac_runt_is_padded(nicscope, tmp_path):
@@ -143,7 +183,8 @@ def check_trace(binary, tmp_path, cap, log, ps=8000):
     compared = 0
     for probe, sigs in probes.items():
         group = {"pcie_rx": "pcie", "pcie_tx": "pcie", "csr": "csr", "mac_tx": "mac",
-                 "mac_rx": "mac"}.get(probe, "dma")
+                 "mac_rx": "mac", "nic_rd_req": "nic", "nic_rd_cpl": "nic", "nic_wr": "nic",
+                 "msi": "msi"}.get(probe, "dma")
         for s in sigs:
             name = f"nic.{group}.{probe}.{s['signal']}"
             vc = changes[name]
@@ -259,3 +300,10 @@ def test_gtkwave_opens_the_capture(nicscope, tmp_path):
         assert any(x.endswith(f".{s['probe']}.{s['signal']}{width}") for x in shown), s
     assert any(x.endswith("pcie_tx.tlp") for x in shown)
     assert "nic.analyzer.trigger" in shown
+
+
+def test_cpu_refused_without_soft_cpu(nicscope, tmp_path):
+    """A block the command needs (the soft CPU's console, `uart`) is absent: a clear refusal."""
+    binary, _ = nicscope
+    out, _ = run(binary, tmp_path, "cpu", expect=1)
+    assert "no soft CPU console" in out and "no uart block" in out

@@ -631,6 +631,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
     s->params_json = make_params_json(s.get(), w.get());
     s->base.ops = &sim_ops;
     s->base.kind = "sim";
+    s->base.nrb = 0;
     if (wo.peer) {
         std::unique_ptr<SimBackend> p(new SimBackend);
         p->w = w.get();
@@ -642,6 +643,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
         p->params_json = make_params_json(p.get(), w.get());
         p->base.ops = &sim_ops;
         p->base.kind = "sim";
+        p->base.nrb = 0;
         w->b = std::move(p);
     }
     s->world = std::move(w);

@@ -1,6 +1,6 @@
 /*
  * sim_harness.cpp: clocking, pin copying, probe counting and tracing around the Verilated SoC.
- * See sim_harness.h. Built once per SoC configuration (NIC_DATA_WIDTH = 64 or 128).
+ * See sim_harness.h. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or 128).
  *
  * Per cycle: with sys_clk low the model's pins for this cycle are applied and the design is
  * evaluated; the settled outputs are sampled (they and the applied inputs decide which
@@ -29,15 +29,15 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
-#ifndef NIC_DATA_WIDTH
-#error "NIC_DATA_WIDTH must be defined (64 or 128) to match the Verilated SoC"
+#ifndef SIM_DATA_WIDTH
+#error "SIM_DATA_WIDTH must be defined (64 or 128) to match the Verilated SoC"
 #endif
 
 namespace nicsim {
 
 namespace {
 
-constexpr int kLanes = NIC_DATA_WIDTH / 32;
+constexpr int kLanes = SIM_DATA_WIDTH / 32;
 
 /* 128-bit pins are VlWide<4>, 64-bit ones QData: one pair of helpers per kind. */
 template <std::size_t N>
@@ -462,10 +462,10 @@ struct SimHarness::Impl {
 
 SimHarness::SimHarness(const LinkParams &p, const TraceParams &t)
 {
-    if (p.data_width != NIC_DATA_WIDTH)
+    if (p.data_width != SIM_DATA_WIDTH)
         throw std::invalid_argument("data_width=" + std::to_string(p.data_width) +
                                     " but this simulator was built for " +
-                                    std::to_string(NIC_DATA_WIDTH));
+                                    std::to_string(SIM_DATA_WIDTH));
     impl_.reset(new Impl(p, t));
 }
 
@@ -522,7 +522,7 @@ std::map<std::string, uint64_t> SimHarness::scope_map() const
     return m;
 }
 
-int SimHarness::data_width() { return NIC_DATA_WIDTH; }
+int SimHarness::data_width() { return SIM_DATA_WIDTH; }
 
 bool SimHarness::has_eth_pins() { return HasEthPins<Vnicsoc>::value; }
 

@@ -28,7 +28,7 @@
  * capture frames (backend_sim.cpp). On builds without the pins these calls do nothing and
  * eth_tx() stays idle.
  *
- * Parameters: LinkParams of the model (data_width must match the build: NIC_DATA_WIDTH), and an
+ * Parameters: LinkParams of the model (data_width must match the build: SIM_DATA_WIDTH), and an
  * optional trace file (FST when it ends in .fst, else VCD) with its start/stop times.
  */
 #ifndef SIM_HARNESS_H
