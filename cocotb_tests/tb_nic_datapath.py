@@ -7,10 +7,11 @@
 # cycle): host memory (its Host class and address map constants), an in-order DMA read
 # responder with random latency and gaps (rd_*), a write sink with random back-pressure that
 # checks every write lands in a region the NIC may write (wr_*), a MAC loopback (mac_tx ->
-# mac_rx one cycle later, random mac_tx_ready gaps), and a small driver: 4 TX rings filled
-# with frames of 60..1514 bytes (bytes 0..1 queue, 2..3 sequence number) in 1 or 2
-# descriptors at random alignments, doorbells rung as ring space frees up from the
-# consumer-index writebacks; RX buffers posted and reposted as completion records come in.
+# mac_rx one cycle later, random mac_tx_ready gaps), and the driver model of sw/lib/nic_queues.c
+# (cocotb_tests/models/nic_driver.py, its register writes applied one per cycle): 4 TX rings
+# filled with frames of 60..1514 bytes (bytes 0..1 queue, 2..3 sequence number) in 1 or 2
+# descriptors at random alignments as ring space frees up from the consumer-index writebacks,
+# one doorbell per batch; RX buffers posted and reposted as completion records come in.
 # Checks: every frame received exactly once, bit-exact, each queue's frames in order; the
 # writebacks end at the producer indexes; frame/byte counters; no error or drop counter moved.
 # (The interrupt check of the amaranth.sim test needs internal event signals that are not
@@ -26,9 +27,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
+from cocotb_tests.models.nic_driver import NicDriver, PortRegisters, RxRing, TxRing, coalesce
+from rtl.contract.formats import RxStatus
 from rtl.nic.nic_datapath import EXPOSED
-from rtl.nic.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING, TX_LOG2,
-                                   TXBUF, TXRING, WB, Host, cfg)
+from rtl.nic.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING,
+                                       TX_LOG2, TXBUF, TXRING, WB, Host)
 
 
 class Ctx:
@@ -72,118 +75,67 @@ async def loopback(dut):
                (HBASE + RXCPL, HBASE + RXCPL + (16 << RX_LOG2)),
                (HBASE + RXBUF, HBASE + RXBUF + (RXBUF_LEN << RX_LOG2))]
 
-    def setp(prefix, **kw):
-        for k, v in kw.items():
-            ctx.set(prefix + k, v)
-
     cocotb.start_soon(Clock(dut.clk, 8, units="ns").start())
     ctx.set("rst", 1)
     for name in ("txq_db_valid", "rxe_db_valid", "rd_cpl_valid", "mac_rx_valid", "rxe_enable",
                  "txq_cfg_valid", "txe_base_valid", "txq_wb_addr_valid", "rd_req_ready",
                  "wr_ready", "mac_tx_ready"):
         ctx.set(name, 0)
-    for prefix in ("txirq_", "rxirq_"):
-        setp(prefix, enable=1, **cfg())
     ctx.set("irq_ready", 3)
-    setp("txfifo_", max_len=9216, min_len=0, enable=1)
-    setp("rxfifo_", max_len=RXBUF_LEN, min_len=0, enable=1)
-    setp("rxe_", ring_base=HBASE + RXRING, ring_size_log2=RX_LOG2, cpl_base=HBASE + RXCPL)
-    setp("tx_sched_", mode=0, prio=0, weight=0)
     for _ in range(3):
         await RisingEdge(dut.clk)
     await FallingEdge(dut.clk)
     ctx.set("rst", 0)
-    for p in range(1 << RX_LOG2):
-        buf = HBASE + RXBUF + p * RXBUF_LEN
-        host.write(HBASE + RXRING + 16 * p, buf.to_bytes(8, "little") +
-                   RXBUF_LEN.to_bytes(2, "little") + bytes(6))
-        host.write(HBASE + RXCPL + 16 * p + 4, b"\xff")
 
-    S_tx, S_rx = 1 << TX_LOG2, 1 << RX_LOG2
-    tx_prod, tx_rung, tx_next, prep = [0] * NQ, [0] * NQ, [0] * NQ, [None] * NQ
+    # the driver (cocotb_tests/models/nic_driver.py, as sw/lib/nic_queues.c)
+    regs = PortRegisters()
+    txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
+                  limit=64) for q in range(NQ)]
+    rxr = RxRing(host, regs, HBASE + RXRING, HBASE + RXCPL, HBASE + RXBUF, RXBUF_LEN, RX_LOG2)
+    NicDriver(regs, txr, rxr).open(tx_coalesce=coalesce(), rx_coalesce=coalesce())
+
+    S_rx = 1 << RX_LOG2
+    tx_next, prep = [0] * NQ, [None] * NQ
     tx_alloc = TXBUF
-    rx_prod, rx_rung, rx_ci, rx_seen = 0, 0, 0, 0
+    rx_seen = 0
     reads = deque()
     t_last = 0
     wcur = loop = mac_id = done_at = None
     ndescs = 0
-    db_rr = 0
 
-    def wb(q):
-        return int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little")
+    def tx_done():
+        return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
+                   for t in txr)
 
     for cyc in range(max_cycles):
-        if cyc < NQ:
-            q = cyc
-            setp("txq_", cfg_valid=1, cfg_queue=q, cfg_size_log2=TX_LOG2, cfg_enable=1,
-                 cfg_limit=64)
-            setp("txe_", base_valid=1, base_queue=q, base_addr=HBASE + TXRING + 4096 * q)
-            setp("txq_", wb_addr_valid=1, wb_addr_queue=q, wb_addr=HBASE + WB + 16 * q)
-        elif cyc == NQ:
-            setp("txq_", cfg_valid=0, wb_addr_valid=0)
-            setp("txe_", base_valid=0)
-            setp("rxe_", enable=1)
-        # -- driver: TX
-        db = None
-        if cyc > NQ:
-            for q in range(NQ):
-                cons = wb(q)
-                while tx_next[q] < nframes:
-                    s = tx_next[q]
-                    data = frames[q, s]
-                    if prep[q] is not None:
-                        descs = prep[q]
-                    else:
-                        cuts = sorted(rng.sample(range(1, len(data)),
-                                                 rng.randint(1, max_frags) - 1))
-                        descs = []
-                        for lo, hi in zip([0] + cuts, cuts + [len(data)]):
-                            addr = HBASE + tx_alloc + rng.randrange(16)
-                            host.write(addr, data[lo:hi])
-                            descs.append((addr, hi - lo))
-                            tx_alloc += (hi - lo + 31) & ~15
-                    prep[q] = descs
-                    if (tx_prod[q] - cons) % S_tx + len(descs) > S_tx - 1:
-                        break
-                    for k, (addr, ln) in enumerate(descs):
-                        host.write(HBASE + TXRING + 4096 * q + 16 * tx_prod[q],
-                                   addr.to_bytes(8, "little") + ln.to_bytes(2, "little") +
-                                   int(k == len(descs) - 1).to_bytes(2, "little") + bytes(4))
-                        tx_prod[q] = (tx_prod[q] + 1) % S_tx
-                    tx_next[q] += 1
-                    ndescs += len(descs)
-                    prep[q] = None
-            for k in range(NQ):
-                q = (db_rr + k) % NQ
-                if tx_rung[q] != tx_prod[q]:
-                    db, db_rr = q, q + 1
+        # -- driver: TX (frames posted as ring space frees up, one doorbell per batch)
+        for q, t in enumerate(txr):
+            t.reclaim()
+            while tx_next[q] < nframes:
+                data = frames[q, tx_next[q]]
+                if prep[q] is None:
+                    cuts = sorted(rng.sample(range(1, len(data)),
+                                             rng.randint(1, max_frags) - 1))
+                    prep[q] = []
+                    for lo, hi in zip([0] + cuts, cuts + [len(data)]):
+                        addr = HBASE + tx_alloc + rng.randrange(16)
+                        host.write(addr, data[lo:hi])
+                        prep[q].append((addr, hi - lo))
+                        tx_alloc += (hi - lo + 31) & ~15
+                if not t.post(prep[q]):
                     break
-        ctx.set("txq_db_valid", db is not None)
-        if db is not None:
-            ctx.set("txq_db_queue", db)
-            ctx.set("txq_db_index", tx_prod[db])
-            tx_rung[db] = tx_prod[db]
-        # -- driver: RX
-        if cyc > NQ:
-            while True:
-                rec = host.read(HBASE + RXCPL + 16 * rx_ci, 16)
-                if rec[4] == 0xFF:
-                    break
-                ln = int.from_bytes(rec[0:2], "little")
-                idx = int.from_bytes(rec[2:4], "little")
-                assert rec[4] == 0, f"cycle {cyc}: RX completion status {rec[4]}"
-                assert idx == rx_seen % S_rx, f"cycle {cyc}: RX completion index {idx}"
-                rx.append(host.read(HBASE + RXBUF + idx * RXBUF_LEN, ln))
-                host.write(HBASE + RXCPL + 16 * rx_ci + 4, b"\xff")
-                rx_ci = (rx_ci + 1) % S_rx
-                rx_seen += 1
-            while (rx_prod - rx_seen) % S_rx < S_rx - 1:
-                rx_prod = (rx_prod + 1) % S_rx
-        rdb = cyc > NQ and rx_rung != rx_prod
-        ctx.set("rxe_db_valid", rdb)
-        if rdb:
-            ctx.set("rxe_db_index", rx_prod)
-            rx_rung = rx_prod
+                tx_next[q] += 1
+                ndescs += len(prep[q])
+                prep[q] = None
+            t.doorbell()
+        # -- driver: RX (completion records polled, buffers reposted: one doorbell)
+        for f in rxr.poll():
+            assert f.status == RxStatus.OK, f"cycle {cyc}: RX completion status {f.status}"
+            assert f.index == rx_seen % S_rx, f"cycle {cyc}: RX completion index {f.index}"
+            rx.append(f.data)
+            rx_seen += 1
+        rxr.refill()
+        regs.step(ctx.set, ctx.get)                  # one register write per cycle
         # -- host DMA read
         rrdy = rng.random() < p_req
         ctx.set("rd_req_ready", rrdy)
@@ -250,8 +202,7 @@ async def loopback(dut):
             loop = (d, keep, last)
             if last:
                 mac_id = None
-        if done_at is None and len(rx) == len(good) and all(
-                wb(q) == tx_prod[q] and tx_next[q] == nframes for q in range(NQ)):
+        if done_at is None and len(rx) == len(good) and tx_done():
             done_at = cyc
         if done_at is not None and cyc >= done_at + 200:
             break
@@ -268,7 +219,7 @@ async def loopback(dut):
         last_seq[q] = s
         seen.add((q, s))
     assert seen == good
-    assert [wb(q) for q in range(NQ)] == tx_prod
+    assert [t.written_back() for t in txr] == [t.next_to_use for t in txr]
     counts = {prefix + name: ctx.get(prefix + name)
               for prefix, (_, _, outs) in EXPOSED.items() for name in outs}
     nbytes = sum(len(frames[k]) for k in good)

@@ -1,9 +1,11 @@
 # Full-loopback tests of NICDatapath (amaranth.sim): a Python host (memory, in-order DMA read
 # responder with random latency and gaps, write sink with random back-pressure that checks every
-# write lands in a region the NIC may write) and a small driver (fills 4 TX rings with frames of
-# random size 60..1514 at random buffer alignments, rings doorbells as ring space frees up from
-# the consumer-index writebacks, posts RX buffers and reposts them as completion records come
-# in), with a MAC loopback (mac_tx -> mac_rx one cycle later, random mac_tx_ready gaps).
+# write lands in a region the NIC may write) and the driver model of sw/lib/nic_queues.c
+# (cocotb_tests/models/nic_driver.py: set-up through the datapath's registers, 4 TX rings filled
+# with frames of random size 60..1514 at random buffer alignments as ring space frees up from the
+# consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as completion
+# records come in), with a MAC loopback (mac_tx -> mac_rx one cycle later, random mac_tx_ready
+# gaps).
 # Checks: every frame received exactly once and bit-exact, each TX queue's frames in order in the
 # RX stream, the writebacks end at the producer indexes, the counters, and the interrupts of
 # both vectors equal coalesce_model.predict_irqs of the event cycles observed.
@@ -16,6 +18,9 @@ from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
 from cocotb_tests.models.coalesce_model import CONFIG, predict_irqs
+from cocotb_tests.models.nic_driver import (NicDriver, PortRegisters, RxRing, TxRing, coalesce,
+                                            encode_tx_desc)
+from rtl.contract.formats import RxStatus
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 from rtl.verilator_lint import verilator_lint
 
@@ -84,31 +89,26 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                (HBASE + RXBUF, HBASE + RXBUF + (RXBUF_LEN << RX_LOG2))]
 
     async def bench(ctx):
-        def setp(prefix, **kw):
-            for k, v in kw.items():
-                ctx.set(getattr(dut, prefix + k), v)
+        def set_(name, v):
+            ctx.set(getattr(dut, name), v)
 
-        # static configuration (all from cycle 0)
-        for prefix, c in (("txirq_", txirq), ("rxirq_", rxirq)):
-            setp(prefix, enable=1, **c)
+        def get(name):
+            return ctx.get(getattr(dut, name))
+
+        # the driver (cocotb_tests/models/nic_driver.py, as sw/lib/nic_queues.c)
+        regs = PortRegisters()
+        txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
+                      limit=64) for q in range(NQ)]
+        rxr = RxRing(host, regs, HBASE + RXRING, HBASE + RXCPL, HBASE + RXBUF, RXBUF_LEN,
+                     RX_LOG2)
+        NicDriver(regs, txr, rxr).open(tx_coalesce=coalesce(**txirq),
+                                       rx_coalesce=coalesce(**rxirq))
         ctx.set(dut.irq_ready, (1 << (ntxirq + 1)) - 1)
-        setp("txfifo_", max_len=9216, min_len=0, enable=1)
-        setp("rxfifo_", max_len=RXBUF_LEN, min_len=0, enable=1)
-        setp("rxe_", ring_base=HBASE + RXRING, ring_size_log2=RX_LOG2, cpl_base=HBASE + RXCPL)
-        setp("tx_sched_", mode=0)
-        for p in range(1 << RX_LOG2):                    # RX ring: buffer of position p
-            buf = HBASE + RXBUF + p * RXBUF_LEN
-            host.write(HBASE + RXRING + 16 * p, buf.to_bytes(8, "little") +
-                       RXBUF_LEN.to_bytes(2, "little") + bytes(6))
-            host.write(HBASE + RXCPL + 16 * p + 4, b"\xff")   # not yet written
 
-        S_tx, S_rx = 1 << TX_LOG2, 1 << RX_LOG2
-        tx_prod = [0] * NQ
-        tx_rung = [0] * NQ
+        S_rx = 1 << RX_LOG2
         tx_next = [0] * NQ                               # next frame to post
         prep = [None] * NQ                               # its descriptors, once prepared
         tx_alloc = TXBUF
-        rx_prod, rx_rung, rx_ci = 0, 0, 0
         rx_seen = 0
         reads = deque()                                  # (ready cycle, data, last)
         t_last = 0
@@ -117,85 +117,44 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         mac_id = None                                    # (queue, seq) of the frame on mac_tx
         done_at = None
         rx_count, rx_change = 0, 0
-        db_rr = 0
+
+        def tx_done():
+            return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
+                       for t in txr)
+
         for cyc in range(max_cycles):
-            # -- configuration strobes in the first cycles --------------------------------------
-            if cyc < NQ:
-                q = cyc
-                setp("txq_", cfg_valid=1, cfg_queue=q, cfg_size_log2=TX_LOG2, cfg_enable=1,
-                     cfg_limit=64)
-                setp("txe_", base_valid=1, base_queue=q, base_addr=HBASE + TXRING + 4096 * q)
-                setp("txq_", wb_addr_valid=1, wb_addr_queue=q, wb_addr=HBASE + WB + 16 * q)
-            elif cyc == NQ:
-                setp("txq_", cfg_valid=0)
-                setp("txe_", base_valid=0)
-                setp("txq_", wb_addr_valid=0)
-                setp("rxe_", enable=1)
-            # -- driver: TX ---------------------------------------------------------------------
-            db = None
-            if cyc > NQ:
-                for q in range(NQ):
-                    cons = int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little")
-                    while tx_next[q] < nframes:
-                        s = tx_next[q]
-                        data = frames[q, s]
-                        if prep[q] is not None:
-                            descs = prep[q]
-                        elif (q, s) in bad:
-                            descs = [(HBASE + tx_alloc, 0)]
+            # -- driver: TX (frames posted as ring space frees up, one doorbell per batch) ------
+            for q, t in enumerate(txr):
+                t.reclaim()
+                while tx_next[q] < nframes:
+                    s = tx_next[q]
+                    data = frames[q, s]
+                    if prep[q] is None:
+                        if (q, s) in bad:
+                            prep[q] = [(HBASE + tx_alloc, 0)]
                         else:
                             cuts = sorted(rng.sample(range(1, len(data)),
                                                      rng.randint(1, max_frags) - 1))
-                            descs = []
+                            prep[q] = []
                             for lo, hi in zip([0] + cuts, cuts + [len(data)]):
                                 addr = HBASE + tx_alloc + rng.randrange(16)
                                 host.write(addr, data[lo:hi])
-                                descs.append((addr, hi - lo))
+                                prep[q].append((addr, hi - lo))
                                 tx_alloc += (hi - lo + 31) & ~15
-                        prep[q] = descs
-                        if (tx_prod[q] - cons) % S_tx + len(descs) > S_tx - 1:
-                            break
-                        for k, (addr, ln) in enumerate(descs):
-                            host.write(HBASE + TXRING + 4096 * q + 16 * tx_prod[q],
-                                       addr.to_bytes(8, "little") + ln.to_bytes(2, "little") +
-                                       int(k == len(descs) - 1).to_bytes(2, "little") +
-                                       bytes(4))
-                            tx_prod[q] = (tx_prod[q] + 1) % S_tx
-                        tx_next[q] += 1
-                        obs["ndescs"] = obs.get("ndescs", 0) + len(descs)
-                        prep[q] = None
-                for k in range(NQ):
-                    q = (db_rr + k) % NQ
-                    if tx_rung[q] != tx_prod[q]:
-                        db = q
-                        db_rr = q + 1
+                    if not t.post(prep[q]):
                         break
-            ctx.set(dut.txq_db_valid, db is not None)
-            if db is not None:
-                ctx.set(dut.txq_db_queue, db)
-                ctx.set(dut.txq_db_index, tx_prod[db])
-                tx_rung[db] = tx_prod[db]
-            # -- driver: RX ---------------------------------------------------------------------
-            if cyc > NQ:
-                while True:
-                    rec = host.read(HBASE + RXCPL + 16 * rx_ci, 16)
-                    if rec[4] == 0xFF:
-                        break
-                    ln = int.from_bytes(rec[0:2], "little")
-                    idx = int.from_bytes(rec[2:4], "little")
-                    assert rec[4] == 0, f"RX completion status {rec[4]}"
-                    assert idx == rx_seen % S_rx
-                    obs["rx"].append(host.read(HBASE + RXBUF + idx * RXBUF_LEN, ln))
-                    host.write(HBASE + RXCPL + 16 * rx_ci + 4, b"\xff")
-                    rx_ci = (rx_ci + 1) % S_rx
-                    rx_seen += 1
-                while (rx_prod - rx_seen) % S_rx < S_rx - 1:
-                    rx_prod = (rx_prod + 1) % S_rx       # reposts the buffer of that position
-            rdb = cyc > NQ and rx_rung != rx_prod
-            ctx.set(dut.rxe_db_valid, rdb)
-            if rdb:
-                ctx.set(dut.rxe_db_index, rx_prod)
-                rx_rung = rx_prod
+                    tx_next[q] += 1
+                    obs["ndescs"] = obs.get("ndescs", 0) + len(prep[q])
+                    prep[q] = None
+                t.doorbell()
+            # -- driver: RX (completion records polled, buffers reposted: one doorbell) ---------
+            for f in rxr.poll():
+                assert f.status == RxStatus.OK, f"RX completion status {f.status}"
+                assert f.index == rx_seen % S_rx
+                obs["rx"].append(f.data)
+                rx_seen += 1
+            rxr.refill()
+            regs.step(set_, get)                         # one register write per cycle
             # -- host DMA read --------------------------------------------------------------------
             rrdy = rng.random() < p_req
             ctx.set(dut.rd_req_ready, rrdy)
@@ -265,24 +224,19 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 if iv >> v & 1:
                     obs["irqs"][v].append(cyc)
             await ctx.tick()
-            if done_at is None and len(obs["rx"]) == len(good) and all(
-                    int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little") == tx_prod[q]
-                    and tx_next[q] == nframes for q in range(NQ)):
+            if done_at is None and len(obs["rx"]) == len(good) and tx_done():
                 done_at = cyc
             if done_at is not None and cyc >= done_at + 400:
                 break
             if len(obs["rx"]) != rx_count:
                 rx_count, rx_change = len(obs["rx"]), cyc
-            if cyc > rx_change + 3000 and obs["wb"] is None and all(
-                    int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little") == tx_prod[q]
-                    and tx_next[q] == nframes for q in range(NQ)):
+            if cyc > rx_change + 3000 and obs["wb"] is None and tx_done():
                 break
         else:
             raise AssertionError(f"timeout: {len(obs['rx'])} of {len(good)} frames received")
         obs["cycles"] = cyc + 1
-        obs["prod"] = tx_prod
-        obs["wb"] = [int.from_bytes(host.read(HBASE + WB + 16 * q, 2), "little")
-                     for q in range(NQ)]
+        obs["prod"] = [t.next_to_use for t in txr]
+        obs["wb"] = [t.written_back() for t in txr]
         for prefix, (_, _, outs) in EXPOSED.items():
             for name in outs:
                 obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
@@ -462,8 +416,7 @@ def test_disable_queue_with_open_frame():
     host.write(HBASE + TXBUF + 4096, frame1)
     for q, (addr, ln, eop) in enumerate([(HBASE + TXBUF, len(head), 0),
                                          (HBASE + TXBUF + 4096, len(frame1), 1)]):
-        host.write(HBASE + TXRING + 4096 * q, addr.to_bytes(8, "little") +
-                   ln.to_bytes(2, "little") + eop.to_bytes(2, "little") + bytes(4))
+        host.write(HBASE + TXRING + 4096 * q, encode_tx_desc(addr, ln, eop=eop))
     obs = dict(mac=[], open0=None)
 
     async def bench(ctx):

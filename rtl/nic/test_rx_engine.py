@@ -13,6 +13,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
+from cocotb_tests.models.nic_driver import decode_rx_cpl, encode_rx_cpl, encode_rx_desc
 from rtl.contract.formats import RxStatus
 from rtl.nic.rx_engine import COUNTS, RXEngine
 from rtl.verilator_lint import verilator_lint
@@ -63,8 +64,8 @@ class Host:
     # -- driver -----------------------------------------------------------------------------
     def write_desc(self, pos, addr, length):
         base = RING_BASE + 16 * pos
-        raw = addr.to_bytes(8, "little") + length.to_bytes(2, "little") + \
-            bytes(self.rng.randrange(256) for _ in range(6))          # reserved: garbage
+        garbage = bytes(self.rng.randrange(256) for _ in range(6))   # reserved: garbage
+        raw = encode_rx_desc(addr, length, reserved=int.from_bytes(garbage, "little"))
         for i, b in enumerate(raw):
             self.mem[base + i] = b
 
@@ -304,9 +305,7 @@ def check(host, got):
         assert writes, f"frame {k}: completion missing"
         cyc, waddr, wlen, wdata = writes.pop(0)
         assert (waddr, wlen) == (CPL_BASE + 16 * (ncpl % S), 16), f"frame {k}: completion addr"
-        rec = ((len(data) if status == OK else 0).to_bytes(2, "little") +
-               (idx % S).to_bytes(2, "little") + bytes([status, 0, 0, 0]) +
-               c.to_bytes(8, "little"))
+        rec = encode_rx_cpl(len(data) if status == OK else 0, idx % S, status, timestamp=c)
         assert wdata == rec, f"frame {k}: record {wdata.hex()} != {rec.hex()}"
         ncpl += 1
     assert not writes, f"writes left over: {[(hex(a), n) for _, a, n, _ in writes]}"
@@ -411,7 +410,7 @@ def test_one_frame_one_buffer():
     assert host.accepted == [21]
     assert [(c, a, n) for c, a, n, _ in host.writes] == [(22, BUF_BASE + 0x40, 100),
                                                          (30, CPL_BASE, 16)]
-    assert host.writes[1][3] == bytes([100, 0, 0, 0, 0, 0, 0, 0]) + (21).to_bytes(8, "little")
+    assert host.writes[1][3] == encode_rx_cpl(100, 0, OK, timestamp=21)
     assert host.mem[BUF_BASE + 0x40 + 99] == 99 and BUF_BASE + 0x40 + 100 not in host.mem
     assert got["frames"] == 1 and got["bytes"] == 100 and got["cons"] == 1
     # The same with 64-bit beats: 13 beats (21..33, taken 22..34); the record is 2 beats.
@@ -442,12 +441,12 @@ def test_frame_bigger_than_buffer():
     bufs = [(BUF_BASE, 512), (BUF_BASE + 0x1000, 512), (BUF_BASE + 0x2004, 2048)]
     host, got, res = hand(size_log2=3, frames=frames, post={0: bufs})
     assert res == [(0, TOO_BIG), (1, OK), (2, BAD_ADDR)]
-    rec = host.writes[0][3]
-    assert host.writes[0][1] == CPL_BASE and rec[:8] == bytes([0, 0, 0, 0, TOO_BIG, 0, 0, 0])
-    assert int.from_bytes(rec[8:], "little") == host.accepted[0]
+    assert host.writes[0][1] == CPL_BASE
+    assert host.writes[0][3] == encode_rx_cpl(0, 0, TOO_BIG, timestamp=host.accepted[0])
     assert [a for _, a, _, _ in host.writes] == [CPL_BASE, BUF_BASE + 0x1000, CPL_BASE + 16,
                                                  CPL_BASE + 32]
-    assert host.writes[3][3][:8] == bytes([0, 0, 2, 0, BAD_ADDR, 0, 0, 0])
+    rec = decode_rx_cpl(host.writes[3][3])
+    assert (rec.len, rec.index, rec.status, rec.queue, rec.reserved) == (0, 2, BAD_ADDR, 0, 0)
     assert (got["drop_too_big"], got["drop_bad_desc"], got["frames"]) == (1, 1, 1)
 
 
@@ -484,7 +483,7 @@ def test_ring_wrap():
     assert [(a - RING_BASE, n) for _, a, n in host.reads] == [(0, 48), (48, 16), (0, 32)]
     cpl = [a - CPL_BASE for _, a, n, _ in host.writes if n == 16]
     assert cpl == [0, 16, 32, 48, 0, 16]
-    idx = [int.from_bytes(w[3][2:4], "little") for w in host.writes if w[2] == 16]
+    idx = [decode_rx_cpl(w[3]).index for w in host.writes if w[2] == 16]
     assert idx == [0, 1, 2, 3, 0, 1] and got["cons"] == 2
 
 

@@ -13,6 +13,7 @@ from amaranth.sim import Simulator
 
 from rtl.nic.frame_fifo import FrameFIFO
 
+from cocotb_tests.models.nic_driver import decode_tx_desc, encode_tx_desc, tx_desc_eop
 from rtl.contract.formats import TxStatus
 from rtl.nic.tx_engine import COUNTS, STATUS_COUNTER, TXEngine
 from rtl.verilator_lint import verilator_lint
@@ -68,11 +69,6 @@ class Host:
 
     def fails(self, addr, n):
         return any(addr < hi and lo < addr + n for lo, hi in self.poison)
-
-
-def desc_bytes(addr, length, eop):
-    return (addr.to_bytes(8, "little") + length.to_bytes(2, "little") +
-            int(eop).to_bytes(2, "little") + bytes(4))
 
 
 def splits(addr, n, max_read):
@@ -134,9 +130,8 @@ def reference(host, bases, jobs, max_read, max_frame):
         raw = host.read(ring, count * 16)
         descs = []
         for k in range(count):
-            d = raw[16 * k:16 * k + 16]
-            descs.append((int.from_bytes(d[0:8], "little"), int.from_bytes(d[8:10], "little"),
-                          d[10] & 1))
+            d = decode_tx_desc(raw[16 * k:16 * k + 16])
+            descs.append((d.addr, d.len, int(tx_desc_eop(d))))
         # The issuer: every payload read of the job, ahead of the packer. It knows the frame's
         # error at the job's start and the length checks, not the READ errors of this job.
         issued, iskip, iflen = [], status != OK, flen
@@ -352,7 +347,7 @@ class Ring:
     def job(self, q, descs):
         index = self.pos[q]
         for k, (a, ln, eop) in enumerate(descs):
-            self.host.write(self.bases[q] + 16 * (index + k), desc_bytes(a, ln, eop))
+            self.host.write(self.bases[q] + 16 * (index + k), encode_tx_desc(a, ln, eop=eop))
         self.pos[q] += len(descs)
         assert self.pos[q] < 1024
         self.jobs.append((q, index, len(descs)))
