@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 #
 # coalesce_bench.py: interrupts per second against rx-usecs at line rate (issue 3's coalescing
-# benchmark), on the NIC=1 simulation.
+# benchmark), on the simulation.
 #
 # What it does: runs `nicbench tx` (64-byte frames on the wire: 60 bytes + FCS, one TX queue,
 # ring 64, a doorbell every 32 frames) once per setting and collects, from each run's JSON, the
@@ -17,7 +17,7 @@
 # Writes results/coalesce.json (every run's record, as nicbench wrote it, plus the derived rate)
 # and prints a table.
 #
-# Usage: python scripts/coalesce_bench.py --nicbench build/sim_dw128_nic/nicbench
+# Usage: python scripts/coalesce_bench.py --nicbench build/sim_dw128/nicbench
 #            [--opts gen=2,lanes=4,mps=256,mrrs=512] [--frames 5000] [--usecs 0,20,80]
 #            [--json results/coalesce.json]
 
