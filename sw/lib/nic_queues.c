@@ -23,91 +23,12 @@
 #include "nic_dev.h"
 
 
-/* --- the counter table: every read-only nic_* register --------------------------------------- */
+/* --- the counter table: every read-only nic_* register (nic_contract.h) ---------------------- */
 
-#define QC(name, NAME, kind) \
-    {#name, NIC_CSR_NIC_##NAME##_ADDR, NIC_CSR_NIC_##NAME##_SIZE, NIC_QC_##kind}
+#define QC(name, NAME, kind, ethtool, desc) \
+    {#name, NIC_CSR_NIC_##NAME##_ADDR, NIC_CSR_NIC_##NAME##_SIZE, NIC_QC_##kind, ethtool, desc},
 
-static const struct nic_q_counter_def counter_defs[] = {
-    QC(tx_sched_grants, TX_SCHED_GRANTS, COUNT),
-    QC(txq_active, TXQ_ACTIVE, STATE),
-    QC(txq_drained, TXQ_DRAINED, STATE),
-    QC(txq_db_range_err, TXQ_DB_RANGE_ERR, STATE),
-    QC(txq_doorbells, TXQ_DOORBELLS, COUNT),
-    QC(txq_jobs, TXQ_JOBS, COUNT),
-    QC(txq_descs_fetched, TXQ_DESCS_FETCHED, COUNT),
-    QC(txq_descs_completed, TXQ_DESCS_COMPLETED, COUNT),
-    QC(txq_err_db_range, TXQ_ERR_DB_RANGE, ERROR),
-    QC(txq_err_db_disabled, TXQ_ERR_DB_DISABLED, ERROR),
-    QC(txq_err_cpl, TXQ_ERR_CPL, ERROR),
-    QC(txq_err_cfg, TXQ_ERR_CFG, ERROR),
-    QC(txq_wb_writes, TXQ_WB_WRITES, COUNT),
-    QC(txe_frames, TXE_FRAMES, COUNT),
-    QC(txe_bytes, TXE_BYTES, COUNT),
-    QC(txe_desc_reads, TXE_DESC_READS, COUNT),
-    QC(txe_data_reads, TXE_DATA_READS, COUNT),
-    QC(txe_err_desc_len0, TXE_ERR_DESC_LEN0, ERROR),
-    QC(txe_err_desc_len, TXE_ERR_DESC_LEN, ERROR),
-    QC(txe_err_frame_len, TXE_ERR_FRAME_LEN, ERROR),
-    QC(txe_err_read, TXE_ERR_READ, ERROR),
-    QC(txe_err_no_eop, TXE_ERR_NO_EOP, ERROR),
-    QC(txe_err_desc_read, TXE_ERR_DESC_READ, ERROR),
-    QC(txfifo_frames_in, TXFIFO_FRAMES_IN, COUNT),
-    QC(txfifo_frames_out, TXFIFO_FRAMES_OUT, COUNT),
-    QC(txfifo_bytes_out, TXFIFO_BYTES_OUT, COUNT),
-    QC(txfifo_drop_error, TXFIFO_DROP_ERROR, ERROR),
-    QC(txfifo_drop_oversize, TXFIFO_DROP_OVERSIZE, ERROR),
-    QC(txfifo_drop_runt, TXFIFO_DROP_RUNT, ERROR),
-    QC(txfifo_drop_full, TXFIFO_DROP_FULL, ERROR),
-    QC(txfifo_drop_disabled, TXFIFO_DROP_DISABLED, ERROR),
-    QC(txfifo_level, TXFIFO_LEVEL, STATE),
-    QC(txfifo_frames_queued, TXFIFO_FRAMES_QUEUED, STATE),
-    QC(rxfifo_frames_in, RXFIFO_FRAMES_IN, COUNT),
-    QC(rxfifo_frames_out, RXFIFO_FRAMES_OUT, COUNT),
-    QC(rxfifo_bytes_out, RXFIFO_BYTES_OUT, COUNT),
-    QC(rxfifo_drop_error, RXFIFO_DROP_ERROR, ERROR),
-    QC(rxfifo_drop_oversize, RXFIFO_DROP_OVERSIZE, ERROR),
-    QC(rxfifo_drop_runt, RXFIFO_DROP_RUNT, ERROR),
-    QC(rxfifo_drop_full, RXFIFO_DROP_FULL, ERROR),
-    QC(rxfifo_drop_disabled, RXFIFO_DROP_DISABLED, ERROR),
-    QC(rxfifo_level, RXFIFO_LEVEL, STATE),
-    QC(rxfifo_frames_queued, RXFIFO_FRAMES_QUEUED, STATE),
-    QC(rxe_frames, RXE_FRAMES, COUNT),
-    QC(rxe_bytes, RXE_BYTES, COUNT),
-    QC(rxe_drop_no_buffer, RXE_DROP_NO_BUFFER, ERROR),
-    QC(rxe_drop_too_big, RXE_DROP_TOO_BIG, ERROR),
-    QC(rxe_drop_bad_desc, RXE_DROP_BAD_DESC, ERROR),
-    QC(rxe_desc_reads, RXE_DESC_READS, COUNT),
-    QC(rxe_err_db_range, RXE_ERR_DB_RANGE, ERROR),
-    QC(rxe_err_read, RXE_ERR_READ, ERROR),
-    QC(rxe_cons, RXE_CONS, STATE),
-    QC(txirq_irqs, TXIRQ_IRQS, COUNT),
-    QC(txirq_by_immediate, TXIRQ_BY_IMMEDIATE, COUNT),
-    QC(txirq_by_frames, TXIRQ_BY_FRAMES, COUNT),
-    QC(txirq_by_usecs, TXIRQ_BY_USECS, COUNT),
-    QC(txirq_by_abs, TXIRQ_BY_ABS, COUNT),
-    QC(txirq_pending, TXIRQ_PENDING, STATE),
-    QC(rxirq_irqs, RXIRQ_IRQS, COUNT),
-    QC(rxirq_by_immediate, RXIRQ_BY_IMMEDIATE, COUNT),
-    QC(rxirq_by_frames, RXIRQ_BY_FRAMES, COUNT),
-    QC(rxirq_by_usecs, RXIRQ_BY_USECS, COUNT),
-    QC(rxirq_by_abs, RXIRQ_BY_ABS, COUNT),
-    QC(rxirq_pending, RXIRQ_PENDING, STATE),
-    QC(rdarb_outstanding, RDARB_OUTSTANDING, STATE),
-    QC(rdarb_requests, RDARB_REQUESTS, COUNT),
-    QC(rdadp_requests, RDADP_REQUESTS, COUNT),
-    QC(rdadp_completions, RDADP_COMPLETIONS, COUNT),
-    QC(rdadp_errors, RDADP_ERRORS, ERROR),
-    QC(rdadp_rejected, RDADP_REJECTED, ERROR),
-    QC(rdadp_timeouts, RDADP_TIMEOUTS, ERROR),
-    QC(rdadp_dropped, RDADP_DROPPED, ERROR),
-    QC(wradp_writes, WRADP_WRITES, COUNT),
-    QC(wradp_tlps, WRADP_TLPS, COUNT),
-    QC(wradp_rejected, WRADP_REJECTED, ERROR),
-    QC(mac_preamble_crc, MAC_PREAMBLE_CRC, STATE),
-    QC(mac_rx_datapath_preamble_errors, MAC_RX_DATAPATH_PREAMBLE_ERRORS, ERROR),
-    QC(mac_rx_datapath_crc_errors, MAC_RX_DATAPATH_CRC_ERRORS, ERROR),
-};
+static const struct nic_q_counter_def counter_defs[] = {NIC_CONTRACT_STATUS_REGS(QC)};
 #undef QC
 
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n)
@@ -250,7 +171,7 @@ static int check_config(struct nic_backend *b, const struct nic_q_config *c, cha
     if (c->buf_size < NIC_Q_FRAME_MIN || c->buf_size > NIC_Q_FRAME_MAX)
         return nic_errf(err, errlen, "buffer size %u: must be %u..%u bytes (the largest frame, "
                         "without FCS)", c->buf_size, NIC_Q_FRAME_MIN, NIC_Q_FRAME_MAX);
-    if (c->sched_mode > 2)
+    if (c->sched_mode > NIC_TX_SCHED_MODE_WRR)
         return nic_errf(err, errlen, "scheduler mode %u: 0 round-robin, 1 strict priority, 2 "
                         "weighted round-robin", c->sched_mode);
     return 0;
@@ -276,14 +197,14 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     size_t tx_desc_off[NIC_Q_MAX_TXQ], tx_buf_off[NIC_Q_MAX_TXQ];
     for (unsigned q = 0; q < cfg->ntxq; q++) {
         tx_desc_off[q] = off;
-        off += align_up((size_t)cfg->tx_ring * NIC_Q_DESC_BYTES, 4096);
+        off += align_up((size_t)cfg->tx_ring * sizeof(struct nic_tx_desc), 4096);
         tx_buf_off[q] = off;
         off += align_up((size_t)cfg->tx_ring * stride, 4096);
     }
     const size_t rx_desc_off = off;
-    off += align_up((size_t)cfg->rx_ring * NIC_Q_DESC_BYTES, 4096);
+    off += align_up((size_t)cfg->rx_ring * sizeof(struct nic_rx_desc), 4096);
     const size_t rx_cpl_off = off;
-    off += align_up((size_t)cfg->rx_ring * NIC_Q_DESC_BYTES, 4096);
+    off += align_up((size_t)cfg->rx_ring * sizeof(struct nic_rx_cpl), 4096);
     const size_t rx_buf_off = off;
     off += align_up((size_t)cfg->rx_ring * stride, 4096);
 
@@ -331,11 +252,11 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         t->size = cfg->tx_ring;
         t->size_log2 = log2u(cfg->tx_ring);
         t->limit = nq->cfg.tx_limit;
-        t->desc = mem + tx_desc_off[q];
+        t->desc = (struct nic_tx_desc *)(mem + tx_desc_off[q]);
         t->desc_bus = bus + tx_desc_off[q];
         t->buf = mem + tx_buf_off[q];
         t->buf_bus = bus + tx_buf_off[q];
-        t->wb = mem + 64u * q;
+        t->wb = (volatile struct nic_tx_wb *)(mem + 64u * q);
         t->wb_bus = bus + 64u * q;
         txq_cfg(b, q, t->size_log2, false, t->limit);
         if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
@@ -356,9 +277,9 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     struct nic_rxq *r = &nq->rx;
     r->size = cfg->rx_ring;
     r->size_log2 = log2u(cfg->rx_ring);
-    r->desc = mem + rx_desc_off;
+    r->desc = (struct nic_rx_desc *)(mem + rx_desc_off);
     r->desc_bus = bus + rx_desc_off;
-    r->cpl = mem + rx_cpl_off;
+    r->cpl = (volatile struct nic_rx_cpl *)(mem + rx_cpl_off);
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
@@ -377,15 +298,12 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     wr(b, NIC_CSR(b, NIC, RXE_RING_SIZE_LOG2), r->size_log2);
     nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_CPL_BASE), NIC_CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
     for (unsigned p = 0; p < r->size; p++) {
-        const uint64_t a = htole64(r->buf_bus + (uint64_t)p * stride);
         /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
          * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
-        const uint16_t len = htole16((uint16_t)align_up(cfg->buf_size, 4));
-        uint8_t *d = r->desc + (size_t)p * NIC_Q_DESC_BYTES;
-        memset(d, 0, NIC_Q_DESC_BYTES);
-        memcpy(d, &a, 8);
-        memcpy(d + 8, &len, 2);
-        r->cpl[(size_t)p * NIC_Q_DESC_BYTES + 4] = NIC_Q_RX_STATUS_FREE;
+        r->desc[p] = (struct nic_rx_desc){
+            .addr = htole64(r->buf_bus + (uint64_t)p * stride),
+            .len = htole16((uint16_t)align_up(cfg->buf_size, 4))};
+        r->cpl[p].status = NIC_Q_RX_STATUS_FREE;
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
     wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 1);
@@ -449,13 +367,9 @@ int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
             return nic_errf(err, errlen, "TX frame %u of the batch: %u bytes does not fit a "
                             "buffer (1..%u bytes)", i, len, nq->cfg.buf_size);
         memcpy(t->buf + (size_t)idx * stride, frames[i].data, len);
-        const uint64_t a = htole64(t->buf_bus + (uint64_t)idx * stride);
-        const uint16_t l = htole16((uint16_t)len), flags = htole16(1);     /* EOP */
-        uint8_t *d = t->desc + (size_t)idx * NIC_Q_DESC_BYTES;
-        memcpy(d, &a, 8);
-        memcpy(d + 8, &l, 2);
-        memcpy(d + 10, &flags, 2);
-        memset(d + 12, 0, 4);
+        t->desc[idx] = (struct nic_tx_desc){.addr = htole64(t->buf_bus + (uint64_t)idx * stride),
+                                            .len = htole16((uint16_t)len),
+                                            .flags = htole16(NIC_TX_DESC_FLAGS_EOP)};
         idx = (idx + 1) & (t->size - 1);
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
@@ -472,7 +386,7 @@ int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen
     if (q >= nq->cfg.ntxq)
         return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
     struct nic_txq *t = &nq->tx[q];
-    const uint32_t cons = le16toh(*(const volatile uint16_t *)t->wb) & (t->size - 1);
+    const uint32_t cons = le16toh(t->wb->cons) & (t->size - 1);
     const unsigned done = (cons - t->next_to_clean) & (t->size - 1);
     if (done > nic_q_tx_pending(nq, q))
         return nic_errf(err, errlen, "TX queue %u: written-back consumer index %u is beyond the "
@@ -489,26 +403,24 @@ int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned ma
     const size_t stride = buf_stride(nq);
     unsigned n = 0;
     while (n < max) {
-        volatile uint8_t *rec = r->cpl + (size_t)r->next_cpl * NIC_Q_DESC_BYTES;
-        const uint8_t status = rec[4];
+        volatile struct nic_rx_cpl *rec = &r->cpl[r->next_cpl];
+        const uint8_t status = rec->status;
         if (status == NIC_Q_RX_STATUS_FREE)
             break;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        const uint32_t len = (uint32_t)rec[0] | (uint32_t)rec[1] << 8;
-        const uint32_t idx = ((uint32_t)rec[2] | (uint32_t)rec[3] << 8) & (r->size - 1);
-        uint64_t ts = 0;
-        for (int k = 7; k >= 0; k--)
-            ts = ts << 8 | rec[8 + k];
+        const uint32_t len = le16toh(rec->len);
+        const uint32_t idx = le16toh(rec->index) & (r->size - 1);
+        const uint64_t ts = le64toh(rec->timestamp);
         /* Positions up to idx are consumed (descriptors skipped after a read error have no
          * record): they are all to be reposted. */
         const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
         r->to_repost += ((idx - expect) & (r->size - 1)) + 1;
         out[n] = (struct nic_q_rx_frame){.data = r->buf + (size_t)idx * stride, .len = len,
                                          .index = idx, .status = status, .timestamp = ts};
-        rec[4] = NIC_Q_RX_STATUS_FREE;
+        rec->status = NIC_Q_RX_STATUS_FREE;
         r->next_cpl = (r->next_cpl + 1) & (r->size - 1);
         r->frames++;
-        if (status)
+        if (status != NIC_RX_STATUS_OK)
             r->bad_status++;
         n++;
     }

@@ -4,18 +4,18 @@
  * in host memory (one per TX queue), one RX descriptor ring with its completion ring, doorbells,
  * consumer-index writebacks, interrupt coalescing and the datapath's counters.
  *
- * What it is. Everything lives in one block of DMA memory from the backend (nic_backend.h
+ * What it is. The formats (struct nic_tx_desc, nic_tx_wb, nic_rx_desc, nic_rx_cpl), their
+ * flags and status codes and the counter table come from nic_contract.h, generated from
+ * rtl/contract/. Everything lives in one block of DMA memory from the backend (nic_backend.h
  * dma_alloc, so nic_q_close() can give it back):
- *   TX ring q   `tx_ring` 16-byte descriptors (LE: 0..7 buffer address, 8..9 length, 10..11
- *               flags, bit 0 EOP; 12..15 0), one payload buffer of `buf_size` bytes per ring
- *               slot (a frame is one descriptor, EOP set), and a 16-byte writeback slot where the
- *               device writes the queue's consumer index (bytes 0..1; rtl/nic/tx_queue_manager.py).
- *   RX ring     `rx_ring` 16-byte descriptors (0..7 buffer address, 8..9 buffer length), one
- *               buffer of `buf_size` bytes per slot (slot p always holds buffer p: a buffer is
- *               reposted at its own ring position), and `rx_ring` 16-byte completion records
- *               (0..1 length, 2..3 descriptor index, 4 status, 5 queue, 8..15 timestamp;
- *               rtl/nic/rx_engine.py). The driver marks a record it has consumed with status 0xff
- *               (never written by the device), which is how a new record is recognised.
+ *   TX ring q   `tx_ring` descriptors (struct nic_tx_desc), one payload buffer of `buf_size`
+ *               bytes per ring slot (a frame is one descriptor, EOP set), and a writeback slot
+ *               (struct nic_tx_wb) where the device writes the queue's consumer index.
+ *   RX ring     `rx_ring` descriptors (struct nic_rx_desc), one buffer of `buf_size` bytes per
+ *               slot (slot p always holds buffer p: a buffer is reposted at its own ring
+ *               position), and `rx_ring` completion records (struct nic_rx_cpl). The driver
+ *               marks a record it has consumed with status NIC_Q_RX_STATUS_FREE (never written
+ *               by the device), which is how a new record is recognised.
  * Ring positions are kept mod S as the device does: a ring holds at most S - 1 descriptors.
  *
  * Hot path, no MMIO read anywhere on it:
@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "nic_backend.h"
+#include "nic_contract.h"
 #include "nic_rb.h"
 
 #ifdef __cplusplus
@@ -61,7 +62,7 @@ extern "C" {
 #define NIC_Q_RING_MAX 4096u        /* descriptors per ring (12-bit ring positions) */
 #define NIC_Q_FRAME_MAX 9216u       /* the TX engine's max_frame, and the TX FIFO's max_len */
 #define NIC_Q_FRAME_MIN 60u         /* frame bytes (no FCS) the MAC pads to */
-#define NIC_Q_DESC_BYTES 16u
+#define NIC_Q_DESC_BYTES NIC_RECORD_BYTES   /* every ring entry (nic_contract.h) */
 #define NIC_Q_RX_STATUS_FREE 0xffu  /* completion record not written yet (driver's marker) */
 
 struct nic_q_config {
@@ -70,15 +71,15 @@ struct nic_q_config {
     unsigned tx_limit;              /* descriptors in flight in the device per queue; 0: ring-1 */
     unsigned rx_ring;               /* RX descriptors (and completion records) */
     unsigned buf_size;              /* bytes per TX and RX buffer: the largest frame (no FCS) */
-    unsigned sched_mode;            /* nic_tx_sched_mode */
+    unsigned sched_mode;            /* enum nic_tx_sched_mode */
 };
 
 struct nic_txq {
-    uint8_t *desc;                  /* ring: size * 16 bytes */
+    struct nic_tx_desc *desc;       /* ring: size descriptors */
     uint64_t desc_bus;
     uint8_t *buf;                   /* payload buffer of slot i at buf + i * buf_size */
     uint64_t buf_bus;
-    volatile uint8_t *wb;           /* consumer-index writeback slot (16 bytes) */
+    volatile struct nic_tx_wb *wb;  /* consumer-index writeback slot */
     uint64_t wb_bus;
     unsigned size, size_log2, limit;
     uint32_t next_to_use;           /* producer index (the last doorbell's value) */
@@ -87,9 +88,9 @@ struct nic_txq {
 };
 
 struct nic_rxq {
-    uint8_t *desc;
+    struct nic_rx_desc *desc;
     uint64_t desc_bus;
-    volatile uint8_t *cpl;          /* completion records: size * 16 bytes */
+    volatile struct nic_rx_cpl *cpl; /* completion records: size of them */
     uint64_t cpl_bus;
     uint8_t *buf;                   /* buffer of ring position p at buf + p * buf_size */
     uint64_t buf_bus;
@@ -124,7 +125,7 @@ struct nic_q_rx_frame {
     const volatile uint8_t *data;
     uint32_t len;                   /* 0 unless status is 0 */
     uint32_t index;                 /* RX ring position of its buffer */
-    uint32_t status;                /* 0 OK, 1 TOO_BIG, 2 BAD_ADDR (rtl/nic/rx_engine.py) */
+    uint32_t status;                /* enum nic_rx_status (rtl/nic/rx_engine.py) */
     uint64_t timestamp;             /* device cycle of its first beat */
 };
 
@@ -200,8 +201,10 @@ struct nic_q_counter_def {
     uint64_t addr;                  /* offset in the nic block */
     unsigned words;
     enum nic_q_counter_kind kind;
+    const char *ethtool;            /* its ethtool -S name, e.g. rx_drop_no_buffer */
+    const char *desc;               /* what it counts (rtl/contract/registers.py) */
 };
-/* The table and its length. */
+/* The table (nic_contract.h NIC_CONTRACT_STATUS_REGS) and its length. */
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n);
 /* Index of a counter by name, -1 if this build has none. */
 int nic_q_counter_index(const char *name);
