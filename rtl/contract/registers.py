@@ -232,8 +232,8 @@ CORES = {
                              "still counted and the timers run)."),
             Config("frames", "ethtool {dir}-frames: interrupt once this many completions are "
                              "pending (1: every completion; 0: rule off)."),
-            Config("usecs", "ethtool {dir}-usecs: interrupt when no completion came for this "
-                            "many ticks (0: rule off)."),
+            Config("usecs", "ethtool {dir}-usecs: interrupt this many ticks after the last "
+                            "completion (a completion restarts it; 0: rule off)."),
             Config("abs_usecs", "Interrupt at most this many ticks after the first pending "
                                 "completion (0: rule off)."),
             Config("min_interval", "Ticks between two interrupts at least (0: no limit)."),
