@@ -133,8 +133,8 @@ def header_text():
         " * index), its ethtool -S name and description; NIC_CONTRACT_ARRAY_REGS(X) the same for",
         " * the registers of one 32-bit counter per TX queue or TX vector (element i at bits",
         " * 32i.., ethtool name a printf format of i). */",
-        "#ifndef NIC_CONTRACT_H",
-        "#define NIC_CONTRACT_H",
+        "#ifndef NICCONTRACT_H",
+        "#define NICCONTRACT_H",
         "",
         "#include <stddef.h>",
         "#include <stdint.h>",
@@ -170,7 +170,7 @@ def header_text():
             "per-vector", " * counter registers. */", "#define NIC_CONTRACT_ARRAY_REGS(X) \\"]
     for name, s in arrays:
         out.append(_x_line(name, s, s.ethtool.replace("{i}", "%u")))
-    out += ["", "#endif /* NIC_CONTRACT_H */", ""]
+    out += ["", "#endif /* NICCONTRACT_H */", ""]
     return "\n".join(out)
 
 

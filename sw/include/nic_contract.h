@@ -11,8 +11,8 @@
  * index), its ethtool -S name and description; NIC_CONTRACT_ARRAY_REGS(X) the same for
  * the registers of one 32-bit counter per TX queue or TX vector (element i at bits
  * 32i.., ethtool name a printf format of i). */
-#ifndef NIC_CONTRACT_H
-#define NIC_CONTRACT_H
+#ifndef NICCONTRACT_H
+#define NICCONTRACT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -285,4 +285,4 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
     X(txirq_vec_irqs, TXIRQ_VEC_IRQS, COUNT, "tx_vec%u_irqs", "Interrupts raised per TX " \
       "vector (queue group g = queues q % ntxirq == g), 32 bits per vector (g at bits 32g..).") \
 
-#endif /* NIC_CONTRACT_H */
+#endif /* NICCONTRACT_H */
