@@ -53,7 +53,8 @@ BENCH_RR_COUNT  ?= 200
 
 SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*")
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
-SIM_CPP  := sw/sim/pcie_host_model.cpp sw/sim/sim_harness.cpp sw/sim/backend_sim.cpp
+SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cpp tlp_checker.cpp \
+	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim tools lint setup clean trace scope cost

@@ -1,7 +1,8 @@
-# Unit test of the PCIe host model (sw/sim/pcie_host_model.cpp): compiles
-# sw/sim/test_pcie_host_model.cpp, a fake device driving the model's PHY streams, with the model
-# (g++ -std=c++17 -O2 -Wall -Wextra -Werror, as the project builds host code) into a temporary
-# directory and runs it for both PHY widths. Needs no simulator build and no device.
+# Unit test of the PCIe host model (sw/sim/pcie_host_model.cpp and its parts): compiles the
+# test (test_pcie_host_model.cpp with main(), one test_<part>.cpp per part of the model, a fake
+# device driving the model's PHY streams) with the model (g++ -std=c++17 -O2 -Wall -Wextra
+# -Werror, as the project builds host code) into a temporary directory and runs it for both PHY
+# widths. Needs no simulator build and no device.
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,6 +10,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+# The model: the sources of SIM_CPP in the Makefile less the harness and the backend.
+MODEL = ["pcie_host_model.cpp", "link_params.cpp", "pcie_link.cpp", "tlp_checker.cpp",
+         "host_memory.cpp", "mmio_requester.cpp", "model_log.cpp"]
+TESTS = ["test_pcie_host_model.cpp", "test_link_params.cpp", "test_pcie_link.cpp",
+         "test_tlp_checker.cpp", "test_host_memory.cpp", "test_mmio_requester.cpp"]
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +24,7 @@ def test_binary(tmp_path_factory):
     exe = tmp_path_factory.mktemp("pcie_host_model") / "test_pcie_host_model"
     build = subprocess.run(
         ["g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{HERE}",
-         str(HERE / "test_pcie_host_model.cpp"), str(HERE / "pcie_host_model.cpp"),
-         "-o", str(exe)],
+         *(str(HERE / f) for f in TESTS + MODEL), "-o", str(exe)],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     return exe
