@@ -2,39 +2,13 @@
  * backend_sim.cpp: the `sim` backend of the host library (nic_backend.h). It owns a SimHarness
  * (Verilated SoC + PCIe host model) and steps it in-process: an MMIO read returns when its
  * completion reached the root complex, a write when the device took its last beat, irq_wait
- * steps until an MSI arrived, now_ns() is simulated time.
+ * steps until an MSI arrived, now_ns() is simulated time. With peer=1 it owns two harnesses:
+ * two complete NIC + host systems back to back over their Ethernet pins (SimWorld).
  *
- * With peer=1 it owns two harnesses (two SoCs, each with its own host model and memory), A and
- * B, stepped in lockstep (every step advances both by one cycle) with A's Ethernet TX pins wired
- * to B's RX pins and B's to A's: two complete NIC + host systems back to back. The backend that
- * nic_backend_sim_open() returns is A; nic_backend_sim_peer(A) returns B, a second nic_backend
- * whose MMIO, DMA memory, irq and counters act on B, on the same clock (now_ns() is the same on
- * both; MMIO, idle and irq_wait on either step both). Closing B only lists B's model errors; B
- * lives until A is closed, which frees both.
- *
- * Options (comma-separated key=value): every LinkParams key (see pcie_host_model.h), plus
- *   trace=FILE            dump the whole design (FST if FILE ends in .fst, else VCD)
- *   trace_start_ns=N      first simulated ns to dump (default 0)
- *   trace_stop_ns=N       last simulated ns to dump (default: end)
- *   sample_log=FILE       write every change of the analyzer's sample vector, with its cycle
- *                         counter, one "cycle hexwords" line per change (for cross-checks)
- *   peer=1                two SoCs back to back over their GMII pins (above); NIC build only.
- *                         trace= and sample_log= then apply to both, B's file named with ".b"
- *                         before the extension.
- *   wire_ns=N             wire delay per direction, rounded to whole cycles (default 0: the RX
- *                         pins take in cycle n+1 what the TX pins showed in cycle n). NIC build.
- *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
- *                         loop otherwise) into a pcapng file (LINKTYPE_ETHERNET, ns
- *                         timestamps, FCS included and declared), NIC build only: see PcapWriter.
- * The environment variable NIC_TRACE=FILE sets trace= when the options do not.
- *
- * Counters: "model.<name>" (host model, e.g. model.tlps_up_mwr), "probe.<name>" (harness probes,
- * e.g. probe.dma_wr_stall_csr; probe.an.* is the harness's own count of what the bus analyzer
- * counts, over the analyzer's last closed snapshot window: see sim_harness.h), and the pcie-bench limits for a transfer of N bytes:
- * "model_limit_c2h_kbps:N" (device writes) and "model_limit_h2c_kbps:N" (device reads), in kb/s.
- * With peer=1, wire_ns or pcap: "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames"
- * (frames this instance's TX pins sent, those without a 0x55..0xd5 preamble, those with tx_er)
- * and "wire.pcap_frames" (records written so far).
+ * Interfaces: nic_backend_sim_open() and nic_backend_sim_peer() (instance B with peer=1); the
+ * backend ops, with the counters of sim_counter().
+ * Parameters: the options string, "key=value,...": every LinkParams key (link_params.h) and
+ * the harness's and the wiring's own keys (split_opts()).
  */
 #include <algorithm>
 #include <cmath>
@@ -170,7 +144,15 @@ struct PendingFrame {
 
 struct SimBackend;
 
-/* What one open of the backend steps: 1 or 2 harnesses and the wires between them. */
+/*
+ * What one open of the backend steps: 1 or 2 harnesses and the wires between them. With peer=1
+ * it has two (two SoCs, each with its own host model and memory), A and B, stepped in lockstep
+ * (every step advances both by one cycle) with A's Ethernet TX pins wired to B's RX pins and
+ * B's to A's. The backend that nic_backend_sim_open() returns is A; nic_backend_sim_peer(A)
+ * returns B, a second nic_backend whose MMIO, DMA memory, irq and counters act on B, on the
+ * same clock (now_ns() is the same on both; MMIO, idle and irq_wait on either step both).
+ * Closing B only lists B's model errors; B lives until A is closed, which frees both.
+ */
 struct SimWorld {
     std::vector<std::unique_ptr<SimHarness>> h;
     std::vector<Wire> wires;          /* empty: the harness loops its own pins (the default) */
@@ -390,6 +372,14 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
     collect_errors(s);
 }
 
+/* Counters: "model.<name>" (host model, e.g. model.tlps_up_mwr), "probe.<name>" (harness
+ * probes, e.g. probe.dma_wr_stall_csr; probe.an.* is the harness's own count of what the bus
+ * analyzer counts, over the analyzer's last closed snapshot window: see sim_harness.h), and the
+ * pcie-bench limits for a transfer of N bytes: "model_limit_c2h_kbps:N" (device writes) and
+ * "model_limit_h2c_kbps:N" (device reads), in kb/s. With peer=1, wire_ns or pcap:
+ * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
+ * sent, those without a 0x55..0xd5 preamble, those with tx_er) and "wire.pcap_frames" (records
+ * written so far). */
 int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
 {
     SimBackend *s = sim(b);
@@ -490,7 +480,24 @@ bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std:
     return true;
 }
 
-/* Split off the harness's and the wiring's own keys; the rest goes to LinkParams::parse(). */
+/*
+ * Split off the harness's and the wiring's own keys; the rest goes to LinkParams::parse().
+ *   trace=FILE            dump the whole design (FST if FILE ends in .fst, else VCD)
+ *   trace_start_ns=N      first simulated ns to dump (default 0)
+ *   trace_stop_ns=N       last simulated ns to dump (default: end)
+ *   sample_log=FILE       write every change of the analyzer's sample vector, with its cycle
+ *                         counter, one "cycle hexwords" line per change (for cross-checks)
+ *   peer=1                two SoCs back to back over their GMII pins (SimWorld); NIC build only.
+ *                         trace= and sample_log= then apply to both, B's file named with ".b"
+ *                         before the extension.
+ *   wire_ns=N             wire delay per direction, rounded to whole cycles (default 0: the RX
+ *                         pins take in cycle n+1 what the TX pins showed in cycle n). NIC build.
+ *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
+ *                         loop otherwise) into a pcapng file (LINKTYPE_ETHERNET, ns
+ *                         timestamps, FCS included and declared), NIC build only: see PcapWriter.
+ * The environment variable NIC_TRACE=FILE sets trace= when the options do not
+ * (nic_backend_sim_open()).
+ */
 bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, WireOpts *wo,
                 std::string *err)
 {

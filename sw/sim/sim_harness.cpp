@@ -1,16 +1,8 @@
 /*
- * sim_harness.cpp: clocking, pin copying, probe counting and tracing around the Verilated SoC.
- * See sim_harness.h. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or 128).
- *
- * Per cycle: with sys_clk low the model's pins for this cycle are applied and the design is
- * evaluated; the settled outputs are sampled (they and the applied inputs decide which
- * handshakes happen at the coming rising edge); the model consumes them and computes the pins
- * for the next cycle; then the rising edge is evaluated. The Ethernet RX pins (NIC build) are
- * applied with the PCIe ones and the TX pins sampled with them; in loopback (the default) the
- * TX octet of this cycle becomes the RX octet of the next.
- *
- * Several harnesses may exist at once (the backend's peer=1): each has its own VerilatedContext
- * and model instance, so nothing is shared between them.
+ * sim_harness.cpp: SimHarness (sim_harness.h): clocking, pin copying, probe counting and
+ * tracing around the Verilated SoC. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or
+ * 128). Several harnesses may exist at once (the backend's peer=1): each has its own
+ * VerilatedContext and model instance, so nothing is shared between them.
  */
 #include "sim_harness.h"
 
@@ -62,8 +54,9 @@ inline void get_lanes(const QData &pin, uint32_t *d)
     d[1] = static_cast<uint32_t>(pin >> 32);
 }
 
-/* The Ethernet pins exist only in the NIC datapath build (litex_soc/targets/sim.py --with-nic): detected
- * from the Verilated class itself, so one harness source serves every build. */
+/* The Ethernet pins exist only in the NIC datapath build (litex_soc/targets/sim.py
+ * --with-nic): detected from the Verilated class itself, so one harness source serves every
+ * build. */
 template <class T, class = void>
 struct HasEthPins : std::false_type {};
 template <class T>
@@ -424,6 +417,12 @@ struct SimHarness::Impl {
         cycle++;
     }
 
+    /* One cycle: with sys_clk low the model's pins for this cycle are applied and the design is
+     * evaluated; the settled outputs are sampled (they and the applied inputs decide which
+     * handshakes happen at the coming rising edge); the model consumes them and computes the
+     * pins for the next cycle; then the rising edge is evaluated. The Ethernet RX pins (NIC
+     * build) are applied with the PCIe ones and the TX pins sampled with them; in loopback (the
+     * default) the TX octet of this cycle becomes the RX octet of the next. */
     void step()
     {
         const uint64_t t = model.now_ps();

@@ -1,35 +1,13 @@
 /*
- * sim_harness.h: steps the Verilated NIC SoC (top module `nicsoc`) one clock cycle at a time,
- * with the PCIe host model (pcie_host_model.h) on its PHY pins.
+ * sim_harness.h: SimHarness steps the Verilated NIC SoC (top module `nicsoc`) one clock cycle
+ * at a time with the PCIe host model (pcie_host_model.h) on its PHY pins, counts what the SoC's
+ * probe pins show, and drives its Ethernet pins (NIC datapath build).
  *
- * Interfaces: step() runs one 125 MHz cycle; model() is the root complex / host memory; the
- * probe counters count what the SoC's probe_* pins show, cycle by cycle:
- *   cycles                    cycles simulated since reset
- *   dma_wr_stall, dma_rd_stall  cycles a DMA request stream (writer MWr / reader MRd port of the
- *                             LitePCIe crossbar) was valid but not ready: held off
- *   dma_wr_stall_csr, dma_rd_stall_csr  the same, counted only inside a CSR read service window
- *   csr_window                cycles inside a CSR read service window: from the first beat of a
- *                             host MRd taken by the device to the last beat of its CplD leaving it
- *   csr_busy                  cycles the BAR0-to-CSR bridge was not idle
- * and, for the bus analyzer, the same counts it makes, from the harness's own view (the PHY pins
- * for pcie_rx/pcie_tx; the probe_an_sample pin for the other probes; probe_csr_busy for hold),
- * over the analyzer's snapshot windows (probe_an_snapshot), named
- *   an.<probe>.<busy|stall|idle|bytes|frames|stall_hold>   (bytes: PHY probes only)
- *   an.<probe>.tlp.<mrd|mwr|cpld|cpl|msg|other>            (PHY probes)
- *   an.latency.<count|sum|min|max>                         (DMA read latency, cycles)
- *   an.windows                                            snapshots seen
- * and, with TraceParams::sample_log, every change of probe_an_sample with probe_an_now.
- *
- * Ethernet pins (NIC datapath build only: has_eth_pins()): the SoC's GMII-like eth_tx_* outputs
- * are sampled every cycle (eth_tx(): what they showed in the last step, before its edge) and its
- * eth_rx_* inputs are driven from an EthOctet (set_eth_rx(): applied from the next step on). By
- * default the harness loops them itself (set_eth_loopback(true)): rx in cycle n+1 = tx in cycle
- * n. The sim backend turns that off to wire two harnesses back to back, add a wire delay or
- * capture frames (backend_sim.cpp). On builds without the pins these calls do nothing and
- * eth_tx() stays idle.
- *
- * Parameters: LinkParams of the model (data_width must match the build: SIM_DATA_WIDTH), and an
- * optional trace file (FST when it ends in .fst, else VCD) with its start/stop times.
+ * Interfaces: step()/run() simulate cycles; model() is the root complex and host memory;
+ * probes()/probe_map() the probe counters; scope_map() the bus analyzer's counts as the harness
+ * sees them; eth_tx()/set_eth_rx()/set_eth_loopback() the Ethernet pins.
+ * Parameters: LinkParams of the model (data_width must match the build: SIM_DATA_WIDTH) and
+ * TraceParams (an optional waveform trace and analyzer sample log).
  */
 #ifndef SIM_HARNESS_H
 #define SIM_HARNESS_H
@@ -43,6 +21,15 @@
 
 namespace nicsim {
 
+/* What the SoC's probe_* pins show, counted cycle by cycle:
+ *   cycles                    cycles simulated since reset
+ *   dma_wr_stall, dma_rd_stall  cycles a DMA request stream (writer MWr / reader MRd port of the
+ *                             LitePCIe crossbar) was valid but not ready: held off
+ *   dma_wr_stall_csr, dma_rd_stall_csr  the same, counted only inside a CSR read service window
+ *   dma_wr_reqs, dma_rd_reqs  beats those streams transferred
+ *   csr_window                cycles inside a CSR read service window: from the first beat of a
+ *                             host MRd taken by the device to the last beat of its CplD leaving it
+ *   csr_busy                  cycles the BAR0-to-CSR bridge was not idle */
 struct ProbeCounters {
     uint64_t cycles = 0;
     uint64_t dma_wr_stall = 0, dma_rd_stall = 0;
@@ -58,10 +45,11 @@ struct EthOctet {
 };
 
 struct TraceParams {
-    std::string path;                 /* empty: no trace */
+    std::string path;                 /* empty: no trace; FST when it ends in .fst, else VCD */
     uint64_t start_ns = 0;            /* dump from this simulated time */
     uint64_t stop_ns = UINT64_MAX;    /* ... up to this one */
-    std::string sample_log;           /* empty: none */
+    std::string sample_log;           /* every change of probe_an_sample with probe_an_now;
+                                         empty: none */
 };
 
 class SimHarness {
@@ -76,9 +64,22 @@ public:
     PcieHostModel &model();
     const ProbeCounters &probes() const;
     std::map<std::string, uint64_t> probe_map() const;
-    std::map<std::string, uint64_t> scope_map() const;   /* the an.* names above */
+    /* The bus analyzer's counts, made again from the harness's own view (the PHY pins for
+     * pcie_rx/pcie_tx; the probe_an_sample pin for the other probes; probe_csr_busy for hold)
+     * over the analyzer's snapshot windows (probe_an_snapshot), for the last closed one:
+     *   an.<probe>.<busy|stall|idle|bytes|frames|stall_hold>   (bytes: PHY probes only)
+     *   an.<probe>.tlp.<mrd|mwr|cpld|cpl|msg|other>            (PHY probes)
+     *   an.latency.<count|sum|min|max>                         (DMA read latency, cycles)
+     *   an.windows                                             snapshots seen */
+    std::map<std::string, uint64_t> scope_map() const;
     static int data_width();          /* the width this binary was built for */
 
+    /* Ethernet pins (NIC datapath build only: has_eth_pins()): the SoC's GMII-like eth_tx_*
+     * outputs are sampled every cycle and its eth_rx_* inputs driven from an EthOctet. By
+     * default the harness loops them itself: rx in cycle n+1 = tx in cycle n. The sim backend
+     * turns that off to wire two harnesses back to back, add a wire delay or capture frames
+     * (backend_sim.cpp). On builds without the pins these calls do nothing and eth_tx() stays
+     * idle. */
     static bool has_eth_pins();       /* the SoC has the eth_* pins (NIC datapath build) */
     const EthOctet &eth_tx() const;   /* the TX pins as sampled in the last step() */
     void set_eth_rx(const EthOctet &o);   /* the RX pins from the next step() on */
