@@ -34,8 +34,8 @@ struct nic_backend_ops {
     void (*dma_free)(struct nic_backend *b, void *va, size_t size);
     /* Wait for an MSI. 1: one arrived (consumed), 0: timeout, <0: error. On 1, *vector (when
      * not NULL) is its vector: the MSI data's low bits in simulation, the eventfd's index on
-     * VFIO. With LitePCIe's msi-multi-vector that is the MSI number (soc.h *_INTERRUPT); with
-     * single-vector MSI it is always 0 and PCIE_MSI_VECTOR says which sources are pending. */
+     * VFIO; LitePCIe's msi-multi-vector block sends each MSI number as its own vector, so it
+     * is the MSI number, as nic_rb_msi() gives it for a register block. */
     int (*irq_wait)(struct nic_backend *b, uint64_t timeout_ns, unsigned *vector);
     /* Nanoseconds on the backend's clock (simulated time for sim). */
     uint64_t (*now_ns)(struct nic_backend *b);

@@ -6,8 +6,8 @@
  *
  * then reads the device's register-block table (nic_rb_discover), so every tool starts with it.
  *
- * A weak nic_backend_sim_open() stands in when the simulator is not linked (a hardware-only
- * build of the host library): it fails with "built without the sim backend". The real one in
+ * A weak nic_backend_sim_open() stands in when the simulator is not linked (the hardware
+ * binaries, build/host/): it fails with "built without the sim backend". The real one in
  * backend_sim.cpp is a strong definition and replaces it at link time; so does
  * nic_backend_sim_peer() (the weak one returns NULL: no peer).
  */

@@ -1,24 +1,14 @@
 /*
- * backend_vfio.c: the hardware backend of the host library (nic_backend.h), as ixy does it.
+ * backend_vfio.c: the hardware backend of the host library (nic_backend.h), as ixy's: a board
+ * through VFIO, or through sysfs when VFIO is not available.
  *
- * Options (comma-separated key=value):
- *   dev=DDDD:BB:DD.F   the board's PCI address (required; "BB:DD.F" means domain 0000)
+ * Interface: nic_backend_vfio_open(opts), reached by nic_backend_open("vfio", ...). Options
+ * (comma-separated key=value):
+ *   dev=DDDD:BB:DD.F      the board's PCI address (required; "BB:DD.F" means domain 0000)
  *   mode=auto|vfio|sysfs  auto (default): VFIO, else the sysfs fallback; vfio/sysfs: only that
- *
- * VFIO path (the device bound to vfio-pci, IOMMU on):
- *   container /dev/vfio/vfio (VFIO_TYPE1_IOMMU) + group /dev/vfio/<n> from
- *   /sys/bus/pci/devices/<dev>/iommu_group, device fd; BAR0 region mmap'd; the config-space
- *   region sets Memory Space + Bus Master Enable and gives MPS/MRRS (PCIe capability, Device
- *   Control) and link speed/width (Link Status). DMA memory: anonymous mmap (MAP_HUGETLB when
- *   the system has huge pages, else normal pages) mapped with VFIO_IOMMU_MAP_DMA at IOVAs
- *   allocated here inside the IOMMU's valid ranges and below 2^(the DMA's address width, pcie_dma0's
- *   table parameter: 32 in this design). MSI: one eventfd per vector on VFIO_PCI_MSI_IRQ_INDEX (as many as the
- *   device's MSI capability offers, up to 32: with LitePCIe's msi-multi-vector each of its MSI
- *   numbers is its own vector), waited for together with ppoll(); irq_wait() reports which.
- * sysfs fallback (no IOMMU or no vfio-pci; needs root and no driver bound):
- *   BAR0 from /sys/bus/pci/devices/<dev>/resource0, config space from .../config; DMA memory
- *   from huge pages, bus address = physical address from /proc/self/pagemap, which must lie
- *   below that too. No interrupts: irq_wait() fails with a message saying so.
+ * VFIO (open_vfio, setup_msi): BAR0 mmap'd, DMA memory at IOVAs, one MSI eventfd per vector.
+ * sysfs (open_sysfs): BAR0 from resource0, DMA memory from huge pages at their physical
+ * addresses (vf_dma_alloc), no interrupts.
  *
  * Time is CLOCK_MONOTONIC; idle() spins; counter() knows no counters (-1). params_json() gives
  * the device, mode, MPS, MRRS, link speed and width. Every failure of open returns NULL with
@@ -350,7 +340,10 @@ static int iova_alloc(struct vfio_backend *v, size_t len, size_t align, uint64_t
     return -1;
 }
 
-/* Open container, group and device. On a reason to fall back (no IOMMU group, no vfio-pci),
+/* The VFIO path (the device bound to vfio-pci, IOMMU on): container /dev/vfio/vfio
+ * (VFIO_TYPE1_IOMMU), group /dev/vfio/<n> from /sys/bus/pci/devices/<dev>/iommu_group, device
+ * fd; the config-space region (Bus Master Enable, MPS/MRRS and link speed/width), BAR0 mmap'd,
+ * the IOMMU's valid IOVA ranges. On a reason to fall back (no IOMMU group, no vfio-pci),
  * returns 1 with v->vfio_reason set; on a hard error -1 with err; 0 when VFIO is up. */
 static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
 {
@@ -470,9 +463,7 @@ static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
     return 0;
 }
 
-/* MSI: an eventfd per vector, as many vectors as the device's MSI capability offers (VFIO's
- * count, at most VF_MAX_MSI); when enabling them all fails, one. Failure is not fatal (info and
- * CSR work without it); it is reported by irq_wait(). */
+/* Bind n eventfds to MSI vectors 0..n-1 (VFIO_PCI_MSI_IRQ_INDEX). */
 static int set_msi_eventfds(struct vfio_backend *v, const int *fds, unsigned n)
 {
     char buf[sizeof(struct vfio_irq_set) + VF_MAX_MSI * sizeof(int32_t)];
@@ -490,6 +481,10 @@ static int set_msi_eventfds(struct vfio_backend *v, const int *fds, unsigned n)
     return ioctl(v->device, VFIO_DEVICE_SET_IRQS, set);
 }
 
+/* MSI: an eventfd per vector, as many vectors as the device's MSI capability offers (VFIO's
+ * count, at most VF_MAX_MSI); when enabling them all fails, one. With LitePCIe's
+ * msi-multi-vector each MSI number is its own vector, so vf_irq_wait() reports which one fired.
+ * Failure is not fatal (info and CSR work without it); it is reported by irq_wait(). */
 static void setup_msi(struct vfio_backend *v)
 {
     struct vfio_irq_info ii = {.argsz = sizeof ii, .index = VFIO_PCI_MSI_IRQ_INDEX};
@@ -535,6 +530,9 @@ static void setup_msi(struct vfio_backend *v)
 
 /* --- sysfs fallback -------------------------------------------------------------------------- */
 
+/* The sysfs path (no IOMMU or no vfio-pci; needs root and no driver bound): BAR0 from
+ * /sys/bus/pci/devices/<dev>/resource0, config space from .../config. No interrupts: irq_wait()
+ * fails with a message saying so. 0, or -1 with err. */
 static int open_sysfs(struct vfio_backend *v, char *err, size_t errlen)
 {
     char path[128], link[PATH_MAX];
@@ -657,6 +655,10 @@ static void vf_write64(struct nic_backend *b, uint64_t off, uint64_t value)
     vf_write32(b, off + 4, (uint32_t)(value >> 32));
 }
 
+/* DMA memory: anonymous mmap, zero-filled, below 2^dma_addr_width(). VFIO: huge pages when the
+ * system has them, else normal pages, mapped with VFIO_IOMMU_MAP_DMA at an IOVA from
+ * iova_alloc(). sysfs: huge pages only, locked, bus address = physical address from
+ * /proc/self/pagemap (the pages must be physically contiguous). */
 static void *vf_dma_alloc(struct nic_backend *b, size_t size, uint64_t *bus_addr)
 {
     struct vfio_backend *v = vb(b);

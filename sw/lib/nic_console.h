@@ -3,9 +3,9 @@
  * (the uart block's XOVER_* registers: RXTX, TXFULL, RXEMPTY), over any backend.
  *
  * Only builds with a soft CPU have the crossover UART: nic_rb_require(b, NIC_RB_UART) says
- * whether this one has it. Through it
- * the host types BIOS commands, e.g. mem_read/mem_write, which the CPU executes over the SoC
- * bus: the way to show that a register block is reachable from the CPU, not only from BAR0.
+ * whether this one has it. Through it the host types BIOS commands, e.g. mem_read/mem_write,
+ * which the CPU executes over the SoC bus: the way to show that a register block is reachable
+ * from the CPU, not only from BAR0.
  */
 #ifndef NICCONSOLE_H
 #define NICCONSOLE_H

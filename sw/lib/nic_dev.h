@@ -5,14 +5,10 @@
  * Functions come in bring-up order, each naming the register block it uses:
  *   1. identification       INFO_*, CTRL_SCRATCH, IDENTIFIER_MEM      nic_dev_check()
  *   2. interrupts           PCIE_MSI_ENABLE                          nic_msi_*()
- *   3. DMA engines          PCIE_DMA0_{READER,WRITER}_*, _LOOPBACK_*, _BUFFERING_*
- *                           single descriptors (nic_dma_*) and descriptor rings (nic_dma_ring_*)
- *   4. traffic source/sink  DMA_PATTERN_GEN_* (card-to-host data), DMA_PATTERN_CHK_*
- *                           (host-to-card data), plus the host-side pattern helpers.
- *
- * Naming: LitePCIe's "reader" reads host memory (host-to-card, the transmit direction of a NIC,
- * e1000e's/ixy's TX queue) and its "writer" writes host memory (card-to-host, RX). A descriptor
- * ring follows e1000e's struct e1000_ring: count, next_to_use, next_to_clean, dma.
+ *   3. DMA engines          PCIE_DMA0_*: single descriptors (nic_dma_*), rings (nic_dma_ring_*)
+ *   4. traffic source/sink  DMA_PATTERN_GEN_*, DMA_PATTERN_CHK_*, and the host-side pattern
+ * LitePCIe's "reader" reads host memory (host-to-card, a NIC's TX) and its "writer" writes it
+ * (card-to-host, RX); a descriptor ring follows e1000e's struct e1000_ring.
  *
  * Parameters come from the device and nic_regs.h only: block bases, MSI numbers and the DMA's
  * address width from the register-block table; register offsets, wide-CSR layout (_SIZE
@@ -169,8 +165,8 @@ uint64_t nic_pattern_gen_beats(struct nic_backend *b);                 /* GEN_BE
 
 /* --- 4. Traffic: DMA_PATTERN_CHK_* (sink of host-to-card data) ------------------------------- */
 
-/* CHK_SEED = seed, CHK_TARGET = target (bytes at which nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0) fires, 0:
- * never), then CHK_CONTROL.RESTART (clears the counts and loads the seed). */
+/* CHK_SEED = seed, CHK_TARGET = target (bytes at which the dma_pattern block's first MSI
+ * fires, 0: never), then CHK_CONTROL.RESTART (clears the counts and loads the seed). */
 void nic_pattern_chk_restart(struct nic_backend *b, uint32_t seed, uint32_t target);
 uint64_t nic_pattern_chk_bytes(struct nic_backend *b);                 /* CHK_BYTES */
 uint32_t nic_pattern_chk_errors(struct nic_backend *b);                /* CHK_ERRORS */

@@ -3,11 +3,11 @@
  * writebacks, the RX ring with its completion ring, doorbells, coalescing, counters.
  *
  * Interfaces: nic_queues.h. Every register is the nic block's base plus its NIC_CSR_NIC_*
- * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD below). The
- * protocol (set-up order, doorbells, reposting on completion records) follows the datapath's
- * own Python driver, rtl/nic/test_nic_datapath.py, and the header comments of rtl/nic/nic_datapath.py,
- * rtl/nic/tx_queue_manager.py, rtl/nic/tx_engine.py, rtl/nic/rx_engine.py, rtl/nic/frame_fifo.py and
- * rtl/nic/irq_coalescer.py.
+ * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD below).
+ * The protocol (set-up order, doorbells, reposting on completion records) is that of the cores'
+ * header comments (rtl/nic/nic_datapath.py, tx_queue_manager.py, tx_engine.py, rx_engine.py,
+ * frame_fifo.py, irq_coalescer.py); cocotb_tests/models/nic_driver.py mirrors this file for
+ * the testbenches.
  *
  * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
  * INFO_CLK_FREQ / 10^6 cycles.
@@ -503,7 +503,7 @@ int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *er
 
 
 
-/* --- build-independent helpers --------------------------------------------------------------- */
+/* --- coalescing settings without a device ---------------------------------------------------- */
 
 void nic_q_coalesce_defaults(struct nic_q_coalesce *c)
 {

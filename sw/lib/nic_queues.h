@@ -1,45 +1,14 @@
 /*
- * nic_queues.h: a small driver for the NIC datapath (rtl/nic/nic_datapath.py behind the `nic_*` CSRs
- * of litex_soc/nic/nic_datapath_csr.py), in the spirit of ixy's and the e1000's: TX descriptor rings
- * in host memory (one per TX queue), one RX descriptor ring with its completion ring, doorbells,
- * consumer-index writebacks, interrupt coalescing and the datapath's counters.
+ * nic_queues.h: the NIC datapath's driver (rtl/nic/nic_datapath.py behind the nic register
+ * block), in the spirit of ixy's and e1000e's: one TX descriptor ring per TX queue with
+ * consumer-index writebacks, one RX descriptor ring with its completion ring, doorbells,
+ * interrupt coalescing (ethtool -C) and the datapath's counters (ethtool -S).
  *
- * What it is. The formats (struct nic_tx_desc, nic_tx_wb, nic_rx_desc, nic_rx_cpl), their
- * flags and status codes and the counter table come from nic_contract.h, generated from
- * rtl/contract/. Everything lives in one block of DMA memory from the backend (nic_backend.h
- * dma_alloc, so nic_q_close() can give it back):
- *   TX ring q   `tx_ring` descriptors (struct nic_tx_desc), one payload buffer of `buf_size`
- *               bytes per ring slot (a frame is one descriptor, EOP set), and a writeback slot
- *               (struct nic_tx_wb) where the device writes the queue's consumer index.
- *   RX ring     `rx_ring` descriptors (struct nic_rx_desc), one buffer of `buf_size` bytes per
- *               slot (slot p always holds buffer p: a buffer is reposted at its own ring
- *               position), and `rx_ring` completion records (struct nic_rx_cpl). The driver
- *               marks a record it has consumed with status NIC_Q_RX_STATUS_FREE (never written
- *               by the device), which is how a new record is recognised.
- * Ring positions are kept mod S as the device does: a ring holds at most S - 1 descriptors.
- *
- * Hot path, no MMIO read anywhere on it:
- *   nic_q_tx_send()     copies up to n frames into the ring's buffers, writes their descriptors
- *                       and rings ONE doorbell (nic_txq_db: queue, index = producer index).
- *   nic_q_tx_reclaim()  reads the consumer index the device wrote back to host memory and frees
- *                       the descriptors before it.
- *   nic_q_rx_poll()     reads completion records from host memory (no doorbell).
- *   nic_q_rx_refill()   reposts the buffers of the frames polled so far: ONE doorbell
- *                       (nic_rxe_db) for all of them.
- * Off the hot path: nic_q_open() (FIFOs, coalescing defaults, queues reset and enabled, ring
- * bases, writeback addresses, RX buffers posted), nic_q_set_limit(), nic_q_coalesce_get/set()
- * (ethtool -C names), nic_q_counters_read() (every nic_* status register), nic_q_close().
- *
- * Multi-word CSRs (ring bases, writeback address) are written with nic_csr_write_wide(): LiteX's
- * order, most significant 32-bit word first, before the strobe CSR whose write takes them.
- *
- * The nic register block is found at run time (nic_rb.h): nic_q_open() fails with a message on a
- * SoC without it.
- *
- * Parameters (struct nic_q_config): ntxq 1..nic_q_hw_txq() (the SoC's TX queues), tx_ring and
- * rx_ring powers of two 2..4096, tx_limit 1..4096 (0: tx_ring - 1), buf_size 60..9216 bytes
- * (the largest frame, without FCS), sched_mode (0 round-robin, 1 strict priority, 2 WRR).
- * Every function returns 0 (or a count) on success and -1 with a message in err on failure.
+ * The formats, flags, status codes and the counter table come from nic_contract.h, generated
+ * from rtl/contract/. The nic block is found at run time (nic_rb.h): nic_q_open() fails with a
+ * message on a device without it. Parameters: struct nic_q_config. The hot path reads no MMIO:
+ * nic_q_tx_send(), nic_q_tx_reclaim(), nic_q_rx_poll(), nic_q_rx_refill(). Every function
+ * returns 0 (or a count) on success and -1 with a message in err on failure.
  */
 #ifndef NICQUEUES_H
 #define NICQUEUES_H
@@ -66,14 +35,19 @@ extern "C" {
 #define NIC_Q_RX_STATUS_FREE 0xffu  /* completion record not written yet (driver's marker) */
 
 struct nic_q_config {
-    unsigned ntxq;                  /* TX queues used, 1..NIC_Q_MAX_TXQ */
-    unsigned tx_ring;               /* descriptors per TX ring */
-    unsigned tx_limit;              /* descriptors in flight in the device per queue; 0: ring-1 */
-    unsigned rx_ring;               /* RX descriptors (and completion records) */
-    unsigned buf_size;              /* bytes per TX and RX buffer: the largest frame (no FCS) */
-    unsigned sched_mode;            /* enum nic_tx_sched_mode */
+    unsigned ntxq;                  /* TX queues used, 1..nic_q_hw_txq() */
+    unsigned tx_ring;               /* descriptors per TX ring: a power of two, 2..4096 */
+    unsigned tx_limit;              /* descriptors in flight per queue, 1..4096; 0: tx_ring - 1 */
+    unsigned rx_ring;               /* RX descriptors (and completion records), as tx_ring */
+    unsigned buf_size;              /* bytes per TX and RX buffer, 60..9216: the largest frame
+                                     * (no FCS) */
+    unsigned sched_mode;            /* enum nic_tx_sched_mode: 0 round-robin, 1 strict priority,
+                                     * 2 WRR */
 };
 
+/* TX ring q: `size` descriptors, one payload buffer of buf_size bytes per ring slot (a frame
+ * is one descriptor, EOP set) and a writeback slot where the device writes the queue's consumer
+ * index. */
 struct nic_txq {
     struct nic_tx_desc *desc;       /* ring: size descriptors */
     uint64_t desc_bus;
@@ -87,6 +61,10 @@ struct nic_txq {
     uint64_t frames_sent, doorbells;
 };
 
+/* The RX ring: `size` descriptors, one buffer of buf_size bytes per slot (slot p always holds
+ * buffer p: a buffer is reposted at its own ring position) and `size` completion records. The
+ * driver marks a record it has consumed with status NIC_Q_RX_STATUS_FREE (never written by the
+ * device), which is how a new record is recognised. */
 struct nic_rxq {
     struct nic_rx_desc *desc;
     uint64_t desc_bus;
@@ -101,6 +79,8 @@ struct nic_rxq {
     uint64_t frames, bad_status, doorbells;
 };
 
+/* The driver's state; its rings and buffers are one block of DMA memory from the backend
+ * (nic_dma_alloc), which nic_q_close() gives back. */
 struct nic_queues {
     struct nic_backend *b;
     struct nic_q_config cfg;
@@ -129,9 +109,11 @@ struct nic_q_rx_frame {
     uint64_t timestamp;             /* device cycle of its first beat */
 };
 
-/* Set up the datapath and allocate the rings (see the header comment for what is written).
- * Fails on bad parameters with a message naming it, or if a queue does not drain or the RX
- * engine does not report its reset (timeout_ns of backend time). */
+/* Set up the datapath and allocate the rings: FIFOs, coalescing defaults, queues reset and
+ * enabled, ring bases, writeback addresses, RX buffers posted. Multi-word CSRs (ring bases,
+ * writeback addresses) are written with nic_csr_write_wide() before the strobe CSR whose write
+ * takes them. Fails on bad parameters with a message naming it, or if a queue does not drain or
+ * the RX engine does not report its reset (timeout_ns of backend time). */
 int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
                uint64_t timeout_ns, char *err, size_t errlen);
 /* Disable the queues (waiting up to timeout_ns for them to drain) and the RX engine, free the
@@ -142,7 +124,8 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
 int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
                     size_t errlen);
 
-/* Descriptors of queue q posted and not yet completed, and the free ring slots. */
+/* Descriptors of queue q posted and not yet completed, and the free ring slots. Ring positions
+ * are kept mod the ring size, as the device keeps them: a ring holds at most size - 1. */
 static inline unsigned nic_q_tx_pending(const struct nic_queues *nq, unsigned q)
 {
     const struct nic_txq *t = &nq->tx[q];
@@ -153,9 +136,10 @@ static inline unsigned nic_q_tx_room(const struct nic_queues *nq, unsigned q)
     return nq->tx[q].size - 1 - nic_q_tx_pending(nq, q);
 }
 
-/* Copy frames[0..n-1] into queue q's ring, one descriptor each (EOP), and ring one doorbell.
- * Returns how many were posted (n if they all fit: min(n, room)); none posted rings no
- * doorbell. -1 with a message on a bad queue or frame length. */
+/* Copy frames[0..n-1] into queue q's ring, one descriptor each (EOP), and ring one doorbell
+ * (nic_txq_db: the queue and its producer index). Returns how many were posted (n if they all
+ * fit: min(n, room)); none posted rings no doorbell. -1 with a message on a bad queue or frame
+ * length. */
 int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
                   unsigned n, char *err, size_t errlen);
 /* Free the descriptors queue q completed (consumer index from the writeback in host memory).
@@ -163,9 +147,11 @@ int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
  * posted). */
 int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen);
 
-/* Up to max new completion records, in ring order, into out. Returns how many. */
+/* Up to max new completion records, in ring order, into out (read from host memory, no
+ * doorbell). Returns how many. */
 int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max);
-/* Repost the buffers of every frame polled so far: one doorbell. Returns how many. */
+/* Repost the buffers of every frame polled so far: one doorbell (nic_rxe_db). Returns how
+ * many. */
 int nic_q_rx_refill(struct nic_queues *nq);
 
 /* --- interrupt coalescing (ethtool -C) ----------------------------------------------------- */
@@ -206,7 +192,7 @@ struct nic_q_counter_def {
 };
 /* The table (nic_contract.h NIC_CONTRACT_STATUS_REGS) and its length. */
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n);
-/* Index of a counter by name, -1 if this build has none. */
+/* Index of a counter by name, -1 if the table has none. */
 int nic_q_counter_index(const char *name);
 /* Read every counter of the table into v (nic_q_counter_defs() entries). MMIO reads: never call
  * it on the hot path. */
