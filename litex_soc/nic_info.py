@@ -4,8 +4,8 @@
 # What it is: read-only registers: MAGIC, VERSION, CONFIG (the build's configuration), CLK_FREQ,
 # BUS_BASE (the soft CPU's address of BAR0 offset 0), RB_COUNT and the register-block table
 # (rtl/contract/regblocks.py): RB_MAX entries of TYPE, VERSION, BASE and INFO, of which the
-# first RB_COUNT are valid. The table is filled in by set_table()
-# once LiteX has placed every CSR block (NICSoC.finalize); every value is a constant.
+# first RB_COUNT are valid. set_table() fills the table in once LiteX has placed every CSR block
+# (NICSoC.finalize); every value is a constant.
 #
 # Parameters: data_width (PCIe datapath bits), ndmas (LitePCIe DMA channels), sim (1 for the
 # simulation target), with_cpu (1 when a soft CPU is built in), sys_clk_freq (Hz).

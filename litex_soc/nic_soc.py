@@ -1,17 +1,19 @@
 #
-# nic_soc.py: the NIC's LiteX SoC, shared by every target (simulation and boards).
+# nic_soc.py: NICSoC, the NIC's LiteX SoC, shared by every target (simulation and boards).
 #
-# What it is: LitePCIe endpoint with its BAR0-to-CSR bridge and MSI; the NIC datapath
+# What it is: LitePCIe's endpoint with its BAR0-to-CSR bridge and MSI; the NIC datapath
 # (litex_soc/nic/nic_datapath_csr.py: descriptor rings in host memory, TX queues, DMA through
 # LitePCIe crossbar master ports, coalesced interrupts) on a LiteEth MAC; LitePCIe's DMA channel
 # with the DMA pattern generator/checker as the raw DMA benchmark; the bus analyzer on the PCIe
-# PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI; the identification block.
+# PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI; the identification block
+# at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py).
 #
-# Parameters: platform; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's MSI
-# block); eth_phy (a LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART);
-# with_analyzer; nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in group q % n), each
-# with its own MSI (NIC_TX, NIC_TX1, ..., numbered consecutively, then NIC_RX); build_dir (where
-# emitted Amaranth Verilog goes).
+# Parameters: platform; crg; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's
+# MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
+# LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
+# (IDENTIFIER_MEM); with_analyzer; nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
+# group q % n), each with its own MSI (NIC_RX, then NIC_TX, NIC_TX1, ..., numbered
+# consecutively); build_dir (where emitted Amaranth Verilog goes).
 
 from migen import Mux, Signal
 
@@ -117,8 +119,8 @@ class NICSoC(SoCCore):
                                   data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
         self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
         self.comb += nic_irq_rx.eq(self.nic.irq_rx)
-        # Host code finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in name
-        # order).
+        # The nic block's table entry gives its first MSI (NIC_RX) and their count: the host
+        # finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in name order).
         def const(name):                       # SoCConstant, or a plain value
             v = self.constants[name]
             return getattr(v, "value", v)

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 #
-# sim.py: simulation target. Builds the NIC SoC with SimPCIePHY in place of the hard PCIe block
-# and writes what the Verilator harness (sw/sim/) needs: the SoC's Verilog, the LiteX-generated
-# headers (csr.h, soc.h, mem.h; csr.h also without access functions for host code) and csr.csv.
+# sim.py: the simulation target: the NIC SoC (nic_soc.py) with SimPCIePHY in place of the hard
+# PCIe block and SimEthGMIIPHY on GMII-like pins. Writes what the Verilator harness (sw/sim/)
+# builds from (gateware/nicsoc.v, sources.f), csr.csv/csr.json, register_map.md, and in
+# host_include/ LiteX's headers, analyzer_layout.h and nic_contract.h for the build's checks
+# (litex_soc/test_regmap.py); host code includes none of them.
 #
 # Usage: python -m litex_soc.targets.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
 #
-# Top-level ports: sys_clk, sys_rst, pcie_* (see sim_pcie_phy.py), probe_* (signals the harness
-# counts: DMA request handshakes and the CSR bridge's busy state) and the GMII-like Ethernet pins
-# eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of
-# SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (a loop, or a second SoC).
+# Top-level ports: sys_clk, sys_rst, pcie_* (sim_pcie_phy.py), probe_* (what the harness counts:
+# DMA request handshakes, the CSR bridge's busy state; the analyzer's snapshot, sample and cycle
+# counter) and the Ethernet pins eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and
+# eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY (sim_eth_phy.py), driven by the
+# harness (looped back, or to a second SoC).
 
 import argparse
 import os
@@ -116,7 +119,7 @@ class SimSoC(NICSoC):
         platform = VerilogPlatform(data_width)
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
-        # (Built in the call, unnamed, so Migen names its signals after the class, as before.)
+        # (Built in the call, unnamed, so that Migen names its signals after the class.)
         NICSoC.__init__(self, platform, crg, phy, SimEthGMIIPHY(platform.request("eth")),
                         sys_clk_freq=125e6, with_cpu=with_cpu, build_dir=build_dir, sim=True,
                         with_analyzer=with_analyzer, nic_ntxirq=nic_ntxirq)
@@ -160,7 +163,8 @@ def main():
                       csr_json=os.path.join(args.output_dir, "csr.json"))
     builder.build(build_name=TOP)
 
-    # Host-side csr.h: same addresses, no CPU access functions (as LitePCIe's driver uses it).
+    # LiteX's headers without CPU access functions, as LitePCIe's driver uses them: checked by
+    # litex_soc/test_regmap.py, not included by host code (it finds the registers at run time).
     host_inc = os.path.join(args.output_dir, "host_include")
     os.makedirs(host_inc, exist_ok=True)
     csr_h = export.get_csr_header(regions=soc.csr_regions, constants=soc.constants,

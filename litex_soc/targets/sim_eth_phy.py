@@ -41,7 +41,7 @@ def _sys_eth_clock_domains(m):
 #   pins carry exactly what a GMII carries: 7 x 0x55, 0xd5, the frame, its FCS; tx_en low in
 #   the inter-frame gap.
 # Parameters: pads, a record with tx_data (8), tx_en, tx_er, rx_data (8), rx_dv, rx_er (from
-#   litex_soc/targets/sim.py's sim_io(with_eth_pins=True): the top-level eth_* pins).
+#   litex_soc/targets/sim.py's sim_io(): the top-level eth_* pins).
 class SimEthGMIIPHY(LiteXModule):
     dw = 8
     with_preamble_crc = True

@@ -1,33 +1,16 @@
 #
-# sim_pcie_phy.py: simulation stand-in for the FPGA's hard PCIe block (LitePCIe PHY interface).
+# sim_pcie_phy.py: SimPCIePHY, the simulation stand-in for the FPGA's hard PCIe block: a LitePCIe
+# PHY with no hard IP behind it. It gives the endpoint the interface LitePCIe's S7PCIEPHY gives
+# and puts it on the Verilator top level, where the C++ root-complex model in sw/sim/ plays the
+# hard block, the link and the host.
 #
-# What it is: a LitePCIe PHY with no hard IP behind it. It presents, on the Verilator top level,
-# exactly the interface LitePCIe's S7PCIEPHY gives the endpoint, so that the C++ root-complex
-# model in sw/sim/ plays the part of the hard block, the link and the host:
+# Interfaces: pcie_rx_* (host -> device TLP stream), pcie_tx_* (device -> host), pcie_msi_* (MSI
+# requests) and the configuration the root complex negotiated, as top-level pins; the S7 PHY's
+# status registers. Pins and stream format: the class docstring.
 #
-#   pcie_rx_*   host -> device raw TLP stream (LitePCIe `source`): valid, ready(out), first, last,
-#               dat[data_width], be[data_width/8].
-#   pcie_tx_*   device -> host raw TLP stream (LitePCIe `sink`): valid(out), ready, first, last,
-#               dat, be.
-#   pcie_msi_*  MSI request (LitePCIe `msi`): valid(out), ready, dat[8].
-#   pcie_id, pcie_max_request_size, pcie_max_payload_size, pcie_link_up, pcie_msi_enable,
-#   pcie_bus_master_enable: configuration the root complex negotiated (sizes in bytes).
-#
-# Stream format (that of the 7-series AXI core with LitePCIe endianness "big"): a TLP starts at
-# the start of a beat, dword i of the TLP sits in dat[32*i%W...], each dword holds TLP bytes in
-# big-endian order (TLP byte 0 in bits 31:24 of dword 0), be has 4 bits per dword, 0xf for every
-# dword that carries TLP data and 0 past the end of the TLP.
-#
-# Parameters:
-#   data_width  64 or 128 (7-series: 64 bits for Gen1 x4 / Gen2 x2, 128 bits for Gen2 x4), at the
-#               sys clock (125 MHz).
-#   bar0_size   size of BAR0 in bytes (power of two).
-#   msi_type    "msi" (LitePCIeMSI: one vector, the host reads PCIE_MSI_VECTOR and writes
-#               PCIE_MSI_CLEAR) or "msi-multi-vector" (LitePCIeMSIMultiVector: each MSI number
-#               is its own vector, sent as the MSI data's low bits on pcie_msi_dat, which the
-#               host model reports with each interrupt). MSI-X is not modelled.
-#   max_size    the largest MPS/MRRS LitePCIe is built for; like the S7 PHY, larger negotiated
-#               values are clamped to it (LitePCIe 2024.12: 512 bytes).
+# Parameters: data_width (64 or 128), bar0_size (a power of two), msi_type ("msi" or
+# "msi-multi-vector"), checked at construction. Negotiated MPS/MRRS above what LitePCIe is
+# built for are clamped, as the S7 PHY does.
 
 from types import SimpleNamespace
 
@@ -43,6 +26,35 @@ from litepcie.tlp.common import max_request_size as LITEPCIE_MAX_REQUEST
 
 
 class SimPCIePHY(LiteXModule):
+    """A LitePCIe PHY whose streams, MSI and configuration are the top-level pins of `pads`.
+
+    Pins:
+      pcie_rx_*   host -> device raw TLP stream (LitePCIe `source`): valid, ready(out), first,
+                  last, dat[data_width], be[data_width/8].
+      pcie_tx_*   device -> host raw TLP stream (LitePCIe `sink`): valid(out), ready, first,
+                  last, dat, be.
+      pcie_msi_*  MSI request (LitePCIe `msi`): valid(out), ready, dat[8].
+      pcie_id, pcie_max_request_size, pcie_max_payload_size, pcie_link_up, pcie_msi_enable,
+      pcie_bus_master_enable: the configuration the root complex negotiated (sizes in bytes).
+
+    Stream format (the 7-series AXI core's with LitePCIe endianness "big"): a TLP starts at the
+    start of a beat, dword i of the TLP sits in dat[32*i%W...], each dword holds TLP bytes in
+    big-endian order (TLP byte 0 in bits 31:24 of dword 0), be has 4 bits per dword, 0xf for
+    every dword that carries TLP data and 0 past the end of the TLP.
+
+    Parameters:
+      data_width  64 or 128 (7-series: 64 bits for Gen1 x4 / Gen2 x2, 128 bits for Gen2 x4), at
+                  the sys clock (125 MHz).
+      bar0_size   size of BAR0 in bytes (power of two).
+      msi_type    "msi-multi-vector" (LitePCIeMSIMultiVector, what the SoC uses: each MSI number
+                  is its own vector, sent as the MSI data's low bits on pcie_msi_dat, which the
+                  host model reports with each interrupt) or "msi" (LitePCIeMSI: one vector, the
+                  host would read PCIE_MSI_VECTOR and write PCIE_MSI_CLEAR; the host library
+                  does not drive it). MSI-X is not modelled.
+    MPS and MRRS are clamped to the largest LitePCIe is built for (LitePCIe 2024.12: 512 bytes),
+    as the S7 PHY does.
+    """
+
     endianness    = "big"
     qword_aligned = False
 
