@@ -2,19 +2,10 @@
 # cocotb_run.py: emit an Amaranth core's Verilog, build it with Verilator for cocotb and run a
 # cocotb testbench on it; the one helper every cocotb_tests/test_<core>.py uses.
 #
-# What it is: `run(core, name, tb_module, env, tag)`:
-#   1. emits `core` with amaranth.back.verilog.convert(name=name, emit_src=False) into
-#      build/cocotb/<name>/<name>.v (written only when the text changed);
-#   2. builds it with cocotb 1.9's Python runner for the Verilator on PATH (Debian's 5.006, see
-#      README) into build/cocotb/<name>/sim_build, one build per configuration (name): the
-#      build is skipped when the stamp file there records the same Verilog, build arguments and
-#      Verilator version; builds are serialised by a file lock (pytest-xdist) and run
-#      `make -j1` (MAKEFLAGS), so they take one CPU core;
-#   3. runs the cocotb module `tb_module` (e.g. "cocotb_tests.tb_frame_fifo") with `env` as
-#      extra environment variables (the testbench's parameters) in
-#      build/cocotb/<name>/run_<tag>, and fails (AssertionError) unless the results xml lists
-#      at least one test and no failure; the message names the failing tests and their text.
-# Interfaces: run() above; `env_params(name)` reads a JSON environment variable in a testbench.
+# Interfaces: run(core, name, tb_module, env, tag) (the steps in its docstring) and build();
+# env_params(var) reads a JSON environment variable in a testbench. Files go to
+# build/cocotb/<name>/: the Verilog, sim_build/ (one Verilator build per configuration, reused
+# while its stamp matches) and run_<tag>/ (results.xml, sim.log).
 # Parameters: none (a configuration is the core object plus its Verilog module name).
 
 import contextlib
@@ -73,7 +64,12 @@ def _environ(**changes):
 
 
 def build(core, name):
-    """Emits and (if needed) builds `core` as module `name`; returns (runner, build_dir)."""
+    """Emits `core` as module `name` (amaranth.back.verilog.convert(emit_src=False)) into
+    build/cocotb/<name>/<name>.v, written only when the text changed, and builds it with cocotb
+    1.9's Python runner for the Verilator on PATH (Debian's 5.006, see README) into
+    build/cocotb/<name>/sim_build, unless the stamp file there records the same Verilog, build
+    arguments and Verilator version. Builds are serialised by a file lock (pytest-xdist) and run
+    `make -j1` (MAKEFLAGS), so they take one CPU core. Returns (runner, build_dir)."""
     with warnings.catch_warnings():          # "Python runners ... are experimental"
         warnings.simplefilter("ignore", UserWarning)
         from cocotb.runner import get_runner
@@ -122,7 +118,11 @@ def failures(results_xml):
 
 
 def run(core, name, tb_module, env=None, tag="run"):
-    """Builds `core` as `name` and runs cocotb module `tb_module` on it; see the header."""
+    """Builds `core` as `name` (build()) and runs the cocotb module `tb_module` (e.g.
+    "cocotb_tests.tb_frame_fifo") on it in build/cocotb/<name>/run_<tag>, with `env` as extra
+    environment variables (the testbench's parameters; other than strings as JSON). Fails
+    (AssertionError) unless the results xml lists at least one test and no failure; the message
+    names the failing tests and their text. Returns the number of tests."""
     for p in (str(REPO), str(REPO / "cocotb_tests")):
         if p not in sys.path:
             sys.path.insert(0, p)            # the runner passes sys.path as PYTHONPATH

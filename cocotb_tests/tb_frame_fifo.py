@@ -2,27 +2,34 @@
 # tb_frame_fifo.py: cocotb testbench of the emitted Verilog of rtl/nic/frame_fifo.py (FrameFIFO)
 # with cocotbext-axi's AXI-stream models, run by cocotb_tests/test_frame_fifo.py.
 #
-# What it is: an AxiStreamSource on the sink port and an AxiStreamSink on the source port,
-# through AxiStreamBus with the core's names (tdata=data, tkeep=keep, tlast=last, tvalid=valid,
-# tready=ready; tuser=s_error on the sink side; m_len is read by a monitor of this file). Random
-# frames (good, bad-FCS = tuser 1, oversize up to 2 * max_len, runts), sent back to back; the
-# AxiStreamSink back-pressures with a random pause generator (phases of always ready .. stalled).
-# Checks, when everything has drained:
-#   frame level (the header's rules, no timing): every frame out is bit-exact, with m_len equal
-#     to its length on every beat, and the frames out are, in order, the frames without an
-#     intrinsic drop reason (error, oversize, runt; priority as the header) less those dropped
-#     full; drop_error / drop_oversize / drop_runt are exact, frames_in == frames sent ==
-#     frames_out + sum(drop_*), level == frames_queued == 0. In backpressure mode with
-#     max_len <= depth nothing may be dropped full, so the frames out are exactly the good ones;
-#     with max_len > depth exactly the frames of more than depth // data_width beats are.
-#   cycle-exact model: the m_ready and s_valid of every cycle are recorded and the run replayed
-#     on rtl/nic/test_frame_fifo.py's predict() (its cycle-accurate FrameFIFOModel with the same
-#     input frames, their start cycle and that m_ready pattern): the frames out and every
-#     counter must equal its prediction (this also pins down which frames are dropped full).
+# What it is: an AxiStreamSource on the sink port and an AxiStreamSink on the source port
+# (AxiStreamBus with the core's names: tdata=data, tkeep=keep, tlast=last, tvalid=valid,
+# tready=ready; tuser=s_error on the sink side; m_len read by a monitor of this file), random
+# frames sent back to back into a back-pressuring sink; once everything has drained, the frames
+# and counters are checked against the drop rules and a cycle-accurate model (the docstring).
 # Interfaces: the core's s_*, m_*, max_len, min_len, enable (held 1), counters, level,
 # frames_queued.
 # Parameters (environment, JSON): FIFO_CFG = {data_width, depth, max_frames, backpressure,
 # max_len, min_len, nframes, seed} (the first four as the emitted core's).
+
+"""Stimulus and checks.
+
+Frames: good, bad-FCS (tuser 1), oversize (up to 2 * max_len) and runts, sent back to back; the
+AxiStreamSink back-pressures with a random pause generator (phases of always ready .. stalled).
+
+Frame level (the core's rules, no timing): every frame out is bit-exact, with m_len equal to its
+length on every beat, and the frames out are, in order, the frames without an intrinsic drop
+reason (error, oversize, runt; priority as the core's) less those dropped full; drop_error /
+drop_oversize / drop_runt are exact, frames_in == frames sent == frames_out + sum(drop_*),
+level == frames_queued == 0. In backpressure mode with max_len <= depth nothing may be dropped
+full, so the frames out are exactly the good ones; with max_len > depth exactly the frames of
+more than depth // data_width beats are.
+
+Cycle-exact model: the m_ready and s_valid of every cycle are recorded and the run replayed on
+rtl/nic/test_frame_fifo.py's predict() (its cycle-accurate FrameFIFOModel with the same input
+frames, their start cycle and that m_ready pattern): the frames out and every counter must equal
+its prediction (this also pins down which frames are dropped full).
+"""
 
 import random
 

@@ -2,24 +2,31 @@
 # tb_irq_coalescer.py: cocotb testbench of the emitted Verilog of rtl/nic/irq_coalescer.py
 # (IRQCoalescer), run by cocotb_tests/test_irq_coalescer.py.
 #
-# What it is: random configurations (frames, usecs, abs_usecs, min_interval, tick_cycles) and
-# random event streams (bursty and sparse phases, as the amaranth.sim test), each after a reset:
-#   predicted     irq_ready and enable 1: the accept cycles (irq_valid & irq_ready) and their
-#                 reasons (the by_* counter that moved) must equal
-#                 cocotb_tests.models.coalesce_model.predict_irq_reasons / predict_irqs of the
-#                 event cycles.
-#   random_ready  irq_ready random (phases of 1.0 .. 0.2) and enable 0 now and then: irq_valid
-#                 every cycle and pending after every edge must equal the cycle-stepped
-#                 CoalesceModel.step of coalesce_model.py, so the accept cycles do too; the
-#                 counters are compared at the end. (predict_irqs assumes irq_ready and enable
-#                 1, so it is the reference of the first test only.)
-# Convention (rtl/nic/test_irq_coalescer.py): cycle 0 is the first cycle after reset; an event in
-# cycle c is set with that cycle's irq_ready/enable and counts in `pending` from cycle c+1;
-# irq_valid is read in cycle c after its inputs are set (it depends on `enable`).
+# What it is: random configurations and random event streams (bursty and sparse phases, as the
+# amaranth.sim test), each after a reset, against cocotb_tests/models/coalesce_model.py: its
+# predicted interrupts with irq_ready and enable 1 (test `predicted`), and its cycle-stepped
+# model with irq_ready random and enable 0 now and then (test `random_ready`); the docstring
+# has the checks and the cycle convention.
 # Interfaces: the core's ports event, enable, frames, usecs, abs_usecs, min_interval,
 # tick_cycles, irq_valid, irq_ready, irqs, by_*, pending.
 # Parameters (environment, JSON): IRQ_SEED, IRQ_CONFIGS (configurations per test),
 # IRQ_CYCLES (cycles per configuration).
+
+"""Checks and cycle convention.
+
+predicted     irq_ready and enable 1: the accept cycles (irq_valid & irq_ready) and their reasons
+              (the by_* counter that moved) must equal coalesce_model.predict_irq_reasons /
+              predict_irqs of the event cycles.
+random_ready  irq_ready random (phases of 1.0 .. 0.2) and enable 0 now and then: irq_valid every
+              cycle and pending after every edge must equal the cycle-stepped
+              CoalesceModel.step, so the accept cycles do too; the counters are compared at the
+              end. (predict_irqs assumes irq_ready and enable 1, so it is the reference of the
+              first test only.)
+
+Convention (rtl/nic/test_irq_coalescer.py): cycle 0 is the first cycle after reset; an event in
+cycle c is set with that cycle's irq_ready/enable and counts in `pending` from cycle c+1;
+irq_valid is read in cycle c after its inputs are set (it depends on `enable`).
+"""
 
 import random
 

@@ -3,21 +3,28 @@
 # (NICDatapath), run by cocotb_tests/test_nic_datapath.py.
 #
 # What it is: the host of rtl/nic/test_nic_datapath.py as a cocotb coroutine, one loop iteration
-# per cycle (inputs set and outputs sampled at the falling edge, the rising edge ending the
-# cycle): host memory (its Host class and address map constants), an in-order DMA read
-# responder with random latency and gaps (rd_*), a write sink with random back-pressure that
-# checks every write lands in a region the NIC may write (wr_*), a MAC loopback (mac_tx ->
-# mac_rx one cycle later, random mac_tx_ready gaps), and the driver model of sw/lib/nic_queues.c
-# (cocotb_tests/models/nic_driver.py, its register writes applied one per cycle): 4 TX rings
-# filled with frames of 60..1514 bytes (bytes 0..1 queue, 2..3 sequence number) in 1 or 2
-# descriptors at random alignments as ring space frees up from the consumer-index writebacks,
-# one doorbell per batch; RX buffers posted and reposted as completion records come in.
-# Checks: every frame received exactly once, bit-exact, each queue's frames in order; the
-# writebacks end at the producer indexes; frame/byte counters; no error or drop counter moved.
-# (The interrupt check of the amaranth.sim test needs internal event signals that are not
-# ports; the interrupts are exercised by tb_irq_coalescer.py.)
+# per cycle: host memory, an in-order DMA read responder, a checking write sink, a MAC loopback
+# and the driver model of sw/lib/nic_queues.c (cocotb_tests/models/nic_driver.py) on 4 TX rings
+# and the RX ring (the docstring has the details). Checks: every frame received exactly once,
+# bit-exact, each queue's frames in order; the writebacks end at the producer indexes;
+# frame/byte counters; no error or drop counter moved. Interrupts are tb_irq_coalescer.py's.
+# Interfaces: the core's ports by their names (rtl/nic/nic_datapath.py EXPOSED).
 # Parameters (environment, JSON): NIC_CFG = {seed, nframes (per queue), max_frags,
 # data_width (as the emitted core)}.
+
+"""The host, cycle by cycle.
+
+Inputs are set and outputs sampled at the falling edge, the rising edge ending the cycle. Host
+memory is rtl/nic/test_nic_datapath.py's Host class and address map; the DMA read responder
+(rd_*) answers in order with random latency and gaps; the write sink (wr_*) back-pressures at
+random and checks that every write lands in a region the NIC may write; the MAC loopback feeds
+mac_tx to mac_rx one cycle later, with random mac_tx_ready gaps. The driver model's register
+writes are applied one per cycle: 4 TX rings filled with frames of 60..1514 bytes (bytes 0..1
+queue, 2..3 sequence number) in 1..max_frags descriptors at random alignments as ring space frees up
+from the consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as
+completion records come in. The interrupt check of the amaranth.sim test needs internal event
+signals that are not ports, so the interrupts are exercised by tb_irq_coalescer.py.
+"""
 
 import random
 from collections import deque

@@ -1,27 +1,16 @@
 #
 # coalesce_model.py: cycle-accurate pure-Python reference model of rtl/nic/irq_coalescer.py.
 #
-# What it is: the IRQCoalescer's behaviour written with cycle numbers instead of counters, for
-# its unit tests and for full-system tests that predict the exact interrupts of a run. It does
-# not import Amaranth. See the header of rtl/nic/irq_coalescer.py for the rules; in short, with
-# T = max(tick_cycles, 1), in cycle x (pending > 0 in all of them):
-#   no coalescing (frames == 1, or frames == usecs == abs_usecs == 0): due,
-#   frames rule: due if frames != 0 and pending >= frames,
-#   usecs rule: due if usecs != 0 and x - (cycle of the last event) >= usecs * T,
-#   abs rule: due if abs_usecs != 0 and x - (cycle of the first event since the last accepted
-#             interrupt) >= abs_usecs * T,
-#   min_interval: may be raised only if min_interval == 0, no interrupt was accepted yet, or
-#             x - (cycle of the last accept) >= min_interval * T,
-# and irq_valid(x) = (raised and not yet accepted) or (enable(x) and due and min_interval ok).
+# What it is: the IRQCoalescer's behaviour written with cycle numbers instead of counters (the
+# rules: CoalesceModel's docstring), for the core's unit tests and for full-system tests that
+# predict the exact interrupts of a run. It does not import Amaranth.
 #
 # Interfaces:
 #   CoalesceModel(frames, usecs, abs_usecs, min_interval, tick_cycles, width=16, count_width=32)
-#       .step(event, irq_ready, enable=1) -> irq_valid of this cycle (it does not depend on
-#           this cycle's event or irq_ready), then advances one cycle.
-#       .cycle, .pending, .irqs, .by_frames, .by_usecs, .by_abs, .by_immediate, .counts()
-#   predict_irqs(event_cycles, ncycles, **config) -> accept cycles of the interrupts of cycles
-#       0..ncycles-1 with irq_ready and enable always 1 (event-driven: cost per event, not per
-#       cycle). predict_irq_reasons(...) -> [(cycle, reason), ...] likewise.
+#       .step(event, irq_ready, enable=1) -> irq_valid; .cycle, .pending, .irqs, .by_frames,
+#       .by_usecs, .by_abs, .by_immediate, .counts()
+#   predict_irqs(event_cycles, ncycles, **config), predict_irq_reasons(...): the interrupts of a
+#       run with irq_ready and enable always 1, event-driven (cost per event, not per cycle).
 #
 # Parameters: the five configuration values (0..2**width-1), as the core's inputs.
 
@@ -38,6 +27,19 @@ def check_config(width, config):
 
 
 class CoalesceModel:
+    """The coalescer cycle by cycle (the rules in full: rtl/nic/irq_coalescer.py).
+
+    With T = max(tick_cycles, 1), in cycle x (pending > 0 in all of them):
+      no coalescing (frames == 1, or frames == usecs == abs_usecs == 0): due,
+      frames rule: due if frames != 0 and pending >= frames,
+      usecs rule: due if usecs != 0 and x - (cycle of the last event) >= usecs * T,
+      abs rule: due if abs_usecs != 0 and x - (cycle of the first event since the last accepted
+                interrupt) >= abs_usecs * T,
+      min_interval: may be raised only if min_interval == 0, no interrupt was accepted yet, or
+                x - (cycle of the last accept) >= min_interval * T,
+    and irq_valid(x) = (raised and not yet accepted) or (enable(x) and due and min_interval ok).
+    """
+
     def __init__(self, frames, usecs, abs_usecs, min_interval, tick_cycles, width=16,
                  count_width=32):
         if width < 2 or count_width < 1:
@@ -114,6 +116,8 @@ class CoalesceModel:
         self.pending = min(self.pending + 1, self.pending_max)
 
     def step(self, event, irq_ready, enable=1):
+        """irq_valid of this cycle (it does not depend on this cycle's event or irq_ready), then
+        advances one cycle."""
         x = self.cycle
         if self.held:
             valid, reason = True, self.held_reason
