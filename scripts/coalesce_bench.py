@@ -1,25 +1,17 @@
 #!/usr/bin/env python3
 #
-# coalesce_bench.py: interrupts per second against rx-usecs at line rate (issue 3's coalescing
-# benchmark), on the simulation.
+# coalesce_bench.py: RX interrupts per second against rx-usecs at line rate, on the simulation.
 #
 # What it does: runs `nicbench tx` (64-byte frames on the wire: 60 bytes + FCS, one TX queue,
-# ring 64, a doorbell every 32 frames) once per setting and collects, from each run's JSON, the
-# measured figures: simulated time, frames, Mpps, RX and TX interrupts raised by the device, MSIs
-# the host model received. Interrupts per second = the RX interrupts counted / the simulated time
-# of that run. Settings, for each U in --usecs (ethtool -C names, rtl/nic/irq_coalescer.py rules):
-#   U = 0                  rx-usecs 0, rx-frames 1: no coalescing (one interrupt per frame).
-#   delay   (e1000 RDTR)   rx-usecs U, rx-frames 0: the timer restarts at every frame, so under
-#                          steady traffic with frames closer than U it never fires before the
-#                          traffic stops (the reason the e1000 has RADV).
-#   delay+abs (RDTR+RADV)  rx-usecs U, rx-abs-usecs U, rx-frames 0: the absolute timer bounds the
-#                          wait: about one interrupt per U microseconds.
-# Writes results/coalesce.json (every run's record, as nicbench wrote it, plus the derived rate)
-# and prints a table.
+# ring 64, a doorbell every 32 frames) once per coalescing setting (settings(): none, delay,
+# delay+abs) and collects, from each run's JSON, the simulated time, frames, Mpps, RX and TX
+# interrupts raised by the device and MSIs the host model received. Interrupts per second = the
+# RX interrupts counted / the simulated time of that run. Writes results/coalesce.json (every
+# run's record, as nicbench wrote it, plus the derived rate) and prints a table.
 #
 # Usage: python scripts/coalesce_bench.py --nicbench build/sim_dw128/nicbench
-#            [--opts gen=2,lanes=4,mps=256,mrrs=512] [--frames 5000] [--usecs 0,20,80]
-#            [--json results/coalesce.json]
+#            [--opts gen=2,lanes=4,mps=256,mrrs=512] [--frames 5000] [--size 60]
+#            [--usecs 0,20,80] [--json results/coalesce.json]
 
 import argparse
 import json
@@ -30,6 +22,15 @@ from pathlib import Path
 
 
 def settings(usecs):
+    """(mode, U, --coalesce argument) for each U of --usecs (ethtool -C names, the rules of
+    rtl/nic/irq_coalescer.py):
+      U = 0                  rx-usecs 0, rx-frames 1: no coalescing (one interrupt per frame).
+      delay   (e1000 RDTR)   rx-usecs U, rx-frames 0: the timer restarts at every frame, so under
+                             steady traffic with frames closer than U it never fires before the
+                             traffic stops (the reason the e1000 has RADV).
+      delay+abs (RDTR+RADV)  rx-usecs U, rx-abs-usecs U, rx-frames 0: the absolute timer bounds
+                             the wait: about one interrupt per U microseconds.
+    """
     out = []
     for u in usecs:
         if u == 0:

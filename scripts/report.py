@@ -3,13 +3,14 @@
 # report.py: results/*.json written by `nicbench --json`, `nicscope --json` and
 # scripts/coalesce_bench.py -> results/report.md.
 #
-# What it is: one markdown table per experiment of every nicbench run (csr latency, DMA hold-off,
-# DMA throughput per direction, loopback, info), with the run's parameters under each table:
+# What it is: one markdown table per experiment of every nicbench run (by its experiment name,
+# with a title for info, csr, dma and loopback), with the run's parameters under each table:
 # command line, backend, its params_json (every link/model parameter for sim), the simulator
-# speed, and the columns that are the same in every row of the table.
+# speed, and the columns that are the same in every row of the table. A section per nicscope
+# document (occupancy report or capture) and per coalesce_bench document.
 #
 # Interfaces: `python3 scripts/report.py RESULTS_DIR [-o FILE]` (default FILE:
-# RESULTS_DIR/report.md). Files that are not nicbench documents are listed as skipped.
+# RESULTS_DIR/report.md). Other files are listed as skipped.
 #
 # Parameters: none beyond the command line. Python 3.11, standard library only.
 
