@@ -1,6 +1,6 @@
 /*
- * bench_util.h: the pure helpers of nicbench (no device, no backend), shared with their unit
- * test (test_bench_util.c):
+ * bench_util.h: the pure helpers of nicbench and nicscope (no device, no backend), shared with
+ * their unit test (test_bench_util.c):
  *   - numbers with binary suffixes ("4K", "2M", "0x100") and size lists ("256..2M,6000");
  *   - distributions of samples: min / median / p99 / max / mean (nearest-rank percentiles);
  *   - a JSON writer (growable buffer, escaping, commas) and a top-level number lookup;

@@ -1,6 +1,6 @@
 /*
- * cmd_rr.c: `nicbench rr`, request/response latency between two simulated NIC + host systems back
- * to back (sim backend with peer=1, NIC=1 builds). Options: the usage text in main.c.
+ * cmd_rr.c: `nicbench rr`, request/response latency between two simulated NIC + host systems
+ * back to back (sim backend with peer=1). Options: the usage text in main.c.
  */
 #define _GNU_SOURCE
 #include "nicbench.h"

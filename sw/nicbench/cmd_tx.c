@@ -1,6 +1,6 @@
 /*
  * cmd_tx.c: `nicbench tx`, frames through the NIC datapath's descriptor rings, the MAC loopback
- * and the RX ring (NIC=1 builds). Options: the usage text in main.c.
+ * and the RX ring. Options: the usage text in main.c.
  */
 #define _GNU_SOURCE
 #include "nicbench.h"

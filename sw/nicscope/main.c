@@ -1,25 +1,15 @@
 /*
- * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py): occupancy
- * report and triggered trace capture, on any backend (the Verilated SoC, or a board over VFIO).
+ * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py):
+ * occupancy report and triggered trace capture, on any backend (the Verilated SoC, or a board
+ * over VFIO).
  *
  *   nicscope [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet] [--timeout-ms N]
- *            COMMAND [options]
- *   info      the analyzer's probes, sample layout and counters
- *   report    snapshot, run a load, snapshot: per bus % busy / stalled / idle (with an ASCII
- *             bar), bytes, frames, cycles held off by host CSR accesses, TLPs by type in each
- *             direction, the DMA read latency histogram, bus time per Ethernet frame
- *   capture   program the trigger, arm, run a load, read the trace back and write a VCD (and
- *             FST when vcd2fst is present) plus a GTKWave save file
- *   cpu       (builds with the soft CPU) the same registers from the CPU over the SoC bus: the
- *             BIOS, typed at through the crossover UART, closes a window and reads counters;
- *             every value must equal the host's read over BAR0
- * Loads: `dma` moves --bytes in both directions at once (host-to-card into the pattern checker,
- * card-to-host from the pattern generator) and checks the data; `tx` sends --frames frames of
- * --frame-size bytes through the Ethernet MAC (programmed I/O into its slots) and its loopback
- * PHY and checks each on return; `dma+tx` runs both at once; `none` lets --idle-ns pass.
- * Exit status: 0 ok, 1 failure (backend error, data mismatch, trigger not fired), 2 usage.
- * Each command is cmd_<name>.c; what they share (struct ctx, the loads and the helpers defined
- * here) is declared in nicscope.h.
+ *            info | report | capture | cpu [options]
+ *
+ * Each command is cmd_<name>.c; this file holds option parsing, the usage text (every option),
+ * the JSON document and what the commands share (nicscope.h): opening the device, snapshot
+ * windows and the loads run inside them (struct load). Exit status: 0 ok, 1 failure (backend
+ * error, data mismatch, trigger not fired), 2 usage.
  */
 #include "nicscope.h"
 

@@ -34,6 +34,11 @@ struct ctx {
     char failmsg[2048];
 };
 
+/* The load a command runs inside its window (--load): `dma` moves --bytes in both directions at
+ * once (host-to-card into the pattern checker, card-to-host from the pattern generator) and
+ * checks the data; `tx` sends --frames frames of --frame-size bytes on the NIC's TX ring and
+ * receives them on its RX ring through the MAC loopback, polled, each checked; `dma+tx` runs
+ * both at once; `none` lets --idle-ns pass. */
 struct load {
     const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
     uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
