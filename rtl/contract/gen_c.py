@@ -166,11 +166,16 @@ def header_text():
             arrays.append((name, s))
         else:
             out.append(_x_line(name, s, s.ethtool))
-    out += ["", "/* X(name, NAME, KIND, ethtool format of the element, desc): the per-queue and "
-            "per-vector", " * counter registers. */", "#define NIC_CONTRACT_ARRAY_REGS(X) \\"]
-    for name, s in arrays:
-        out.append(_x_line(name, s, s.ethtool.replace("{i}", "%u")))
-    out += ["", "#endif /* NICCONTRACT_H */", ""]
+    for per in ("queue", "vector"):
+        out += ["", f"/* X(name, NAME, KIND, ethtool format of the element, desc): the per-{per} "
+                "counter", " * registers. */", f"#define NIC_CONTRACT_{per.upper()}_REGS(X) \\"]
+        for name, s in arrays:
+            if s.per == per:
+                out.append(_x_line(name, s, s.ethtool.replace("{i}", "%u")))
+    out += ["", "/* Both. */",
+            "#define NIC_CONTRACT_ARRAY_REGS(X) NIC_CONTRACT_QUEUE_REGS(X) "
+            "NIC_CONTRACT_VECTOR_REGS(X)",
+            "", "#endif /* NICCONTRACT_H */", ""]
     return "\n".join(out)
 
 

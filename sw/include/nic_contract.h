@@ -275,14 +275,21 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
     X(mac_rx_datapath_crc_errors, MAC_RX_DATAPATH_CRC_ERRORS, ERROR, "rx_crc_errors", "RX " \
       "frames with a bad FCS.") \
 
-/* X(name, NAME, KIND, ethtool format of the element, desc): the per-queue and per-vector
- * counter registers. */
-#define NIC_CONTRACT_ARRAY_REGS(X) \
+/* X(name, NAME, KIND, ethtool format of the element, desc): the per-queue counter
+ * registers. */
+#define NIC_CONTRACT_QUEUE_REGS(X) \
     X(txe_q_frames, TXE_Q_FRAMES, COUNT, "tx_queue_%u_packets", "Good frames sent per TX " \
       "queue, 32 bits per queue (queue i at bits 32i..).") \
     X(txe_q_bytes, TXE_Q_BYTES, COUNT, "tx_queue_%u_bytes", "Bytes of those frames per TX " \
       "queue, 32 bits per queue.") \
+
+/* X(name, NAME, KIND, ethtool format of the element, desc): the per-vector counter
+ * registers. */
+#define NIC_CONTRACT_VECTOR_REGS(X) \
     X(txirq_vec_irqs, TXIRQ_VEC_IRQS, COUNT, "tx_vec%u_irqs", "Interrupts raised per TX " \
       "vector (queue group g = queues q % ntxirq == g), 32 bits per vector (g at bits 32g..).") \
+
+/* Both. */
+#define NIC_CONTRACT_ARRAY_REGS(X) NIC_CONTRACT_QUEUE_REGS(X) NIC_CONTRACT_VECTOR_REGS(X)
 
 #endif /* NICCONTRACT_H */

@@ -1,11 +1,46 @@
 /*
  * cmd_info.c: `nicbench info`, identification, version, build configuration, scratch test, backend
- * parameters. Options: the usage text in main.c.
+ * parameters and the register blocks. Options: the usage text in main.c.
  */
 #define _GNU_SOURCE
 #include "nicbench.h"
 
 /* --- info -------------------------------------------------------------------------------------- */
+
+/* The identification block's register-block table, one line and one JSON record each. */
+static void print_blocks(struct ctx *c)
+{
+    struct nic_backend *b = c->b;
+    out(c, "register blocks (%u):\n", b->nrb);
+    out(c, "  %-15s %6s %10s %6s %8s %5s  %s\n", "block", "type", "version", "base", "MSIs",
+        "param", "layout");
+    bu_json_obj_begin(&c->rec);
+    bu_json_kstr(&c->rec, "experiment", "register_blocks");
+    bu_json_key(&c->rec, "blocks");
+    bu_json_arr_begin(&c->rec);
+    for (unsigned i = 0; i < b->nrb; i++) {
+        const struct nic_rb_entry *e = &b->rb[i];
+        const bool known = nic_rb_find(b, (enum nic_rb_type)e->type) == e;
+        const unsigned first = e->info & 0xff, n = (e->info >> 8) & 0xff;
+        char msis[24] = "-";
+        if (first != NIC_RB_NO_IRQ && n)
+            snprintf(msis, sizeof msis, n > 1 ? "%u..%u" : "%u", first, first + n - 1);
+        out(c, "  %-15s %#6x %#010x %#6x %8s %5u  %s\n", nic_rb_name((enum nic_rb_type)e->type),
+            e->type, e->version, e->base, msis, e->info >> 16,
+            known ? "known" : "not this binary's: unusable");
+        bu_json_obj_begin(&c->rec);
+        bu_json_kstr(&c->rec, "name", nic_rb_name((enum nic_rb_type)e->type));
+        bu_json_ku64(&c->rec, "type", e->type);
+        bu_json_ku64(&c->rec, "version", e->version);
+        bu_json_ku64(&c->rec, "base", e->base);
+        bu_json_ku64(&c->rec, "info", e->info);
+        bu_json_key(&c->rec, "known");
+        bu_json_bool(&c->rec, known);
+        bu_json_obj_end(&c->rec);
+    }
+    bu_json_arr_end(&c->rec);
+    bu_json_obj_end(&c->rec);
+}
 
 int cmd_info(struct ctx *c, int argc, char **argv)
 {
@@ -62,5 +97,6 @@ int cmd_info(struct ctx *c, int argc, char **argv)
     json_opt_u64(&c->rec, "dev_mps", mps >= 0, (uint64_t)mps);
     json_opt_u64(&c->rec, "dev_mrrs", mrrs >= 0, (uint64_t)mrrs);
     bu_json_obj_end(&c->rec);
+    print_blocks(c);
     return backend_check(c, "info");
 }

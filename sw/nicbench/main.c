@@ -62,7 +62,14 @@ static const char *const usage_text =
 "COMMANDS\n"
 "    info\n"
 "        INFO_MAGIC (expects 0x4e494331), version, build configuration, identifier,\n"
-"        CTRL_SCRATCH write/read-back, the device's negotiated MPS/MRRS, backend parameters.\n"
+"        CTRL_SCRATCH write/read-back, the device's negotiated MPS/MRRS, backend parameters,\n"
+"        and the register blocks the identification block lists: type, version (and whether\n"
+"        this binary knows that layout), BAR0 base, MSI numbers, parameter.\n"
+"\n"
+"    stats [--all]\n"
+"        The NIC's counters as ethtool -S shows a driver's: every non-zero counter of the nic\n"
+"        block by its ethtool name (--all: every one, with the zeros and the state registers),\n"
+"        per TX queue packets and bytes, per TX vector interrupts, with what each counts.\n"
 "\n"
 "    csr [--samples N] [--dma-window-ns N]\n"
 "        (a) MMIO write cost (CTRL_SCRATCH) and (b) MMIO read round trip (CTRL_SCRATCH) at\n"
@@ -83,10 +90,10 @@ static const char *const usage_text =
 "        per transfer, Gb/s and MB/s (10^6 B/s), the model limit (model_limit_*_kbps counter\n"
 "        of the backend, n/a when it has none) and measured/limit.\n"
 "        h2c: a 4 KiB-aligned buffer holds the checker's pattern; one reader descriptor (IRQ\n"
-"          off); timed from the reader enable to nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0); checker bytes\n"
+"          off); timed from the reader enable to the pattern checker's MSI; checker bytes\n"
 "          and errors verified.\n"
 "        c2h: the buffer holds a sentinel; one writer descriptor (IRQ on, last off); the\n"
-"          writer is enabled, then timed from the generator enable to nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)\n"
+"          writer is enabled, then timed from the generator enable to the writer's MSI\n"
 "          and the buffer's last 16 bytes holding the pattern; the whole buffer is verified.\n"
 "          (The generator is started after the writer because a disabled writer drops data.)\n"
 "        --mps/--mrrs (sim): one backend per (mps, mrrs) pair, reopened with those options;\n"
@@ -514,7 +521,7 @@ int main(int argc, char **argv)
         }
     }
     if (i >= argc)
-        return usage_error("no command given (info, csr, dma, loopback, tx or rr)");
+        return usage_error("no command given (info, stats, csr, dma, loopback, tx or rr)");
     c->command = argv[i];
     for (int k = i + 1; k < argc; k++)
         if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
@@ -524,6 +531,8 @@ int main(int argc, char **argv)
     int (*cmd)(struct ctx *, int, char **) = NULL;
     if (strcmp(c->command, "info") == 0)
         cmd = cmd_info;
+    else if (strcmp(c->command, "stats") == 0)
+        cmd = cmd_stats;
     else if (strcmp(c->command, "csr") == 0)
         cmd = cmd_csr;
     else if (strcmp(c->command, "dma") == 0)
@@ -535,7 +544,7 @@ int main(int argc, char **argv)
     else if (strcmp(c->command, "rr") == 0)
         cmd = cmd_rr;
     else
-        return usage_error("unknown command '%s' (info, csr, dma, loopback, tx or rr)",
+        return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, tx or rr)",
                            c->command);
 
     bu_json_init(&c->rec);

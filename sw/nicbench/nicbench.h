@@ -80,6 +80,7 @@ int frame_sizes(const char *sizes_s, uint64_t *sizes, size_t *nsizes, uint64_t *
 
 /* The commands: cmd_<name>.c. */
 int cmd_info(struct ctx *c, int argc, char **argv);
+int cmd_stats(struct ctx *c, int argc, char **argv);
 int cmd_csr(struct ctx *c, int argc, char **argv);
 int cmd_dma(struct ctx *c, int argc, char **argv);
 int cmd_loopback(struct ctx *c, int argc, char **argv);
