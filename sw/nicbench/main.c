@@ -3,26 +3,13 @@
  * simulation ("sim", simulated time and model counters) or a board ("vfio", CLOCK_MONOTONIC).
  *
  *   nicbench [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet] [--timeout-ms N]
- *            <command> [command options]
+ *            info | stats | csr | dma | loopback | tx | rr [command options]
  *
- * Commands (see usage() for the full text, `nicbench --help`):
- *   info      identification, version, build configuration, scratch test, backend parameters
- *   csr       MMIO write cost and read round trip at idle and under a card-to-host DMA stream;
- *             DMA hold-off caused by CSR reads (sim probes)
- *   dma       DMA throughput vs transfer size, host-to-card and card-to-host, MPS/MRRS sweeps
- *   loopback  reader -> writer loopback of random data at random sizes and offsets, bit-exact
- *   tx        frames through the NIC datapath's descriptor rings (sw/lib/nic_queues.h), the MAC
- *             loopback and the RX ring: throughput, Mpps, doorbells, drops, interrupts, checked
- *             bit-exact (NIC=1 builds only; others fail with "this build has no NIC datapath")
- *   rr        request/response latency between two simulated NIC + host systems back to back
- *             (sim backend with peer=1, NIC=1 builds): RTT distribution per frame size, every
- *             frame checked bit-exact, MMIO reads of each host on the hot path
- *
- * Every result carries the backend's params_json(); figures come from measurements on the
- * backend clock (now_ns) and from backend counters, limits from the backend's model
- * (model_limit_*_kbps counters). The device layer is sw/lib/nic_dev.h; pure helpers (lists,
- * percentiles, JSON, tables) are bench_util.h. Each command is cmd_<name>.c; what
- * they share (struct ctx and the helpers defined here) is declared in nicbench.h.
+ * Each command is cmd_<name>.c, whose header says what it measures; this file holds the usage
+ * text (every command and option), option parsing, the JSON document, the simulator speed and
+ * what the commands share (nicbench.h). Every result carries the backend's params_json();
+ * figures come from the backend clock (now_ns) and backend counters, limits from the backend's
+ * model (model_limit_*_kbps counters).
  *
  * Exit status: 0 ok, 1 measurement/verification failure or backend error, 2 usage error.
  */
@@ -49,9 +36,9 @@ static const char *const usage_text =
 "GLOBAL OPTIONS\n"
 "    --backend sim|vfio   backend (default sim)\n"
 "    --opts K=V,...       backend options. sim: model parameters (gen, lanes, mps, mrrs, rcb,\n"
-"                         mem_read_latency_ns, data_width, trace=FILE, ...: see\n"
-"                         sw/sim/pcie_host_model.h; NIC build: peer=1 two NICs back to back,\n"
-"                         pcap=FILE, wire_ns=N: sw/sim/backend_sim.cpp);\n"
+"                         mem_read_latency_ns, data_width, ...: see sw/sim/link_params.h;\n"
+"                         trace=FILE, peer=1 two NICs back to back, pcap=FILE, wire_ns=N:\n"
+"                         sw/sim/backend_sim.cpp);\n"
 "                         vfio: dev=0000:01:00.0[,mode=auto|vfio|sysfs]\n"
 "    --json FILE          also write one JSON document: {\"tool\":\"nicbench\", \"command\",\n"
 "                         \"backend\", \"params\", \"records\":[...], \"status\", ...}\n"
@@ -112,39 +99,41 @@ static const char *const usage_text =
 "    tx [--frames N] [--sizes LIST | --size-range LO-HI] [--queues Q] [--ring R] [--batch B]\n"
 "       [--inflight LIST] [--rx-ring R] [--poll-ns N]\n"
 "       [--coalesce rx-usecs=U,rx-frames=F,tx-usecs=..,...]\n"
-"        Needs the NIC datapath build (make sim NIC=1: build/sim_dw<W>_nic/nicbench). Sends N\n"
-"        frames (default 10000) per run of each size (--size/--sizes, bytes without FCS,\n"
-"        20..9216, default 60) over Q TX queues (default 1; rings of R descriptors, default\n"
-"        64, one buffer per slot) through the datapath, LiteEth's MAC and its loopback PHY back\n"
-"        into the RX ring (--rx-ring, default 1024 buffers). The host (sw/lib/nic_queues.c) posts\n"
-"        B frames per doorbell (default min(32, R-1)), keeps at most --inflight descriptors\n"
-"        per queue posted and not completed (default R-1, also the queue's device limit; a\n"
-"        list runs each: throughput vs descriptors in flight), reclaims from the\n"
-"        consumer-index writeback and reposts RX buffers with one doorbell per B frames: no\n"
-"        MMIO read on the hot path. Every frame is checked bit-exact and in order per queue\n"
-"        (it carries its queue, run and sequence number). Printed per run: frames, bytes,\n"
-"        simulated time from the first doorbell to the last frame received, Gb/s of frame\n"
-"        bytes and at the wire (+4 B FCS +20 B preamble and gap, frames padded to 60 B),\n"
-"        Mpps, the ratio to the 1 Gb/s line rate, MMIO read TLPs in that window\n"
-"        (model.tlps_down_mrd; must be 0), doorbells, drops by cause (every nic_* drop and\n"
-"        error counter), interrupts (nic_txirq/rxirq_irqs) and MSIs received (per vector\n"
-"        with multi-vector MSI: msis_tx/msis_rx in the JSON; an MSI on any other vector\n"
-"        fails the run). Coalescing defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames have sizes\n"
-"        drawn uniformly in LO..HI (per frame, from its queue and sequence number).\n"
+"        Sends N frames (default 10000) per run of each size (--size/--sizes, bytes\n"
+"        without FCS, 20..9216, default 60) over Q TX queues (default 1; rings of R\n"
+"        descriptors, default 64, one buffer per slot) through the NIC datapath,\n"
+"        LiteEth's MAC and its loopback PHY back into the RX ring (--rx-ring, default\n"
+"        1024 buffers). The host (sw/lib/nic_queues.c) posts B frames per doorbell\n"
+"        (default min(32, R-1)), keeps at most --inflight descriptors per queue posted\n"
+"        and not completed (default R-1, also the queue's device limit; a list runs each:\n"
+"        throughput vs descriptors in flight), reclaims from the consumer-index writeback\n"
+"        and reposts RX buffers with one doorbell per B frames: no MMIO read on the hot\n"
+"        path. Every frame is checked bit-exact and in order per queue (it carries its\n"
+"        queue, run and sequence number). Printed per run: frames, bytes, simulated time\n"
+"        from the first doorbell to the last frame received, Gb/s of frame bytes and at\n"
+"        the wire (+4 B FCS +20 B preamble and gap, frames padded to 60 B), Mpps, the\n"
+"        ratio to the 1 Gb/s line rate, MMIO read TLPs in that window\n"
+"        (model.tlps_down_mrd; must be 0), doorbells, drops by cause (every nic_* drop\n"
+"        and error counter), interrupts (nic_txirq/rxirq_irqs) and MSIs received (per\n"
+"        vector: msis_tx/msis_rx in the JSON; an MSI on any other vector fails the run).\n"
+"        Coalescing defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames\n"
+"        have sizes drawn uniformly in LO..HI (per frame, from its queue and sequence\n"
+"        number).\n"
 "        Fails on any loss, corruption, reordering, drop or hot-path MMIO read.\n"
 "\n"
 "    rr [--sizes LIST] [--count N] [--poll-ns N]\n"
-"        Needs the NIC datapath build and the sim backend opened with peer=1 (two SoCs, each\n"
-"        with its own PCIe host model and memory, their GMII pins wired back to back; add\n"
-"        pcap=FILE to capture both directions, wire_ns=N for a wire delay). Per frame size\n"
-"        (bytes without FCS, default 60,128,512,1514), N round trips (default 200): host A\n"
-"        sends a request on TX queue 0 (one doorbell), host B polls its RX ring, checks it and\n"
-"        sends a response of the same size, A polls for it and checks it. Round-trip time in\n"
+"        Needs the sim backend opened with peer=1 (two SoCs, each with its own PCIe host\n"
+"        model and memory, their GMII pins wired back to back; add pcap=FILE to capture\n"
+"        both directions, wire_ns=N for a wire delay). Per frame size (bytes without FCS,\n"
+"        default 60,128,512,1514), N round trips (default 200): host A sends a request on\n"
+"        TX queue 0 (one doorbell), host B polls its RX ring, checks it and sends a\n"
+"        response of the same size, A polls for it and checks it. Round-trip time in\n"
 "        simulated ns from before A's send to A's poll seeing the response (polls every\n"
-"        --poll-ns, default 8 = one 125 MHz cycle). Printed: count, min / median / p99 / max /\n"
-"        mean RTT, half the median RTT, one frame's wire time, MMIO read TLPs of each host\n"
-"        over the round trips (model.tlps_down_mrd; must be 0). RX buffers are reposted and TX\n"
-"        descriptors reclaimed between round trips, outside the timed path.\n"
+"        --poll-ns, default 8 = one 125 MHz cycle). Printed: count, min / median / p99 /\n"
+"        max / mean RTT, half the median RTT, one frame's wire time, MMIO read TLPs of\n"
+"        each host over the round trips (model.tlps_down_mrd; must be 0). RX buffers are\n"
+"        reposted and TX descriptors reclaimed between round trips, outside the timed\n"
+"        path.\n"
 "        Fails on any corrupted or missing frame or hot-path MMIO read.\n"
 "\n"
 "    LIST: comma-separated numbers and ranges; A..B = A, 2A, 4A, ... <= B. Numbers take K, M,\n"
@@ -166,9 +155,9 @@ static const char *const usage_text =
 "    nicbench --json results/dma.json dma --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096\n"
 "    nicbench --backend vfio --opts dev=0000:01:00.0 dma --dir both\n"
 "    nicbench loopback --count 100 --seed 7 --max-size 32K\n"
-"    build/sim_dw128_nic/nicbench --json results/tx.json tx --sizes 60,128,512,1512 --queues 4\n"
-"    build/sim_dw128_nic/nicbench tx --size 60 --inflight 1,2,4,8,16,32,63\n"
-"    build/sim_dw128_nic/nicbench --opts peer=1,pcap=wire.pcap rr --sizes 60,1514 --count 100\n";
+"    nicbench --json results/tx.json tx --sizes 60,128,512,1512 --queues 4\n"
+"    nicbench tx --size 60 --inflight 1,2,4,8,16,32,63\n"
+"    nicbench --opts peer=1,pcap=wire.pcapng rr --sizes 60,1514 --count 100\n";
 
 /* --- context, errors, JSON --------------------------------------------------------------------- */
 
