@@ -82,7 +82,7 @@ def test_tx_inflight_list_and_limit(nicbench, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--ring", "48"], "power of two"),
     (["--ring", "8192"], "power of two"),
-    (["--queues", "9"], "--queues"),
+    (["--queues", "17"], "--queues"),
     (["--sizes", "10000"], "9216"),
     (["--batch", "64", "--ring", "64"], "--batch"),
     (["--inflight", "64", "--ring", "64"], "--inflight"),
@@ -91,6 +91,12 @@ def test_tx_inflight_list_and_limit(nicbench, tmp_path):
 def test_tx_bad_parameters(nicbench, tmp_path, args, message):
     out, _ = run(nicbench, tmp_path, "tx", *args, expect=2)
     assert message in out
+
+
+def test_tx_more_queues_than_the_soc_has(nicbench, tmp_path):
+    """The SoC's TX queue count comes from its nic block (4 here): more is refused with it."""
+    out, _ = run(nicbench, tmp_path, "tx", "--queues", "5", expect=1)
+    assert "5 is out of range 1..4" in out and "nic block" in out
 
 
 def test_tx_frame_length_not_multiple_of_4(nicbench, tmp_path):
