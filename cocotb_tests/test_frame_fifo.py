@@ -2,11 +2,12 @@
 # test_frame_fifo.py: pytest entry of the cocotb + Verilator tests of rtl/nic/frame_fifo.py.
 #
 # What it is: for each configuration below, emits FrameFIFO(...) as Verilog module
-# frame_fifo_<tag>, builds it with Verilator (build/cocotb/frame_fifo_<tag>/, reused while the
-# Verilog is unchanged) and runs cocotb_tests/tb_frame_fifo.py on it (cocotbext-axi source and
-# back-pressuring sink, random good / bad-FCS / oversize / runt frames, checked against the
-# header's drop rules and rtl/nic/test_frame_fifo.py's cycle-accurate model); fails if any cocotb
-# test fails.
+# frame_fifo_<tag> (in rtl/nic/flat_ports.py's FlatShell: its stream ports `s`, `m` as the flat
+# s_*, m_* ports the AXI-stream models drive; no s_ready in drop mode), builds it with
+# Verilator (build/cocotb/frame_fifo_<tag>/, reused while the Verilog is unchanged) and runs
+# cocotb_tests/tb_frame_fifo.py on it (cocotbext-axi source and back-pressuring sink, random
+# good / bad-FCS / oversize / runt frames, checked against the core's drop rules and
+# rtl/nic/test_frame_fifo.py's cycle-accurate model); fails if any cocotb test fails.
 # Parameters (CONFIGS): rx = the RX side (drop mode, 4-byte beats, a length FIFO of 4 frames:
 # frames are dropped full under back-pressure); tx = the TX side (backpressure=True, 8-byte
 # beats, max_len > depth so frames bigger than the memory are dropped full, nothing else).
@@ -16,6 +17,7 @@ import shutil
 import pytest
 
 from cocotb_tests.cocotb_run import run
+from rtl.nic.flat_ports import FlatShell
 from rtl.nic.frame_fifo import FrameFIFO
 
 CONFIGS = {
@@ -32,4 +34,5 @@ def test_frame_fifo_cocotb(tag):
     cfg = CONFIGS[tag]
     core = FrameFIFO(data_width=cfg["data_width"], depth=cfg["depth"],
                      max_frames=cfg["max_frames"], backpressure=cfg["backpressure"])
-    run(core, f"frame_fifo_{tag}", "cocotb_tests.tb_frame_fifo", env=dict(FIFO_CFG=cfg))
+    run(FlatShell(core), f"frame_fifo_{tag}", "cocotb_tests.tb_frame_fifo",
+        env=dict(FIFO_CFG=cfg))

@@ -1,50 +1,47 @@
 #
-# dma_port.py: the NIC cores' DMA port convention, as wiring signature members.
+# dma_port.py: the NIC cores' DMA port convention, as stream signatures.
 #
 # What it is: one definition of the read and write ports that rtl/nic/tx_engine.py,
-# rtl/nic/rx_engine.py,
-# rtl/nic/dma_read_arbiter.py and rtl/nic/nic_datapath.py share (their headers give the exact rules:
-# lengths in bytes, reads a multiple of 16 up to MRRS, never crossing 4 KiB, completions in
-# request order with the first byte in lane 0; litex_soc/nic/dma_port_adapter.py maps them onto
-# LitePCIe's crossbar ports).
+# rtl/nic/rx_engine.py, rtl/nic/dma_read_arbiter.py and rtl/nic/nic_datapath.py share (their
+# headers give the exact rules: lengths in bytes, reads a multiple of 16 up to MRRS, never
+# crossing 4 KiB, completions in request order with the first byte in lane 0;
+# litex_soc/nic/dma_port_adapter.py maps them onto LitePCIe's crossbar ports).
 #
-# Interfaces (as the DMA client drives them; flip=True gives the server's side):
-#   <prefix>req_valid/ready/addr(64)/len(13)           read requests, out
-#   <prefix>cpl_valid/ready/data(W)/last/err           read completions, in
-#   <prefix>valid/ready/addr(64)/len(13)/data(W)/first/last   posted writes, out
+# Interfaces (as the DMA client drives them; flip() gives the server's side):
+#   read_signature(W)    req: Out(stream of RD_REQ {addr (64), len (13)}),
+#                        cpl: In(stream of rd_cpl_layout(W) {data (W), last, err})
+#   write_signature(W)   stream of wr_layout(W) {addr (64), len (13), data (W), first, last}
+# Flat (Verilog) names, rtl/nic/flat_ports.py: rd_req_valid, rd_req_addr, rd_cpl_data, wr_addr..
 #
-# Parameters: data_width (W), prefix, flip.
+# Parameters: data_width (W).
 
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 LEN_WIDTH = 13      # bytes, up to 4096
 
-
-def dma_read_members(data_width, prefix="rd_", flip=False):
-    """The members of a DMA read port: requests out, completions in (flip: the reverse)."""
-    o, i = (In, Out) if flip else (Out, In)
-    return {
-        f"{prefix}req_valid": o(1),
-        f"{prefix}req_ready": i(1),
-        f"{prefix}req_addr":  o(64),
-        f"{prefix}req_len":   o(LEN_WIDTH),
-        f"{prefix}cpl_valid": i(1),
-        f"{prefix}cpl_ready": o(1),
-        f"{prefix}cpl_data":  i(data_width),
-        f"{prefix}cpl_last":  i(1),
-        f"{prefix}cpl_err":   i(1),
-    }
+RD_REQ = data.StructLayout({"addr": 64, "len": LEN_WIDTH})
 
 
-def dma_write_members(data_width, prefix="wr_", flip=False):
-    """The members of a DMA write port: one request = first beat with addr/len + data beats."""
-    o, i = (In, Out) if flip else (Out, In)
-    return {
-        f"{prefix}valid": o(1),
-        f"{prefix}ready": i(1),
-        f"{prefix}addr":  o(64),
-        f"{prefix}len":   o(LEN_WIDTH),
-        f"{prefix}data":  o(data_width),
-        f"{prefix}first": o(1),
-        f"{prefix}last":  o(1),
-    }
+def rd_cpl_layout(data_width):
+    """A read completion beat: data, the last beat of its request, the request failed."""
+    return data.StructLayout({"data": data_width, "last": 1, "err": 1})
+
+
+def wr_layout(data_width):
+    """A write beat: addr and len are valid on the first beat of a write."""
+    return data.StructLayout({"addr": 64, "len": LEN_WIDTH, "data": data_width, "first": 1,
+                              "last": 1})
+
+
+def read_signature(data_width):
+    """A DMA read port as its client sees it: requests out, completions in."""
+    return wiring.Signature({
+        "req": Out(stream.Signature(RD_REQ)),
+        "cpl": In(stream.Signature(rd_cpl_layout(data_width))),
+    })
+
+
+def write_signature(data_width):
+    """A DMA write port as its client sees it: one write = first beat with addr/len + data."""
+    return stream.Signature(wr_layout(data_width))

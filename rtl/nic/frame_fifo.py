@@ -8,18 +8,18 @@
 # leaves, so the MAC never underruns. A frame is stored in full before any of it is output, and
 # a dropped frame leaves no trace: the write pointer rolls back to the end of the last committed
 # frame and readers never see a byte of it. Frame boundaries are never lost: a frame being
-# dropped is discarded up to and including its `s_last` beat.
+# dropped is discarded up to and including its `s.p.last` beat.
 #
 # Storage: a memory of depth // data_width beats (data, keep, last: one entry per beat, so a
 # partial last beat occupies a whole entry) and a FIFO of the committed frames' lengths (bytes
-# and beats), so that `m_len` is known on the first beat. A frame's length is the sum over its
-# beats of the number of 1 bits of `s_keep`.
+# and beats), so that `m.p.len` is known on the first beat. A frame's length is the sum over its
+# beats of the number of 1 bits of `s.p.keep`.
 #
 # Drop rules, per frame. Each dropped frame increments exactly one counter, the first that
 # applies in this priority order (frame-intrinsic reasons first, then lack of space):
 #   disabled  `enable` was 0 in the cycle the frame's first beat was accepted (a frame that
 #             started with enable 1 is handled normally even if enable drops during it).
-#   error     `s_error` was 1 on the last beat (bad FCS, PHY error).
+#   error     `s.p.error` was 1 on the last beat (bad FCS, PHY error).
 #   oversize  the length exceeds `max_len`; decided at the beat that makes it exceed: nothing
 #             more of the frame is stored.
 #   runt      length < `min_len` (decided on the last beat).
@@ -32,42 +32,43 @@
 # `min_len` on the last one; keep both stable during a frame.
 #
 # Cycles. Everything is registered at the clock edge that ends the cycle in question:
-#   sink      a beat moves in cycle t when s_valid & s_ready. With the last beat of a frame in
+#   sink      a beat moves in cycle t when s.valid & s.ready. With the last beat of a frame in
 #             cycle t, in cycle t+1: frames_in has incremented, and exactly one of: the frame is
 #             committed (level += its length, frames_queued += 1) or one drop counter has
 #             incremented.
 #   latency   a frame whose last beat moves in cycle t, with nothing committed before it still
-#             waiting and the output register free in cycle t+1 (m_valid 0, or m_ready 1),
-#             shows its first beat on m_* (m_valid 1) in cycle t+2: 2 cycles.
-#   source    m_valid, m_data, m_keep, m_last and m_len are registers (m_data, m_keep, m_last
-#             are the memory's synchronous read port); a beat moves in cycle t when
-#             m_valid & m_ready, and in cycle t+1 the next beat is on m_* if one is stored (one
-#             beat per cycle, frames back to back). frames_out (on m_last), bytes_out (+= the
-#             1 bits of m_keep), level (-= the same) and frames_queued (-= 1 on m_last) are
+#             waiting and the output register free in cycle t+1 (m.valid 0, or m.ready 1),
+#             shows its first beat on m.* (m.valid 1) in cycle t+2: 2 cycles.
+#   source    m.valid and m.payload are registers (data, keep, last are the memory's
+#             synchronous read port); a beat moves in cycle t when
+#             m.valid & m.ready, and in cycle t+1 the next beat is on m.* if one is stored (one
+#             beat per cycle, frames back to back). frames_out (on m.p.last), bytes_out (+= the
+#             1 bits of m.p.keep), level (-= the same) and frames_queued (-= 1 on m.p.last) are
 #             updated in cycle t+1.
-#   s_ready   1 always when backpressure=False. With backpressure=True it is a function of
+#   s.ready   1 always when backpressure=False. With backpressure=True it is a function of
 #             registers only: 0 while the length FIFO is full, or while the memory is full and
 #             committed beats still occupy it (it frees as the output drains). A frame that fills
 #             the whole memory by itself can never fit: its next beat is accepted and the frame
 #             is dropped as full, so the sink never dead-locks.
-# No combinational path from m_ready to s_ready, nor from s_* to m_*. Beats are written and read
+# No combinational path from m.ready to s.ready, nor from s.* to m.*. Beats are written and read
 # in the same cycle at full rate.
 #
-# Interfaces:
-#   s_valid, s_ready, s_data, s_keep, s_last, s_error   sink (s_ready out). s_data has
-#                 data_width byte lanes, little-endian (lane i is s_data[8*i:8*i+8]); s_keep one
-#                 bit per lane, contiguous from lane 0, only the last beat partial (any pattern
-#                 is stored and passed on, the length counts its 1 bits); s_error sampled with
-#                 s_last.
-#   m_valid, m_ready, m_data, m_keep, m_last, m_len     source (m_ready in). m_len: the frame's
-#                 length in bytes, valid on every beat of the frame.
+# Interfaces (stream payload fields are written s.p.<field>, as in the code):
+#   s             In(stream of beat_layout(data_width)): the sink, payload data (data_width
+#                 byte lanes, little-endian: lane i is s.p.data[8*i:8*i+8]), keep (one bit per
+#                 lane, contiguous from lane 0, only the last beat partial; any pattern is stored
+#                 and passed on, the length counts its 1 bits), last, error (sampled with last).
+#                 always_ready (s.ready is Const(1)) when backpressure=False.
+#   m             Out(stream of len_beat_layout(data_width, len_width)): the source, payload
+#                 data, keep, last and len: the frame's length in bytes, valid on every beat of
+#                 the frame.
 #   max_len, min_len   in, len_width bits: see the drop rules.
 #   enable        in: see `disabled`; the output keeps draining committed frames while 0.
 #   frames_in, frames_out, bytes_out, drop_error, drop_oversize, drop_runt, drop_full,
 #   drop_disabled      out, count_width bits, wrapping. frames_in counts every frame whose last
 #                 beat was accepted: frames_in == frames_out + sum(drop_*) + frames_queued
 #                 (mod 2**count_width), in every cycle.
-#   level         out: bytes of committed frames not yet output (m_valid & m_ready); up to
+#   level         out: bytes of committed frames not yet output (m.valid & m.ready); up to
 #                 depth + data_width (a full memory and the output register).
 #   frames_queued out: committed frames whose last beat has not yet been output.
 #
@@ -79,11 +80,11 @@
 #   max_frames    entries of the length FIFO (a power of two >= 2); None: depth // data_width,
 #                 which can never be the limit (every frame takes at least one entry); with
 #                 small beats set it lower (e.g. depth // 64 for 64-byte minimum frames).
-#   backpressure  False: s_ready is 1 always (RX side). True: see s_ready (TX side).
+#   backpressure  False: s.ready is 1 always (RX side). True: see s.ready (TX side).
 #   count_width   counter width (32).
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
-from amaranth.lib import memory, wiring
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..contract import registers
@@ -93,6 +94,18 @@ DROPS = ("drop_disabled", "drop_error", "drop_oversize", "drop_runt", "drop_full
 
 # Reason a frame is being discarded, decided before its last beat (the register `reason`).
 NONE, DISABLED, OVERSIZE, FULL = range(4)
+
+
+def beat_layout(nbytes):
+    """A frame beat into the FIFO (its sink `s`; the TX engine's `tx`, the MAC's RX): nbytes
+    byte lanes, keep, last, error (with last: a bad frame)."""
+    return data.StructLayout({"data": 8 * nbytes, "keep": nbytes, "last": 1, "error": 1})
+
+
+def len_beat_layout(nbytes, len_width=16):
+    """A frame beat out of the FIFO (its source `m`; the RX engine's `s`): the frame's length in
+    bytes on every beat instead of error."""
+    return data.StructLayout({"data": 8 * nbytes, "keep": nbytes, "last": 1, "len": len_width})
 
 
 def _is_pow2(n):
@@ -129,18 +142,9 @@ class FrameFIFO(wiring.Component):
         self.backpressure = bool(backpressure)
         self.count_width = count_width
         super().__init__({
-            "s_valid":       In(1),
-            "s_ready":       Out(1),
-            "s_data":        In(8 * data_width),
-            "s_keep":        In(data_width),
-            "s_last":        In(1),
-            "s_error":       In(1),
-            "m_valid":       Out(1),
-            "m_ready":       In(1),
-            "m_data":        Out(8 * data_width),
-            "m_keep":        Out(data_width),
-            "m_last":        Out(1),
-            "m_len":         Out(len_width),
+            "s":             In(stream.Signature(beat_layout(data_width),
+                                                 always_ready=not self.backpressure)),
+            "m":             Out(stream.Signature(len_beat_layout(data_width, len_width))),
             "max_len":       In(len_width),
             "min_len":       In(len_width),
             "enable":        In(1),
@@ -182,14 +186,12 @@ class FrameFIFO(wiring.Component):
         # ---- write side
         mem_full = (wp - rp)[:aw + 1] == entries
         lfull = (lwp - lrp)[:fw + 1] == self.max_frames
-        if self.backpressure:
-            m.d.comb += self.s_ready.eq(~lfull & ~(mem_full & (fstart != rp)))
-        else:
-            m.d.comb += self.s_ready.eq(1)
-        beat = self.s_valid & self.s_ready
+        if self.backpressure:               # else s.ready is Const(1) (always_ready)
+            m.d.comb += self.s.ready.eq(~lfull & ~(mem_full & (fstart != rp)))
+        beat = self.s.valid & self.s.ready
 
         len_now = Signal(lw + 1)
-        m.d.comb += len_now.eq(flen + popcount(self.s_keep))
+        m.d.comb += len_now.eq(flen + popcount(self.s.p.keep))
         disabled = (reason == DISABLED) | (~in_frame & ~self.enable)
         over = (reason == OVERSIZE) | (len_now > self.max_len)
         nxt = Signal(2)            # the reason after this beat
@@ -205,7 +207,7 @@ class FrameFIFO(wiring.Component):
         # Drop decision on the last beat, in priority order; commit when none applies.
         final = {
             "drop_disabled": nxt == DISABLED,
-            "drop_error":    self.s_error,
+            "drop_error":    self.s.p.error,
             "drop_oversize": nxt == OVERSIZE,
             "drop_runt":     len_now < self.min_len,
             "drop_full":     (nxt == FULL) | lfull,
@@ -214,21 +216,21 @@ class FrameFIFO(wiring.Component):
         earlier = 0
         for name in DROPS:
             drop_now[name] = Signal(name=f"{name}_now")
-            m.d.comb += drop_now[name].eq(beat & self.s_last & ~earlier & final[name])
+            m.d.comb += drop_now[name].eq(beat & self.s.p.last & ~earlier & final[name])
             earlier = earlier | final[name]
         commit = Signal()
-        m.d.comb += commit.eq(beat & self.s_last & ~earlier)
+        m.d.comb += commit.eq(beat & self.s.p.last & ~earlier)
 
         m.d.comb += [
             wr.addr.eq(wp[:aw]),
-            wr.data.eq(Cat(self.s_data, self.s_keep, self.s_last)),
+            wr.data.eq(Cat(self.s.p.data, self.s.p.keep, self.s.p.last)),
             wr.en.eq(beat & (nxt == NONE)),
             lwr.addr.eq(lwp[:fw]),
             lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
             lwr.en.eq(commit),
         ]
         with m.If(beat):
-            with m.If(self.s_last):
+            with m.If(self.s.p.last):
                 m.d.sync += [
                     self.frames_in.eq(self.frames_in + 1),
                     in_frame.eq(0), reason.eq(NONE), flen.eq(0),
@@ -249,7 +251,8 @@ class FrameFIFO(wiring.Component):
 
         # ---- read side: the memory's read port register is the output register.
         rem = Signal(aw)           # beats of the current output frame still to read
-        adv = ~self.m_valid | self.m_ready                  # the output register can load
+        m_len = Signal(lw)         # the current output frame's length
+        adv = ~self.m.valid | self.m.ready                  # the output register can load
         avail = (rem != 0) | (lwp != lrp)
         take = Signal()
         start = Signal()           # take the first beat of a frame (pops the length FIFO)
@@ -261,31 +264,32 @@ class FrameFIFO(wiring.Component):
             # Addressed with the next value of lrp: lrd.data is always lens[lrp], including a
             # length written in the previous cycle (transparent port).
             lrd.addr.eq((lrp + start)[:fw]),
-            self.m_data.eq(rd.data[:8 * dw]),
-            self.m_keep.eq(rd.data[8 * dw:9 * dw]),
-            self.m_last.eq(rd.data[9 * dw]),
+            self.m.p.data.eq(rd.data[:8 * dw]),
+            self.m.p.keep.eq(rd.data[8 * dw:9 * dw]),
+            self.m.p.last.eq(rd.data[9 * dw]),
+            self.m.p.len.eq(m_len),
         ]
         with m.If(adv):
-            m.d.sync += self.m_valid.eq(avail)
+            m.d.sync += self.m.valid.eq(avail)
         with m.If(take):
             m.d.sync += rp.eq(rp + 1)
             with m.If(start):
                 m.d.sync += [
-                    self.m_len.eq(lrd.data[:lw]),
+                    m_len.eq(lrd.data[:lw]),
                     rem.eq(lrd.data[lw:]),
                     lrp.eq(lrp + 1),
                 ]
             with m.Else():
                 m.d.sync += rem.eq(rem - 1)
 
-        out = self.m_valid & self.m_ready
-        out_bytes = popcount(self.m_keep)
+        out = self.m.valid & self.m.ready
+        out_bytes = popcount(self.m.p.keep)
         with m.If(out):
             m.d.sync += self.bytes_out.eq(self.bytes_out + out_bytes)
-            with m.If(self.m_last):
+            with m.If(self.m.p.last):
                 m.d.sync += self.frames_out.eq(self.frames_out + 1)
         m.d.sync += [
             self.level.eq(self.level + Mux(commit, len_now, 0) - Mux(out, out_bytes, 0)),
-            self.frames_queued.eq(self.frames_queued + commit - (out & self.m_last)),
+            self.frames_queued.eq(self.frames_queued + commit - (out & self.m.p.last)),
         ]
         return m

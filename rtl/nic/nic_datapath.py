@@ -4,8 +4,9 @@
 # interrupt coalescing, with every sub-core's configuration and counters on a flat port list.
 #
 # What it is (one instance of each core, wired as follows):
-#   TX  TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready.
-#       TXQueueManager job_* -> TXEngine (txe) job_*; TXEngine cpl_* -> TXQueueManager cpl_*.
+#   TX  TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready
+#       (plain ports, steered below). Streams, by wiring.connect: TXQueueManager job ->
+#       TXEngine (txe) job; TXEngine cpl -> TXQueueManager cpl.
 #       Frames may span jobs (TXEngine "Open frames"): a grant is taken only while the engine
 #       is idle and no job waits, so each job's queue is chosen knowing whether a frame is
 #       open; while a frame of queue q is open, the scheduler sees only q active and only a
@@ -13,14 +14,14 @@
 #       a continuation job uses a grant and, in WRR, a credit); when q is disabled with its
 #       frame open, the engine aborts the frame (NO_EOP, counted in txe_err_no_eop), and
 #       txq_drained[q] waits for that.
-#       TXEngine tx_* -> FrameFIFO (txfifo, backpressure=True) s_* (frames with tx_error are
-#       dropped there, counted in txfifo_drop_error); FrameFIFO m_* -> mac_tx_* (no m_len).
-#   RX  mac_rx_* -> FrameFIFO (rxfifo, drop mode: never back-pressures, mac_rx has no ready)
-#       -> RXEngine (rxe) s_* (s_len = m_len).
-#   DMA read   DMAReadArbiter (rtl/nic/dma_read_arbiter.py) with client 0 = TXEngine, client 1 =
-#       RXEngine (descriptor prefetch): one read port rd_*.
-#   DMA write  one write port wr_*, shared by the RXEngine's writes (frame data, completion
-#       records) and the TX consumer-index writebacks of TXQueueManager (wb_*): each writeback
+#       TXEngine tx -> FrameFIFO (txfifo, backpressure=True) s (frames with error are
+#       dropped there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_* (flat, no len).
+#   RX  mac_rx_* -> FrameFIFO (rxfifo, drop mode: its sink is always_ready, mac_rx has no
+#       ready) s; FrameFIFO m -> RXEngine (rxe) s.
+#   DMA read   DMAReadArbiter (rtl/nic/dma_read_arbiter.py) with client s[0] = TXEngine rd,
+#       s[1] = RXEngine rd (descriptor prefetch): one read port, flat as rd_*.
+#   DMA write  one write port wr_*, shared by the RXEngine's writes (wr: frame data, completion
+#       records) and the TX consumer-index writebacks of TXQueueManager (wb): each writeback
 #       of queue q is one 16-byte write at the queue's writeback address (txq_wb_addr_*
 #       below), a TX_WB record (rtl/contract/formats.py): cons = wb_cons (12 bits,
 #       zero-extended), the rest 0 (1 beat at W=128, 2 at W=64). Arbitration at write
@@ -32,8 +33,8 @@
 #       write), so wr_addr/wr_len/wr_first/data never change under wr_valid and writes never
 #       interleave.
 #   IRQ ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
-#       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done_valid with
-#       done_queue in group g (a TX frame of the group done, good or errored); vector ntxirq
+#       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done.valid with
+#       done.p.queue in group g (a TX frame of the group done, good or errored); vector ntxirq
 #       (rxirq) has event = RXEngine irq_event (a completion record taken by the DMA).
 #       irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every
 #       TX vector's coalescer alike; each vector counts and times its own completions. The
@@ -82,12 +83,13 @@
 #       the MAC (no ready: the RX FrameFIFO drops what it cannot keep, counted); mac_rx_error
 #       with mac_rx_last marks a bad frame (dropped).
 #   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13); rd_cpl_valid (in),
-#       rd_cpl_ready, rd_cpl_data (W, in), rd_cpl_last (in), rd_cpl_err (in)   DMA read port
-#       (the convention of rtl/nic/tx_engine.py: 16-byte aligned, lengths multiples of 16 up to
-#       max_read, never across 4 KiB, completions in request order).
+#       rd_cpl_ready, rd_cpl_data (W, in), rd_cpl_last (in), rd_cpl_err (in)   DMA read port:
+#       rtl/nic/dma_port.py's read_signature, flat (rtl/nic/flat_ports.py; 16-byte aligned,
+#       lengths multiples of 16 up to max_read, never across 4 KiB, completions in request
+#       order).
 #   wr_valid, wr_ready (in), wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA
-#       write port (rtl/nic/rx_engine.py's convention: ceil(wr_len*8/W) beats, addr/len valid on
-#       the wr_first beat, posted).
+#       write port: dma_port.py's write_signature, flat (ceil(wr_len*8/W) beats, addr/len valid
+#       on the wr_first beat, posted).
 #   irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)   bit g < ntxirq: TX vector g (queue
 #       group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit 1 RX.
 #
@@ -112,8 +114,9 @@ from amaranth.utils import ceil_log2
 from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
 from ..contract.coalesce import CONFIG
 from ..contract.formats import TX_WB
-from .dma_port import dma_read_members, dma_write_members
+from .dma_port import read_signature, write_signature
 from .dma_read_arbiter import DMAReadArbiter
+from .flat_ports import connect_flat, flat_members
 from .frame_fifo import FrameFIFO
 from .irq_coalescer import IRQCoalescer
 from .rx_engine import RXEngine
@@ -201,18 +204,12 @@ class NICDatapath(wiring.Component):
             "txq_wb_addr":       In(64),
             "txq_wb_writes":     Out(32),
             "txirq_vec_irqs":    Out(32 * ntxirq),
-            "mac_tx_valid":  Out(1),
-            "mac_tx_ready":  In(1),
-            "mac_tx_data":   Out(data_width),
-            "mac_tx_keep":   Out(B),
-            "mac_tx_last":   Out(1),
-            "mac_rx_valid":  In(1),
-            "mac_rx_data":   In(data_width),
-            "mac_rx_keep":   In(B),
-            "mac_rx_last":   In(1),
-            "mac_rx_error":  In(1),
-            **dma_read_members(data_width),
-            **dma_write_members(data_width),
+            # The flat ports of the TX FIFO's source (no len), the RX FIFO's sink (no ready)
+            # and the DMA ports.
+            **flat_members(self.txfifo.m.signature, "mac_tx_", skip=["len"]),
+            **flat_members(self.rxfifo.s.signature, "mac_rx_"),
+            **flat_members(read_signature(data_width), "rd_"),
+            **flat_members(write_signature(data_width), "wr_"),
             "irq_valid":     Out(ntxirq + 1),
             "irq_ready":     In(ntxirq + 1),
         })
@@ -254,7 +251,7 @@ class NICDatapath(wiring.Component):
         may_take = Signal()
         m.d.comb += [
             open_mask.eq(Mux(txe.open_valid, 1 << txe.open_queue, (1 << n) - 1)),
-            may_take.eq(txe.idle & ~txq.job_valid &
+            may_take.eq(txe.idle & ~txq.job.valid &
                         (~txe.open_valid | (sched.grant_queue == txe.open_queue))),
             txe.open_abort.eq(txe.open_valid &
                               ~Array(txq.q_enable + [0] * (2**self.qbits - n))[txe.open_queue]),
@@ -264,66 +261,20 @@ class NICDatapath(wiring.Component):
             sched.grant_ready.eq(txq.grant_ready & may_take),
             # A queue with a frame open in the engine is not drained until the frame ends.
             self.txq_drained.eq(txq.drained & ~Mux(txe.open_valid, open_mask, 0)),
-            txe.job_valid.eq(txq.job_valid),
-            txq.job_ready.eq(txe.job_ready),
-            txe.job_queue.eq(txq.job_queue),
-            txe.job_index.eq(txq.job_index),
-            txe.job_count.eq(txq.job_count),
-            txq.cpl_valid.eq(txe.cpl_valid),
-            txq.cpl_queue.eq(txe.cpl_queue),
-            txq.cpl_count.eq(txe.cpl_count),
-            txfifo.s_valid.eq(txe.tx_valid),
-            txe.tx_ready.eq(txfifo.s_ready),
-            txfifo.s_data.eq(txe.tx_data),
-            txfifo.s_keep.eq(txe.tx_keep),
-            txfifo.s_last.eq(txe.tx_last),
-            txfifo.s_error.eq(txe.tx_error),
-            self.mac_tx_valid.eq(txfifo.m_valid),
-            txfifo.m_ready.eq(self.mac_tx_ready),
-            self.mac_tx_data.eq(txfifo.m_data),
-            self.mac_tx_keep.eq(txfifo.m_keep),
-            self.mac_tx_last.eq(txfifo.m_last),
         ]
+        wiring.connect(m, txq.job, txe.job)
+        wiring.connect(m, txe.cpl, txq.cpl)
+        wiring.connect(m, txe.tx, txfifo.s)
+        connect_flat(m, txfifo.m, self, "mac_tx_", skip=["len"])
 
         # -- RX: MAC, FIFO, engine ---------------------------------------------------------------
-        m.d.comb += [
-            rxfifo.s_valid.eq(self.mac_rx_valid),
-            rxfifo.s_data.eq(self.mac_rx_data),
-            rxfifo.s_keep.eq(self.mac_rx_keep),
-            rxfifo.s_last.eq(self.mac_rx_last),
-            rxfifo.s_error.eq(self.mac_rx_error),
-            rxe.s_valid.eq(rxfifo.m_valid),
-            rxfifo.m_ready.eq(rxe.s_ready),
-            rxe.s_data.eq(rxfifo.m_data),
-            rxe.s_keep.eq(rxfifo.m_keep),
-            rxe.s_last.eq(rxfifo.m_last),
-            rxe.s_len.eq(rxfifo.m_len),
-        ]
+        connect_flat(m, rxfifo.s, self, "mac_rx_")
+        wiring.connect(m, rxfifo.m, rxe.s)
 
         # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
-        for i, eng in enumerate((txe, rxe)):
-            m.d.comb += [
-                arb.port(i, "rd_req_valid").eq(eng.rd_req_valid),
-                eng.rd_req_ready.eq(arb.port(i, "rd_req_ready")),
-                arb.port(i, "rd_req_addr").eq(eng.rd_req_addr),
-                arb.port(i, "rd_req_len").eq(eng.rd_req_len),
-                eng.rd_cpl_valid.eq(arb.port(i, "rd_cpl_valid")),
-                arb.port(i, "rd_cpl_ready").eq(eng.rd_cpl_ready),
-                eng.rd_cpl_data.eq(arb.port(i, "rd_cpl_data")),
-                eng.rd_cpl_last.eq(arb.port(i, "rd_cpl_last")),
-                eng.rd_cpl_err.eq(arb.port(i, "rd_cpl_err")),
-            ]
-        m.d.comb += [
-            self.rd_req_valid.eq(arb.rd_req_valid),
-            arb.rd_req_ready.eq(self.rd_req_ready),
-            self.rd_req_addr.eq(arb.rd_req_addr),
-            self.rd_req_len.eq(arb.rd_req_len),
-            arb.rd_cpl_valid.eq(self.rd_cpl_valid),
-            self.rd_cpl_ready.eq(arb.rd_cpl_ready),
-            arb.rd_cpl_data.eq(self.rd_cpl_data),
-            arb.rd_cpl_last.eq(self.rd_cpl_last),
-            arb.rd_cpl_err.eq(self.rd_cpl_err),
-        ]
+        wiring.connect(m, txe.rd, arb.s[0])
+        wiring.connect(m, rxe.rd, arb.s[1])
+        connect_flat(m, arb.rd, self, "rd_")
 
         # -- TX consumer-index writebacks as 16-byte writes --------------------------------------
         wb_bases = [Signal(60, name=f"wb_base{i}") for i in range(n)]   # in units of 16 bytes
@@ -333,7 +284,7 @@ class NICDatapath(wiring.Component):
                     m.d.sync += wb_bases[i].eq(self.txq_wb_addr[4:])
         wb_base = Signal(60)
         for i in range(n):
-            with m.If(txq.wb_queue == i):
+            with m.If(txq.wb.p.queue == i):
                 m.d.comb += wb_base.eq(wb_bases[i])
         wb_beat = Signal()                       # W=64: the second beat of the writeback
         wb_first = Signal()
@@ -341,7 +292,7 @@ class NICDatapath(wiring.Component):
         wb_rec = Signal(TX_WB)                   # reserved: 0
         wb_data = Signal(W)
         wb_beats = [wb_rec.as_value()[i:i + W] for i in range(0, TX_WB.size, W)]
-        m.d.comb += [wb_rec.cons.eq(txq.wb_cons),
+        m.d.comb += [wb_rec.cons.eq(txq.wb.p.cons),
                      wb_first.eq(~wb_beat),
                      wb_last.eq(1 if len(wb_beats) == 1 else wb_beat),
                      wb_data.eq(Mux(wb_beat, wb_beats[-1], wb_beats[0]))]
@@ -353,21 +304,22 @@ class NICDatapath(wiring.Component):
         choice = Signal()
         sel = Signal()
         m.d.comb += [
-            choice.eq(Mux(rxe.wr_valid & txq.wb_valid, turn, ~rxe.wr_valid)),
+            choice.eq(Mux(rxe.wr.valid & txq.wb.valid, turn, ~rxe.wr.valid)),
             sel.eq(Mux(busy, owner, choice)),
         ]
+        rx_wr = rxe.wr.p
         with m.If(sel):
-            m.d.comb += [self.wr_valid.eq(txq.wb_valid), self.wr_addr.eq(wb_base << 4),
+            m.d.comb += [self.wr_valid.eq(txq.wb.valid), self.wr_addr.eq(wb_base << 4),
                          self.wr_len.eq(TX_WB.size // 8), self.wr_data.eq(wb_data),
                          self.wr_first.eq(wb_first), self.wr_last.eq(wb_last)]
         with m.Else():
-            m.d.comb += [self.wr_valid.eq(rxe.wr_valid), self.wr_addr.eq(rxe.wr_addr),
-                         self.wr_len.eq(rxe.wr_len), self.wr_data.eq(rxe.wr_data),
-                         self.wr_first.eq(rxe.wr_first), self.wr_last.eq(rxe.wr_last)]
+            m.d.comb += [self.wr_valid.eq(rxe.wr.valid), self.wr_addr.eq(rx_wr.addr),
+                         self.wr_len.eq(rx_wr.len), self.wr_data.eq(rx_wr.data),
+                         self.wr_first.eq(rx_wr.first), self.wr_last.eq(rx_wr.last)]
         take = Signal()
         m.d.comb += [take.eq(self.wr_valid & self.wr_ready),
-                     rxe.wr_ready.eq(self.wr_ready & ~sel),
-                     txq.wb_ready.eq(self.wr_ready & sel & wb_last)]
+                     rxe.wr.ready.eq(self.wr_ready & ~sel),
+                     txq.wb.ready.eq(self.wr_ready & sel & wb_last)]
         with m.If(self.wr_valid):
             m.d.sync += [busy.eq(~(take & self.wr_last)), owner.eq(sel)]
         with m.If(take & self.wr_last):
@@ -380,10 +332,10 @@ class NICDatapath(wiring.Component):
         # -- interrupts --------------------------------------------------------------------------
         # TX queue group of the frame done: done_queue % ntxirq (a table over the queue numbers).
         nt = self.ntxirq
-        group = Array(q % nt for q in range(2**self.qbits))[txe.done_queue]
+        group = Array(q % nt for q in range(2**self.qbits))[txe.done.p.queue]
         for g, c in enumerate(txirqs):
             m.d.comb += [
-                c.event.eq(txe.done_valid & (group == g)),
+                c.event.eq(txe.done.valid & (group == g)),
                 self.irq_valid[g].eq(c.irq_valid),
                 c.irq_ready.eq(self.irq_ready[g]),
             ]

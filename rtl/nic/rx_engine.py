@@ -2,7 +2,7 @@
 # rx_engine.py: the RX DMA engine of one queue: descriptor prefetch, frame write into host
 # buffers, completion records.
 #
-# What it is: takes the frames of rtl/nic/frame_fifo.py (its m_* output, m_len known on the first
+# What it is: takes the frames of rtl/nic/frame_fifo.py (its source m, the length known on the first
 # beat) and writes each one into the next buffer the driver has posted on the RX descriptor ring,
 # then writes a completion record to the completion ring and pulses `irq_event` (to
 # rtl/nic/irq_coalescer.py's `event`). One frame at a time. Nothing is ever written outside a posted
@@ -21,7 +21,7 @@
 #                    BAD_ADDR: the buffer address is not a multiple of 16; handled as TOO_BIG
 #                    (nothing written, buffer consumed) and counted apart.
 #   timestamp        the value of a free-running 64-bit cycle counter (0 in the first cycle after
-#                    reset) in the cycle the frame's first beat was accepted (s_valid & s_ready).
+#                    reset) in the cycle the frame's first beat was accepted (s.valid & s.ready).
 #
 # Ring positions (prod, fetch, cons, cpl_index) are kept mod S, as in rtl/nic/tx_queue_manager.py:
 # posted-but-not-fetched descriptors are (prod - fetch) mod S, so prod == fetch is empty and a
@@ -32,30 +32,30 @@
 # Descriptor prefetch: a local FIFO of 8 descriptors. With no read outstanding, enable 1 and
 # posted descriptors not fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch) mod S,
 # S - fetch (never across the ring end), free FIFO entries, descriptors before the next 4 KiB
-# boundary) descriptors at ring_base + 16 * fetch is requested (rd_req_len = 16 * n; fetch += n
+# boundary) descriptors at ring_base + 16 * fetch is requested (rd.req.p.len = 16 * n; fetch += n
 # when the request is issued). One read outstanding at a time. Its completion beats (16 // (W/8)
-# per descriptor, in order) are written into the FIFO and committed on rd_cpl_last. If any beat
-# had rd_cpl_err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
+# per descriptor, in order) are written into the FIFO and committed on rd.cpl.p.last. If any beat
+# had rd.cpl.p.err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
 # err_read += n, no frame uses them and no completion is written for them (they still count as
 # consumed: `cons` moves past them, in ring order, one per cycle, as they reach the FIFO head).
 #
-# Frames, one at a time. When the first beat of a frame is presented (s_valid) and the engine is
+# Frames, one at a time. When the first beat of a frame is presented (s.valid) and the engine is
 # idle, in that cycle:
 #   no buffer   enable is 0, or the FIFO is empty, nothing is posted (prod == fetch) and no read
-#               is outstanding: the first beat is accepted in this cycle (s_ready 1) and the whole
-#               frame is discarded up to its s_last beat; drop_no_buffer += 1 at the edge.
+#               is outstanding: the first beat is accepted in this cycle (s.ready 1) and the whole
+#               frame is discarded up to its s.p.last beat; drop_no_buffer += 1 at the edge.
 #   buffer      the FIFO head is a fetched (not skipped) descriptor: it is popped (cons += 1) and
-#               its status decided from s_len: BAD_ADDR, else TOO_BIG if roundup4(s_len) >
+#               its status decided from s.p.len: BAD_ADDR, else TOO_BIG if roundup4(s.p.len) >
 #               buffer length, else OK. The frame's beats are accepted from the next cycle on.
-#   otherwise   (a descriptor is posted, being fetched or skipped): wait, s_ready 0.
-# OK: the s_len bytes (from lane 0 of the first beat on, ceil(s_len / (W/8)) beats; s_keep is
+#   otherwise   (a descriptor is posted, being fetched or skipped): wait, s.ready 0.
+# OK: the s.p.len bytes (from lane 0 of the first beat on, ceil(s.p.len / (W/8)) beats; s.p.keep is
 # ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe are
 # whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold the
 # frame rounded up to 4 bytes), are written at the buffer address in writes of min(remaining,
 # max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the frame's beats
 # (every write but the last is a multiple of W/8 bytes, as the address is 16-byte aligned). Beats
-# after those are discarded up to s_last; a frame whose s_last comes before s_len bytes is padded
-# with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are
+# after those are discarded up to s.p.last; a frame whose s.p.last comes before s.p.len bytes is
+# padded with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are
 # discarded.
 # Then the completion record is written (one 16-byte write, after the frame's data writes in the
 # write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
@@ -73,17 +73,18 @@
 #   ring_base (64), ring_size_log2 (4), cpl_base (64), enable      in: configuration (CSRs).
 #   db_valid, db_index (16)   in: doorbell: prod = db_index (the driver's producer index). With
 #       db_index >= S it is ignored and err_db_range += 1. Ignored while enable is 0.
-#   s_valid, s_ready, s_data (W), s_keep (W/8), s_last, s_len (16)   sink (from FrameFIFO's
-#       m_*): s_len is the frame's length in bytes, valid on every beat. s_ready is a function of
-#       registers, enable, ring_size_log2 and wr_ready (not of s_*).
-#   rd_req_valid, rd_req_ready, rd_req_addr (64), rd_req_len (13)   DMA read requests (out/in/
-#       out/out; held until taken): len a multiple of 16, <= max_read, never crossing 4 KiB.
-#   rd_cpl_valid, rd_cpl_ready, rd_cpl_data (W), rd_cpl_last, rd_cpl_err   completions (in/out/
-#       in/in/in), in request order, first byte in lane 0; rd_cpl_last on a request's last beat.
-#   wr_valid, wr_ready, wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA write
-#       stream (out/in/out..): one write = ceil(wr_len * 8 / W) beats, wr_addr and wr_len valid
-#       on the first (wr_first) beat, first byte in lane 0; 1 <= wr_len <= max_payload, never
-#       crossing 4 KiB. Posted: no completion. Registered outputs, held until wr_ready.
+#   s             In(stream of frame_fifo.len_beat_layout(W/8): data (W), keep (W/8), last,
+#       len (16)): the frames, from FrameFIFO's source `m`; len is the frame's length in bytes,
+#       valid on every beat. s.ready is a function of registers, enable, ring_size_log2 and
+#       wr.ready (not of s.valid or s.payload).
+#   rd            Out(dma_port.read_signature(W)): DMA read requests rd.req {addr (64), len
+#       (13)} (held until taken): len a multiple of 16, <= max_read, never crossing 4 KiB;
+#       completions rd.cpl {data (W), last, err}, in request order, first byte in lane 0, last
+#       on a request's last beat.
+#   wr            Out(dma_port.write_signature(W)): DMA write stream {addr (64), len (13),
+#       data (W), first, last}: one write = ceil(len * 8 / W) beats, addr and len valid on the
+#       first beat (first 1), first byte in lane 0; 1 <= len <= max_payload, never crossing
+#       4 KiB. Posted: no completion. Registered outputs, held until wr.ready.
 #   irq_event     out: one-cycle pulse per completion record taken by the DMA.
 #   frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
 #   err_read      out, 32 bits each, wrapping: frames written OK and their bytes; frames dropped
@@ -99,12 +100,13 @@
 #   max_read      largest descriptor read in bytes: a multiple of 16, 16..4096 (512).
 
 from amaranth import Cat, Const, Module, Mux, Signal
-from amaranth.lib import data, memory, wiring
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..contract import registers
 from ..contract.formats import RECORD_BYTES, RX_CPL, RX_DESC, RxStatus
-from .dma_port import dma_read_members, dma_write_members
+from .dma_port import read_signature, write_signature
+from .frame_fifo import len_beat_layout
 
 COUNTS = registers.counter_names("rx_engine")
 # The fields of a descriptor the local FIFO keeps.
@@ -150,14 +152,9 @@ class RXEngine(wiring.Component):
             "enable":         In(1),
             "db_valid":       In(1),
             "db_index":       In(16),
-            "s_valid":        In(1),
-            "s_ready":        Out(1),
-            "s_data":         In(w),
-            "s_keep":         In(w // 8),
-            "s_last":         In(1),
-            "s_len":          In(16),
-            **dma_read_members(w),
-            **dma_write_members(w),
+            "s":              In(stream.Signature(len_beat_layout(w // 8, 16))),
+            "rd":             Out(read_signature(w)),
+            "wr":             Out(write_signature(w)),
             "irq_event":      Out(1),
             **{s.name: Out(s.width) for s in registers.CORES["rx_engine"].counters},
             "cons":           Out(12),
@@ -205,7 +202,7 @@ class RXEngine(wiring.Component):
         # -- descriptor fetch --------------------------------------------------------------------
         in_cpl = Signal()                          # request taken, completion not yet done
         rd_busy = Signal()
-        m.d.comb += rd_busy.eq(self.rd_req_valid | in_cpl)
+        m.d.comb += rd_busy.eq(self.rd.req.valid | in_cpl)
         waiting = Signal(12)
         to_end = Signal(13)
         room = Signal(4)
@@ -222,14 +219,14 @@ class RXEngine(wiring.Component):
         bcount = Signal(4)                         # descriptors of the outstanding read
         with m.If(en & ~rd_busy & (waiting != 0) & (room != 0)):
             m.d.sync += [
-                self.rd_req_valid.eq(1),
-                self.rd_req_addr.eq(raddr),
-                self.rd_req_len.eq(count << 4),
+                self.rd.req.valid.eq(1),
+                self.rd.req.p.addr.eq(raddr),
+                self.rd.req.p.len.eq(count << 4),
                 fetch.eq((fetch + count) & mask),
                 bcount.eq(count),
             ]
-        with m.If(self.rd_req_valid & self.rd_req_ready):
-            m.d.sync += [self.rd_req_valid.eq(0), in_cpl.eq(1),
+        with m.If(self.rd.req.valid & self.rd.req.ready):
+            m.d.sync += [self.rd.req.valid.eq(0), in_cpl.eq(1),
                          self.desc_reads.eq(self.desc_reads + 1)]
 
         rcv = Signal(5)                            # beats received (saturating)
@@ -238,13 +235,13 @@ class RXEngine(wiring.Component):
         held = Signal(64)                          # W=64: the address beat
         cbeat = Signal()
         m.d.comb += [
-            self.rd_cpl_ready.eq(in_cpl),
-            cbeat.eq(self.rd_cpl_valid & in_cpl),
-            errd_n.eq(errd | self.rd_cpl_err),
+            self.rd.cpl.ready.eq(in_cpl),
+            cbeat.eq(self.rd.cpl.valid & in_cpl),
+            errd_n.eq(errd | self.rd.cpl.p.err),
         ]
         exp_beats = bcount * beats_per_desc
         if bpb == 16:
-            desc = data.View(RX_DESC, self.rd_cpl_data)
+            desc = data.View(RX_DESC, self.rd.cpl.p.data)
             m.d.comb += [
                 dwr.addr.eq((wp + rcv)[:3]),
                 dwr.data.addr.eq(desc.addr),
@@ -252,7 +249,7 @@ class RXEngine(wiring.Component):
                 dwr.en.eq(cbeat & (rcv < bcount)),
             ]
         else:
-            desc = data.View(RX_DESC, Cat(held, self.rd_cpl_data))
+            desc = data.View(RX_DESC, Cat(held, self.rd.cpl.p.data))
             m.d.comb += [
                 dwr.addr.eq((wp + (rcv >> 1))[:3]),
                 dwr.data.addr.eq(desc.addr),
@@ -260,12 +257,12 @@ class RXEngine(wiring.Component):
                 dwr.en.eq(cbeat & rcv[0] & (rcv < exp_beats)),
             ]
             with m.If(cbeat & ~rcv[0]):
-                m.d.sync += held.eq(self.rd_cpl_data)
+                m.d.sync += held.eq(self.rd.cpl.p.data)
         good = Signal()
         m.d.comb += good.eq(~errd_n & (rcv + 1 == exp_beats))
         with m.If(cbeat):
             m.d.sync += [rcv.eq(Mux(rcv == 31, 31, rcv + 1)), errd.eq(errd_n)]
-            with m.If(self.rd_cpl_last):
+            with m.If(self.rd.cpl.p.last):
                 m.d.sync += [in_cpl.eq(0), rcv.eq(0), errd.eq(0), wp.eq(wp + bcount)]
                 for i in range(FIFO_DEPTH):
                     with m.If(((i - wp)[:3]) < bcount):
@@ -282,11 +279,11 @@ class RXEngine(wiring.Component):
 
         # -- frames ------------------------------------------------------------------------------
         load = Signal()                            # the write register can take a beat
-        m.d.comb += load.eq(~self.wr_valid | self.wr_ready)
+        m.d.comb += load.eq(~self.wr.valid | self.wr.ready)
         wr_cpl = Signal()                          # the write register holds a record's last beat
         with m.If(load):
-            m.d.sync += [self.wr_valid.eq(0), wr_cpl.eq(0)]
-        m.d.sync += self.irq_event.eq(self.wr_valid & self.wr_ready & wr_cpl)
+            m.d.sync += [self.wr.valid.eq(0), wr_cpl.eq(0)]
+        m.d.sync += self.irq_event.eq(self.wr.valid & self.wr.ready & wr_cpl)
 
         waddr = Signal(64)                         # next buffer byte to write
         rem = Signal(16)                           # bytes of the frame still to write
@@ -294,7 +291,7 @@ class RXEngine(wiring.Component):
         flen = Signal(16)
         pad = Signal(2)                            # zero bytes after the frame, to a DWORD
         len4 = Signal(17)
-        m.d.comb += len4.eq((self.s_len + 3) & ~3)
+        m.d.comb += len4.eq((self.s.p.len + 3) & ~3)
         didx = Signal(12)
         status = Signal(range(max(RxStatus) + 1))
         ended = Signal()                           # the frame's s_last was accepted
@@ -349,11 +346,11 @@ class RXEngine(wiring.Component):
 
         state = Signal(3)
         with m.If(state == IDLE):
-            m.d.comb += self.s_ready.eq(nobuf)
-            with m.If(self.s_valid):
+            m.d.comb += self.s.ready.eq(nobuf)
+            with m.If(self.s.valid):
                 with m.If(nobuf):
                     m.d.sync += self.drop_no_buffer.eq(self.drop_no_buffer + 1)
-                    with m.If(~self.s_last):
+                    with m.If(~self.s.p.last):
                         m.d.sync += state.eq(DROP)
                 with m.Elif(~fifo_empty & ~head_bad):
                     m.d.comb += pop.eq(1)
@@ -362,8 +359,8 @@ class RXEngine(wiring.Component):
                     m.d.sync += [
                         status.eq(st),
                         rem.eq(Mux(st == RxStatus.OK, len4, 0)),
-                        pad.eq(len4 - self.s_len),
-                        flen.eq(self.s_len),
+                        pad.eq(len4 - self.s.p.len),
+                        flen.eq(self.s.p.len),
                         waddr.eq(d_addr),
                         didx.eq(cons),
                         crem.eq(0),
@@ -372,43 +369,43 @@ class RXEngine(wiring.Component):
                     ]
                     m.d.sync += state.eq(FRAME)
         with m.Elif(state == DROP):
-            m.d.comb += self.s_ready.eq(1)
-            with m.If(self.s_valid & self.s_last):
+            m.d.comb += self.s.ready.eq(1)
+            with m.If(self.s.valid & self.s.p.last):
                 m.d.sync += state.eq(IDLE)
         with m.Elif(state == FRAME):
             with m.If(rem != 0):
-                m.d.comb += self.s_ready.eq(~ended & load)
-                with m.If(load & (ended | self.s_valid)):
+                m.d.comb += self.s.ready.eq(~ended & load)
+                with m.If(load & (ended | self.s.valid)):
                     m.d.sync += [
-                        self.wr_valid.eq(1),
-                        self.wr_first.eq(crem == 0),
-                        self.wr_last.eq(cur <= bpb),
-                        self.wr_data.eq(Mux(ended, 0, self.s_data) & byte_mask),
+                        self.wr.valid.eq(1),
+                        self.wr.p.first.eq(crem == 0),
+                        self.wr.p.last.eq(cur <= bpb),
+                        self.wr.p.data.eq(Mux(ended, 0, self.s.p.data) & byte_mask),
                         rem.eq(rem - nb),
                         crem.eq(cur - nb),
                         waddr.eq(waddr + nb),
                     ]
                     with m.If(crem == 0):
-                        m.d.sync += [self.wr_addr.eq(waddr), self.wr_len.eq(cur)]
-                    with m.If(~ended & self.s_last):
+                        m.d.sync += [self.wr.p.addr.eq(waddr), self.wr.p.len.eq(cur)]
+                    with m.If(~ended & self.s.p.last):
                         m.d.sync += ended.eq(1)
             with m.Elif(~ended):
-                m.d.comb += self.s_ready.eq(1)
-                with m.If(self.s_valid & self.s_last):
+                m.d.comb += self.s.ready.eq(1)
+                with m.If(self.s.valid & self.s.p.last):
                     m.d.sync += ended.eq(1)
             with m.Else():
                 m.d.sync += state.eq(CPL)
-            with m.If(self.s_valid & self.s_ready & ~started):
+            with m.If(self.s.valid & self.s.ready & ~started):
                 m.d.sync += [started.eq(1), ts.eq(now)]
         with m.Elif(state == CPL):
             with m.If(load):
                 m.d.sync += [
-                    self.wr_valid.eq(1),
-                    self.wr_first.eq(1),
-                    self.wr_last.eq(bpb == 16),
-                    self.wr_addr.eq(caddr),
-                    self.wr_len.eq(RX_CPL.size // 8),
-                    self.wr_data.eq(rec_bits[:w]),
+                    self.wr.valid.eq(1),
+                    self.wr.p.first.eq(1),
+                    self.wr.p.last.eq(bpb == 16),
+                    self.wr.p.addr.eq(caddr),
+                    self.wr.p.len.eq(RX_CPL.size // 8),
+                    self.wr.p.data.eq(rec_bits[:w]),
                 ]
                 if bpb == 16:
                     m.d.sync += wr_cpl.eq(1)
@@ -420,10 +417,10 @@ class RXEngine(wiring.Component):
             with m.Elif(state == CPL2):
                 with m.If(load):
                     m.d.sync += [
-                        self.wr_valid.eq(1),
-                        self.wr_first.eq(0),
-                        self.wr_last.eq(1),
-                        self.wr_data.eq(rec_bits[64:]),
+                        self.wr.valid.eq(1),
+                        self.wr.p.first.eq(0),
+                        self.wr.p.last.eq(1),
+                        self.wr.p.data.eq(rec_bits[64:]),
                         wr_cpl.eq(1),
                     ]
                     cpl_counts()

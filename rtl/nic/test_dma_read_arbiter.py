@@ -39,34 +39,34 @@ def simulate(rng, nports=3, data_width=128, depth=16, nreqs=60, p_req=0.5, p_rdy
             for i in range(nports):
                 if cur[i] is None and todo[i] and rng.random() < p_req:
                     cur[i] = todo[i].popleft()
-                ctx.set(dut.port(i, "rd_req_valid"), cur[i] is not None)
+                ctx.set(dut.s[i].req.valid, cur[i] is not None)
                 if cur[i] is not None:
-                    ctx.set(dut.port(i, "rd_req_addr"), cur[i][0])
-                    ctx.set(dut.port(i, "rd_req_len"), cur[i][1])
-                ctx.set(dut.port(i, "rd_cpl_ready"), rng.random() < p_cready)
+                    ctx.set(dut.s[i].req.p.addr, cur[i][0])
+                    ctx.set(dut.s[i].req.p.len, cur[i][1])
+                ctx.set(dut.s[i].cpl.ready, rng.random() < p_cready)
             rdy = rng.random() < p_rdy
-            ctx.set(dut.rd_req_ready, rdy)
+            ctx.set(dut.rd.req.ready, rdy)
             cv = bool(host) and host[0][0] <= cyc and rng.random() < p_cpl
-            ctx.set(dut.rd_cpl_valid, cv)
+            ctx.set(dut.rd.cpl.valid, cv)
             if cv:
                 _, d, last, err = host[0]
-                ctx.set(dut.rd_cpl_data, d)
-                ctx.set(dut.rd_cpl_last, last)
-                ctx.set(dut.rd_cpl_err, err)
+                ctx.set(dut.rd.cpl.p.data, d)
+                ctx.set(dut.rd.cpl.p.last, last)
+                ctx.set(dut.rd.cpl.p.err, err)
             else:
-                ctx.set(dut.rd_cpl_data, rng.getrandbits(data_width))
-                ctx.set(dut.rd_cpl_last, rng.random() < 0.5)
-            mv = ctx.get(dut.rd_req_valid)
+                ctx.set(dut.rd.cpl.p.data, rng.getrandbits(data_width))
+                ctx.set(dut.rd.cpl.p.last, rng.random() < 0.5)
+            mv = ctx.get(dut.rd.req.valid)
             if prev is not None:
-                assert mv and (ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)) == prev, \
+                assert mv and (ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)) == prev, \
                     f"cycle {cyc}: request changed before taken"
             prev = None
-            taken_by = [i for i in range(nports) if ctx.get(dut.port(i, "rd_req_ready")) and
+            taken_by = [i for i in range(nports) if ctx.get(dut.s[i].req.ready) and
                         cur[i] is not None]
             if mv and rdy:
                 assert len(taken_by) == 1
                 i = taken_by[0]
-                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+                addr, ln = ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)
                 assert (addr, ln) == cur[i]
                 cur[i] = None
                 nb = ln * 8 // data_width
@@ -81,16 +81,16 @@ def simulate(rng, nports=3, data_width=128, depth=16, nreqs=60, p_req=0.5, p_rdy
             else:
                 assert not taken_by, f"cycle {cyc}: ready to a client without acceptance"
                 if mv:
-                    prev = (ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len))
-            if cv and ctx.get(dut.rd_cpl_ready):
+                    prev = (ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len))
+            if cv and ctx.get(dut.rd.cpl.ready):
                 host.popleft()
             for i in range(nports):
-                if ctx.get(dut.port(i, "rd_cpl_valid")):
+                if ctx.get(dut.s[i].cpl.valid):
                     assert cv
-                    if ctx.get(dut.port(i, "rd_cpl_ready")):
-                        beat = (ctx.get(dut.port(i, "rd_cpl_data")),
-                                ctx.get(dut.port(i, "rd_cpl_last")),
-                                ctx.get(dut.port(i, "rd_cpl_err")))
+                    if ctx.get(dut.s[i].cpl.ready):
+                        beat = (ctx.get(dut.s[i].cpl.p.data),
+                                ctx.get(dut.s[i].cpl.p.last),
+                                ctx.get(dut.s[i].cpl.p.err))
                         assert expected[i], f"cycle {cyc}: client {i}: unexpected beat"
                         assert beat == expected[i].popleft(), f"cycle {cyc}: client {i}"
             out = ctx.get(dut.outstanding)
@@ -135,13 +135,13 @@ def test_fair():
     order = []
 
     async def bench(ctx):
-        ctx.set(dut.rd_req_ready, 1)
+        ctx.set(dut.rd.req.ready, 1)
         for i in range(3):
-            ctx.set(dut.port(i, "rd_req_valid"), 1)
-            ctx.set(dut.port(i, "rd_req_addr"), 16 * i)
-            ctx.set(dut.port(i, "rd_req_len"), 16)
+            ctx.set(dut.s[i].req.valid, 1)
+            ctx.set(dut.s[i].req.p.addr, 16 * i)
+            ctx.set(dut.s[i].req.p.len, 16)
         for _ in range(12):
-            order.append(ctx.get(dut.rd_req_addr) // 16)
+            order.append(ctx.get(dut.rd.req.p.addr) // 16)
             await ctx.tick()
 
     sim = Simulator(dut)

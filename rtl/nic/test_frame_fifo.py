@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pytest
 from amaranth.sim import Simulator
 
+from rtl.nic.flat_ports import FlatShell
 from rtl.nic.frame_fifo import COUNTS, FrameFIFO
 from rtl.verilator_lint import verilator_lint
 
@@ -256,17 +257,17 @@ def simulate(frames, ready=None, *, data_width=8, depth=4096, max_frames=None,
         while not end.now(src, model):
             s = src.current()
             r = ready(cyc)
-            for sig, v in zip((dut.s_valid, dut.s_data, dut.s_keep, dut.s_last, dut.s_error,
-                               dut.enable), s):
+            for sig, v in zip((dut.s.valid, dut.s.p.data, dut.s.p.keep, dut.s.p.last,
+                               dut.s.p.error, dut.enable), s):
                 ctx.set(sig, v)
-            ctx.set(dut.m_ready, r)
-            s_ready, valid = ctx.get(dut.s_ready), ctx.get(dut.m_valid)
+            ctx.set(dut.m.ready, r)
+            s_ready, valid = ctx.get(dut.s.ready), ctx.get(dut.m.valid)
             exp_ready, exp_out = model.step(s, r, max_len, min_len)
             assert s_ready == exp_ready, f"cycle {cyc}: s_ready"
             assert valid == (exp_out is not None), f"cycle {cyc}: m_valid"
             if valid:
-                out = (ctx.get(dut.m_data), ctx.get(dut.m_keep), ctx.get(dut.m_last),
-                       ctx.get(dut.m_len))
+                out = (ctx.get(dut.m.p.data), ctx.get(dut.m.p.keep), ctx.get(dut.m.p.last),
+                       ctx.get(dut.m.p.len))
                 assert out == exp_out, f"cycle {cyc}: m_* {out} != model {exp_out}"
                 res.valid_cycles.append(cyc)
                 if r:
@@ -430,29 +431,29 @@ def test_counters_cycle():
     async def bench(ctx):
         ctx.set(dut.max_len, 100)
         ctx.set(dut.enable, 1)
-        ctx.set(dut.m_ready, 1)
+        ctx.set(dut.m.ready, 1)
         for i, (keep, last) in enumerate([(0xFF, 0), (0x07, 1)]):   # cycles 0, 1
-            ctx.set(dut.s_valid, 1)
-            ctx.set(dut.s_data, 0x1111111111111111 * (i + 1))
-            ctx.set(dut.s_keep, keep)
-            ctx.set(dut.s_last, last)
+            ctx.set(dut.s.valid, 1)
+            ctx.set(dut.s.p.data, 0x1111111111111111 * (i + 1))
+            ctx.set(dut.s.p.keep, keep)
+            ctx.set(dut.s.p.last, last)
             await ctx.tick()
-        ctx.set(dut.s_valid, 0)
+        ctx.set(dut.s.valid, 0)
         # cycle 2: committed
         assert (ctx.get(dut.frames_in), ctx.get(dut.level), ctx.get(dut.frames_queued)) == \
             (1, 11, 1)
-        assert ctx.get(dut.m_valid) == 0
+        assert ctx.get(dut.m.valid) == 0
         await ctx.tick()
         # cycle 3: first beat out, m_len 11 (the second in cycle 4)
-        assert (ctx.get(dut.m_valid), ctx.get(dut.m_len), ctx.get(dut.m_keep)) == (1, 11, 0xFF)
+        assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.len), ctx.get(dut.m.p.keep)) == (1, 11, 0xFF)
         await ctx.tick()
         assert (ctx.get(dut.level), ctx.get(dut.bytes_out)) == (3, 8)
-        assert (ctx.get(dut.m_valid), ctx.get(dut.m_last), ctx.get(dut.m_keep)) == (1, 1, 0x07)
-        assert ctx.get(dut.m_data) & 0xFFFFFF == 0x222222
+        assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.last), ctx.get(dut.m.p.keep)) == (1, 1, 0x07)
+        assert ctx.get(dut.m.p.data) & 0xFFFFFF == 0x222222
         await ctx.tick()
         # cycle 5
         assert (ctx.get(dut.frames_out), ctx.get(dut.bytes_out), ctx.get(dut.level),
-                ctx.get(dut.frames_queued), ctx.get(dut.m_valid)) == (1, 11, 0, 0, 0)
+                ctx.get(dut.frames_queued), ctx.get(dut.m.valid)) == (1, 11, 0, 0, 0)
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
@@ -643,4 +644,4 @@ def test_bad_parameters():
 @pytest.mark.parametrize("kw", [dict(), dict(data_width=1, depth=4096, max_frames=64),
                                 dict(data_width=8, depth=16384, backpressure=True)])
 def test_verilator_lint(kw, tmp_path):
-    verilator_lint(FrameFIFO(**kw), "frame_fifo", tmp_path)
+    verilator_lint(FlatShell(FrameFIFO(**kw)), "frame_fifo", tmp_path)

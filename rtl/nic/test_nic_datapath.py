@@ -212,11 +212,11 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 loop = (d, ctx.get(dut.mac_tx_keep), last, int(last and mac_id in rx_bad))
                 if last:
                     mac_id = None
-            if ctx.get(dut.txq.wb_valid) and ctx.get(dut.rxe.wr_valid):
+            if ctx.get(dut.txq.wb.valid) and ctx.get(dut.rxe.wr.valid):
                 obs["wr_both"] += 1                      # the write arbiter had to choose
             obs["open_cycles"] += ctx.get(dut.txe.open_valid)   # a frame open between jobs
-            if ctx.get(dut.txe.done_valid):
-                obs["tx_events"][ctx.get(dut.txe.done_queue) % ntxirq].append(cyc)
+            if ctx.get(dut.txe.done.valid):
+                obs["tx_events"][ctx.get(dut.txe.done.p.queue) % ntxirq].append(cyc)
             if ctx.get(dut.rxe.irq_event):
                 obs["rx_events"].append(cyc)
             iv = ctx.get(dut.irq_valid)

@@ -108,14 +108,14 @@ class Host:
         if self.rq and self.rq[0][0] <= cyc and rng.random() < self.p_cpl:
             due, beats, err_beat = self.rq[0]
             cpl_valid = 1
-            ctx.set(d.rd_cpl_data, beats[0])
-            ctx.set(d.rd_cpl_last, len(beats) == 1)
-            ctx.set(d.rd_cpl_err, err_beat == 0)
-        ctx.set(d.rd_cpl_valid, cpl_valid)
+            ctx.set(d.rd.cpl.p.data, beats[0])
+            ctx.set(d.rd.cpl.p.last, len(beats) == 1)
+            ctx.set(d.rd.cpl.p.err, err_beat == 0)
+        ctx.set(d.rd.cpl.valid, cpl_valid)
         rd_ready = int(rng.random() < self.p_rd_ready)
-        ctx.set(d.rd_req_ready, rd_ready)
+        ctx.set(d.rd.req.ready, rd_ready)
         wr_ready = int(rng.random() < self.p_wr_ready)
-        ctx.set(d.wr_ready, wr_ready)
+        ctx.set(d.wr.ready, wr_ready)
 
         # frame source (FrameFIFO's m_*)
         s_valid = 0
@@ -130,15 +130,15 @@ class Host:
                 b = self.bpb
                 chunk = data[self.beat * b:(self.beat + 1) * b]
                 nbeats = max(1, -(-len(data) // b))
-                ctx.set(d.s_data, int.from_bytes(chunk, "little"))
-                ctx.set(d.s_keep, (1 << len(chunk)) - 1)
-                ctx.set(d.s_last, self.beat == nbeats - 1)
-                ctx.set(d.s_len, len(data))
-        ctx.set(d.s_valid, s_valid)
+                ctx.set(d.s.p.data, int.from_bytes(chunk, "little"))
+                ctx.set(d.s.p.keep, (1 << len(chunk)) - 1)
+                ctx.set(d.s.p.last, self.beat == nbeats - 1)
+                ctx.set(d.s.p.len, len(data))
+        ctx.set(d.s.valid, s_valid)
 
         # outputs of this cycle
-        if ctx.get(d.rd_req_valid) and rd_ready:
-            addr, length = ctx.get(d.rd_req_addr), ctx.get(d.rd_req_len)
+        if ctx.get(d.rd.req.valid) and rd_ready:
+            addr, length = ctx.get(d.rd.req.p.addr), ctx.get(d.rd.req.p.len)
             self.reads.append((cyc, addr, length))
             raw = bytes(self.mem.get(addr + i, 0) for i in range(length))
             b = self.bpb
@@ -150,19 +150,19 @@ class Host:
                 self.errored.update(range(self.fetched_abs, self.fetched_abs + n))
             self.fetched_abs += n
             self.rq.append([cyc + rng.randint(*self.latency), beats, err_beat])
-        if cpl_valid and ctx.get(d.rd_cpl_ready):
+        if cpl_valid and ctx.get(d.rd.cpl.ready):
             q = self.rq[0]
             q[1].pop(0)
             q[2] -= 1
             if not q[1]:
                 self.rq.pop(0)
-        if ctx.get(d.wr_valid) and wr_ready:
+        if ctx.get(d.wr.valid) and wr_ready:
             self.wr_beat(cyc, ctx)
-        if s_valid and ctx.get(d.s_ready):
+        if s_valid and ctx.get(d.s.ready):
             if self.beat == 0:
                 self.accepted.append(cyc)
             self.beat += 1
-            if ctx.get(d.s_last):
+            if ctx.get(d.s.p.last):
                 self.fi += 1
                 self.beat, self.gap = 0, None
         if ctx.get(d.irq_event):
@@ -170,11 +170,11 @@ class Host:
 
     def wr_beat(self, cyc, ctx):
         d, b = self.dut, self.bpb
-        first, last = ctx.get(d.wr_first), ctx.get(d.wr_last)
-        data = ctx.get(d.wr_data).to_bytes(b, "little")
+        first, last = ctx.get(d.wr.p.first), ctx.get(d.wr.p.last)
+        data = ctx.get(d.wr.p.data).to_bytes(b, "little")
         if self.cur_write is None:
             assert first, f"cycle {cyc}: write beat without wr_first"
-            addr, length = ctx.get(d.wr_addr), ctx.get(d.wr_len)
+            addr, length = ctx.get(d.wr.p.addr), ctx.get(d.wr.p.len)
             self.cur_write = [cyc, addr, length, b""]
         else:
             assert not first, f"cycle {cyc}: wr_first inside a write"
@@ -213,8 +213,8 @@ def simulate(host, max_cycles=200_000, tail=60, config=None):
                 config(ctx, cyc)
             await host.step(ctx, cyc)
             await ctx.tick()
-            busy = not host.idle() or len(host.writes) != nwrites or ctx.get(dut.wr_valid) \
-                or ctx.get(dut.rd_req_valid)
+            busy = not host.idle() or len(host.writes) != nwrites or ctx.get(dut.wr.valid) \
+                or ctx.get(dut.rd.req.valid)
             nwrites = len(host.writes)
             quiet = 0 if busy else quiet + 1
             if quiet >= tail:

@@ -9,8 +9,10 @@ from collections import deque
 
 import pytest
 from amaranth import Elaboratable, Module
+from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
+from rtl.nic.flat_ports import FlatShell
 from rtl.nic.frame_fifo import FrameFIFO
 
 from cocotb_tests.models.nic_driver import decode_tx_desc, encode_tx_desc, tx_desc_eop
@@ -44,9 +46,8 @@ class EngineFIFO(Elaboratable):
         m = Module()
         m.submodules.eng = e = self.eng
         m.submodules.fifo = f = self.fifo
-        m.d.comb += [f.s_valid.eq(e.tx_valid), e.tx_ready.eq(f.s_ready), f.s_data.eq(e.tx_data),
-                     f.s_keep.eq(e.tx_keep), f.s_last.eq(e.tx_last), f.s_error.eq(e.tx_error),
-                     f.max_len.eq(0xFFFF), f.min_len.eq(0), f.enable.eq(1)]
+        wiring.connect(m, e.tx, f.s)
+        m.d.comb += [f.max_len.eq(0xFFFF), f.min_len.eq(0), f.enable.eq(1)]
         return m
 
 
@@ -187,13 +188,10 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
     dut = TXEngine(data_width=data_width, nqueues=nqueues, max_read=max_read,
                    max_frame=max_frame, max_batch=max_batch)
     top = EngineFIFO(dut) if fifo else dut
-    if fifo:
-        f = top.fifo
-        o_valid, o_ready, o_data, o_keep, o_last, o_error = \
-            f.m_valid, f.m_ready, f.m_data, f.m_keep, f.m_last, None
-    else:
-        o_valid, o_ready, o_data, o_keep, o_last, o_error = \
-            dut.tx_valid, dut.tx_ready, dut.tx_data, dut.tx_keep, dut.tx_last, dut.tx_error
+    out = top.fifo.m if fifo else dut.tx
+    o_valid, o_ready, o_data, o_keep, o_last = \
+        out.valid, out.ready, out.p.data, out.p.keep, out.p.last
+    o_error = None if fifo else out.p.error
     B = data_width // 8
     full = (1 << B) - 1
     obs = dict(reqs=[], frames=[], cpls=[], dones=[], counts=None, cycles=0)
@@ -219,34 +217,34 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
                 if job == ABORT:
                     ctx.set(dut.open_abort, 1)
                 else:
-                    ctx.set(dut.job_valid, 1)
-                    ctx.set(dut.job_queue, job[0])
-                    ctx.set(dut.job_index, job[1])
-                    ctx.set(dut.job_count, job[2])
+                    ctx.set(dut.job.valid, 1)
+                    ctx.set(dut.job.p.queue, job[0])
+                    ctx.set(dut.job.p.index, job[1])
+                    ctx.set(dut.job.p.count, job[2])
             req_ready = rng.random() < p_req
-            ctx.set(dut.rd_req_ready, req_ready)
+            ctx.set(dut.rd.req.ready, req_ready)
             cv = bool(beats) and beats[0][0] <= cyc and rng.random() < p_cpl
-            ctx.set(dut.rd_cpl_valid, cv)
+            ctx.set(dut.rd.cpl.valid, cv)
             if cv:
                 _, d, last, err = beats[0]
-                ctx.set(dut.rd_cpl_data, d)
-                ctx.set(dut.rd_cpl_last, last)
+                ctx.set(dut.rd.cpl.p.data, d)
+                ctx.set(dut.rd.cpl.p.last, last)
                 # rd_cpl_err counts only with rd_cpl_last: random on the other beats.
-                ctx.set(dut.rd_cpl_err, err if last else rng.random() < 0.3)
+                ctx.set(dut.rd.cpl.p.err, err if last else rng.random() < 0.3)
             elif rng.random() < 0.3:                     # garbage while not valid
-                ctx.set(dut.rd_cpl_data, rng.getrandbits(data_width))
-                ctx.set(dut.rd_cpl_last, rng.getrandbits(1))
-                ctx.set(dut.rd_cpl_err, rng.getrandbits(1))
+                ctx.set(dut.rd.cpl.p.data, rng.getrandbits(data_width))
+                ctx.set(dut.rd.cpl.p.last, rng.getrandbits(1))
+                ctx.set(dut.rd.cpl.p.err, rng.getrandbits(1))
             tx_ready = rng.random() < p_tx
             ctx.set(o_ready, tx_ready)
 
             if job == ABORT:
                 job_taken = ctx.get(dut.idle) and ctx.get(dut.open_valid)
             else:
-                job_taken = job is not None and ctx.get(dut.job_ready)
+                job_taken = job is not None and ctx.get(dut.job.ready)
             assert ctx.get(dut.open_valid) or not ctx.get(dut.open_abort) or not ctx.get(dut.idle)
-            if req_ready and ctx.get(dut.rd_req_valid):
-                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+            if req_ready and ctx.get(dut.rd.req.valid):
+                addr, ln = ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)
                 obs["reqs"].append((addr, ln))
                 assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= max_read, (addr, ln)
                 assert addr // 4096 == (addr + ln - 1) // 4096, (hex(addr), ln)
@@ -257,7 +255,7 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
                 for i in range(nb):
                     beats.append((t_last, int.from_bytes(payload[i * B:i * B + B], "little"),
                                   int(i == nb - 1), int(err and i == nb - 1)))
-            if cv and ctx.get(dut.rd_cpl_ready):
+            if cv and ctx.get(dut.rd.cpl.ready):
                 beats.popleft()
             if tx_ready and ctx.get(o_valid):
                 d, k = ctx.get(o_data), ctx.get(o_keep)
@@ -272,19 +270,19 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
                     cur = []
                 else:
                     assert k == full, "partial beat before the last"
-            if ctx.get(dut.cpl_valid):
-                obs["cpls"].append((ctx.get(dut.cpl_queue), ctx.get(dut.cpl_count)))
-            if ctx.get(dut.done_valid):
-                obs["dones"].append((ctx.get(dut.done_queue), ctx.get(dut.done_len),
-                                     ctx.get(dut.done_status)))
+            if ctx.get(dut.cpl.valid):
+                obs["cpls"].append((ctx.get(dut.cpl.p.queue), ctx.get(dut.cpl.p.count)))
+            if ctx.get(dut.done.valid):
+                obs["dones"].append((ctx.get(dut.done.p.queue), ctx.get(dut.done.p.len),
+                                     ctx.get(dut.done.p.status)))
             await ctx.tick()
             if job_taken:
                 job = None
-                ctx.set(dut.job_valid, 0)
+                ctx.set(dut.job.valid, 0)
                 ctx.set(dut.open_abort, 0)
-            busy = job is not None or todo or beats or ctx.get(dut.tx_valid) or \
+            busy = job is not None or todo or beats or ctx.get(dut.tx.valid) or \
                 ctx.get(o_valid) or \
-                ctx.get(dut.rd_req_valid) or not ctx.get(dut.job_ready)
+                ctx.get(dut.rd.req.valid) or not ctx.get(dut.job.ready)
             idle = 0 if busy else idle + 1
             if idle > 8:
                 break
@@ -634,4 +632,4 @@ def test_bad_parameters():
 
 @pytest.mark.parametrize("data_width", [64, 128])
 def test_verilator_lint(data_width, tmp_path):
-    verilator_lint(TXEngine(data_width=data_width), "tx_engine", tmp_path)
+    verilator_lint(FlatShell(TXEngine(data_width=data_width)), "tx_engine", tmp_path)

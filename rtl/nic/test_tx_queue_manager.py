@@ -10,6 +10,7 @@ from amaranth import Elaboratable, Module, UnusedElaboratable
 from amaranth.sim import Simulator
 from amaranth.utils import ceil_log2
 
+from rtl.nic.flat_ports import FlatShell, flat_values
 from rtl.nic.tx_queue_manager import COUNTS, TXQueueManager
 from rtl.nic.tx_scheduler import TXScheduler
 from rtl.verilator_lint import verilator_lint
@@ -171,7 +172,8 @@ def simulate(dut, stim, model=None, check=None, state_every=1):
     n = dut.nqueues
     model = model or Model(n, dut.max_batch)
     trace = []
-    sampled = [getattr(dut, k) for k in OUTPUTS] + [dut.grant_ready]
+    ports = flat_values(dut)                    # the model's names: job_valid, cpl_count, ..
+    sampled = [ports[k] for k in OUTPUTS] + [dut.grant_ready]
     state_sigs = [getattr(dut, f"q_{name}")[q] for q in range(n) for name in STATE]
     done = []
 
@@ -186,7 +188,7 @@ def simulate(dut, stim, model=None, check=None, state_every=1):
             for k in INPUTS:
                 v = inp.get(k, 0)
                 if v != prev[k]:
-                    ctx.set(getattr(dut, k), v)
+                    ctx.set(ports[k], v)
                     prev[k] = v
             with_state = cyc % state_every == 0
             vals = await ctx.tick().sample(*sampled, *(state_sigs if with_state else ()))
@@ -697,19 +699,20 @@ def test_with_scheduler_round_robin(size_log2, posted, max_batch, limit, p_ready
                 ctx.set(getattr(qm, k), v)
             await ctx.tick()
         ctx.set(qm.db_valid, 0)
-        ctx.set(qm.wb_ready, 1)
+        ctx.set(qm.wb.ready, 1)
         done = None
         for _ in range(40 * njobs):
-            ctx.set(qm.cpl_valid, 0)
+            ctx.set(qm.cpl.valid, 0)
             if done:
-                for k, v in cpl(*done).items():
-                    ctx.set(getattr(qm, k), v)
+                ctx.set(qm.cpl.valid, 1)
+                ctx.set(qm.cpl.p.queue, done[0])
+                ctx.set(qm.cpl.p.count, done[1])
                 done = None
             ready = int(rng.random() < p_ready)
-            ctx.set(qm.job_ready, ready)
-            if ctx.get(qm.job_valid) and ready:
-                job = tuple(ctx.get(getattr(qm, k)) for k in ("job_queue", "job_index",
-                                                               "job_count"))
+            ctx.set(qm.job.ready, ready)
+            if ctx.get(qm.job.valid) and ready:
+                p = qm.job.p
+                job = (ctx.get(p.queue), ctx.get(p.index), ctx.get(p.count))
                 jobs.append(job)
                 done = (job[0], job[2])
             await ctx.tick()
@@ -746,4 +749,4 @@ def test_bad_parameters(nqueues, max_batch):
 @pytest.mark.parametrize("n,max_batch", [(1, 8), (3, 1), (4, 4096), (64, 8)])
 def test_verilator_lint(n, max_batch, tmp_path):
     name = f"tx_queue_manager_{n}_{max_batch}"
-    verilator_lint(TXQueueManager(n, max_batch), name, tmp_path)
+    verilator_lint(FlatShell(TXQueueManager(n, max_batch)), name, tmp_path)

@@ -3,7 +3,7 @@
 # descriptor from host memory and packs the fragments back to back into frames for the TX
 # FrameFIFO, reporting in-order descriptor completions and per-frame done records.
 #
-# What it is: the consumer of rtl/nic/tx_queue_manager.py's job stream (a run of `job_count`
+# What it is: the consumer of rtl/nic/tx_queue_manager.py's job stream (a run of `count`
 # consecutive descriptors of one ring) and its completion port. Jobs are cut by the queue manager
 # without regard to frames, so a frame may span jobs: a job that ends inside a frame leaves the
 # frame open, and the next job of that queue continues it (see "Open frames"). One job at a time:
@@ -17,19 +17,18 @@
 # TxDescFlags.EOP: the last descriptor of a frame, reserved: ignored). A frame is the run of
 # descriptors up to and including one with EOP (scatter-gather).
 #
-# DMA read interface (shared convention). B = data_width // 8 bytes per beat.
-#   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13)   request stream: read
-#       rd_req_len bytes at rd_req_addr. The address is 16-byte aligned, the length a multiple of
-#       16 in 16..max_read, and a request never crosses a 4 KiB boundary: the core splits every
-#       read itself, each request being min(bytes left, max_read, bytes to the 4 KiB boundary).
-#       rd_req_valid, _addr and _len are functions of registers only (a stable stream).
-#   rd_cpl_valid (in), rd_cpl_ready, rd_cpl_data (W), rd_cpl_last, rd_cpl_err   completion
-#       stream: the completions come back in request order, each request as len*8/W beats, the
-#       first byte of the request in byte lane 0 (lane i is data[8*i:8*i+8]); rd_cpl_last marks
-#       the last beat of a request and rd_cpl_err (with last) that the request failed: the data
-#       of that request is garbage. The core relies on the beat count (it counts beats, not
-#       requests; rd_cpl_err without rd_cpl_last is ignored); rd_cpl_ready depends
-#       combinationally on tx_ready (while payload beats are being packed).
+# DMA read port `rd` (rtl/nic/dma_port.py). B = data_width // 8 bytes per beat.
+#   rd.req   request stream {addr (64), len (13)}: read len bytes at addr. The address is
+#       16-byte aligned, the length a multiple of 16 in 16..max_read, and a request never
+#       crosses a 4 KiB boundary: the core splits every read itself, each request being
+#       min(bytes left, max_read, bytes to the 4 KiB boundary). rd.req.valid and .payload are
+#       functions of registers only (a stable stream).
+#   rd.cpl   completion stream {data (W), last, err}: the completions come back in request
+#       order, each request as len*8/W beats, the first byte of the request in byte lane 0
+#       (lane i is data[8*i:8*i+8]); last marks the last beat of a request and err (with last)
+#       that the request failed: the data of that request is garbage. The core relies on the
+#       beat count (it counts beats, not requests; err without last is ignored); rd.cpl.ready
+#       depends combinationally on tx.ready (while payload beats are being packed).
 #
 # Processing of a job (queue q, index i, count c; c == 0 is taken and ignored):
 #   1. descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads).
@@ -46,7 +45,7 @@
 #        otherwise the payload is read: roundup16((A mod 16) + L) bytes from A rounded down to
 #        16 (split as above; counted in data_reads), and bytes A..A+L-1 are appended to the
 #        frame. If any request of that read fails: frame error READ (the bytes already handed on,
-#        garbage included, belong to a frame that ends with tx_error).
+#        garbage included, belong to a frame that ends with tx.p.error).
 #      A descriptor of a frame that already has an error is skipped (its bytes are not
 #      appended), but still belongs to the frame (up to its EOP) and is completed with it.
 #      Payload reads run ahead (see "Read issue"): a descriptor after a READ error in the same
@@ -55,22 +54,22 @@
 #   3. the frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the
 #      job's descriptors of the frame are completed (cpl (q, n), one cycle after the last one
 #      was processed; no done record) and the engine goes idle with the frame open.
-#   Ending a frame: the realigner's remaining bytes are output as the last beat (tx_last 1,
-#   tx_keep the remaining bytes from lane 0; for a frame with an error, tx_error 1, and tx_keep
-#   may be 0 when no byte of it was output). When that beat has been taken (tx_valid &
-#   tx_ready, cycle t), in cycle t+1 (one-cycle pulses): cpl_valid with cpl_queue q and
-#   cpl_count = the frame's descriptors of this job, done_valid with done_queue q, done_len
-#   (the frame's length for a good frame, 0 for an errored one) and done_status (cpl_valid
-#   only if the frame has descriptors in this job not completed yet); the counters are updated
+#   Ending a frame: the realigner's remaining bytes are output as the last beat (last 1, keep
+#   the remaining bytes from lane 0; for a frame with an error, error 1, and keep may be 0 when
+#   no byte of it was output). When that beat has been taken (tx.valid & tx.ready, cycle t), in
+#   cycle t+1 (for one cycle each): a completion cpl (queue q, count = the frame's descriptors
+#   of this job) and a done record (queue q, len = the frame's length for a good frame, 0 for
+#   an errored one, status) (cpl.valid only if the frame has descriptors in this job not
+#   completed yet); the counters are updated
 #   (a good frame: frames += 1, bytes += its length; an errored one: the counter of its status,
 #   the first error detected in the frame, += 1; DESC_READ is counted per failed job instead).
 #
 # Open frames: while a frame is open between jobs (open_valid, open_queue) the engine takes a
-# job of open_queue only (job_ready is 0 for another queue; the datapath also steers the
+# job of open_queue only (job.ready is 0 for another queue; the datapath also steers the
 # scheduler to that queue), so frames of two queues never interleave. A queue that cannot
 # continue its frame (the driver disabled it) is closed by `open_abort`: while idle with a frame
 # open, open_abort ends the frame at once with error NO_EOP (unless it already has an error):
-# the bytes already packed go out in a last beat with tx_error, then the done record (no cpl: its
+# the bytes already packed go out in a last beat with error, then the done record (no cpl: its
 # descriptors were completed with their jobs). A driver rings doorbells at frame boundaries;
 # one that posts the head of a frame and not its tail holds the engine on its queue until it
 # posts the rest or disables the queue.
@@ -79,20 +78,23 @@
 #   base_valid, base_queue, base_addr (64)   in: ring base address of a queue (config write);
 #       bits 3..0 are ignored (16-byte aligned); a queue number >= nqueues is ignored. Change it
 #       only while the queue has no job in the engine.
-#   job_valid, job_ready (out), job_queue, job_index (12), job_count (bit length of max_batch)
-#       the job stream of TXQueueManager (job_count must be <= max_batch). job_ready is 1 in the
-#       idle state only (a job is taken in the cycle the engine is idle), and then only if no
-#       frame is open or job_queue is open_queue, and not while an open_abort is being taken.
+#   job           In(stream of tx_queue_manager.job_layout: queue, index (12), count (bit
+#       length of max_batch)): the jobs of TXQueueManager (count must be <= max_batch).
+#       job.ready is 1 in the idle state only (a job is taken in the cycle the engine is idle),
+#       and then only if no frame is open or job.p.queue is open_queue, and not while an
+#       open_abort is being taken.
 #   idle          out: the engine is in its idle state (from a register).
 #   open_valid, open_queue   out (registers): a frame of open_queue is open between jobs.
 #   open_abort    in: end the open frame (see "Open frames"); ignored unless open_valid and
 #                 idle.
-#   rd_req_*, rd_cpl_*   the DMA read interface above.
-#   tx_valid, tx_ready (in), tx_data (W), tx_keep (W/8), tx_last, tx_error   frame output, to
-#       FrameFIFO's sink (s_*): a registered stream; every beat of a frame but the last is full.
-#   cpl_valid, cpl_queue, cpl_count (13)   out, to TXQueueManager's completion port (no ready).
-#   done_valid, done_queue, done_len (16), done_status (3)   out: one per frame (no ready).
-#       done_status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN, FRAME_LEN,
+#   rd            Out(dma_port.read_signature(W)): the DMA read port above.
+#   tx            Out(stream of frame_fifo.beat_layout(B): data (W), keep (B), last, error):
+#       frame output, to FrameFIFO's sink `s`: a registered stream; every beat of a frame but
+#       the last is full.
+#   cpl           Out(stream of tx_queue_manager.cpl_layout: queue, count (13); always_ready):
+#       to TXQueueManager's completion port.
+#   done          Out(stream of done_layout: queue, len (16), status (3); always_ready): one per
+#       frame. status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN, FRAME_LEN,
 #       READ, NO_EOP, DESC_READ).
 #   frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
 #   err_no_eop, err_desc_read   out, 32 bits each (wrapping): good frames and their bytes, DMA
@@ -116,13 +118,14 @@
 # the job's end (not overlapped).
 
 from amaranth import Cat, Const, Module, Mux, Signal
-from amaranth.lib import data, memory, wiring
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.utils import ceil_log2
 
 from ..contract import registers
 from ..contract.formats import RECORD_BYTES, TX_DESC, TxDescFlags, TxStatus, flag_bit
-from .dma_port import dma_read_members
+from .dma_port import read_signature
+from .frame_fifo import beat_layout
+from .tx_queue_manager import cpl_layout, job_layout, queue_bits
 
 STATUS_COUNTER = registers.TX_STATUS_COUNTER
 COUNTS = registers.counter_names("tx_engine")
@@ -135,6 +138,11 @@ LEN_BITS = 17                     # payload reads up to roundup16(15 + 65535) by
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def done_layout(nqueues):
+    """A frame done: its queue, its length (0 for an errored frame) and its status."""
+    return data.StructLayout({"queue": queue_bits(nqueues), "len": 16, "status": TxStatus})
 
 
 class TXEngine(wiring.Component):
@@ -156,36 +164,22 @@ class TXEngine(wiring.Component):
         self.max_read = max_read
         self.max_frame = max_frame
         self.max_batch = max_batch
-        self.qbits = qbits = max(1, ceil_log2(nqueues))
+        self.qbits = qbits = queue_bits(nqueues)
         self.cbits = max_batch.bit_length()
         B = data_width // 8
         super().__init__({
             "base_valid":   In(1),
             "base_queue":   In(qbits),
             "base_addr":    In(64),
-            "job_valid":    In(1),
-            "job_ready":    Out(1),
-            "job_queue":    In(qbits),
-            "job_index":    In(12),
-            "job_count":    In(self.cbits),
+            "job":          In(stream.Signature(job_layout(nqueues, max_batch))),
             "idle":         Out(1),
             "open_valid":   Out(1),
             "open_queue":   Out(qbits),
             "open_abort":   In(1),
-            **dma_read_members(data_width),
-            "tx_valid":     Out(1),
-            "tx_ready":     In(1),
-            "tx_data":      Out(data_width),
-            "tx_keep":      Out(B),
-            "tx_last":      Out(1),
-            "tx_error":     Out(1),
-            "cpl_valid":    Out(1),
-            "cpl_queue":    Out(qbits),
-            "cpl_count":    Out(13),
-            "done_valid":   Out(1),
-            "done_queue":   Out(qbits),
-            "done_len":     Out(16),
-            "done_status":  Out(TxStatus),
+            "rd":           Out(read_signature(data_width)),
+            "tx":           Out(stream.Signature(beat_layout(B))),
+            "cpl":          Out(stream.Signature(cpl_layout(nqueues), always_ready=True)),
+            "done":         Out(stream.Signature(done_layout(nqueues), always_ready=True)),
             **{s.name: Out(s.width) for s in registers.CORES["tx_engine"].counters},
             **{s.name: Out(data.ArrayLayout(s.width, nqueues))
                for s in registers.CORES["tx_engine"].arrays},
@@ -209,7 +203,7 @@ class TXEngine(wiring.Component):
                     m.d.sync += bases[i].eq(self.base_addr[4:])
         job_base = Signal(60)
         for i in range(n):
-            with m.If(self.job_queue == i):
+            with m.If(self.job.p.queue == i):
                 m.d.comb += job_base.eq(bases[i])
 
         # -- job registers -----------------------------------------------------------------------
@@ -241,11 +235,11 @@ class TXEngine(wiring.Component):
             to_4k.eq(4096 - rq_addr[0:12]),
             c1.eq(Mux(rq_rem < self.max_read, rq_rem, self.max_read)),
             rq_len.eq(Mux(c1 < to_4k, c1, to_4k)),
-            self.rd_req_valid.eq(rq_rem != 0),
-            self.rd_req_addr.eq(rq_addr),
-            self.rd_req_len.eq(rq_len),
+            self.rd.req.valid.eq(rq_rem != 0),
+            self.rd.req.p.addr.eq(rq_addr),
+            self.rd.req.p.len.eq(rq_len),
         ]
-        with m.If(self.rd_req_valid & self.rd_req_ready):
+        with m.If(self.rd.req.valid & self.rd.req.ready):
             m.d.sync += [rq_addr.eq(rq_addr + rq_len), rq_rem.eq(rq_rem - rq_len)]
             with m.If(rq_desc):
                 m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
@@ -292,9 +286,9 @@ class TXEngine(wiring.Component):
         final = Signal()                         # the last beat of the current read
         err_now = Signal()
         m.d.comb += [
-            beat.eq(self.rd_cpl_valid & self.rd_cpl_ready),
+            beat.eq(self.rd.cpl.valid & self.rd.cpl.ready),
             final.eq(beat & (cpl_rem == 1)),
-            err_now.eq(rd_err | (self.rd_cpl_last & self.rd_cpl_err)),
+            err_now.eq(rd_err | (self.rd.cpl.p.last & self.rd.cpl.p.err)),
         ]
         with m.If(beat):
             m.d.sync += [cpl_rem.eq(cpl_rem - 1), rd_err.eq(err_now)]
@@ -308,9 +302,9 @@ class TXEngine(wiring.Component):
 
         # -- output register ---------------------------------------------------------------------
         out_free = Signal()
-        m.d.comb += out_free.eq(~self.tx_valid | self.tx_ready)
-        with m.If(self.tx_valid & self.tx_ready):
-            m.d.sync += self.tx_valid.eq(0)
+        m.d.comb += out_free.eq(~self.tx.valid | self.tx.ready)
+        with m.If(self.tx.valid & self.tx.ready):
+            m.d.sync += self.tx.valid.eq(0)
 
         # -- realigner ---------------------------------------------------------------------------
         # The read stream of a descriptor starts at A rounded down to 16; the wanted bytes are
@@ -330,19 +324,19 @@ class TXEngine(wiring.Component):
             lo.eq(Mux(pos >= r_off, 0, Mux(r_off - pos >= B, B, r_off - pos))),
             hi.eq(Mux(pos >= r_end, 0, Mux(r_end - pos >= B, B, r_end - pos))),
             nb.eq(hi - lo),
-            ins.eq((self.rd_cpl_data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
+            ins.eq((self.rd.cpl.p.data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
             comb_.eq(acc | (ins << Cat(Const(0, 3), fill))),
             total.eq(fill + nb),
         ]
 
         # -- control -----------------------------------------------------------------------------
-        m.d.sync += [self.cpl_valid.eq(0), self.done_valid.eq(0)]
+        m.d.sync += [self.cpl.valid.eq(0), self.done.valid.eq(0)]
         lo_half = Signal(64)                     # data_width 64: first half of a descriptor
         bidx = Signal(cbits + 1)                 # descriptor fetch: beat number
 
         def complete(cnt):
-            m.d.sync += [self.cpl_valid.eq(cnt != 0), self.cpl_queue.eq(queue),
-                         self.cpl_count.eq(cnt), uncpl.eq(0)]
+            m.d.sync += [self.cpl.valid.eq(cnt != 0), self.cpl.p.queue.eq(queue),
+                         self.cpl.p.count.eq(cnt), uncpl.eq(0)]
 
         m.d.comb += self.open_queue.eq(queue)
 
@@ -363,13 +357,13 @@ class TXEngine(wiring.Component):
                     m.d.sync += status.eq(TxStatus.NO_EOP)
                 goto("FLUSH")
             with m.Else():
-                m.d.comb += self.job_ready.eq(~self.open_valid | (self.job_queue == queue))
-                with m.If(self.job_valid & self.job_ready & (self.job_count != 0)):
+                m.d.comb += self.job.ready.eq(~self.open_valid | (self.job.p.queue == queue))
+                with m.If(self.job.valid & self.job.ready & (self.job.p.count != 0)):
                     m.d.sync += [
-                        queue.eq(self.job_queue), count.eq(self.job_count), di.eq(0),
-                        rq_addr.eq(Cat(Const(0, 4), job_base + self.job_index)),
-                        rq_rem.eq(self.job_count * RECORD_BYTES), rq_desc.eq(1),
-                        cpl_rem.eq(self.job_count * (TX_DESC.size // W)), rd_err.eq(0),
+                        queue.eq(self.job.p.queue), count.eq(self.job.p.count), di.eq(0),
+                        rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
+                        rq_rem.eq(self.job.p.count * RECORD_BYTES), rq_desc.eq(1),
+                        cpl_rem.eq(self.job.p.count * (TX_DESC.size // W)), rd_err.eq(0),
                         bidx.eq(0),
                         issued.eq(0), ri.eq(0), r_run.eq(0),
                     ]
@@ -377,16 +371,16 @@ class TXEngine(wiring.Component):
                         m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
                     goto("DFETCH")
         with m.Elif(state == S["DFETCH"]):
-            m.d.comb += self.rd_cpl_ready.eq(1)
+            m.d.comb += self.rd.cpl.ready.eq(1)
             with m.If(beat):
                 m.d.sync += bidx.eq(bidx + 1)
                 if W == 128:
-                    m.d.comb += [dwr.addr.eq(bidx), dwr.data.eq(self.rd_cpl_data),
+                    m.d.comb += [dwr.addr.eq(bidx), dwr.data.eq(self.rd.cpl.p.data),
                                  dwr.en.eq(1)]
                 else:
-                    m.d.sync += lo_half.eq(self.rd_cpl_data)
+                    m.d.sync += lo_half.eq(self.rd.cpl.p.data)
                     m.d.comb += [dwr.addr.eq(bidx[1:]),
-                                 dwr.data.eq(Cat(lo_half, self.rd_cpl_data)),
+                                 dwr.data.eq(Cat(lo_half, self.rd.cpl.p.data)),
                                  dwr.en.eq(bidx[0])]
             with m.If(final):
                 with m.If(err_now):
@@ -431,13 +425,13 @@ class TXEngine(wiring.Component):
                     ]
                     goto("PAYLOAD")
         with m.Elif(state == S["PAYLOAD"]):
-            m.d.comb += self.rd_cpl_ready.eq(Mux(append, out_free, 1))
+            m.d.comb += self.rd.cpl.ready.eq(Mux(append, out_free, 1))
             with m.If(beat & append):
                 m.d.sync += pos.eq(pos + B)
                 with m.If(total > B):
-                    m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(comb_[:W]),
-                                 self.tx_keep.eq((1 << B) - 1), self.tx_last.eq(0),
-                                 self.tx_error.eq(0),
+                    m.d.sync += [self.tx.valid.eq(1), self.tx.p.data.eq(comb_[:W]),
+                                 self.tx.p.keep.eq((1 << B) - 1), self.tx.p.last.eq(0),
+                                 self.tx.p.error.eq(0),
                                  acc.eq(comb_[W:]), fill.eq(total - B)]
                 with m.Else():
                     m.d.sync += [acc.eq(comb_[:W]), fill.eq(total)]
@@ -459,16 +453,16 @@ class TXEngine(wiring.Component):
             with m.If(out_free):
                 keep = Signal(B)
                 m.d.comb += keep.eq(Cat(fill > j for j in range(B)))
-                m.d.sync += [self.tx_valid.eq(1), self.tx_data.eq(acc),
-                             self.tx_keep.eq(keep), self.tx_last.eq(1),
-                             self.tx_error.eq(status != TxStatus.OK), acc.eq(0), fill.eq(0)]
+                m.d.sync += [self.tx.valid.eq(1), self.tx.p.data.eq(acc),
+                             self.tx.p.keep.eq(keep), self.tx.p.last.eq(1),
+                             self.tx.p.error.eq(status != TxStatus.OK), acc.eq(0), fill.eq(0)]
                 goto("FDONE")
         with m.Elif(state == S["FDONE"]):
-            with m.If(self.tx_valid & self.tx_ready):
+            with m.If(self.tx.valid & self.tx.ready):
                 complete(uncpl)
-                m.d.sync += [self.done_valid.eq(1), self.done_queue.eq(queue),
-                             self.done_status.eq(status),
-                             self.done_len.eq(Mux(status == TxStatus.OK, frame_len, 0)),
+                m.d.sync += [self.done.valid.eq(1), self.done.p.queue.eq(queue),
+                             self.done.p.status.eq(status),
+                             self.done.p.len.eq(Mux(status == TxStatus.OK, frame_len, 0)),
                              self.open_valid.eq(0)]
                 with m.If(status == TxStatus.OK):
                     for i in range(n):

@@ -55,32 +55,33 @@
 #       (err_db_range, and the queue's db_range_err bit is set); a refused doorbell changes
 #       nothing else. db_index == prod is legal (counted, nothing else changes).
 #   active        out, nqueues bits, from flip-flops: see above (to TXScheduler.active).
-#   grant_valid, grant_queue   in: the scheduler's grant (TXScheduler.grant_valid/grant_queue).
+#   grant_valid, grant_queue   in: the scheduler's grant (TXScheduler.grant_valid/grant_queue;
+#       plain ports, not a stream: the scheduler may change the queue under grant_valid).
 #   grant_ready   out: the grant is taken (to TXScheduler.grant_ready), combinational:
-#       grant_ready = active[grant_queue] & (~job_valid | job_ready). In a cycle with
+#       grant_ready = active[grant_queue] & (~job.valid | job.ready). In a cycle with
 #       grant_valid & grant_ready a job is created from the queue's registers:
-#           job_count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
-#                           limit - in_flight)  (>= 1, as the queue is active)
-#       and at the edge fetch += job_count (mod S), in_flight += job_count, so `active` of cycle
+#           count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
+#                       limit - in_flight)  (>= 1, as the queue is active)
+#       and at the edge fetch += count (mod S), in_flight += count, so `active` of cycle
 #       t+1 already reflects the job of a grant accepted in cycle t, which is what TXScheduler's
 #       one-cycle bubble after an acceptance needs (even without the bubble no descriptor could
 #       be handed out twice). A grant for a queue that is not active in the grant cycle (disabled
 #       or limit lowered since the scheduler saw it) is not taken; the scheduler withdraws it.
-#   job_valid, job_ready, job_queue, job_index (12), job_count (bit length of max_batch)
-#       out/in/out: the fetch job stream to the descriptor fetch DMA: descriptors job_index ..
-#       job_index + job_count - 1 of job_queue (never across the ring end). A registered
-#       stream: the job is presented from the cycle after its grant and held until job_ready.
+#   job           Out(stream of job_layout: queue, index (12), count (bit length of
+#       max_batch)): the fetch jobs, to the descriptor fetch DMA (TXEngine.job): descriptors
+#       index .. index + count - 1 of ring `queue` (never across the ring end). A registered
+#       stream: the job is presented from the cycle after its grant and held until job.ready.
 #       Jobs are counted (jobs, descs_fetched) when the DMA takes them.
-#   cpl_valid, cpl_queue, cpl_count (13)   in: the next cpl_count descriptors of the queue (in
-#       order) are done: in_flight -= cpl_count (cons += cpl_count). Refused (err_cpl) if
-#       cpl_count > in_flight or the queue number is out of range. Allowed on a disabled queue
-#       (draining). cpl_count 0 is legal and does nothing. In flight includes a job still
-#       waiting in the job register.
-#   wb_valid, wb_ready, wb_queue, wb_cons (12)   out/in/out/out: consumer-index writeback
-#       requests (write cons of wb_queue to host memory). An accepted completion of >= 1
+#   cpl           In(stream of cpl_layout: queue, count (13); always_ready): completions, from
+#       TXEngine.cpl: the next `count` descriptors of the queue (in order) are done:
+#       in_flight -= count (cons += count). Refused (err_cpl) if count > in_flight or the
+#       queue number is out of range. Allowed on a disabled queue (draining). count 0 is legal
+#       and does nothing. In flight includes a job still waiting in the job register.
+#   wb            Out(stream of wb_layout: queue, cons (12)): consumer-index writeback
+#       requests (write cons of ring `queue` to host memory). An accepted completion of >= 1
 #       descriptors marks its queue pending; each queue is pending at most once (coalescing:
 #       completions on a queue already pending add no request, its writeback carries the cons
-#       at the time it is sent). A registered stream held until wb_ready: when the output
+#       at the time it is sent). A registered stream held until wb.ready: when the output
 #       register is empty or being taken, the next pending queue is chosen round-robin (the
 #       first pending queue after the last one chosen, wrapping) and loaded with that queue's
 #       cons from the registers (completions up to the previous cycle); the queue stops being
@@ -102,7 +103,7 @@
 #   max_batch  most descriptors per job, 1..4096.
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -120,6 +121,29 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def queue_bits(nqueues):
+    """Width of a TX queue number."""
+    return max(1, ceil_log2(nqueues))
+
+
+def job_layout(nqueues, max_batch):
+    """A fetch job: descriptors index .. index + count - 1 of ring `queue`."""
+    return data.StructLayout({"queue": queue_bits(nqueues), "index": POS_BITS,
+                              "count": max_batch.bit_length()})
+
+
+def cpl_layout(nqueues):
+    """A completion, from the TX engine: the next `count` descriptors of ring `queue` are done.
+    Here with the job, as the queue manager's ring accounting (tx_engine imports both; the
+    other way round the imports would be circular)."""
+    return data.StructLayout({"queue": queue_bits(nqueues), "count": CNT_BITS})
+
+
+def wb_layout(nqueues):
+    """A consumer-index writeback request: write `cons` of ring `queue` to host memory."""
+    return data.StructLayout({"queue": queue_bits(nqueues), "cons": POS_BITS})
+
+
 class TXQueueManager(wiring.Component):
     def __init__(self, nqueues, max_batch=8):
         if not _is_int(nqueues) or not 1 <= nqueues <= MAX_QUEUES:
@@ -130,7 +154,7 @@ class TXQueueManager(wiring.Component):
                              f"1..{LIMIT_MAX}")
         self.nqueues = nqueues
         self.max_batch = max_batch
-        self.qbits = qbits = max(1, ceil_log2(nqueues))
+        self.qbits = qbits = queue_bits(nqueues)
         super().__init__({
             "cfg_valid":       In(1),
             "cfg_queue":       In(qbits),
@@ -144,18 +168,9 @@ class TXQueueManager(wiring.Component):
             "grant_valid":     In(1),
             "grant_queue":     In(qbits),
             "grant_ready":     Out(1),
-            "job_valid":       Out(1),
-            "job_ready":       In(1),
-            "job_queue":       Out(qbits),
-            "job_index":       Out(POS_BITS),
-            "job_count":       Out(max_batch.bit_length()),
-            "cpl_valid":       In(1),
-            "cpl_queue":       In(qbits),
-            "cpl_count":       In(CNT_BITS),
-            "wb_valid":        Out(1),
-            "wb_ready":        In(1),
-            "wb_queue":        Out(qbits),
-            "wb_cons":         Out(POS_BITS),
+            "job":             Out(stream.Signature(job_layout(nqueues, max_batch))),
+            "cpl":             In(stream.Signature(cpl_layout(nqueues), always_ready=True)),
+            "wb":              Out(stream.Signature(wb_layout(nqueues))),
             "drained":         Out(nqueues),
             "db_range_err":    Out(nqueues),
             **{s.name: Out(s.width) for s in registers.CORES["tx_queue_manager"].counters},
@@ -198,7 +213,7 @@ class TXQueueManager(wiring.Component):
         g = self.grant_queue
         active_pad = Cat(self.active, Const(0, 2**qbits - n)) if 2**qbits > n else self.active
         m.d.comb += self.grant_ready.eq(active_pad.bit_select(g, 1) &
-                                        (~self.job_valid | self.job_ready))
+                                        (~self.job.valid | self.job.ready))
         accept = Signal()
         m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
 
@@ -222,13 +237,13 @@ class TXQueueManager(wiring.Component):
             fetch_adv.eq((g_fetch + count) & (g_size - 1)),
         ]
         with m.If(accept):
-            m.d.sync += [self.job_valid.eq(1), self.job_queue.eq(g),
-                         self.job_index.eq(g_fetch), self.job_count.eq(count)]
-        with m.Elif(self.job_ready):
-            m.d.sync += self.job_valid.eq(0)
-        with m.If(self.job_valid & self.job_ready):
+            m.d.sync += [self.job.valid.eq(1), self.job.p.queue.eq(g),
+                         self.job.p.index.eq(g_fetch), self.job.p.count.eq(count)]
+        with m.Elif(self.job.ready):
+            m.d.sync += self.job.valid.eq(0)
+        with m.If(self.job.valid & self.job.ready):
             m.d.sync += [self.jobs.eq(self.jobs + 1),
-                         self.descs_fetched.eq(self.descs_fetched + self.job_count)]
+                         self.descs_fetched.eq(self.descs_fetched + self.job.p.count)]
 
         # -- doorbell ----------------------------------------------------------------------------
         d = self.db_queue
@@ -247,9 +262,9 @@ class TXQueueManager(wiring.Component):
         ]
 
         # -- completion --------------------------------------------------------------------------
-        c = self.cpl_queue
+        c = self.cpl.p.queue
         cpl_ok = Signal()
-        m.d.comb += cpl_ok.eq(self.cpl_valid & valid_queue(c) & (self.cpl_count <= in_flight[c]))
+        m.d.comb += cpl_ok.eq(self.cpl.valid & valid_queue(c) & (self.cpl.p.count <= in_flight[c]))
 
         # -- config ------------------------------------------------------------------------------
         f = self.cfg_queue
@@ -284,12 +299,12 @@ class TXQueueManager(wiring.Component):
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
                 fetch_n.eq(Mux(hr, 0, Mux(hj, fetch_adv, self.q_fetch[i]))),
-                infl_n.eq(Mux(hr, 0, infl + Mux(hj, count, 0) - Mux(hc, self.cpl_count, 0))),
+                infl_n.eq(Mux(hr, 0, infl + Mux(hj, count, 0) - Mux(hc, self.cpl.p.count, 0))),
                 en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
                 lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
-                cpl_set[i].eq(hc & (self.cpl_count != 0)),
+                cpl_set[i].eq(hc & (self.cpl.p.count != 0)),
                 self.drained[i].eq(~self.q_enable[i] & (infl == 0) & ~pend[i] &
-                                   ~(self.wb_valid & (self.wb_queue == i))),
+                                   ~(self.wb.valid & (self.wb.p.queue == i))),
             ]
             m.d.sync += [
                 self.q_prod[i].eq(prod_n),
@@ -316,23 +331,23 @@ class TXQueueManager(wiring.Component):
         m.d.comb += [
             sel.eq(Mux(any_up, idx_up, idx_all)),
             sel_cons.eq((fetch[sel] - in_flight[sel]) & (sel_size - 1)),
-            load.eq(~self.wb_valid | self.wb_ready),
+            load.eq(~self.wb.valid | self.wb.ready),
         ]
         taken = Cat((sel == i) & load & any_all for i in range(n))
         m.d.sync += pend.eq((pend & ~taken) | cpl_set)
         with m.If(load):
-            m.d.sync += self.wb_valid.eq(any_all)
+            m.d.sync += self.wb.valid.eq(any_all)
             with m.If(any_all):
-                m.d.sync += [self.wb_queue.eq(sel), self.wb_cons.eq(sel_cons),
+                m.d.sync += [self.wb.p.queue.eq(sel), self.wb.p.cons.eq(sel_cons),
                              after.eq(Cat(sel < i if i else Const(0) for i in range(n)))]
 
         # -- counters ----------------------------------------------------------------------------
         m.d.sync += [
             self.doorbells.eq(self.doorbells + db_ok),
-            self.descs_completed.eq(self.descs_completed + Mux(cpl_ok, self.cpl_count, 0)),
+            self.descs_completed.eq(self.descs_completed + Mux(cpl_ok, self.cpl.p.count, 0)),
             self.err_db_range.eq(self.err_db_range + db_rng),
             self.err_db_disabled.eq(self.err_db_disabled + db_dis),
-            self.err_cpl.eq(self.err_cpl + (self.cpl_valid & ~cpl_ok)),
+            self.err_cpl.eq(self.err_cpl + (self.cpl.valid & ~cpl_ok)),
             self.err_cfg.eq(self.err_cfg + (self.cfg_valid & ~cfg_reset & ~cfg_upd)),
         ]
         return m
