@@ -60,14 +60,12 @@ def _entry(soc, name, region, csr_base):
     info = rb.NO_IRQ
     if irqs:
         first = _const(soc, irqs[0] + "_INTERRUPT")
-        count = sum(1 for k in soc.constants
-                    if k.endswith("_INTERRUPT") and k.startswith(tuple(irqs)))
         numbers = sorted(_const(soc, k) for k in soc.constants
                          if k.endswith("_INTERRUPT") and k.startswith(tuple(irqs)))
-        if numbers != list(range(first, first + count)):
+        if numbers != list(range(first, first + len(numbers))):
             raise ValueError(f"regblocks: {name}'s MSIs {numbers} are not consecutive from "
                              f"{irqs[0]}")
-        info = first | count << 8
+        info = first | len(numbers) << 8
     param = {"nic": lambda: _const(soc, "NIC_NTXQ"),
              "pcie_dma0": lambda: _const(soc, "DMA_ADDR_WIDTH")}.get(name, lambda: 0)()
     version = major << 16 | layout_crc(layout(region))
