@@ -165,7 +165,7 @@ async def random_traffic(dut):
     dut._log.info("counters at the end: %s; s_valid cycles %d, frames out %d", counts,
                   sum(rec.s_valid), len(got))
 
-    # ---- frame level (the header's rules)
+    # ---- frame level (the core's rules)
     fates = classify(frames, max_len, min_len)
     good = [f.payload for f, x in zip(frames, fates) if x is None]
     assert len(rec.lens) == len(got)

@@ -1,99 +1,63 @@
 #
-# dma_port_adapter.py: the NIC cores' DMA convention (rtl/nic/tx_engine.py, rtl/nic/rx_engine.py) on
-# LitePCIe crossbar master ports.
+# dma_port_adapter.py: the NIC cores' DMA ports (rtl/nic/dma_port.py, flat at the NICDatapath
+# boundary) on LitePCIe crossbar master ports.
 #
 # What it is: two Migen/LiteX modules, one per direction, each driving one LitePCIe user master
 # port (`endpoint.crossbar.get_master_port(read_only=True)` / `(write_only=True)`), as
 # LitePCIeDMAReader / LitePCIeDMAWriter do. Nothing here touches TLPs: LitePCIe's crossbar,
 # TLP controller (tags, completion reordering) and packetizer do that.
-#
-# LitePCIe port facts this relies on (litepcie 2024.12):
-#   - port.source (request_layout): we, adr (the crossbar's address_width, 32 or 64 bits, in
-#     bytes), len (10 bits, in DWORDS), req_id (the TLP's requester ID: must be the PHY's id),
-#     tag (overwritten by the controller for reads; 0 for writes as LitePCIeDMAWriter does),
-#     dat, channel (= port.channel, used to route completions back), user_id (free; a request
-#     counter here), first/last (one beat for a read; the data beats of a write).
-#   - The packetizer always sends first_be = 0xf and last_be = 0xf (len > 1) / 0x0 (len == 1):
-#     only DWORD-aligned addresses and whole-DWORD lengths can be expressed, and on a write every
-#     beat but a len == 1 one is sent with all its byte lanes enabled (a write of n DWORDs must
-#     come as exactly n*32/W full beats, or the TLP carries more data than its length field).
-#     len == 0 (1024 DWORDs) is mis-handled by the packetizer's last_be logic: lengths are kept
-#     <= 2048 bytes here.
-#   - port.sink (completion_layout): dat, err (completion status != 0), end (this completion TLP
-#     is the last one of its request: length == byte_count / 4), first/last (one completion TLP),
-#     len, tag, adr (lower address). LitePCIeTLPController returns completions in request order
-#     (a queue of tags in issue order; per-tag reorder buffers of 4 * 512 bytes) for all the
-#     read ports together, so a port sees its own requests' completions in its issue order, each
-#     request as one or more completion TLPs (RCB splits), the last with end = 1; the first data
-#     DWORD of a completion is in lane 0.
-#
-# DMAReadAdapter(port, data_width, req_id=0, max_read=512, timeout=2**22, max_pending=16)
-#   Our side (in/out seen from the adapter):
-#     rd_req_valid (in), rd_req_ready (out), rd_req_addr (64, in), rd_req_len (13, in, bytes)
-#     rd_cpl_valid (out), rd_cpl_ready (in), rd_cpl_data (W, out), rd_cpl_last, rd_cpl_err (out)
-#   Counters (out, 32 bits, wrapping): requests (taken on rd_req), completions (requests
-#     completed towards the core: last beats), errors (of which with rd_cpl_err), rejected
-#     (requests refused without a TLP, see below), timeouts, dropped (port completion beats
-#     thrown away: beyond an overrun request's n beats, late data of timed-out requests, beats
-#     with no request waiting).
-#   Request mapping (a valid request -> one port request beat):
-#     we = 0, adr = rd_req_addr (truncated to the port's address width), len = rd_req_len >> 2
-#     (DWORDS), req_id = req_id, tag = 0 (controller's), dat = 0, channel = port.channel,
-#     user_id = request count (mod 256), first = last = 1.
-#   A request is REJECTED (not sent; answered locally with ceil(len*8/W) beats, at least 1, of
-#   data 0 and rd_cpl_err on the last) when len == 0, len % 4 != 0, len > max_read, or the address
-#   is not 4-byte aligned or does not fit the port's address width. The convention (16-byte
-#   aligned, multiple of 16, <= MRRS, no 4 KiB crossing) is met by the cores; the 4 KiB rule is
-#   not checked here.
-#   Completion mapping: every request (sent or rejected) enters an in-order queue with its beat
-#   count n = ceil(len*8/W); the completions are handed to the core as exactly n beats per request
-#   whatever the port delivers, so the core's beat accounting never slips:
-#     - port beats are passed through (rd_cpl_data = dat, backpressure passed back);
-#     - rd_cpl_err (on the request's last beat) = any port beat of that request had err, or the
-#       port's request ended early (last & end before n beats: the missing beats are padded with
-#       data 0), or it had not ended at the n-th beat (the rest of it is dropped), or the request
-#       was rejected, or it timed out;
-#     - timeout: no port beat for `timeout` cycles while a sent request is at the head of the
-#       queue (0: never): the request is completed with padding and err, and the port's data for
-#       it, should it come later, is dropped (up to its last & end).
-#   Data correctness needs every completion TLP to be a whole number of W-bit beats: true for
-#   16-byte aligned requests with W <= 128 and RCB splits (RCB >= 64 bytes).
-#   max_pending: depth of the in-order queue (>= the crossbar's max_pending_requests, or it
-#   throttles reads); at most max_pending requests in flight.
-#
-# DMAWriteAdapter(port, data_width, req_id=0, max_payload=512)
-#   Our side: wr_valid (in), wr_ready (out), wr_addr (64), wr_len (13, bytes), wr_data (W),
-#     wr_first, wr_last (in): a write is ceil(wr_len*8/W) beats, addr/len taken on its first beat.
-#   Counters (out, 32 bits, wrapping): writes (writes taken), tlps (MWr requests sent on the
-#     port), rejected (writes dropped).
-#   Mapping of a write of L bytes at A, L = k*(W/8) + 4*r (0 <= r < W/32):
-#     - k > 0: one request of k beats: we = 1, adr = A, len = k*W/32 DWORDS, dat = wr_data
-#       (lane 0 first, unchanged), first on the first beat, last on the k-th, tag = 0,
-#       req_id = req_id, channel = port.channel, user_id = write count (mod 256);
-#     - then r single-DWORD requests (len = 1, first = last = 1) at A + k*(W/8) + 4*i, dat = the
-#       i-th DWORD of the last input beat shifted to lane 0 (the packetizer only does partial
-#       beats for len == 1).
-#   A write is REJECTED (its beats are consumed up to wr_last, nothing sent, rejected += 1) when
-#   A % 4 != 0, L % 4 != 0, L == 0, L > max_payload, or A does not fit the port's address width.
-#   MPS and the 4 KiB rule are the core's job (not checked beyond L <= max_payload).
-#
-# Parameters:
-#   port         a LitePCIe user master port (LitePCIeMasterPort): read_only for the reader,
-#                write_only for the writer. Its data width must be data_width (no conversion).
-#   data_width   W, 64 or 128 (the PHY's data width).
-#   req_id       requester ID (int or Signal): in a SoC, `endpoint.phy.id`.
-#   max_read / max_payload   largest accepted request in bytes, a multiple of 16, <= 2048
-#                (LitePCIe's PHYs cap MRRS/MPS at 512; its reorder buffers hold 2048 bytes a tag).
-#
-# Known limits:
-#   - Byte-granular writes (unaligned address or length) are rejected, not handled (no byte
-#     enables in LitePCIe's request layout; a realigner + first/last BE would be needed).
-#   - A completion with a non-successful status and no data (UR/CA Cpl: length 0, byte count
-#     != 0) is not flagged `end` by LitePCIe's depacketizer, so its controller keeps the tag and
-#     every later read of every port stalls: the timeout only turns this into errors for the core.
-#   - Reads rely on the controller's per-tag buffers (no buffering here): rd_cpl_ready low for a
-#     long time backpressures the PHY's completion path once a tag buffer is full.
-#   - No 4 KiB-crossing check, no data width conversion.
+# Interfaces: DMAReadAdapter: rd_req_*, rd_cpl_* (the core's side) and the counters requests,
+# completions, errors, rejected, timeouts, dropped; DMAWriteAdapter: wr_* and the counters
+# writes, tlps, rejected; each drives its `port`.
+# Parameters: port, data_width (W: 64, 128), req_id (the PHY's id), max_read / max_payload
+# (<= 2048), and for the reader timeout (cycles) and max_pending (in-order queue depth).
+# The LitePCIe facts relied on, the mappings and the known limits: the docstrings.
+
+"""LitePCIe port facts this relies on (litepcie 2024.12):
+
+- port.source (request_layout): we, adr (the crossbar's address_width, 32 or 64 bits, in
+  bytes), len (10 bits, in DWORDS), req_id (the TLP's requester ID: must be the PHY's id), tag
+  (overwritten by the controller for reads; 0 for writes as LitePCIeDMAWriter does), dat,
+  channel (= port.channel, used to route completions back), user_id (free; a request counter
+  here), first/last (one beat for a read; the data beats of a write).
+- The packetizer always sends first_be = 0xf and last_be = 0xf (len > 1) / 0x0 (len == 1): only
+  DWORD-aligned addresses and whole-DWORD lengths can be expressed, and on a write every beat
+  but a len == 1 one is sent with all its byte lanes enabled (a write of n DWORDs must come as
+  exactly n*32/W full beats, or the TLP carries more data than its length field). len == 0
+  (1024 DWORDs) is mis-handled by the packetizer's last_be logic: lengths are kept <= 2048
+  bytes here.
+- port.sink (completion_layout): dat, err (completion status != 0), end (this completion TLP is
+  the last one of its request: length == byte_count / 4), first/last (one completion TLP), len,
+  tag, adr (lower address). LitePCIeTLPController returns completions in request order (a queue
+  of tags in issue order; per-tag reorder buffers of 4 * 512 bytes) for all the read ports
+  together, so a port sees its own requests' completions in its issue order, each request as
+  one or more completion TLPs (RCB splits), the last with end = 1; the first data DWORD of a
+  completion is in lane 0.
+
+Parameters (both adapters)
+--------------------------
+port
+    A LitePCIe user master port (LitePCIeMasterPort): read_only for the reader, write_only for
+    the writer. Its data width must be data_width (no conversion).
+data_width
+    W, 64 or 128 (the PHY's data width).
+req_id
+    Requester ID (int or Signal): in a SoC, `endpoint.phy.id`.
+max_read / max_payload
+    Largest accepted request in bytes, a multiple of 16, <= 2048 (LitePCIe's PHYs cap MRRS/MPS
+    at 512; its reorder buffers hold 2048 bytes a tag).
+
+Known limits
+------------
+- Byte-granular writes (unaligned address or length) are rejected, not handled (no byte
+  enables in LitePCIe's request layout; a realigner + first/last BE would be needed).
+- A completion with a non-successful status and no data (UR/CA Cpl: length 0, byte count != 0)
+  is not flagged `end` by LitePCIe's depacketizer, so its controller keeps the tag and every
+  later read of every port stalls: the timeout only turns this into errors for the core.
+- Reads rely on the controller's per-tag buffers (no buffering here): rd_cpl_ready low for a
+  long time backpressures the PHY's completion path once a tag buffer is full.
+- No 4 KiB-crossing check, no data width conversion.
+"""
 
 from migen import FSM, Case, If, Mux, NextState, NextValue, Signal
 
@@ -127,6 +91,48 @@ def _addr_ok(addr, port_aw):
 
 
 class DMAReadAdapter(LiteXModule):
+    """DMAReadAdapter(port, data_width, req_id=0, max_read=512, timeout=2**22, max_pending=16)
+
+    Our side (in/out seen from the adapter):
+        rd_req_valid (in), rd_req_ready (out), rd_req_addr (64, in), rd_req_len (13, in, bytes);
+        rd_cpl_valid (out), rd_cpl_ready (in), rd_cpl_data (W, out), rd_cpl_last, rd_cpl_err (out).
+    Counters (out, 32 bits, wrapping):
+        requests (taken on rd_req), completions (requests completed towards the core: last beats),
+        errors (of which with rd_cpl_err), rejected (requests refused without a TLP, see below),
+        timeouts, dropped (port completion beats thrown away: beyond an overrun request's n beats,
+        late data of timed-out requests, beats with no request waiting).
+
+    Request mapping (a valid request -> one port request beat): we = 0, adr = rd_req_addr
+    (truncated to the port's address width), len = rd_req_len >> 2 (DWORDS), req_id = req_id, tag
+    = 0 (controller's), dat = 0, channel = port.channel, user_id = request count (mod 256), first
+    = last = 1.
+
+    A request is REJECTED (not sent; answered locally with ceil(len*8/W) beats, at least 1, of data
+    0 and rd_cpl_err on the last) when len == 0, len % 4 != 0, len > max_read, or the address is
+    not 4-byte aligned or does not fit the port's address width. The convention (16-byte aligned,
+    multiple of 16, <= MRRS, no 4 KiB crossing) is met by the cores; the 4 KiB rule is not checked
+    here.
+
+    Completion mapping: every request (sent or rejected) enters an in-order queue with its beat
+    count n = ceil(len*8/W); the completions are handed to the core as exactly n beats per request
+    whatever the port delivers, so the core's beat accounting never slips:
+
+    - port beats are passed through (rd_cpl_data = dat, backpressure passed back);
+    - rd_cpl_err (on the request's last beat) = any port beat of that request had err, or the
+      port's request ended early (last & end before n beats: the missing beats are padded with
+      data 0), or it had not ended at the n-th beat (the rest of it is dropped), or the request was
+      rejected, or it timed out;
+    - timeout: no port beat for `timeout` cycles while a sent request is at the head of the queue
+      (0: never): the request is completed with padding and err, and the port's data for it,
+      should it come later, is dropped (up to its last & end).
+
+    Data correctness needs every completion TLP to be a whole number of W-bit beats: true for
+    16-byte aligned requests with W <= 128 and RCB splits (RCB >= 64 bytes).
+
+    max_pending: depth of the in-order queue (>= the crossbar's max_pending_requests, or it
+    throttles reads); at most max_pending requests in flight.
+    """
+
     def __init__(self, port, data_width, req_id=0, max_read=512, timeout=2**22, max_pending=16):
         _check_common(port, data_width, max_read, "max_read")
         W, B = data_width, data_width // 8
@@ -268,6 +274,28 @@ class DMAReadAdapter(LiteXModule):
 
 
 class DMAWriteAdapter(LiteXModule):
+    """DMAWriteAdapter(port, data_width, req_id=0, max_payload=512)
+
+    Our side:
+        wr_valid (in), wr_ready (out), wr_addr (64), wr_len (13, bytes), wr_data (W), wr_first,
+        wr_last (in): a write is ceil(wr_len*8/W) beats, addr/len taken on its first beat.
+    Counters (out, 32 bits, wrapping):
+        writes (writes taken), tlps (MWr requests sent on the port), rejected (writes dropped).
+
+    Mapping of a write of L bytes at A, L = k*(W/8) + 4*r (0 <= r < W/32):
+
+    - k > 0: one request of k beats: we = 1, adr = A, len = k*W/32 DWORDS, dat = wr_data (lane 0
+      first, unchanged), first on the first beat, last on the k-th, tag = 0, req_id = req_id,
+      channel = port.channel, user_id = write count (mod 256);
+    - then r single-DWORD requests (len = 1, first = last = 1) at A + k*(W/8) + 4*i, dat = the
+      i-th DWORD of the last input beat shifted to lane 0 (the packetizer only does partial beats
+      for len == 1).
+
+    A write is REJECTED (its beats are consumed up to wr_last, nothing sent, rejected += 1) when
+    A % 4 != 0, L % 4 != 0, L == 0, L > max_payload, or A does not fit the port's address width.
+    MPS and the 4 KiB rule are the core's job (not checked beyond L <= max_payload).
+    """
+
     def __init__(self, port, data_width, req_id=0, max_payload=512):
         _check_common(port, data_width, max_payload, "max_payload")
         W, B = data_width, data_width // 8

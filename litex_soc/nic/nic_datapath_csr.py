@@ -4,39 +4,14 @@
 # MAC streams on a LiteEth MAC core, its interrupt vectors (TX queue groups, RX) as MSIs.
 #
 # What it is: instantiates the emitted NICDatapath Verilog and builds, from the datapath's flat
-# port table (NICDatapath.EXPOSED), one CSR per port or strobe group, named `<prefix><name>` under
-# this module (LiteX prefixes the module name, `nic_`; csr.h has them all, nothing is
-# hand-copied):
-#   - a strobe group: an In port `<stem>_valid` of a prefix with its companion In ports
-#     `<stem>_<field>` (and `<stem>` itself, as field `value`) of at most 32 bits: one CSRStorage
-#     `<prefix><stem>` with those fields; writing it is the strobe (one pulse, the fields
-#     presented in the same cycle). A companion wider than 32 bits (an address) is its own
-#     CSRStorage `<prefix><stem>_<field>` (or `<prefix><stem>` for the bare one, the strobe
-#     CSR then being `<prefix><stem>_<its fields>`), written first: e.g. txe_base_addr then
-#     txe_base (field queue: the strobe); txq_wb_addr then txq_wb_addr_queue.
-#   - every other In port: a CSRStorage of its width (txfifo_max_len, rxe_ring_base, ...).
-#   - every Out port: a CSRStatus of its width (counters wrap at 32 bits).
-# Every CSR's and field's description is the port's in rtl/contract/registers.py (taken from
-# the cores' headers; counters with their ethtool -S name), so csr.h/csr.json and
-# docs/register_map.md carry them.
-#
-# Other connections:
-#   DMA   rd_* -> DMAReadAdapter, wr_* -> DMAWriteAdapter (litex_soc/nic/dma_port_adapter.py), each
-#         on its own crossbar master port, with the PHY's id as requester ID. Their counters are
-#         CSRs too: rdadp_<counter>, wradp_<counter> (ADAPTER_COUNTERS, from the contract).
-#   MAC   mac_tx/mac_rx <-> LiteEthMACCore(phy, dw=data_width) sink/source: keep (all ones but
-#         on the last beat, bytes from lane 0) <-> LiteEth's last_be (one-hot, the last valid
-#         byte of the last beat); an RX frame with any error bit set is marked mac_rx_error on
-#         its last beat (the RX FrameFIFO drops it). LiteEth's RX source has a ready; the
-#         datapath's RX side has none (it never back-pressures), so ready is tied to 1. The MAC
-#         pads TX frames to 60 bytes and appends the FCS; RX frames arrive without FCS.
-#   IRQ   irq_valid[g] (TX queue group g < ntxirq) and [ntxirq] (RX) are irq_tx[g] and
-#         irq_rx, the SoC's MSI lines `NIC_TX` (g 0), `NIC_TX1`.. and `NIC_RX` (irq_ready
-#         tied to 1: LitePCIe's MSI block latches a pulse).
-#
-# Parameters: platform, pcie_endpoint (for its crossbar and PHY id), eth_phy, build_dir,
+# port table (NICDatapath.EXPOSED, OWN_PORTS), one CSR per port or strobe group, named
+# `<prefix><name>` under this module (LiteX prefixes the module name, `nic_`).
+# Interfaces: the CSRs; rdadp, wradp (litex_soc/nic/dma_port_adapter.py), mac (LiteEthMACCore);
+# irq_tx[g], irq_rx (the MSI lines); csr_plan() and describe() for the register map.
+# Parameters: platform, pcie_endpoint (its crossbar and PHY id), eth_phy, build_dir,
 # data_width, ntxq, ntxirq (TX interrupt vectors), max_read (MRRS), max_payload (MPS), timeout
-# (DMA read timeout, cycles).
+# (DMA read timeout, cycles), module_name.
+# The CSR rules and the other connections: NICDatapathCSR's docstring.
 
 import os
 
@@ -144,6 +119,44 @@ def _widest(a, b):
 
 
 class NICDatapathCSR(LiteXModule):
+    """The NIC datapath in a LiteX SoC.
+
+    CSRs, one per port or strobe group of the datapath's flat port table (csr.h has them all,
+    nothing is hand-copied):
+
+    - a strobe group: an In port `<stem>_valid` of a prefix with its companion In ports
+      `<stem>_<field>` (and `<stem>` itself, as field `value`) of at most 32 bits: one CSRStorage
+      `<prefix><stem>` with those fields; writing it is the strobe (one pulse, the fields presented
+      in the same cycle). A companion wider than 32 bits (an address) is its own CSRStorage
+      `<prefix><stem>_<field>` (or `<prefix><stem>` for the bare one, the strobe CSR then being
+      `<prefix><stem>_<its fields>`), written first: e.g. txe_base_addr then txe_base (field
+      queue: the strobe); txq_wb_addr then txq_wb_addr_queue.
+    - every other In port: a CSRStorage of its width (txfifo_max_len, rxe_ring_base, ...).
+    - every Out port: a CSRStatus of its width (counters wrap at 32 bits).
+
+    Every CSR's and field's description is the port's in rtl/contract/registers.py (taken from the
+    cores' docstrings; counters with their ethtool -S name), so csr.h/csr.json and
+    docs/register_map.md carry them.
+
+    Other connections
+    -----------------
+    DMA
+        rd_* -> DMAReadAdapter, wr_* -> DMAWriteAdapter (litex_soc/nic/dma_port_adapter.py), each
+        on its own crossbar master port, with the PHY's id as requester ID. Their counters are CSRs
+        too: rdadp_<counter>, wradp_<counter> (ADAPTER_COUNTERS, from the contract).
+    MAC
+        mac_tx/mac_rx <-> LiteEthMACCore(phy, dw=data_width) sink/source: keep (all ones but on the
+        last beat, bytes from lane 0) <-> LiteEth's last_be (one-hot, the last valid byte of the
+        last beat); an RX frame with any error bit set is marked mac_rx_error on its last beat (the
+        RX FrameFIFO drops it). LiteEth's RX source has a ready; the datapath's RX side has none
+        (it never back-pressures), so ready is tied to 1. The MAC pads TX frames to 60 bytes and
+        appends the FCS; RX frames arrive without FCS.
+    IRQ
+        irq_valid[g] (TX queue group g < ntxirq) and [ntxirq] (RX) are irq_tx[g] and irq_rx, the
+        SoC's MSI lines `NIC_TX` (g 0), `NIC_TX1`.. and `NIC_RX` (irq_ready tied to 1: LitePCIe's
+        MSI block latches a pulse).
+    """
+
     def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
                  max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
                  ntxirq=1):

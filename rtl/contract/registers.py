@@ -5,7 +5,7 @@
 # What it is: the one source of the cores' counter tuples (rtl/nic/*.py COUNTS), of the LiteX
 # CSR descriptions of the `nic_*` registers (litex_soc/nic/nic_datapath_csr.py), and of the C
 # counter table of sw/include/nic_contract.h (gen_c.py). Descriptions come from the cores'
-# headers.
+# docstrings.
 #
 # Interfaces:
 #   CORES         core name (rtl/nic/<core>.py, or an external block) -> Core(config, counters,

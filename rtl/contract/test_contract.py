@@ -43,7 +43,7 @@ def test_formats():
 
 
 def test_host_formats_as_documented():
-    """The byte offsets every driver relies on (sw/lib/nic_queues.c, rtl/nic headers)."""
+    """The byte offsets every driver relies on (sw/lib/nic_queues.c, rtl/nic docstrings)."""
     def offsets(layout):
         return {n: (f.offset // 8, f.width // 8) for n, f in layout}
     assert offsets(formats.TX_DESC) == dict(addr=(0, 8), len=(8, 2), flags=(10, 2),

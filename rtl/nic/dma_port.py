@@ -2,17 +2,15 @@
 # dma_port.py: the NIC cores' DMA port convention, as stream signatures.
 #
 # What it is: one definition of the read and write ports that rtl/nic/tx_engine.py,
-# rtl/nic/rx_engine.py, rtl/nic/dma_read_arbiter.py and rtl/nic/nic_datapath.py share (their
-# headers give the exact rules: lengths in bytes, reads a multiple of 16 up to MRRS, never
-# crossing 4 KiB, completions in request order with the first byte in lane 0;
-# litex_soc/nic/dma_port_adapter.py maps them onto LitePCIe's crossbar ports).
-#
+# rx_engine.py, dma_read_arbiter.py and nic_datapath.py share (the engines' docstrings give the
+# exact rules: lengths in bytes, reads a multiple of 16 up to MRRS, never crossing 4 KiB,
+# completions in request order with the first byte in lane 0); litex_soc/nic/
+# dma_port_adapter.py maps them onto LitePCIe's crossbar ports.
 # Interfaces (as the DMA client drives them; flip() gives the server's side):
 #   read_signature(W)    req: Out(stream of RD_REQ {addr (64), len (13)}),
 #                        cpl: In(stream of rd_cpl_layout(W) {data (W), last, err})
 #   write_signature(W)   stream of wr_layout(W) {addr (64), len (13), data (W), first, last}
 # Flat (Verilog) names, rtl/nic/flat_ports.py: rd_req_valid, rd_req_addr, rd_cpl_data, wr_addr..
-#
 # Parameters: data_width (W).
 
 from amaranth.lib import data, stream, wiring

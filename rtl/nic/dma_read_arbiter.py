@@ -2,40 +2,12 @@
 # dma_read_arbiter.py: merges several DMA read clients onto one DMA read port (round-robin
 # over requests), routing the in-order completions back to the client of each request.
 #
-# What it is: the DMA read port of rtl/nic/dma_port.py (request stream req, completion stream
-# cpl in request order, cpl.p.last on the last beat of each request) on both sides: nports
-# clients (s[i], e.g. the TX engine and the RX engine) and one master port (rd, to the PCIe
-# DMA). The arbiter does not look at addresses or lengths; it relies on the master returning
-# exactly one completion beat with last per request, in request order.
-#
-# Requests: a FIFO of `depth` port numbers holds the client of every request accepted by the
-# master whose last completion beat has not yet been taken. While it is full no request is
-# presented (rd.req.valid 0). Otherwise the presented client is, when no request is being held
-# (below), the first client with s[i].req.valid at or after the round-robin pointer (wrapping;
-# 0 after reset); an acceptance (rd.req.valid & rd.req.ready) pushes the client's number and
-# moves the pointer to that client + 1. A request presented and not taken in cycle t is held:
-# in t+1 the same client is presented (its request is stable by the stream rule), so
-# rd.req.payload never changes under rd.req.valid. rd.req.valid and .payload are functions of
-# the clients' requests and of registers; s[i].req.ready = rd.req.ready & (client i is
-# presented) & not full (combinational from rd.req.ready).
-#
-# Completions: the client at the FIFO head gets the stream: s[h].cpl.valid = rd.cpl.valid,
-# rd.cpl.ready = s[h].cpl.ready, the payload (data, last, err) passed to every client (only
-# s[h] sees valid). A beat with last taken (rd.cpl.valid & rd.cpl.ready) pops the head at the
-# edge. With the FIFO empty (nothing outstanding) rd.cpl.ready is 0. A request accepted in
-# cycle t can receive its first completion beat from cycle t+1 on.
-#
-# Interfaces (W = data_width bits):
-#   s            In(dma_port.read_signature(W)).array(nports): client i's requests and
-#                completions.
-#   rd           Out(dma_port.read_signature(W)): the master's requests and completions.
-#   outstanding  out: requests accepted whose last completion beat has not been taken (0..depth).
-#   requests     out, 32 bits (wrapping): requests accepted by the master.
-#
-# Parameters:
-#   nports      number of clients, 1..16.
-#   data_width  W, 64 or 128.
-#   depth       outstanding requests at most: a power of two, 2..1024 (16).
+# Interfaces: s (In(dma_port.read_signature(W)).array(nports): the clients' requests and
+# completions), rd (Out(dma_port.read_signature(W)): the master port, to the PCIe DMA),
+# outstanding (requests whose last completion beat is not yet taken), requests (counter).
+# Parameters: nports (clients, 1..16), data_width (W: 64, 128), depth (outstanding requests at
+# most: a power of two 2..1024, 16).
+# Behaviour, to the cycle: DMAReadArbiter's docstring.
 
 from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import memory, wiring
@@ -53,6 +25,47 @@ def _is_int(v):
 
 
 class DMAReadArbiter(wiring.Component):
+    """Round-robin DMA read arbiter with in-order completion routing.
+
+    The DMA read port of rtl/nic/dma_port.py (request stream req, completion stream cpl in request
+    order, cpl.p.last on the last beat of each request) on both sides: nports clients (s[i], e.g.
+    the TX engine and the RX engine) and one master port (rd, to the PCIe DMA). The arbiter does
+    not look at addresses or lengths; it relies on the master returning exactly one completion
+    beat with last per request, in request order.
+
+    Requests
+    --------
+    A FIFO of `depth` port numbers holds the client of every request accepted by the master whose
+    last completion beat has not yet been taken. While it is full no request is presented
+    (rd.req.valid 0). Otherwise the presented client is, when no request is being held (below),
+    the first client with s[i].req.valid at or after the round-robin pointer (wrapping; 0 after
+    reset); an acceptance (rd.req.valid & rd.req.ready) pushes the client's number and moves the
+    pointer to that client + 1. A request presented and not taken in cycle t is held: in t+1 the
+    same client is presented (its request is stable by the stream rule), so rd.req.payload never
+    changes under rd.req.valid. rd.req.valid and .payload are functions of the clients' requests
+    and of registers; s[i].req.ready = rd.req.ready & (client i is presented) & not full
+    (combinational from rd.req.ready).
+
+    Completions
+    -----------
+    The client at the FIFO head gets the stream: s[h].cpl.valid = rd.cpl.valid, rd.cpl.ready =
+    s[h].cpl.ready, the payload (data, last, err) passed to every client (only s[h] sees valid). A
+    beat with last taken (rd.cpl.valid & rd.cpl.ready) pops the head at the edge. With the FIFO
+    empty (nothing outstanding) rd.cpl.ready is 0. A request accepted in cycle t can receive its
+    first completion beat from cycle t+1 on.
+
+    Ports
+    -----
+    s : In(dma_port.read_signature(W)).array(nports)
+        Client i's requests and completions.
+    rd : Out(dma_port.read_signature(W))
+        The master's requests and completions.
+    outstanding : Out
+        Requests accepted whose last completion beat has not been taken (0..depth).
+    requests : Out, 32 bits (wrapping)
+        Requests accepted by the master.
+    """
+
     def __init__(self, nports=2, data_width=128, depth=16):
         if not _is_int(nports) or not 1 <= nports <= 16:
             raise ValueError(f"DMAReadArbiter: nports={nports!r} must be an integer 1..16")

@@ -1,87 +1,15 @@
 #
 # frame_fifo.py: store-and-forward packet FIFO that drops bad frames and counts every drop.
 #
-# What it is: Corundum's axis_fifo with FRAME_FIFO=1, DROP_BAD_FRAME, DROP_OVERSIZE_FRAME and
-# DROP_WHEN_FULL, plus a runt check. On the RX path (MAC -> FIFO -> DMA) the MAC can never wait,
-# so the sink never back-pressures and whatever cannot be kept is dropped and counted; on the TX
-# path (DMA -> FIFO -> MAC, `backpressure=True`) a whole frame is stored before its first beat
-# leaves, so the MAC never underruns. A frame is stored in full before any of it is output, and
-# a dropped frame leaves no trace: the write pointer rolls back to the end of the last committed
-# frame and readers never see a byte of it. Frame boundaries are never lost: a frame being
-# dropped is discarded up to and including its `s.p.last` beat.
-#
-# Storage: a memory of depth // data_width beats (data, keep, last: one entry per beat, so a
-# partial last beat occupies a whole entry) and a FIFO of the committed frames' lengths (bytes
-# and beats), so that `m.p.len` is known on the first beat. A frame's length is the sum over its
-# beats of the number of 1 bits of `s.p.keep`.
-#
-# Drop rules, per frame. Each dropped frame increments exactly one counter, the first that
-# applies in this priority order (frame-intrinsic reasons first, then lack of space):
-#   disabled  `enable` was 0 in the cycle the frame's first beat was accepted (a frame that
-#             started with enable 1 is handled normally even if enable drops during it).
-#   error     `s.p.error` was 1 on the last beat (bad FCS, PHY error).
-#   oversize  the length exceeds `max_len`; decided at the beat that makes it exceed: nothing
-#             more of the frame is stored.
-#   runt      length < `min_len` (decided on the last beat).
-#   full      a beat arrived while the memory was full (entries from the read pointer, as
-#             registered at the start of the cycle, to the write pointer: a beat read into the
-#             output register in cycle t frees its entry from cycle t+1; decided at that beat,
-#             nothing more of the frame is stored), or the length FIFO held `max_frames` frames
-#             whose first beat had not been read when the last beat arrived.
-# A frame is kept (committed) when none applies. `max_len` is compared on every beat and
-# `min_len` on the last one; keep both stable during a frame.
-#
-# Cycles. Everything is registered at the clock edge that ends the cycle in question:
-#   sink      a beat moves in cycle t when s.valid & s.ready. With the last beat of a frame in
-#             cycle t, in cycle t+1: frames_in has incremented, and exactly one of: the frame is
-#             committed (level += its length, frames_queued += 1) or one drop counter has
-#             incremented.
-#   latency   a frame whose last beat moves in cycle t, with nothing committed before it still
-#             waiting and the output register free in cycle t+1 (m.valid 0, or m.ready 1),
-#             shows its first beat on m.* (m.valid 1) in cycle t+2: 2 cycles.
-#   source    m.valid and m.payload are registers (data, keep, last are the memory's
-#             synchronous read port); a beat moves in cycle t when
-#             m.valid & m.ready, and in cycle t+1 the next beat is on m.* if one is stored (one
-#             beat per cycle, frames back to back). frames_out (on m.p.last), bytes_out (+= the
-#             1 bits of m.p.keep), level (-= the same) and frames_queued (-= 1 on m.p.last) are
-#             updated in cycle t+1.
-#   s.ready   1 always when backpressure=False. With backpressure=True it is a function of
-#             registers only: 0 while the length FIFO is full, or while the memory is full and
-#             committed beats still occupy it (it frees as the output drains). A frame that fills
-#             the whole memory by itself can never fit: its next beat is accepted and the frame
-#             is dropped as full, so the sink never dead-locks.
-# No combinational path from m.ready to s.ready, nor from s.* to m.*. Beats are written and read
-# in the same cycle at full rate.
-#
-# Interfaces (stream payload fields are written s.p.<field>, as in the code):
-#   s             In(stream of beat_layout(data_width)): the sink, payload data (data_width
-#                 byte lanes, little-endian: lane i is s.p.data[8*i:8*i+8]), keep (one bit per
-#                 lane, contiguous from lane 0, only the last beat partial; any pattern is stored
-#                 and passed on, the length counts its 1 bits), last, error (sampled with last).
-#                 always_ready (s.ready is Const(1)) when backpressure=False.
-#   m             Out(stream of len_beat_layout(data_width, len_width)): the source, payload
-#                 data, keep, last and len: the frame's length in bytes, valid on every beat of
-#                 the frame.
-#   max_len, min_len   in, len_width bits: see the drop rules.
-#   enable        in: see `disabled`; the output keeps draining committed frames while 0.
-#   frames_in, frames_out, bytes_out, drop_error, drop_oversize, drop_runt, drop_full,
-#   drop_disabled      out, count_width bits, wrapping. frames_in counts every frame whose last
-#                 beat was accepted: frames_in == frames_out + sum(drop_*) + frames_queued
-#                 (mod 2**count_width), in every cycle.
-#   level         out: bytes of committed frames not yet output (m.valid & m.ready); up to
-#                 depth + data_width (a full memory and the output register).
-#   frames_queued out: committed frames whose last beat has not yet been output.
-#
-# Parameters:
-#   data_width    bytes per beat: a power of two, 1 to 64.
-#   depth         bytes of storage: a power of two, >= 2 * data_width (depth // data_width
-#                 entries). It should be at least twice the largest frame kept.
-#   len_width     width of the lengths (16: frames up to 65535 bytes).
-#   max_frames    entries of the length FIFO (a power of two >= 2); None: depth // data_width,
-#                 which can never be the limit (every frame takes at least one entry); with
-#                 small beats set it lower (e.g. depth // 64 for 64-byte minimum frames).
-#   backpressure  False: s.ready is 1 always (RX side). True: see s.ready (TX side).
-#   count_width   counter width (32).
+# Interfaces: s (stream in: frame beats of beat_layout; always_ready without backpressure),
+# m (stream out: beats of len_beat_layout, the frame's length on every beat), max_len, min_len,
+# enable; the counters COUNTS (rtl/contract/registers.py), level, frames_queued; the layouts
+# beat_layout(nbytes), len_beat_layout(nbytes, len_width).
+# Parameters: data_width (bytes per beat, a power of two 1..64), depth (bytes of storage, a
+# power of two >= 2 * data_width), len_width (16: frames up to 65535 bytes), max_frames (length
+# FIFO entries, a power of two >= 2; None: depth // data_width), backpressure (False: RX side,
+# drops; True: TX side), count_width (counter width, 32).
+# Behaviour, to the cycle, and the drop rules: FrameFIFO's docstring.
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream, wiring
@@ -117,6 +45,109 @@ def _log2(n):
 
 
 class FrameFIFO(wiring.Component):
+    """Store-and-forward packet FIFO.
+
+    Corundum's axis_fifo with FRAME_FIFO=1, DROP_BAD_FRAME, DROP_OVERSIZE_FRAME and
+    DROP_WHEN_FULL, plus a runt check. On the RX path (MAC -> FIFO -> DMA) the MAC can never wait,
+    so the sink never back-pressures and whatever cannot be kept is dropped and counted; on the TX
+    path (DMA -> FIFO -> MAC, `backpressure=True`) a whole frame is stored before its first beat
+    leaves, so the MAC never underruns. A frame is stored in full before any of it is output, and
+    a dropped frame leaves no trace: the write pointer rolls back to the end of the last committed
+    frame and readers never see a byte of it. Frame boundaries are never lost: a frame being
+    dropped is discarded up to and including its `s.p.last` beat.
+
+    Storage: a memory of depth // data_width beats (data, keep, last: one entry per beat, so a
+    partial last beat occupies a whole entry) and a FIFO of the committed frames' lengths (bytes
+    and beats), so that `m.p.len` is known on the first beat. A frame's length is the sum over its
+    beats of the number of 1 bits of `s.p.keep`.
+
+    Drop rules
+    ----------
+    Per frame. Each dropped frame increments exactly one counter, the first that applies in this
+    priority order (frame-intrinsic reasons first, then lack of space):
+
+    disabled
+        `enable` was 0 in the cycle the frame's first beat was accepted (a frame that started with
+        enable 1 is handled normally even if enable drops during it).
+    error
+        `s.p.error` was 1 on the last beat (bad FCS, PHY error).
+    oversize
+        The length exceeds `max_len`; decided at the beat that makes it exceed: nothing more of the
+        frame is stored.
+    runt
+        Length < `min_len` (decided on the last beat).
+    full
+        A beat arrived while the memory was full (entries from the read pointer, as registered at
+        the start of the cycle, to the write pointer: a beat read into the output register in cycle
+        t frees its entry from cycle t+1; decided at that beat, nothing more of the frame is
+        stored), or the length FIFO held `max_frames` frames whose first beat had not been read
+        when the last beat arrived.
+
+    A frame is kept (committed) when none applies. `max_len` is compared on every beat and
+    `min_len` on the last one; keep both stable during a frame.
+
+    Cycles
+    ------
+    Everything is registered at the clock edge that ends the cycle in question.
+
+    sink
+        A beat moves in cycle t when s.valid & s.ready. With the last beat of a frame in cycle t,
+        in cycle t+1: frames_in has incremented, and exactly one of: the frame is committed (level
+        += its length, frames_queued += 1) or one drop counter has incremented.
+    latency
+        A frame whose last beat moves in cycle t, with nothing committed before it still waiting
+        and the output register free in cycle t+1 (m.valid 0, or m.ready 1), shows its first beat
+        on m (m.valid 1) in cycle t+2: 2 cycles.
+    source
+        m.valid and m.payload are registers (data, keep, last are the memory's synchronous read
+        port); a beat moves in cycle t when m.valid & m.ready, and in cycle t+1 the next beat is
+        on m if one is stored (one beat per cycle, frames back to back). frames_out (on m.p.last),
+        bytes_out (+= the 1 bits of m.p.keep), level (-= the same) and frames_queued (-= 1 on
+        m.p.last) are updated in cycle t+1.
+    s.ready
+        1 always when backpressure=False. With backpressure=True it is a function of registers
+        only: 0 while the length FIFO is full, or while the memory is full and committed beats
+        still occupy it (it frees as the output drains). A frame that fills the whole memory by
+        itself can never fit: its next beat is accepted and the frame is dropped as full, so the
+        sink never dead-locks.
+
+    No combinational path from m.ready to s.ready, nor from s to m. Beats are written and read in
+    the same cycle at full rate.
+
+    Ports
+    -----
+    Stream payload fields are written s.p.<field>, as in the code.
+
+    s : In(stream of beat_layout(data_width))
+        The sink, payload data (data_width byte lanes, little-endian: lane i is
+        s.p.data[8*i:8*i+8]), keep (one bit per lane, contiguous from lane 0, only the last beat
+        partial; any pattern is stored and passed on, the length counts its 1 bits), last, error
+        (sampled with last). always_ready (s.ready is Const(1)) when backpressure=False.
+    m : Out(stream of len_beat_layout(data_width, len_width))
+        The source, payload data, keep, last and len: the frame's length in bytes, valid on every
+        beat of the frame.
+    max_len, min_len : In, len_width bits
+        See the drop rules.
+    enable : In
+        See `disabled`; the output keeps draining committed frames while 0.
+    frames_in, frames_out, bytes_out, drop_error, drop_oversize, drop_runt, drop_full,
+    drop_disabled : Out, count_width bits, wrapping
+        frames_in counts every frame whose last beat was accepted: frames_in == frames_out +
+        sum(drop_*) + frames_queued (mod 2**count_width), in every cycle.
+    level : Out
+        Bytes of committed frames not yet output (m.valid & m.ready); up to depth + data_width (a
+        full memory and the output register).
+    frames_queued : Out
+        Committed frames whose last beat has not yet been output.
+
+    Parameters
+    ----------
+    depth should be at least twice the largest frame kept. max_frames None (depth // data_width)
+    can never be the limit (every frame takes at least one entry); with small beats set it lower
+    (e.g. depth // 64 for 64-byte minimum frames). backpressure False: s.ready is 1 always (RX
+    side); True: see s.ready (TX side).
+    """
+
     def __init__(self, data_width=8, depth=4096, len_width=16, max_frames=None,
                  backpressure=False, count_width=32):
         if not _is_pow2(data_width) or data_width > 64:

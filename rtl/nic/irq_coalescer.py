@@ -2,57 +2,14 @@
 # irq_coalescer.py: interrupt coalescing for one interrupt vector (ethtool -C semantics, the
 # e1000's RDTR/RADV/ITR), exact to the cycle.
 #
-# What it is: sits between a completion source (one `event` per completion) and the MSI block
-# (`irq_valid`/`irq_ready`) and decides when the completions pending so far make an interrupt.
-# cocotb_tests/models/coalesce_model.py is its cycle-accurate reference model (predict_irqs: the
-# interrupts of a
-# whole run from its event cycles).
-#
-# Cycles: in cycle x, irq_valid is a function of the registers and of this cycle's `enable` and
-# configuration (it does not depend on this cycle's `event` or `irq_ready`). An event in cycle x
-# counts in `pending` from cycle x+1. T = max(tick_cycles, 1) cycles per tick; every timer is
-# counted in cycles, exactly: a timer of N ticks started by cycle s has expired in cycle x iff
-# x - s >= N * T (each timer has its own tick prescaler, started with the timer, so no
-# multiplier and no dependence on a free-running phase). Rules, in cycle x, pending > 0:
-#   no coalescing  frames == 1, or frames == usecs == abs_usecs == 0: due (reason immediate).
-#   frames         frames != 0 and pending >= frames: due.
-#   usecs          delay timer (re)started by every event: due if usecs != 0 and
-#                  x - (cycle of the last event) >= usecs * T.
-#   abs_usecs      absolute timer started by the event that makes pending 0 -> 1 (the first one
-#                  after an accepted interrupt), never restarted: due if abs_usecs != 0 and
-#                  x - (cycle of that event) >= abs_usecs * T.
-#   min_interval   the interrupt may be raised only if min_interval == 0, or no interrupt has been
-#                  accepted since reset, or x - (cycle of the last accept) >= min_interval * T.
-#                  So accepts are at least max(1, min_interval * T) cycles apart.
-#   enable         irq_valid = held | (enable & due & min_interval ok). With enable 0 nothing is
-#                  raised; events are still counted and the timers still run, so when enable
-#                  returns the rules fire from then on as if it had always been 1 (a timer that
-#                  expired meanwhile fires at once).
-#   held           stream rule: once raised, irq_valid stays 1 (even if enable drops) until
-#                  accepted (irq_valid & irq_ready).
-#   accept         in cycle a: pending becomes the event of cycle a (0 or 1: a completion in the
-#                  accepting cycle counts toward the NEXT interrupt and starts both timers for it),
-#                  the min_interval timer restarts from a; without a new event the delay and
-#                  absolute timers are idle (they are only looked at while pending > 0).
-#   reason         decided in the cycle irq_valid is raised (kept while held), by priority
-#                  immediate > frames > usecs > abs; the accept increments `irqs` and the
-#                  reason's counter.
-#   pending        saturates at 2**width-1 (frames <= 2**width-1, so the frames rule still holds).
-#
-# Interfaces:
-#   event                in: a completion this cycle.
-#   irq_valid, irq_ready out/in: the interrupt request to the MSI block.
-#   enable               in: see above.
-#   frames, usecs, abs_usecs, min_interval, tick_cycles   in, `width` bits: the configuration
-#                        (CSRs; a change takes effect in the cycle it is seen, from the state the
-#                        timers have counted so far; a reason already latched stays).
-#   irqs, by_frames, by_usecs, by_abs, by_immediate       out, `count_width` bits: accepted
-#                        interrupts and their reasons (wrapping).
-#   pending              out, `width` bits: completions not yet covered by an accepted interrupt.
-#
-# Parameters:
-#   width        configuration, pending and timer width (16: frames and ticks up to 65535).
-#   count_width  interrupt counter width (32).
+# Interfaces: event (in: one completion), irq_valid/irq_ready (the interrupt request to the MSI
+# block: plain ports, no payload), enable, the configuration frames, usecs, abs_usecs,
+# min_interval, tick_cycles (rtl/contract/coalesce.py CONFIG); the counters COUNTS (irqs and
+# one per reason) and pending.
+# Parameters: width (configuration, pending and timers; 16: frames and ticks up to 65535),
+# count_width (interrupt counters, 32).
+# Behaviour, to the cycle: IRQCoalescer's docstring; cocotb_tests/models/coalesce_model.py is
+# its cycle-accurate reference model.
 
 from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
@@ -65,6 +22,76 @@ COUNTS = registers.counter_names("irq_coalescer")    # irqs, then the REASONS
 
 
 class IRQCoalescer(wiring.Component):
+    """Interrupt coalescing for one interrupt vector.
+
+    Sits between a completion source (one `event` per completion) and the MSI block
+    (`irq_valid`/`irq_ready`) and decides when the completions pending so far make an interrupt.
+    cocotb_tests/models/coalesce_model.py is its cycle-accurate reference model (predict_irqs: the
+    interrupts of a whole run from its event cycles).
+
+    Cycles
+    ------
+    In cycle x, irq_valid is a function of the registers and of this cycle's `enable` and
+    configuration (it does not depend on this cycle's `event` or `irq_ready`). An event in cycle x
+    counts in `pending` from cycle x+1. T = max(tick_cycles, 1) cycles per tick; every timer is
+    counted in cycles, exactly: a timer of N ticks started by cycle s has expired in cycle x iff
+    x - s >= N * T (each timer has its own tick prescaler, started with the timer, so no multiplier
+    and no dependence on a free-running phase).
+
+    Rules
+    -----
+    In cycle x, pending > 0:
+
+    no coalescing
+        frames == 1, or frames == usecs == abs_usecs == 0: due (reason immediate).
+    frames
+        frames != 0 and pending >= frames: due.
+    usecs
+        Delay timer (re)started by every event: due if usecs != 0 and x - (cycle of the last event)
+        >= usecs * T.
+    abs_usecs
+        Absolute timer started by the event that makes pending 0 -> 1 (the first one after an
+        accepted interrupt), never restarted: due if abs_usecs != 0 and x - (cycle of that event)
+        >= abs_usecs * T.
+    min_interval
+        The interrupt may be raised only if min_interval == 0, or no interrupt has been accepted
+        since reset, or x - (cycle of the last accept) >= min_interval * T. So accepts are at least
+        max(1, min_interval * T) cycles apart.
+    enable
+        irq_valid = held | (enable & due & min_interval ok). With enable 0 nothing is raised;
+        events are still counted and the timers still run, so when enable returns the rules fire
+        from then on as if it had always been 1 (a timer that expired meanwhile fires at once).
+    held
+        Stream rule: once raised, irq_valid stays 1 (even if enable drops) until accepted
+        (irq_valid & irq_ready).
+    accept
+        In cycle a: pending becomes the event of cycle a (0 or 1: a completion in the accepting
+        cycle counts toward the NEXT interrupt and starts both timers for it), the min_interval
+        timer restarts from a; without a new event the delay and absolute timers are idle (they are
+        only looked at while pending > 0).
+    reason
+        Decided in the cycle irq_valid is raised (kept while held), by priority immediate > frames
+        > usecs > abs; the accept increments `irqs` and the reason's counter.
+    pending
+        Saturates at 2**width-1 (frames <= 2**width-1, so the frames rule still holds).
+
+    Ports
+    -----
+    event : In
+        A completion this cycle.
+    irq_valid, irq_ready : Out, In
+        The interrupt request to the MSI block.
+    enable : In
+        See above.
+    frames, usecs, abs_usecs, min_interval, tick_cycles : In, `width` bits
+        The configuration (CSRs; a change takes effect in the cycle it is seen, from the state the
+        timers have counted so far; a reason already latched stays).
+    irqs, by_frames, by_usecs, by_abs, by_immediate : Out, `count_width` bits
+        Accepted interrupts and their reasons (wrapping).
+    pending : Out, `width` bits
+        Completions not yet covered by an accepted interrupt.
+    """
+
     def __init__(self, width=16, count_width=32):
         if width < 2 or count_width < 1:
             raise ValueError(f"IRQCoalescer: width={width} must be >= 2 and "

@@ -3,107 +3,14 @@
 # TX queues, scheduler, TX DMA engine, TX/RX frame FIFOs, RX DMA engine, DMA arbitration and
 # interrupt coalescing, with every sub-core's configuration and counters on a flat port list.
 #
-# What it is (one instance of each core, wired as follows):
-#   TX  TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready
-#       (plain ports, steered below). Streams, by wiring.connect: TXQueueManager job ->
-#       TXEngine (txe) job; TXEngine cpl -> TXQueueManager cpl.
-#       Frames may span jobs (TXEngine "Open frames"): a grant is taken only while the engine
-#       is idle and no job waits, so each job's queue is chosen knowing whether a frame is
-#       open; while a frame of queue q is open, the scheduler sees only q active and only a
-#       grant of q is taken (a frame's descriptors are sent back to back, whatever the policy:
-#       a continuation job uses a grant and, in WRR, a credit); when q is disabled with its
-#       frame open, the engine aborts the frame (NO_EOP, counted in txe_err_no_eop), and
-#       txq_drained[q] waits for that.
-#       TXEngine tx -> FrameFIFO (txfifo, backpressure=True) s (frames with error are
-#       dropped there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_* (flat, no len).
-#   RX  mac_rx_* -> FrameFIFO (rxfifo, drop mode: its sink is always_ready, mac_rx has no
-#       ready) s; FrameFIFO m -> RXEngine (rxe) s.
-#   DMA read   DMAReadArbiter (rtl/nic/dma_read_arbiter.py) with client s[0] = TXEngine rd,
-#       s[1] = RXEngine rd (descriptor prefetch): one read port, flat as rd_*.
-#   DMA write  one write port wr_*, shared by the RXEngine's writes (wr: frame data, completion
-#       records) and the TX consumer-index writebacks of TXQueueManager (wb): each writeback
-#       of queue q is one 16-byte write at the queue's writeback address (txq_wb_addr_*
-#       below), a TX_WB record (rtl/contract/formats.py): cons = wb_cons (12 bits,
-#       zero-extended), the rest 0 (1 beat at W=128, 2 at W=64). Arbitration at write
-#       granularity: when no write is in progress, the source presented (wr_valid) is RX or
-#       writeback, the one whose turn it is when both wait (turns alternate: after a write of
-#       one source completes, the other wins the next tie); from the cycle a source is first
-#       presented until its last beat is taken (wr_valid & wr_ready & wr_last) only that source
-#       is presented (also while it has no beat ready, wr_valid 0 between beats of an RX
-#       write), so wr_addr/wr_len/wr_first/data never change under wr_valid and writes never
-#       interleave.
-#   IRQ ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
-#       group g = the TX queues q with q % ntxirq == g) has event = TXEngine done.valid with
-#       done.p.queue in group g (a TX frame of the group done, good or errored); vector ntxirq
-#       (rxirq) has event = RXEngine irq_event (a completion record taken by the DMA).
-#       irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every
-#       TX vector's coalescer alike; each vector counts and times its own completions. The
-#       txirq_ counters are the sums over the TX vectors (pending too); txirq_vec_irqs has the
-#       interrupts raised per TX vector. Note: a TX frame's done pulse precedes
-#       the writeback of its consumer index (TXQueueManager: the cons is written back from 2
-#       cycles after the completion, through the write arbiter), so the driver's TX interrupt
-#       handler may read a consumer index one writeback short; the writeback lands shortly after.
-#
-# Port mapping rule (for a LiteX CSR wrapper): every port named `<prefix><name>` with a prefix
-# below is port `<name>` of that sub-core, same direction and width (an ArrayLayout input is
-# flattened to a plain vector, element i at bits i*w..): In ports are configuration (CSR
-# storage; the ones named *_valid are write strobes: a one-cycle pulse, the CSR's write
-# event, with their companion fields presented in the same cycle), Out ports are status and
-# counters (CSR status, 32-bit counters wrap). The lists of exposed names are the class
-# attribute EXPOSED (prefix -> (sub-core attribute, [in names], [out names])); all other ports of
-# the sub-cores are wired internally as above.
-#   tx_sched_  TXScheduler    in: prio (3*ntxq), weight (8*ntxq), mode; out: grants.
-#   txq_       TXQueueManager in: cfg_valid, cfg_queue, cfg_size_log2, cfg_enable, cfg_limit,
-#                             db_valid, db_queue, db_index; out: active, drained, db_range_err
-#                             and its counters (doorbells, jobs, descs_fetched, ...).
-#              plus this core's writeback config/counter: txq_wb_addr_valid, txq_wb_addr_queue,
-#                             txq_wb_addr (64) in: write strobe, queue number (>= ntxq ignored),
-#                             16-byte aligned host address (bits 3..0 ignored) of the queue's
-#                             consumer-index writeback; change it only while the queue is
-#                             drained. txq_wb_writes out (32): writebacks taken by the DMA.
-#   txe_       TXEngine       in: base_valid, base_queue, base_addr; out: its counters, and
-#                             q_frames, q_bytes (32 bits per queue, queue i at bits 32i..).
-#   txfifo_    FrameFIFO (TX) in: max_len, min_len, enable; out: counters, level, frames_queued.
-#   rxfifo_    FrameFIFO (RX) same as txfifo_.
-#   rxe_       RXEngine       in: ring_base, ring_size_log2, cpl_base, enable, db_valid,
-#                             db_index; out: its counters, cons.
-#   txirq_, rxirq_ IRQCoalescer in: enable, frames, usecs, abs_usecs, min_interval,
-#                             tick_cycles; out: irqs, by_immediate, by_frames, by_usecs,
-#                             by_abs, pending (txirq_: of every TX vector, see IRQ above).
-#              plus txirq_vec_irqs out (32 * ntxirq): interrupts raised by TX vector g at bits
-#                             32g.. (this core's own port).
-#   rdarb_     DMAReadArbiter out: outstanding, requests.
-# Every configuration input resets to 0 (FIFOs disabled, max_len 0, queues disabled): software
-# sets them up.
-#
-# Stream interfaces (W = data_width bits, B = W/8 byte lanes, lane i is data[8*i:8*i+8]):
-#   mac_tx_valid, mac_tx_ready (in), mac_tx_data (W), mac_tx_keep (B), mac_tx_last   frames to
-#       the MAC (whole frames stored before their first beat leaves: no underrun).
-#   mac_rx_valid, mac_rx_data (W), mac_rx_keep (B), mac_rx_last, mac_rx_error   in, frames from
-#       the MAC (no ready: the RX FrameFIFO drops what it cannot keep, counted); mac_rx_error
-#       with mac_rx_last marks a bad frame (dropped).
-#   rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13); rd_cpl_valid (in),
-#       rd_cpl_ready, rd_cpl_data (W, in), rd_cpl_last (in), rd_cpl_err (in)   DMA read port:
-#       rtl/nic/dma_port.py's read_signature, flat (rtl/nic/flat_ports.py; 16-byte aligned,
-#       lengths multiples of 16 up to max_read, never across 4 KiB, completions in request
-#       order).
-#   wr_valid, wr_ready (in), wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last   DMA
-#       write port: dma_port.py's write_signature, flat (ceil(wr_len*8/W) beats, addr/len valid
-#       on the wr_first beat, posted).
-#   irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)   bit g < ntxirq: TX vector g (queue
-#       group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit 1 RX.
-#
-# Parameters:
-#   data_width   W, 64 or 128.
-#   ntxq         TX queues, 1..64.
-#   ntxirq       TX interrupt vectors (TX queue groups), 1..min(ntxq, MAX_TXIRQ = 8) (1).
-#   max_read     largest DMA read in bytes (MRRS), multiple of 16, 16..4096 (512).
-#   max_payload  largest DMA write in bytes (MPS), power of two 16..4096 (256).
-#   max_frame    largest TX frame the engine builds, 1..65535 (9216).
-#   max_batch    TX descriptors per fetch job, 1..256 (8).
-#   tx_fifo_depth, rx_fifo_depth   FrameFIFO bytes, powers of two >= 2*B (32768: two 9216-byte
-#                frames and more).
-#   rd_depth     DMA reads outstanding at most (DMAReadArbiter depth), power of two 2..1024.
+# Interfaces (flat, Verilog-style): every exposed sub-core port as `<prefix><name>` (EXPOSED)
+# and this core's own (OWN_PORTS); mac_tx_*, mac_rx_* (frames to and from the MAC); rd_*, wr_*
+# (the DMA read and write ports of rtl/nic/dma_port.py, flat); irq_valid, irq_ready (a bit per
+# interrupt vector: the TX queue groups, then RX).
+# Parameters: data_width (W: 64, 128), ntxq (1..64), ntxirq (TX vectors, 1..min(ntxq, 8)),
+# max_read (MRRS), max_payload (MPS), max_frame, max_batch, tx_fifo_depth, rx_fifo_depth,
+# rd_depth. The wiring, the port mapping rule, the parameters' ranges and defaults:
+# NICDatapath's docstring.
 
 from amaranth import Array, Cat, Module, Mux, Signal, unsigned
 from amaranth.hdl import Shape
@@ -157,6 +64,136 @@ def _is_int(v):
 
 
 class NICDatapath(wiring.Component):
+    """The NIC datapath: one instance of each core, wired as follows.
+
+    TX
+        TXScheduler (tx_sched) <-> TXQueueManager (txq): active, grant_valid/_queue/_ready (plain
+        ports, steered below). Streams, by wiring.connect: TXQueueManager job -> TXEngine (txe)
+        job; TXEngine cpl -> TXQueueManager cpl.
+        Frames may span jobs (TXEngine "Open frames"): a grant is taken only while the engine is
+        idle and no job waits, so each job's queue is chosen knowing whether a frame is open; while
+        a frame of queue q is open, the scheduler sees only q active and only a grant of q is taken
+        (a frame's descriptors are sent back to back, whatever the policy: a continuation job uses
+        a grant and, in WRR, a credit); when q is disabled with its frame open, the engine aborts
+        the frame (NO_EOP, counted in txe_err_no_eop), and txq_drained[q] waits for that.
+        TXEngine tx -> FrameFIFO (txfifo, backpressure=True) s (frames with error are dropped
+        there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_* (flat, no len).
+    RX
+        mac_rx_* -> FrameFIFO (rxfifo, drop mode: its sink is always_ready, mac_rx has no ready) s;
+        FrameFIFO m -> RXEngine (rxe) s.
+    DMA read
+        DMAReadArbiter (rtl/nic/dma_read_arbiter.py) with client s[0] = TXEngine rd, s[1] =
+        RXEngine rd (descriptor prefetch): one read port, flat as rd_*.
+    DMA write
+        One write port wr_*, shared by the RXEngine's writes (wr: frame data, completion records)
+        and the TX consumer-index writebacks of TXQueueManager (wb): each writeback of queue q is
+        one 16-byte write at the queue's writeback address (txq_wb_addr_* below), a TX_WB record
+        (rtl/contract/formats.py): cons = wb.p.cons (12 bits, zero-extended), the rest 0 (1 beat
+        at W=128, 2 at W=64). Arbitration at write granularity: when no write is in progress, the
+        source presented (wr_valid) is RX or writeback, the one whose turn it is when both wait
+        (turns alternate: after a write of one source completes, the other wins the next tie);
+        from the cycle a source is first presented until its last beat is taken (wr_valid &
+        wr_ready & wr_last) only that source is presented (also while it has no beat ready,
+        wr_valid 0 between beats of an RX write), so wr_addr/wr_len/wr_first/data never change
+        under wr_valid and writes never interleave.
+    IRQ
+        ntxirq + 1 IRQCoalescers, one per interrupt vector: TX vector g (0..ntxirq-1; TX queue
+        group g = the TX queues q with q % ntxirq == g) has event = TXEngine done.valid with
+        done.p.queue in group g (a TX frame of the group done, good or errored); vector ntxirq
+        (rxirq) has event = RXEngine irq_event (a completion record taken by the DMA).
+        irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every TX
+        vector's coalescer alike; each vector counts and times its own completions. The txirq_
+        counters are the sums over the TX vectors (pending too); txirq_vec_irqs has the interrupts
+        raised per TX vector. Note: a TX frame's done pulse precedes the writeback of its consumer
+        index (TXQueueManager: the cons is written back from 2 cycles after the completion, through
+        the write arbiter), so the driver's TX interrupt handler may read a consumer index one
+        writeback short; the writeback lands shortly after.
+
+    Port mapping rule
+    -----------------
+    For a LiteX CSR wrapper: every port named `<prefix><name>` with a prefix below is port `<name>`
+    of that sub-core, same direction and width (an ArrayLayout input is flattened to a plain
+    vector, element i at bits i*w..): In ports are configuration (CSR storage; the ones named
+    *_valid are write strobes: a one-cycle pulse, the CSR's write event, with their companion
+    fields presented in the same cycle), Out ports are status and counters (CSR status, 32-bit
+    counters wrap). The lists of exposed names are the class attribute EXPOSED (prefix ->
+    (sub-core attribute, [in names], [out names])); all other ports of the sub-cores are wired
+    internally as above.
+
+    tx_sched_ : TXScheduler
+        in: prio (3*ntxq), weight (8*ntxq), mode; out: grants.
+    txq_ : TXQueueManager
+        in: cfg_valid, cfg_queue, cfg_size_log2, cfg_enable, cfg_limit, db_valid, db_queue,
+        db_index; out: active, drained, db_range_err and its counters (doorbells, jobs,
+        descs_fetched, ...). Plus this core's writeback config/counter: txq_wb_addr_valid,
+        txq_wb_addr_queue, txq_wb_addr (64) in: write strobe, queue number (>= ntxq ignored),
+        16-byte aligned host address (bits 3..0 ignored) of the queue's consumer-index writeback;
+        change it only while the queue is drained. txq_wb_writes out (32): writebacks taken by the
+        DMA.
+    txe_ : TXEngine
+        in: base_valid, base_queue, base_addr; out: its counters, and q_frames, q_bytes (32 bits
+        per queue, queue i at bits 32i..).
+    txfifo_ : FrameFIFO (TX)
+        in: max_len, min_len, enable; out: counters, level, frames_queued.
+    rxfifo_ : FrameFIFO (RX)
+        Same as txfifo_.
+    rxe_ : RXEngine
+        in: ring_base, ring_size_log2, cpl_base, enable, db_valid, db_index; out: its counters,
+        cons.
+    txirq_, rxirq_ : IRQCoalescer
+        in: enable, frames, usecs, abs_usecs, min_interval, tick_cycles; out: irqs, by_immediate,
+        by_frames, by_usecs, by_abs, pending (txirq_: of every TX vector, see IRQ above). Plus
+        txirq_vec_irqs out (32 * ntxirq): interrupts raised by TX vector g at bits 32g.. (this
+        core's own port).
+    rdarb_ : DMAReadArbiter
+        out: outstanding, requests.
+
+    Every configuration input resets to 0 (FIFOs disabled, max_len 0, queues disabled): software
+    sets them up.
+
+    Stream ports
+    ------------
+    W = data_width bits, B = W/8 byte lanes, lane i is data[8*i:8*i+8].
+
+    mac_tx_valid, mac_tx_ready (in), mac_tx_data (W), mac_tx_keep (B), mac_tx_last
+        Frames to the MAC (whole frames stored before their first beat leaves: no underrun).
+    mac_rx_valid, mac_rx_data (W), mac_rx_keep (B), mac_rx_last, mac_rx_error : In
+        Frames from the MAC (no ready: the RX FrameFIFO drops what it cannot keep, counted);
+        mac_rx_error with mac_rx_last marks a bad frame (dropped).
+    rd_req_valid, rd_req_ready (in), rd_req_addr (64), rd_req_len (13); rd_cpl_valid (in),
+    rd_cpl_ready, rd_cpl_data (W, in), rd_cpl_last (in), rd_cpl_err (in)
+        DMA read port: rtl/nic/dma_port.py's read_signature, flat (rtl/nic/flat_ports.py; 16-byte
+        aligned, lengths multiples of 16 up to max_read, never across 4 KiB, completions in
+        request order).
+    wr_valid, wr_ready (in), wr_addr (64), wr_len (13), wr_data (W), wr_first, wr_last
+        DMA write port: dma_port.py's write_signature, flat (ceil(wr_len*8/W) beats, addr/len
+        valid on the wr_first beat, posted).
+    irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)
+        Bit g < ntxirq: TX vector g (queue group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit
+        1 RX.
+
+    Parameters
+    ----------
+    data_width
+        W, 64 or 128.
+    ntxq
+        TX queues, 1..64.
+    ntxirq
+        TX interrupt vectors (TX queue groups), 1..min(ntxq, MAX_TXIRQ = 8) (1).
+    max_read
+        Largest DMA read in bytes (MRRS), multiple of 16, 16..4096 (512).
+    max_payload
+        Largest DMA write in bytes (MPS), power of two 16..4096 (256).
+    max_frame
+        Largest TX frame the engine builds, 1..65535 (9216).
+    max_batch
+        TX descriptors per fetch job, 1..256 (8).
+    tx_fifo_depth, rx_fifo_depth
+        FrameFIFO bytes, powers of two >= 2*B (32768: two 9216-byte frames and more).
+    rd_depth
+        DMA reads outstanding at most (DMAReadArbiter depth), power of two 2..1024 (16).
+    """
+
     EXPOSED = EXPOSED
 
     def __init__(self, data_width=128, ntxq=4, max_read=512, max_payload=256, max_frame=9216,

@@ -2,102 +2,14 @@
 # rx_engine.py: the RX DMA engine of one queue: descriptor prefetch, frame write into host
 # buffers, completion records.
 #
-# What it is: takes the frames of rtl/nic/frame_fifo.py (its source m, the length known on the first
-# beat) and writes each one into the next buffer the driver has posted on the RX descriptor ring,
-# then writes a completion record to the completion ring and pulses `irq_event` (to
-# rtl/nic/irq_coalescer.py's `event`). One frame at a time. Nothing is ever written outside a posted
-# buffer (within its length) or the completion ring.
-#
-# Host memory structures (rtl/contract/formats.py; ring bases 16-byte aligned, their low 4 bits
-# ignored):
-#   descriptor ring  S = 2**ring_size_log2 RX_DESC descriptors (16 bytes: addr, len, reserved:
-#                    ignored) at ring_base.
-#   completion ring  S RX_CPL records (16 bytes) at cpl_base, written at cpl_base + 16 *
-#                    cpl_index (cpl_index 0, 1, .. S-1, 0, ..: one record per descriptor consumed
-#                    by a frame): len (the frame's length; 0 unless status is OK), index (the
-#                    descriptor's ring position), status, queue (0), reserved (0), timestamp.
-#   status           RxStatus. OK: the frame is in the buffer. TOO_BIG: the frame's length
-#                    exceeds the buffer's; nothing written to the buffer, the buffer is consumed.
-#                    BAD_ADDR: the buffer address is not a multiple of 16; handled as TOO_BIG
-#                    (nothing written, buffer consumed) and counted apart.
-#   timestamp        the value of a free-running 64-bit cycle counter (0 in the first cycle after
-#                    reset) in the cycle the frame's first beat was accepted (s.valid & s.ready).
-#
-# Ring positions (prod, fetch, cons, cpl_index) are kept mod S, as in rtl/nic/tx_queue_manager.py:
-# posted-but-not-fetched descriptors are (prod - fetch) mod S, so prod == fetch is empty and a
-# ring holds at most S - 1 posted descriptors (a ring of 1 never has one). The core trusts the
-# driver not to post over descriptors it has not consumed yet ((prod - cons) mod S <= S - 1, a
-# full lap cannot be told from none) and to keep a buffer untouched until its completion.
-#
-# Descriptor prefetch: a local FIFO of 8 descriptors. With no read outstanding, enable 1 and
-# posted descriptors not fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch) mod S,
-# S - fetch (never across the ring end), free FIFO entries, descriptors before the next 4 KiB
-# boundary) descriptors at ring_base + 16 * fetch is requested (rd.req.p.len = 16 * n; fetch += n
-# when the request is issued). One read outstanding at a time. Its completion beats (16 // (W/8)
-# per descriptor, in order) are written into the FIFO and committed on rd.cpl.p.last. If any beat
-# had rd.cpl.p.err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
-# err_read += n, no frame uses them and no completion is written for them (they still count as
-# consumed: `cons` moves past them, in ring order, one per cycle, as they reach the FIFO head).
-#
-# Frames, one at a time. When the first beat of a frame is presented (s.valid) and the engine is
-# idle, in that cycle:
-#   no buffer   enable is 0, or the FIFO is empty, nothing is posted (prod == fetch) and no read
-#               is outstanding: the first beat is accepted in this cycle (s.ready 1) and the whole
-#               frame is discarded up to its s.p.last beat; drop_no_buffer += 1 at the edge.
-#   buffer      the FIFO head is a fetched (not skipped) descriptor: it is popped (cons += 1) and
-#               its status decided from s.p.len: BAD_ADDR, else TOO_BIG if roundup4(s.p.len) >
-#               buffer length, else OK. The frame's beats are accepted from the next cycle on.
-#   otherwise   (a descriptor is posted, being fetched or skipped): wait, s.ready 0.
-# OK: the s.p.len bytes (from lane 0 of the first beat on, ceil(s.p.len / (W/8)) beats; s.p.keep is
-# ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe are
-# whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold the
-# frame rounded up to 4 bytes), are written at the buffer address in writes of min(remaining,
-# max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the frame's beats
-# (every write but the last is a multiple of W/8 bytes, as the address is 16-byte aligned). Beats
-# after those are discarded up to s.p.last; a frame whose s.p.last comes before s.p.len bytes is
-# padded with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR: the frame's beats are
-# discarded.
-# Then the completion record is written (one 16-byte write, after the frame's data writes in the
-# write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
-# when it is loaded into the write register; irq_event is 1 in the cycle after the DMA takes the
-# record's last beat.
-#
-# enable: 0 stops new descriptor reads, drops every frame that starts (no buffer) and ignores
-# doorbells (not counted). When the engine is idle (no frame in progress, no read outstanding)
-# with enable 0, the queue is reset: prod = fetch = cons = cpl_index = 0, the FIFO emptied. This
-# is how the driver (re)starts a ring: set ring_base, ring_size_log2, cpl_base with enable 0,
-# then enable 1. ring_size_log2 > 12 acts as enable 0. Change the configuration only while
-# enable is 0.
-#
-# Interfaces (W = data_width bits; byte lanes little-endian, lane i is data[8*i:8*i+8]):
-#   ring_base (64), ring_size_log2 (4), cpl_base (64), enable      in: configuration (CSRs).
-#   db_valid, db_index (16)   in: doorbell: prod = db_index (the driver's producer index). With
-#       db_index >= S it is ignored and err_db_range += 1. Ignored while enable is 0.
-#   s             In(stream of frame_fifo.len_beat_layout(W/8): data (W), keep (W/8), last,
-#       len (16)): the frames, from FrameFIFO's source `m`; len is the frame's length in bytes,
-#       valid on every beat. s.ready is a function of registers, enable, ring_size_log2 and
-#       wr.ready (not of s.valid or s.payload).
-#   rd            Out(dma_port.read_signature(W)): DMA read requests rd.req {addr (64), len
-#       (13)} (held until taken): len a multiple of 16, <= max_read, never crossing 4 KiB;
-#       completions rd.cpl {data (W), last, err}, in request order, first byte in lane 0, last
-#       on a request's last beat.
-#   wr            Out(dma_port.write_signature(W)): DMA write stream {addr (64), len (13),
-#       data (W), first, last}: one write = ceil(len * 8 / W) beats, addr and len valid on the
-#       first beat (first 1), first byte in lane 0; 1 <= len <= max_payload, never crossing
-#       4 KiB. Posted: no completion. Registered outputs, held until wr.ready.
-#   irq_event     out: one-cycle pulse per completion record taken by the DMA.
-#   frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
-#   err_read      out, 32 bits each, wrapping: frames written OK and their bytes; frames dropped
-#       for lack of a buffer, too big, bad buffer address; descriptor read requests taken by the
-#       DMA; refused doorbells; descriptors skipped after a read error (COUNTS: the names of
-#       rtl/contract/registers.py).
-#   cons          out (12): ring position of the next descriptor to consume (popped for a frame
-#       or skipped).
-#
-# Parameters:
-#   data_width    W, 64 or 128.
-#   max_payload   largest DMA write in bytes: a power of two, 16..4096 (256: a common MPS).
-#   max_read      largest descriptor read in bytes: a multiple of 16, 16..4096 (512).
+# Interfaces: s (stream in: the RX FrameFIFO's frames, the length on every beat), rd (DMA read
+# port: descriptor reads), wr (DMA write stream: frame data and completion records; both
+# rtl/nic/dma_port.py), irq_event (a pulse per completion record written), the configuration
+# ring_base, ring_size_log2, cpl_base, enable, db_valid/db_index (doorbells); the counters
+# COUNTS (rtl/contract/registers.py) and cons.
+# Parameters: data_width (W: 64, 128), max_payload (largest DMA write, MPS: a power of two
+# 16..4096, 256), max_read (largest descriptor read: a multiple of 16, 16..4096, 512).
+# Behaviour, to the cycle, and the host memory structures: RXEngine's docstring.
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
@@ -130,6 +42,126 @@ def _min(m, name, width, *vals):
 
 
 class RXEngine(wiring.Component):
+    """The RX DMA engine of one queue.
+
+    Takes the frames of rtl/nic/frame_fifo.py (its source m, the length known on the first beat)
+    and writes each one into the next buffer the driver has posted on the RX descriptor ring, then
+    writes a completion record to the completion ring and pulses `irq_event` (to
+    rtl/nic/irq_coalescer.py's `event`). One frame at a time. Nothing is ever written outside a
+    posted buffer (within its length) or the completion ring.
+
+    Host memory structures
+    ----------------------
+    rtl/contract/formats.py; ring bases 16-byte aligned, their low 4 bits ignored.
+
+    descriptor ring
+        S = 2**ring_size_log2 RX_DESC descriptors (16 bytes: addr, len, reserved: ignored) at
+        ring_base.
+    completion ring
+        S RX_CPL records (16 bytes) at cpl_base, written at cpl_base + 16 * cpl_index (cpl_index
+        0, 1, .. S-1, 0, ..: one record per descriptor consumed by a frame): len (the frame's
+        length; 0 unless status is OK), index (the descriptor's ring position), status, queue (0),
+        reserved (0), timestamp.
+    status
+        RxStatus. OK: the frame is in the buffer. TOO_BIG: the frame's length exceeds the
+        buffer's; nothing written to the buffer, the buffer is consumed. BAD_ADDR: the buffer
+        address is not a multiple of 16; handled as TOO_BIG (nothing written, buffer consumed) and
+        counted apart.
+    timestamp
+        The value of a free-running 64-bit cycle counter (0 in the first cycle after reset) in the
+        cycle the frame's first beat was accepted (s.valid & s.ready).
+
+    Ring positions (prod, fetch, cons, cpl_index) are kept mod S, as in
+    rtl/nic/tx_queue_manager.py: posted-but-not-fetched descriptors are (prod - fetch) mod S, so
+    prod == fetch is empty and a ring holds at most S - 1 posted descriptors (a ring of 1 never has
+    one). The core trusts the driver not to post over descriptors it has not consumed yet ((prod -
+    cons) mod S <= S - 1, a full lap cannot be told from none) and to keep a buffer untouched until
+    its completion.
+
+    Descriptor prefetch
+    -------------------
+    A local FIFO of 8 descriptors. With no read outstanding, enable 1 and posted descriptors not
+    fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch) mod S, S - fetch (never
+    across the ring end), free FIFO entries, descriptors before the next 4 KiB boundary)
+    descriptors at ring_base + 16 * fetch is requested (rd.req.p.len = 16 * n; fetch += n when the
+    request is issued). One read outstanding at a time. Its completion beats (16 // (W/8) per
+    descriptor, in order) are written into the FIFO and committed on rd.cpl.p.last. If any beat had
+    rd.cpl.p.err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
+    err_read += n, no frame uses them and no completion is written for them (they still count as
+    consumed: `cons` moves past them, in ring order, one per cycle, as they reach the FIFO head).
+
+    Frames
+    ------
+    One at a time. When the first beat of a frame is presented (s.valid) and the engine is idle, in
+    that cycle:
+
+    no buffer
+        enable is 0, or the FIFO is empty, nothing is posted (prod == fetch) and no read is
+        outstanding: the first beat is accepted in this cycle (s.ready 1) and the whole frame is
+        discarded up to its s.p.last beat; drop_no_buffer += 1 at the edge.
+    buffer
+        The FIFO head is a fetched (not skipped) descriptor: it is popped (cons += 1) and its
+        status decided from s.p.len: BAD_ADDR, else TOO_BIG if roundup4(s.p.len) > buffer length,
+        else OK. The frame's beats are accepted from the next cycle on.
+    otherwise
+        (a descriptor is posted, being fetched or skipped): wait, s.ready 0.
+
+    OK: the s.p.len bytes (from lane 0 of the first beat on, ceil(s.p.len / (W/8)) beats; s.p.keep
+    is ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe
+    are whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold
+    the frame rounded up to 4 bytes), are written at the buffer address in writes of
+    min(remaining, max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the
+    frame's beats (every write but the last is a multiple of W/8 bytes, as the address is 16-byte
+    aligned). Beats after those are discarded up to s.p.last; a frame whose s.p.last comes before
+    s.p.len bytes is padded with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR:
+    the frame's beats are discarded.
+
+    Then the completion record is written (one 16-byte write, after the frame's data writes in the
+    write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
+    when it is loaded into the write register; irq_event is 1 in the cycle after the DMA takes the
+    record's last beat.
+
+    enable
+    ------
+    0 stops new descriptor reads, drops every frame that starts (no buffer) and ignores doorbells
+    (not counted). When the engine is idle (no frame in progress, no read outstanding) with enable
+    0, the queue is reset: prod = fetch = cons = cpl_index = 0, the FIFO emptied. This is how the
+    driver (re)starts a ring: set ring_base, ring_size_log2, cpl_base with enable 0, then enable 1.
+    ring_size_log2 > 12 acts as enable 0. Change the configuration only while enable is 0.
+
+    Ports
+    -----
+    W = data_width bits; byte lanes little-endian, lane i is data[8*i:8*i+8].
+
+    ring_base (64), ring_size_log2 (4), cpl_base (64), enable : In
+        Configuration (CSRs).
+    db_valid, db_index (16) : In
+        Doorbell: prod = db_index (the driver's producer index). With db_index >= S it is ignored
+        and err_db_range += 1. Ignored while enable is 0.
+    s : In(stream of frame_fifo.len_beat_layout(W/8): data (W), keep (W/8), last, len (16))
+        The frames, from FrameFIFO's source `m`; len is the frame's length in bytes, valid on every
+        beat. s.ready is a function of registers, enable, ring_size_log2 and wr.ready (not of
+        s.valid or s.payload).
+    rd : Out(dma_port.read_signature(W))
+        DMA read requests rd.req {addr (64), len (13)} (held until taken): len a multiple of 16,
+        <= max_read, never crossing 4 KiB; completions rd.cpl {data (W), last, err}, in request
+        order, first byte in lane 0, last on a request's last beat.
+    wr : Out(dma_port.write_signature(W))
+        DMA write stream {addr (64), len (13), data (W), first, last}: one write = ceil(len * 8 /
+        W) beats, addr and len valid on the first beat (first 1), first byte in lane 0; 1 <= len
+        <= max_payload, never crossing 4 KiB. Posted: no completion. Registered outputs, held until
+        wr.ready.
+    irq_event : Out
+        One-cycle pulse per completion record taken by the DMA.
+    frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
+    err_read : Out, 32 bits each, wrapping
+        Frames written OK and their bytes; frames dropped for lack of a buffer, too big, bad buffer
+        address; descriptor read requests taken by the DMA; refused doorbells; descriptors skipped
+        after a read error (COUNTS: the names of rtl/contract/registers.py).
+    cons : Out (12)
+        Ring position of the next descriptor to consume (popped for a frame or skipped).
+    """
+
     def __init__(self, data_width=128, max_payload=256, max_read=512):
         if data_width not in (64, 128):
             raise ValueError(f"RXEngine: data_width={data_width!r} must be 64 or 128")

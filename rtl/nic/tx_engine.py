@@ -1,121 +1,16 @@
 #
-# tx_engine.py: the TX DMA engine: fetches descriptors of a ring job, reads the payload of every
-# descriptor from host memory and packs the fragments back to back into frames for the TX
-# FrameFIFO, reporting in-order descriptor completions and per-frame done records.
+# tx_engine.py: the TX DMA engine: reads the descriptors of a ring job and each descriptor's
+# payload from host memory and packs the fragments back to back into frames for the TX
+# FrameFIFO, with in-order descriptor completions and a done record per frame.
 #
-# What it is: the consumer of rtl/nic/tx_queue_manager.py's job stream (a run of `count`
-# consecutive descriptors of one ring) and its completion port. Jobs are cut by the queue manager
-# without regard to frames, so a frame may span jobs: a job that ends inside a frame leaves the
-# frame open, and the next job of that queue continues it (see "Open frames"). One job at a time:
-# the job's descriptors are read from the ring into a descriptor buffer (max_batch x 16 bytes),
-# then they are processed in order, one descriptor at a time: its payload is read and every byte
-# of it is appended to the current frame by a byte realigner (fragments of any length and any byte
-# alignment are packed back to back into full beats; only the last beat of a frame is partial). No
-# overlap between jobs; the payload reads of a job are issued ahead (see "Read issue").
-#
-# Descriptor: rtl/contract/formats.py TX_DESC (16 bytes, little-endian: addr, len, flags with
-# TxDescFlags.EOP: the last descriptor of a frame, reserved: ignored). A frame is the run of
-# descriptors up to and including one with EOP (scatter-gather).
-#
-# DMA read port `rd` (rtl/nic/dma_port.py). B = data_width // 8 bytes per beat.
-#   rd.req   request stream {addr (64), len (13)}: read len bytes at addr. The address is
-#       16-byte aligned, the length a multiple of 16 in 16..max_read, and a request never
-#       crosses a 4 KiB boundary: the core splits every read itself, each request being
-#       min(bytes left, max_read, bytes to the 4 KiB boundary). rd.req.valid and .payload are
-#       functions of registers only (a stable stream).
-#   rd.cpl   completion stream {data (W), last, err}: the completions come back in request
-#       order, each request as len*8/W beats, the first byte of the request in byte lane 0
-#       (lane i is data[8*i:8*i+8]); last marks the last beat of a request and err (with last)
-#       that the request failed: the data of that request is garbage. The core relies on the
-#       beat count (it counts beats, not requests; err without last is ignored); rd.cpl.ready
-#       depends combinationally on tx.ready (while payload beats are being packed).
-#
-# Processing of a job (queue q, index i, count c; c == 0 is taken and ignored):
-#   1. descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads).
-#      If any of these requests fails, the job's descriptors are unknown: the whole job
-#      completes at once with cpl (q, c), err_desc_read += 1, and the queue's frame (the one
-#      open before this job, or a new one) is open with error DESC_READ (unless it already has
-#      an error): every descriptor of the queue up to the next EOP seen is skipped with it. So a
-#      failed fetch never lets the tail of a frame go out as a frame of its own.
-#   2. for each descriptor k = 0..c-1 (address A, length L, EOP), when the current frame has
-#      no error yet, in this order of checks:
-#        L == 0                          -> frame error DESC_LEN0
-#        L > max_frame                   -> frame error DESC_LEN
-#        frame length so far + L > max_frame  -> frame error FRAME_LEN
-#        otherwise the payload is read: roundup16((A mod 16) + L) bytes from A rounded down to
-#        16 (split as above; counted in data_reads), and bytes A..A+L-1 are appended to the
-#        frame. If any request of that read fails: frame error READ (the bytes already handed on,
-#        garbage included, belong to a frame that ends with tx.p.error).
-#      A descriptor of a frame that already has an error is skipped (its bytes are not
-#      appended), but still belongs to the frame (up to its EOP) and is completed with it.
-#      Payload reads run ahead (see "Read issue"): a descriptor after a READ error in the same
-#      job is still read (its data is discarded); one after a length error, or in a frame that
-#      had an error when the job started, is not.
-#   3. the frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the
-#      job's descriptors of the frame are completed (cpl (q, n), one cycle after the last one
-#      was processed; no done record) and the engine goes idle with the frame open.
-#   Ending a frame: the realigner's remaining bytes are output as the last beat (last 1, keep
-#   the remaining bytes from lane 0; for a frame with an error, error 1, and keep may be 0 when
-#   no byte of it was output). When that beat has been taken (tx.valid & tx.ready, cycle t), in
-#   cycle t+1 (for one cycle each): a completion cpl (queue q, count = the frame's descriptors
-#   of this job) and a done record (queue q, len = the frame's length for a good frame, 0 for
-#   an errored one, status) (cpl.valid only if the frame has descriptors in this job not
-#   completed yet); the counters are updated
-#   (a good frame: frames += 1, bytes += its length; an errored one: the counter of its status,
-#   the first error detected in the frame, += 1; DESC_READ is counted per failed job instead).
-#
-# Open frames: while a frame is open between jobs (open_valid, open_queue) the engine takes a
-# job of open_queue only (job.ready is 0 for another queue; the datapath also steers the
-# scheduler to that queue), so frames of two queues never interleave. A queue that cannot
-# continue its frame (the driver disabled it) is closed by `open_abort`: while idle with a frame
-# open, open_abort ends the frame at once with error NO_EOP (unless it already has an error):
-# the bytes already packed go out in a last beat with error, then the done record (no cpl: its
-# descriptors were completed with their jobs). A driver rings doorbells at frame boundaries;
-# one that posts the head of a frame and not its tail holds the engine on its queue until it
-# posts the rest or disables the queue.
-#
-# Interfaces (q: max(1, ceil(log2(nqueues))) bits):
-#   base_valid, base_queue, base_addr (64)   in: ring base address of a queue (config write);
-#       bits 3..0 are ignored (16-byte aligned); a queue number >= nqueues is ignored. Change it
-#       only while the queue has no job in the engine.
-#   job           In(stream of tx_queue_manager.job_layout: queue, index (12), count (bit
-#       length of max_batch)): the jobs of TXQueueManager (count must be <= max_batch).
-#       job.ready is 1 in the idle state only (a job is taken in the cycle the engine is idle),
-#       and then only if no frame is open or job.p.queue is open_queue, and not while an
-#       open_abort is being taken.
-#   idle          out: the engine is in its idle state (from a register).
-#   open_valid, open_queue   out (registers): a frame of open_queue is open between jobs.
-#   open_abort    in: end the open frame (see "Open frames"); ignored unless open_valid and
-#                 idle.
-#   rd            Out(dma_port.read_signature(W)): the DMA read port above.
-#   tx            Out(stream of frame_fifo.beat_layout(B): data (W), keep (B), last, error):
-#       frame output, to FrameFIFO's sink `s`: a registered stream; every beat of a frame but
-#       the last is full.
-#   cpl           Out(stream of tx_queue_manager.cpl_layout: queue, count (13); always_ready):
-#       to TXQueueManager's completion port.
-#   done          Out(stream of done_layout: queue, len (16), status (3); always_ready): one per
-#       frame. status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN, FRAME_LEN,
-#       READ, NO_EOP, DESC_READ).
-#   frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
-#   err_no_eop, err_desc_read   out, 32 bits each (wrapping): good frames and their bytes, DMA
-#       read requests for descriptors / payload, errored frames by cause (err_desc_read: jobs);
-#       the names are rtl/contract/registers.py's (COUNTS, QUEUE_COUNTS, STATUS_COUNTER).
-#   q_frames, q_bytes   out, nqueues x 32 bits (ArrayLayout; flat in Verilog: queue i at bits
-#       32i..): good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes).
-#
-# Parameters:
-#   data_width  W, 64 or 128.
-#   nqueues     1..64.
-#   max_read    largest read request in bytes (PCIe MRRS): a multiple of 16, 16..4096.
-#   max_frame   largest frame in bytes, 1..65535 (9216).
-#   max_batch   descriptors per job at most (TXQueueManager's max_batch), 1..256.
-#
-# Read issue: once a job's descriptors are in, an issuer walks them in order and issues every
-# payload read back to back (as many requests in flight as the DMA port takes), tracking the
-# length checks of step 2 itself, while the packer consumes the completions in the same order;
-# so the host memory latency is paid about once per job, not once per descriptor. A flag per
-# descriptor tells the packer which were read. The next job's descriptor fetch still waits for
-# the job's end (not overlapped).
+# Interfaces: job (stream in: TXQueueManager's fetch jobs), rd (DMA read port,
+# rtl/nic/dma_port.py), tx (frame beats out, to FrameFIFO.s), cpl (descriptor completions, to
+# TXQueueManager.cpl), done (a record per frame); base_valid/base_queue/base_addr (ring
+# bases), idle, open_valid/open_queue/open_abort (a frame open between jobs); the counters
+# COUNTS and, per queue, q_frames and q_bytes (rtl/contract/registers.py).
+# Parameters: data_width (64, 128), nqueues (1..64), max_read (MRRS: a multiple of 16,
+# 16..4096), max_frame (1..65535), max_batch (descriptors per job, 1..256).
+# Behaviour, to the cycle: TXEngine's docstring.
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
@@ -146,6 +41,143 @@ def done_layout(nqueues):
 
 
 class TXEngine(wiring.Component):
+    """The TX DMA engine.
+
+    It takes rtl/nic/tx_queue_manager.py's jobs (a run of `count` consecutive descriptors of one
+    ring) and answers on the queue manager's completion port. Jobs are cut by the queue manager
+    without regard to frames, so a frame may span jobs: a job that ends inside a frame leaves the
+    frame open, and the next job of that queue continues it (see "Open frames"). One job at a
+    time: the job's descriptors are read from the ring into a descriptor buffer (max_batch x 16
+    bytes), then they are processed in order, one descriptor at a time: its payload is read and
+    every byte of it is appended to the current frame by a byte realigner (fragments of any length
+    and any byte alignment are packed back to back into full beats; only the last beat of a frame
+    is partial). No overlap between jobs; the payload reads of a job are issued ahead (see "Read
+    issue").
+
+    Descriptor
+    ----------
+    rtl/contract/formats.py TX_DESC (16 bytes, little-endian: addr, len, flags with
+    TxDescFlags.EOP: the last descriptor of a frame, reserved: ignored). A frame is the run of
+    descriptors up to and including one with EOP (scatter-gather).
+
+    DMA reads
+    ---------
+    Port `rd` (rtl/nic/dma_port.py). B = data_width // 8 bytes per beat.
+
+    rd.req
+        Request stream {addr (64), len (13)}: read len bytes at addr. The address is 16-byte
+        aligned, the length a multiple of 16 in 16..max_read, and a request never crosses a 4 KiB
+        boundary: the core splits every read itself, each request being min(bytes left, max_read,
+        bytes to the 4 KiB boundary). rd.req.valid and .payload are functions of registers only (a
+        stable stream).
+    rd.cpl
+        Completion stream {data (W), last, err}: the completions come back in request order, each
+        request as len*8/W beats, the first byte of the request in byte lane 0 (lane i is
+        data[8*i:8*i+8]); last marks the last beat of a request and err (with last) that the
+        request failed: the data of that request is garbage. The core relies on the beat count (it
+        counts beats, not requests; err without last is ignored); rd.cpl.ready depends
+        combinationally on tx.ready (while payload beats are being packed).
+
+    Processing of a job
+    -------------------
+    Queue q, index i, count c; c == 0 is taken and ignored.
+
+    1. Descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads). If
+       any of these requests fails, the job's descriptors are unknown: the whole job completes at
+       once with cpl (q, c), err_desc_read += 1, and the queue's frame (the one open before this
+       job, or a new one) is open with error DESC_READ (unless it already has an error): every
+       descriptor of the queue up to the next EOP seen is skipped with it. So a failed fetch never
+       lets the tail of a frame go out as a frame of its own.
+    2. For each descriptor k = 0..c-1 (address A, length L, EOP), when the current frame has no
+       error yet, in this order of checks::
+
+           L == 0                               -> frame error DESC_LEN0
+           L > max_frame                        -> frame error DESC_LEN
+           frame length so far + L > max_frame  -> frame error FRAME_LEN
+
+       otherwise the payload is read: roundup16((A mod 16) + L) bytes from A rounded down to 16
+       (split as above; counted in data_reads), and bytes A..A+L-1 are appended to the frame. If
+       any request of that read fails: frame error READ (the bytes already handed on, garbage
+       included, belong to a frame that ends with tx.p.error).
+       A descriptor of a frame that already has an error is skipped (its bytes are not appended),
+       but still belongs to the frame (up to its EOP) and is completed with it. Payload reads run
+       ahead (see "Read issue"): a descriptor after a READ error in the same job is still read (its
+       data is discarded); one after a length error, or in a frame that had an error when the job
+       started, is not.
+    3. The frame ends at a descriptor with EOP. If the job's last descriptor has no EOP, the job's
+       descriptors of the frame are completed (cpl (q, n), one cycle after the last one was
+       processed; no done record) and the engine goes idle with the frame open.
+
+    Ending a frame: the realigner's remaining bytes are output as the last beat (last 1, keep the
+    remaining bytes from lane 0; for a frame with an error, error 1, and keep may be 0 when no byte
+    of it was output). When that beat has been taken (tx.valid & tx.ready, cycle t), in cycle t+1
+    (for one cycle each): a completion cpl (queue q, count = the frame's descriptors of this job)
+    and a done record (queue q, len = the frame's length for a good frame, 0 for an errored one,
+    status) (cpl.valid only if the frame has descriptors in this job not completed yet); the
+    counters are updated (a good frame: frames += 1, bytes += its length; an errored one: the
+    counter of its status, the first error detected in the frame, += 1; DESC_READ is counted per
+    failed job instead).
+
+    Open frames
+    -----------
+    While a frame is open between jobs (open_valid, open_queue) the engine takes a job of
+    open_queue only (job.ready is 0 for another queue; the datapath also steers the scheduler to
+    that queue), so frames of two queues never interleave. A queue that cannot continue its frame
+    (the driver disabled it) is closed by `open_abort`: while idle with a frame open, open_abort
+    ends the frame at once with error NO_EOP (unless it already has an error): the bytes already
+    packed go out in a last beat with error, then the done record (no cpl: its descriptors were
+    completed with their jobs). A driver rings doorbells at frame boundaries; one that posts the
+    head of a frame and not its tail holds the engine on its queue until it posts the rest or
+    disables the queue.
+
+    Read issue
+    ----------
+    Once a job's descriptors are in, an issuer walks them in order and issues every payload read
+    back to back (as many requests in flight as the DMA port takes), tracking the length checks of
+    step 2 itself, while the packer consumes the completions in the same order; so the host memory
+    latency is paid about once per job, not once per descriptor. A flag per descriptor tells the
+    packer which were read. The next job's descriptor fetch still waits for the job's end (not
+    overlapped).
+
+    Ports
+    -----
+    q: max(1, ceil(log2(nqueues))) bits; W = data_width.
+
+    base_valid, base_queue, base_addr (64) : In
+        Ring base address of a queue (config write); bits 3..0 are ignored (16-byte aligned); a
+        queue number >= nqueues is ignored. Change it only while the queue has no job in the
+        engine.
+    job : In(stream of tx_queue_manager.job_layout)
+        The jobs of TXQueueManager: queue, index (12), count (bit length of max_batch; count must
+        be <= max_batch). job.ready is 1 in the idle state only (a job is taken in the cycle the
+        engine is idle), and then only if no frame is open or job.p.queue is open_queue, and not
+        while an open_abort is being taken.
+    idle : Out
+        The engine is in its idle state (from a register).
+    open_valid, open_queue : Out (registers)
+        A frame of open_queue is open between jobs.
+    open_abort : In
+        End the open frame (see "Open frames"); ignored unless open_valid and idle.
+    rd : Out(dma_port.read_signature(W))
+        The DMA read port above.
+    tx : Out(stream of frame_fifo.beat_layout(W/8): data (W), keep (W/8), last, error)
+        Frame output, to FrameFIFO's sink `s`: a registered stream; every beat of a frame but the
+        last is full.
+    cpl : Out(stream of tx_queue_manager.cpl_layout: queue, count (13); always_ready)
+        To TXQueueManager's completion port.
+    done : Out(stream of done_layout: queue, len (16), status (3); always_ready)
+        One per frame. status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN,
+        FRAME_LEN, READ, NO_EOP, DESC_READ).
+    frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
+    err_no_eop, err_desc_read : Out, 32 bits each (wrapping)
+        Good frames and their bytes, DMA read requests for descriptors / payload, errored frames
+        by cause (err_desc_read: jobs); the names are rtl/contract/registers.py's (COUNTS,
+        QUEUE_COUNTS, STATUS_COUNTER).
+    q_frames, q_bytes : Out, nqueues x 32 bits
+        Good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes); an
+        ArrayLayout, flat in Verilog: queue i at bits 32i..
+    """
+
     def __init__(self, data_width=128, nqueues=4, max_read=512, max_frame=9216, max_batch=8):
         if data_width not in (64, 128) or not _is_int(data_width):
             raise ValueError(f"TXEngine: data_width={data_width!r} must be 64 or 128")

@@ -2,105 +2,13 @@
 # tx_queue_manager.py: per-queue TX descriptor ring state (e1000/Corundum-style rings in host
 # memory): doorbells in, fetch jobs out, completions in, consumer-index writebacks out.
 #
-# What it is: the queue manager in front of rtl/nic/tx_scheduler.py. The driver posts descriptors by
-# writing a ring position through a doorbell (the producer index, `prod`); this core computes
-# which queues may be fetched from (`active`, to the scheduler), turns each scheduler grant into
-# one fetch job (a run of consecutive descriptors of one queue) for the descriptor-fetch DMA,
-# takes in-order completions from the TX engine and asks for the queue's new consumer index to be
-# written back to host memory. It does no DMA itself.
-#
-# Ring state, per queue q (flip-flops; nqueues <= 64):
-#   size_log2  ring of S = 2**size_log2 descriptors, 0..12.
-#   enable     fetching allowed.
-#   limit      descriptors in flight at most (1..4096; written as 0 it is kept as 1).
-#   prod       the driver's producer index, a ring position 0..S-1 (12 bits).
-#   fetch      the next descriptor to fetch, a ring position 0..S-1 (12 bits).
-#   in_flight  descriptors fetched (job created) and not yet completed, a counter 0..4096
-#              (13 bits). cons, the next descriptor to complete, is not stored: it is
-#              (fetch - in_flight) mod S.
-# Ring positions are kept mod S, as the e1000 does: the descriptors waiting to be fetched are
-# waiting = (prod - fetch) mod S, so prod == fetch is empty and a ring holds at most S - 1 posted
-# descriptors (a ring of 1 never has one; its only legal doorbell is 0, a no-op). The core trusts
-# the driver not to post over descriptors that have not completed (prod - cons mod S <= S - 1):
-# it sees ring positions only, so it cannot tell a full lap from none.
-#   active[q] = enable & (prod != fetch) & (in_flight < limit)
-#
-# Cycles: every port is decided from the registers at the start of the cycle (none sees another
-# port's effect of the same cycle) and takes effect at the clock edge, so in cycle t+1 the state
-# and `active` reflect everything accepted in cycle t. A doorbell (prod), a config write
-# (enable, limit), a job creation (fetch, in_flight +) and a completion (in_flight -) of the same
-# queue in the same cycle all take effect: they write different fields and in_flight adds the
-# job and subtracts the completion. A queue reset (below) cannot coincide with any of the others:
-# it needs the queue drained, and then doorbells are refused, no grant is accepted and only a
-# completion of 0 descriptors is legal.
-#
-# Interfaces (q: queue number, max(1, ceil(log2(nqueues))) bits; numbers >= nqueues are errors):
-#   cfg_valid, cfg_queue, cfg_size_log2 (4), cfg_enable, cfg_limit (13)   in: config write
-#       (CSRs), one per cycle. Refused (err_cfg, nothing changes) if the queue number,
-#       size_log2 > 12 or limit > 4096 is out of range. Otherwise:
-#       queue drained (disabled, in_flight == 0 and its last writeback taken: see `drained`;
-#           true after reset): reset: size_log2, enable, limit are written, prod = fetch =
-#           in_flight = 0 (cons 0) and the queue's db_range_err is cleared. This is how a queue
-#           is set up and how it is (re-)enabled. Requiring the writeback too (not only
-#           in_flight == 0) keeps a stale consumer index of the old ring from being written
-#           after the reset.
-#       queue enabled, or disabled and not yet drained (draining): only enable and limit may
-#           change, so the write is refused (err_cfg) if cfg_size_log2 differs from the queue's
-#           size_log2, or if it would re-enable a draining queue (cfg_enable 1 while disabled:
-#           re-enabling needs the queue drained, and then it is a reset). Otherwise enable and
-#           limit are written, the pointers kept: a live limit change, or a disable. A limit
-#           lowered below in_flight only stops new jobs until enough descriptors complete.
-#   db_valid, db_queue, db_index (16)   in: doorbell, prod = db_index. Refused if the queue is
-#       disabled (err_db_disabled), else if db_index >= S or the queue number is out of range
-#       (err_db_range, and the queue's db_range_err bit is set); a refused doorbell changes
-#       nothing else. db_index == prod is legal (counted, nothing else changes).
-#   active        out, nqueues bits, from flip-flops: see above (to TXScheduler.active).
-#   grant_valid, grant_queue   in: the scheduler's grant (TXScheduler.grant_valid/grant_queue;
-#       plain ports, not a stream: the scheduler may change the queue under grant_valid).
-#   grant_ready   out: the grant is taken (to TXScheduler.grant_ready), combinational:
-#       grant_ready = active[grant_queue] & (~job.valid | job.ready). In a cycle with
-#       grant_valid & grant_ready a job is created from the queue's registers:
-#           count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
-#                       limit - in_flight)  (>= 1, as the queue is active)
-#       and at the edge fetch += count (mod S), in_flight += count, so `active` of cycle
-#       t+1 already reflects the job of a grant accepted in cycle t, which is what TXScheduler's
-#       one-cycle bubble after an acceptance needs (even without the bubble no descriptor could
-#       be handed out twice). A grant for a queue that is not active in the grant cycle (disabled
-#       or limit lowered since the scheduler saw it) is not taken; the scheduler withdraws it.
-#   job           Out(stream of job_layout: queue, index (12), count (bit length of
-#       max_batch)): the fetch jobs, to the descriptor fetch DMA (TXEngine.job): descriptors
-#       index .. index + count - 1 of ring `queue` (never across the ring end). A registered
-#       stream: the job is presented from the cycle after its grant and held until job.ready.
-#       Jobs are counted (jobs, descs_fetched) when the DMA takes them.
-#   cpl           In(stream of cpl_layout: queue, count (13); always_ready): completions, from
-#       TXEngine.cpl: the next `count` descriptors of the queue (in order) are done:
-#       in_flight -= count (cons += count). Refused (err_cpl) if count > in_flight or the
-#       queue number is out of range. Allowed on a disabled queue (draining). count 0 is legal
-#       and does nothing. In flight includes a job still waiting in the job register.
-#   wb            Out(stream of wb_layout: queue, cons (12)): consumer-index writeback
-#       requests (write cons of ring `queue` to host memory). An accepted completion of >= 1
-#       descriptors marks its queue pending; each queue is pending at most once (coalescing:
-#       completions on a queue already pending add no request, its writeback carries the cons
-#       at the time it is sent). A registered stream held until wb.ready: when the output
-#       register is empty or being taken, the next pending queue is chosen round-robin (the
-#       first pending queue after the last one chosen, wrapping) and loaded with that queue's
-#       cons from the registers (completions up to the previous cycle); the queue stops being
-#       pending, unless a completion for it arrives in that same cycle. So a completion in
-#       cycle t is in a writeback presented from t+2 at the earliest, and the last writeback of
-#       a queue always carries its final cons. A queue has no writeback left when it is reset.
-#   drained       out, nqueues bits, from registers: the queue is disabled, in_flight == 0 and
-#                 no writeback of it is pending or presented (its host consumer index is
-#                 final). Disabling stops new jobs at once (active 0 from the next cycle);
-#                 descriptors in flight still complete and are written back.
-#   db_range_err  out, nqueues bits: sticky, a doorbell with db_index >= S was refused; cleared
-#                 by a reset of the queue.
-#   doorbells, jobs, descs_fetched, descs_completed, err_db_range, err_db_disabled, err_cpl,
-#   err_cfg       out, 32 bits each (wrapping): accepted doorbells, jobs taken by the DMA, their
-#                 descriptors, descriptors completed, and the refusals above.
-#
-# Parameters:
-#   nqueues    number of TX queues, 1..64.
-#   max_batch  most descriptors per job, 1..4096.
+# Interfaces: cfg_* (queue set-up, a strobe), db_* (doorbells, a strobe), active (to
+# TXScheduler), grant_valid/grant_queue/grant_ready (the scheduler's grant: plain ports), job
+# (stream out, to TXEngine), cpl (stream in, from TXEngine; always_ready), wb (stream out:
+# consumer-index writebacks), drained, db_range_err; the counters COUNTS
+# (rtl/contract/registers.py); the layouts job_layout, cpl_layout, wb_layout.
+# Parameters: nqueues (1..64), max_batch (descriptors per job, 1..4096).
+# Behaviour, to the cycle: TXQueueManager's docstring.
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
@@ -145,6 +53,126 @@ def wb_layout(nqueues):
 
 
 class TXQueueManager(wiring.Component):
+    """The TX queue manager, in front of rtl/nic/tx_scheduler.py.
+
+    The driver posts descriptors by writing a ring position through a doorbell (the producer
+    index, `prod`); this core computes which queues may be fetched from (`active`, to the
+    scheduler), turns each scheduler grant into one fetch job (a run of consecutive descriptors of
+    one queue) for the descriptor-fetch DMA, takes in-order completions from the TX engine and asks
+    for the queue's new consumer index to be written back to host memory. It does no DMA itself.
+
+    Ring state
+    ----------
+    Per queue q (flip-flops; nqueues <= 64):
+
+    size_log2
+        Ring of S = 2**size_log2 descriptors, 0..12.
+    enable
+        Fetching allowed.
+    limit
+        Descriptors in flight at most (1..4096; written as 0 it is kept as 1).
+    prod
+        The driver's producer index, a ring position 0..S-1 (12 bits).
+    fetch
+        The next descriptor to fetch, a ring position 0..S-1 (12 bits).
+    in_flight
+        Descriptors fetched (job created) and not yet completed, a counter 0..4096 (13 bits).
+        cons, the next descriptor to complete, is not stored: it is (fetch - in_flight) mod S.
+
+    Ring positions are kept mod S, as the e1000 does: the descriptors waiting to be fetched are
+    waiting = (prod - fetch) mod S, so prod == fetch is empty and a ring holds at most S - 1 posted
+    descriptors (a ring of 1 never has one; its only legal doorbell is 0, a no-op). The core trusts
+    the driver not to post over descriptors that have not completed (prod - cons mod S <= S - 1):
+    it sees ring positions only, so it cannot tell a full lap from none::
+
+        active[q] = enable & (prod != fetch) & (in_flight < limit)
+
+    Cycles
+    ------
+    Every port is decided from the registers at the start of the cycle (none sees another port's
+    effect of the same cycle) and takes effect at the clock edge, so in cycle t+1 the state and
+    `active` reflect everything accepted in cycle t. A doorbell (prod), a config write (enable,
+    limit), a job creation (fetch, in_flight +) and a completion (in_flight -) of the same queue in
+    the same cycle all take effect: they write different fields and in_flight adds the job and
+    subtracts the completion. A queue reset (below) cannot coincide with any of the others: it
+    needs the queue drained, and then doorbells are refused, no grant is accepted and only a
+    completion of 0 descriptors is legal.
+
+    Ports
+    -----
+    q: queue number, max(1, ceil(log2(nqueues))) bits; numbers >= nqueues are errors.
+
+    cfg_valid, cfg_queue, cfg_size_log2 (4), cfg_enable, cfg_limit (13) : In
+        Config write (CSRs), one per cycle. Refused (err_cfg, nothing changes) if the queue
+        number, size_log2 > 12 or limit > 4096 is out of range. Otherwise:
+
+        - queue drained (disabled, in_flight == 0 and its last writeback taken: see `drained`; true
+          after reset): reset: size_log2, enable, limit are written, prod = fetch = in_flight = 0
+          (cons 0) and the queue's db_range_err is cleared. This is how a queue is set up and how
+          it is (re-)enabled. Requiring the writeback too (not only in_flight == 0) keeps a stale
+          consumer index of the old ring from being written after the reset.
+        - queue enabled, or disabled and not yet drained (draining): only enable and limit may
+          change, so the write is refused (err_cfg) if cfg_size_log2 differs from the queue's
+          size_log2, or if it would re-enable a draining queue (cfg_enable 1 while disabled:
+          re-enabling needs the queue drained, and then it is a reset). Otherwise enable and limit
+          are written, the pointers kept: a live limit change, or a disable. A limit lowered below
+          in_flight only stops new jobs until enough descriptors complete.
+    db_valid, db_queue, db_index (16) : In
+        Doorbell, prod = db_index. Refused if the queue is disabled (err_db_disabled), else if
+        db_index >= S or the queue number is out of range (err_db_range, and the queue's
+        db_range_err bit is set); a refused doorbell changes nothing else. db_index == prod is
+        legal (counted, nothing else changes).
+    active : Out, nqueues bits, from flip-flops
+        See above (to TXScheduler.active).
+    grant_valid, grant_queue : In
+        The scheduler's grant (TXScheduler.grant_valid/grant_queue; plain ports, not a stream: the
+        scheduler may change the queue under grant_valid).
+    grant_ready : Out
+        The grant is taken (to TXScheduler.grant_ready), combinational: grant_ready =
+        active[grant_queue] & (~job.valid | job.ready). In a cycle with grant_valid & grant_ready
+        a job is created from the queue's registers::
+
+            count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
+                        limit - in_flight)  (>= 1, as the queue is active)
+
+        and at the edge fetch += count (mod S), in_flight += count, so `active` of cycle t+1
+        already reflects the job of a grant accepted in cycle t, which is what TXScheduler's
+        one-cycle bubble after an acceptance needs (even without the bubble no descriptor could be
+        handed out twice). A grant for a queue that is not active in the grant cycle (disabled or
+        limit lowered since the scheduler saw it) is not taken; the scheduler withdraws it.
+    job : Out(stream of job_layout: queue, index (12), count (bit length of max_batch))
+        The fetch jobs, to the descriptor fetch DMA (TXEngine.job): descriptors index .. index +
+        count - 1 of ring `queue` (never across the ring end). A registered stream: the job is
+        presented from the cycle after its grant and held until job.ready. Jobs are counted (jobs,
+        descs_fetched) when the DMA takes them.
+    cpl : In(stream of cpl_layout: queue, count (13); always_ready)
+        Completions, from TXEngine.cpl: the next `count` descriptors of the queue (in order) are
+        done: in_flight -= count (cons += count). Refused (err_cpl) if count > in_flight or the
+        queue number is out of range. Allowed on a disabled queue (draining). count 0 is legal and
+        does nothing. In flight includes a job still waiting in the job register.
+    wb : Out(stream of wb_layout: queue, cons (12))
+        Consumer-index writeback requests (write cons of ring `queue` to host memory). An accepted
+        completion of >= 1 descriptors marks its queue pending; each queue is pending at most once
+        (coalescing: completions on a queue already pending add no request, its writeback carries
+        the cons at the time it is sent). A registered stream held until wb.ready: when the output
+        register is empty or being taken, the next pending queue is chosen round-robin (the first
+        pending queue after the last one chosen, wrapping) and loaded with that queue's cons from
+        the registers (completions up to the previous cycle); the queue stops being pending, unless
+        a completion for it arrives in that same cycle. So a completion in cycle t is in a
+        writeback presented from t+2 at the earliest, and the last writeback of a queue always
+        carries its final cons. A queue has no writeback left when it is reset.
+    drained : Out, nqueues bits, from registers
+        The queue is disabled, in_flight == 0 and no writeback of it is pending or presented (its
+        host consumer index is final). Disabling stops new jobs at once (active 0 from the next
+        cycle); descriptors in flight still complete and are written back.
+    db_range_err : Out, nqueues bits
+        Sticky, a doorbell with db_index >= S was refused; cleared by a reset of the queue.
+    doorbells, jobs, descs_fetched, descs_completed, err_db_range, err_db_disabled, err_cpl,
+    err_cfg : Out, 32 bits each (wrapping)
+        Accepted doorbells, jobs taken by the DMA, their descriptors, descriptors completed, and
+        the refusals above.
+    """
+
     def __init__(self, nqueues, max_batch=8):
         if not _is_int(nqueues) or not 1 <= nqueues <= MAX_QUEUES:
             raise ValueError(f"TXQueueManager: nqueues={nqueues!r} must be an integer "

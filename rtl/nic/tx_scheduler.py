@@ -1,62 +1,13 @@
 #
 # tx_scheduler.py: picks which TX queue sends the next frame (round-robin, strict priority or
-# weighted round-robin), as a registered grant stream to the TX engine.
+# weighted round-robin), as a registered grant to the TX queue manager and engine.
 #
-# What it is: the arbiter between the queue manager and the TX engine. The queue manager says
-# which queues may start a frame (`active`); the scheduler presents one of them on the grant
-# stream and the TX engine accepts the grant (grant_valid and grant_ready) in the cycle it starts
-# one frame of that queue. One grant is one frame.
-#
-# Timing: grant_valid and grant_queue come straight from flip-flops (grant_ready only steers the
-# next state), so the scheduler adds no combinational depth to the TX engine. While the grant is
-# not accepted (including while grant_valid is 0) the scheduler decides again every cycle from
-# that cycle's inputs and presents the decision the next cycle: a queue is presented in cycle t
-# only if it was active in cycle t-1, and a queue that goes inactive in cycle t is withdrawn from
-# cycle t+1 (replaced by another active queue's grant, or grant_valid 0). The presented queue may
-# thus change while grant_valid stays 1 (this is not an AXI-stream "hold until accepted" grant):
-# the TX engine takes the grant_queue of the cycle it asserts grant_ready. grant_queue holds its
-# value while grant_valid is 0.
-# After an acceptance in cycle t, grant_valid is 0 in t+1 and the decision made in t+1 is
-# presented in t+2 (at most one grant every two cycles). The bubble makes every decision see
-# an `active` that already reflects the frames accepted before it, provided the queue manager
-# updates `active` in the cycle after an acceptance (its state registers take the acceptance,
-# `active` is computed from them): without it a queue's last descriptor could be granted twice.
-# The search for the next queue is a masked two-pass priority encoder (candidates at or after
-# the pointer first, then all), each pass a binary tree of log2(nqueues) levels; pointers are
-# kept as registered masks, and in SP mode a queue competes unless a level above its own is
-# present, so no pointer or top-level selection sits in front of the search. Cost (64 queues,
-# Yosys): 12 LUT6 levels; ECP5 (LUT4, standalone, inputs from flip-flops) about 53 MHz at
-# 64 queues, 69 MHz at 17.
-#
-# Policies (`mode`, read every cycle; a grant is accounted under the policy that chose it):
-#   0 round-robin: the first active queue at or after the pointer (wrapping; 0 after reset).
-#     Every acceptance (of a grant in any mode) moves the pointer to the accepted queue + 1.
-#   1 strict priority: among the active queues only those with the highest `prio` compete,
-#     round-robin with one pointer per priority level (8): the accepted queue + 1 goes to the
-#     pointer of the level it was chosen at, so levels above do not disturb a level's rotation.
-#   2 weighted round-robin: a queue chosen by the round-robin search (the mode 0 pointer) and
-#     accepted gets a credit of max(weight, 1) - 1 further frames (weight read in the accept
-#     cycle): while it has credit and is active it is chosen again without a search, each
-#     acceptance using one. Credit is dropped in any cycle (other than an accept cycle) in which
-#     the queue is inactive or the mode is not 2, and by an acceptance of a grant chosen in
-#     another mode. So with all queues active each queue sends weight frames in a row, in queue
-#     order.
-#   3 is treated as round-robin (0).
-#
-# Interfaces:
-#   active        in, nqueues bits: queue i may start a frame (enabled, a descriptor waiting,
-#                 in-flight below its limit), computed by the queue manager.
-#   prio          in, nqueues x 3 bits (ArrayLayout, flat in Verilog: queue i at 3i): priority
-#                 level, higher wins.
-#   weight        in, nqueues x 8 bits (ArrayLayout): WRR frames per round (0 is taken as 1).
-#   mode          in, 2 bits: policy, see above.
-#   grant_valid   out: a grant is presented.
-#   grant_queue   out, max(1, ceil(log2(nqueues))) bits: the granted queue.
-#   grant_ready   in: the TX engine accepts the grant (starts a frame of grant_queue).
-#   grants        out, 32 bits: accepted grants since reset (wraps).
-#
-# Parameters:
-#   nqueues  number of TX queues, 1..64.
+# Interfaces: active (in: the queues that may start a frame), prio and weight (per queue,
+# ArrayLayout), mode (rtl/contract/formats.py TxSchedMode), grant_valid/grant_queue/
+# grant_ready (plain ports, not a stream: the granted queue may change under grant_valid),
+# grants (counter); first_set(), the priority encoder the queue manager shares.
+# Parameters: nqueues (1..64).
+# Behaviour, to the cycle, and the policies: TXScheduler's docstring.
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
@@ -97,6 +48,78 @@ def first_set(m, v, name):
 
 
 class TXScheduler(wiring.Component):
+    """The TX scheduler: the arbiter between the queue manager and the TX engine.
+
+    The queue manager says which queues may start a frame (`active`); the scheduler presents one of
+    them on the grant stream and the TX engine accepts the grant (grant_valid and grant_ready) in
+    the cycle it starts one frame of that queue. One grant is one frame.
+
+    Timing
+    ------
+    grant_valid and grant_queue come straight from flip-flops (grant_ready only steers the next
+    state), so the scheduler adds no combinational depth to the TX engine. While the grant is not
+    accepted (including while grant_valid is 0) the scheduler decides again every cycle from that
+    cycle's inputs and presents the decision the next cycle: a queue is presented in cycle t only
+    if it was active in cycle t-1, and a queue that goes inactive in cycle t is withdrawn from
+    cycle t+1 (replaced by another active queue's grant, or grant_valid 0). The presented queue may
+    thus change while grant_valid stays 1 (this is not an AXI-stream "hold until accepted" grant,
+    hence plain ports and not an amaranth.lib.stream): the TX engine takes the grant_queue of the
+    cycle it asserts grant_ready. grant_queue holds its value while grant_valid is 0.
+
+    After an acceptance in cycle t, grant_valid is 0 in t+1 and the decision made in t+1 is
+    presented in t+2 (at most one grant every two cycles). The bubble makes every decision see an
+    `active` that already reflects the frames accepted before it, provided the queue manager
+    updates `active` in the cycle after an acceptance (its state registers take the acceptance,
+    `active` is computed from them): without it a queue's last descriptor could be granted twice.
+
+    The search for the next queue is a masked two-pass priority encoder (candidates at or after the
+    pointer first, then all), each pass a binary tree of log2(nqueues) levels; pointers are kept as
+    registered masks, and in SP mode a queue competes unless a level above its own is present, so
+    no pointer or top-level selection sits in front of the search (its depth and Fmax:
+    docs/design.md, the NIC datapath).
+
+    Policies
+    --------
+    `mode`, read every cycle; a grant is accounted under the policy that chose it.
+
+    0 round-robin
+        The first active queue at or after the pointer (wrapping; 0 after reset). Every acceptance
+        (of a grant in any mode) moves the pointer to the accepted queue + 1.
+    1 strict priority
+        Among the active queues only those with the highest `prio` compete, round-robin with one
+        pointer per priority level (8): the accepted queue + 1 goes to the pointer of the level it
+        was chosen at, so levels above do not disturb a level's rotation.
+    2 weighted round-robin
+        A queue chosen by the round-robin search (the mode 0 pointer) and accepted gets a credit of
+        max(weight, 1) - 1 further frames (weight read in the accept cycle): while it has credit and
+        is active it is chosen again without a search, each acceptance using one. Credit is dropped
+        in any cycle (other than an accept cycle) in which the queue is inactive or the mode is not
+        2, and by an acceptance of a grant chosen in another mode. So with all queues active each
+        queue sends weight frames in a row, in queue order.
+    3
+        Treated as round-robin (0).
+
+    Ports
+    -----
+    active : In, nqueues bits
+        Queue i may start a frame (enabled, a descriptor waiting, in-flight below its limit),
+        computed by the queue manager.
+    prio : In, nqueues x 3 bits (ArrayLayout, flat in Verilog: queue i at 3i)
+        Priority level, higher wins.
+    weight : In, nqueues x 8 bits (ArrayLayout)
+        WRR frames per round (0 is taken as 1).
+    mode : In, 2 bits
+        Policy, see above.
+    grant_valid : Out
+        A grant is presented.
+    grant_queue : Out, max(1, ceil(log2(nqueues))) bits
+        The granted queue.
+    grant_ready : In
+        The TX engine accepts the grant (starts a frame of grant_queue).
+    grants : Out, 32 bits
+        Accepted grants since reset (wraps).
+    """
+
     def __init__(self, nqueues):
         if isinstance(nqueues, bool) or not isinstance(nqueues, int) \
                 or not 1 <= nqueues <= MAX_QUEUES:
