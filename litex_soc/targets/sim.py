@@ -22,19 +22,18 @@ from litex.build.io import CRG
 from litex.soc.integration import export
 from litex.soc.integration.builder import Builder
 
-from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, NICSoC, analyzer_probes
+from litex_soc.nic_soc import NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
 from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
 from litex_soc.targets.sim_pcie_phy import SimPCIePHY
 from rtl.contract.gen_c import write_header as write_contract_header
-from rtl.scope.bus_analyzer import BusAnalyzer
+from rtl.scope.bus_analyzer import sample_width
 
 TOP = "nicsoc"
 
 
 def analyzer_sample_width(data_width):
-    return BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
-                       latency=ANALYZER_LATENCY).sample_width
+    return sample_width(analyzer_probes(data_width))
 
 
 def sim_io(data_width):

@@ -75,6 +75,11 @@ class Probe:
         return [(h, 1) for h in HANDSHAKE] + list(self.fields)
 
 
+def sample_width(probes):
+    """Bits of the sample vector of these probes (handshakes and fields, in probe order)."""
+    return sum(w for p in probes for _, w in p.sample_signals())
+
+
 class BusAnalyzer(wiring.Component):
     """The bus analyzer over a list of probes.
 
@@ -121,7 +126,7 @@ class BusAnalyzer(wiring.Component):
                 raise ValueError(f"BusAnalyzer: completion probe {cpl!r} needs a field ('end', 1)")
         self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
         self.latency, self.register_inputs = latency, register_inputs
-        self.sample_width = sum(w for p in probes for _, w in p.sample_signals())
+        self.sample_width = sample_width(probes)
         aw = (depth - 1).bit_length()
         super().__init__({
             **{p.name: In(p.signature()) for p in probes},
