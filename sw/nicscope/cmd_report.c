@@ -176,12 +176,9 @@ static void nic_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t 
                       const struct load *l, const struct load_state *s)
 {
     const double frames = (double)l->frames;
-    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
-    const double busy = (double)(k->occ[prx][NS_BUSY] + k->occ[ptx][NS_BUSY]) * period_ns();
     out(c, "\nNIC DMA rings over the window: %" PRIu64 " frames of %" PRIu64 " B (%" PRIu64
-        " cycles)\n", l->frames, l->frame_size, window);
-    out(c, "PCIe bus time per frame through the rings: %.1f ns (pcie_rx + pcie_tx busy over "
-        "%" PRIu64 " frames)\n", busy / frames, l->frames);
+        " cycles)%s\n", l->frames, l->frame_size, window,
+        load_has(l, "dma") ? "; the TLP counts include the DMA load's" : "");
     struct bu_table t;
     static const char *const h[] = {"NIC counter", "total", "per frame"};
     bu_table_init(&t, 3, h);
