@@ -205,7 +205,8 @@ static void nic_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t 
     out(c, "doorbells rung (TX and RX, MMIO writes): %" PRIu64 " (%.3f per frame)\n",
         s->doorbells, (double)s->doorbells / frames);
     out(c, "(device MRd: descriptor and payload fetches, RX descriptor prefetch; device MWr: RX "
-        "data, RX completion records, TX consumer-index writebacks; host MWr: doorbells)\n");
+        "data, RX completion records, TX consumer-index writebacks; host MWr: doorbells and the "
+        "write that closes the window)\n");
 }
 
 static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const struct load *l,
