@@ -112,7 +112,7 @@ def run_logged(cmd, log, cwd, timeout=None):
     return dt, True
 
 
-PORT_RE = re.compile(r"^\s*(input|output)\s+wire\s*(?:\[(\d+):0\])?\s*(\w+)\s*,?\s*$")
+PORT_RE = re.compile(r"^\s*(input|output)\s+(?:wire|reg)\s*(?:\[(\d+):0\])?\s*(\w+)\s*,?\s*$")
 
 
 def top_ports(top_v):
