@@ -48,14 +48,11 @@ int nic_q_counter_index(const char *name)
 int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
                          char *err, size_t errlen)
 {
-    /* One wide CSR per counter, queue i at bits 32i..32i+31; LiteX puts the most significant
-     * 32-bit word first, so queue i is word (SIZE - 1 - i). */
+    /* One wide CSR per counter, queue i at bits 32i..32i+31. */
     if (q >= nic_q_hw_txq(b))
         return nic_errf(err, errlen, "queue %u out of range (%u TX queues)", q, nic_q_hw_txq(b));
-    *frames = nic_read32(b, NIC_CSR(b, NIC, TXE_Q_FRAMES) +
-                                4u * (NIC_CSR_NIC_TXE_Q_FRAMES_SIZE - 1 - q));
-    *bytes = nic_read32(b, NIC_CSR(b, NIC, TXE_Q_BYTES) +
-                               4u * (NIC_CSR_NIC_TXE_Q_BYTES_SIZE - 1 - q));
+    *frames = nic_csr_read_elem(b, NIC_CSR(b, NIC, TXE_Q_FRAMES), NIC_CSR_NIC_TXE_Q_FRAMES_SIZE, q);
+    *bytes = nic_csr_read_elem(b, NIC_CSR(b, NIC, TXE_Q_BYTES), NIC_CSR_NIC_TXE_Q_BYTES_SIZE, q);
     return 0;
 }
 
@@ -73,12 +70,12 @@ unsigned nic_q_tx_vector_msi(struct nic_backend *b, unsigned g)
 int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char *err,
                          size_t errlen)
 {
-    /* One wide CSR, vector g at bits 32g..: word (SIZE - 1 - g), as in nic_q_tx_queue_stats. */
+    /* One wide CSR, vector g at bits 32g..32g+31. */
     if (g >= NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE || g >= nic_q_hw_txirq(b))
         return nic_errf(err, errlen, "TX vector %u out of range (%u TX vectors)", g,
                         nic_q_hw_txirq(b));
-    *irqs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_VEC_IRQS) +
-                              4u * (NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE - 1 - g));
+    *irqs = nic_csr_read_elem(b, NIC_CSR(b, NIC, TXIRQ_VEC_IRQS), NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE,
+                              g);
     return 0;
 }
 

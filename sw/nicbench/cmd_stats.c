@@ -58,13 +58,12 @@ int cmd_stats(struct ctx *c, int argc, char **argv)
         if (all || (v[i] && d[i].kind != NIC_QC_STATE))
             stat_row(c, d[i].ethtool, v[i], d[i].desc);
     free(v);
-    /* The per-queue and per-vector registers: element i is word SIZE - 1 - i (LiteX puts the
-     * most significant word first). */
+    /* The per-queue and per-vector registers. */
     const uint64_t base = nic_rb_base(b, NIC_RB_NIC);
     for (size_t r = 0; r < sizeof arrays / sizeof arrays[0]; r++) {
         const unsigned count = arrays[r].per_vector ? nic_q_hw_txirq(b) : nic_q_hw_txq(b);
         for (unsigned i = 0; i < count && i < arrays[r].words; i++) {
-            const uint32_t x = nic_read32(b, base + arrays[r].addr + 4u * (arrays[r].words - 1 - i));
+            const uint32_t x = nic_csr_read_elem(b, base + arrays[r].addr, arrays[r].words, i);
             if (!all && !x)
                 continue;
             char name[64];
