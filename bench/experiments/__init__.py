@@ -1,0 +1,8 @@
+# experiments: one module per seed paper (and one for pcie-bench and the analyzer's capture).
+# Each has TITLE, jobs(cfg) -> [Job] (one per sweep point) and section(cfg, res) -> Section,
+# where res(name) is the JSON document a job wrote.
+
+from . import cern_hippi, hp_ots, hughes_jones, jacobson, pciebench, scope, sgi_hippi
+
+ALL = {"000": sgi_hippi, "001": cern_hippi, "002": jacobson, "003": hp_ots,
+       "004": hughes_jones, "pcie-bench": pciebench, "scope": scope}

@@ -1,0 +1,52 @@
+# common.py: what the experiments share: the suite's configuration, job builders for the two
+# tools on the sim backend, and accessors for the records a job wrote.
+
+import dataclasses
+import statistics
+
+from ..jobs import Job
+
+WIRE_OVERHEAD = 24          # wire bytes per frame besides it: FCS 4, preamble 8, gap 12
+LINE_BPS = 1e9              # LiteEth's 1 Gb/s MAC
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    opts: str = "gen=2,lanes=4,mps=256,mrrs=512"   # BENCH_OPTS: the model's link and host
+    quick: bool = False                            # smaller sweeps (tests)
+    outdir: str = "results"                        # where files other than JSON go
+
+
+def nicbench(cfg, name, *args, opts="", est=1.0):
+    o = cfg.opts + ("," + opts if opts else "")
+    return Job(name, "nicbench", ("--backend", "sim", "--opts", o, "--quiet", *args), est)
+
+
+def nicscope(cfg, name, *args, opts="", est=1.0):
+    o = cfg.opts + ("," + opts if opts else "")
+    return Job(name, "nicscope", ("--backend", "sim", "--opts", o, *args), est)
+
+
+def rec(res, name, **match):
+    """The one record of job `name` whose fields match."""
+    rs = [r for r in res(name)["records"] if all(r.get(k) == v for k, v in match.items())]
+    if len(rs) != 1:
+        raise KeyError(f"{name}: {len(rs)} records match {match}")
+    return rs[0]
+
+
+def recs(res, name, **match):
+    return [r for r in res(name)["records"] if all(r.get(k) == v for k, v in match.items())]
+
+
+def wire_ns(size):
+    """One frame's time on a 1 Gb/s wire (frames padded to 60 B, + FCS, preamble, gap)."""
+    return (max(size, 60) + WIRE_OVERHEAD) * 8e9 / LINE_BPS
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def kb(x):
+    return x / 1000.0

@@ -1,0 +1,130 @@
+# hp_ots.py: seed 003 (HP, "OTS/9000 Performance Information", 1992): throughput against TPDU
+# size and window, request/reply transactions per second for 100 B and 3840 B requests with
+# 100 B replies, and the checksum computed by the host on against off.
+#
+# Ours, one job per point: `nicbench tx` per (frame size, descriptors in flight); `nicbench rr
+# --reply-size 100` between two simulated hosts; `nicbench tx --csum` against without, with the
+# host's CPU time per frame. The request/reply runs write the wire in RESULTS/rr_wire_<size>.pcapng.
+
+from .. import papers, plot
+from ..section import Section, table
+from .common import nicbench, rec
+
+TITLE = "HP OTS/9000 (1992): TPDU size x window, request/reply, checksum on/off"
+TPDUS = (512, 1024, 2048, 4096)
+WINDOWS = (1, 2, 3, 5, 8)
+RR_REQ = (100, 3840)
+RR_REPLY = 100
+SDU = 3840
+
+
+def _frames(cfg, size):
+    return max(60 if cfg.quick else 120, (64 if cfg.quick else 384) * 1024 // size)
+
+
+def jobs(cfg):
+    out = []
+    for t in TPDUS:
+        for w in WINDOWS:
+            f = _frames(cfg, t)
+            out.append(nicbench(cfg, f"s003_tx_{t}_w{w}", "tx", "--size", t, "--inflight", w,
+                                "--frames", f, est=f * t * 8e-9 * 3 + 0.5))
+    for q in RR_REQ:
+        out.append(nicbench(cfg, f"s003_rr_{q}", "rr", "--sizes", q, "--reply-size", RR_REPLY,
+                            "--count", 40 if cfg.quick else 200, est=4,
+                            opts=f"peer=1,pcap={cfg.outdir}/rr_wire_{q}.pcapng"))
+    for on in (False, True):
+        out.append(nicbench(cfg, f"s003_csum_{'on' if on else 'off'}", "tx", "--size", SDU,
+                            "--frames", 100 if cfg.quick else 500, *(("--csum",) if on else ()),
+                            est=5))
+    return out
+
+
+def section(cfg, res, outdir):
+    g = {}
+    for t in TPDUS:
+        for w in WINDOWS:
+            g[t, w] = rec(res, f"s003_tx_{t}_w{w}")["gbps"] * 1e3 / 8     # MB/s
+    best = max(g, key=g.get)
+    need = {t: next((w for w in WINDOWS if g[t, w] >= 0.95 * max(g[t, x] for x in WINDOWS)),
+                    None) for t in TPDUS}
+    paper = papers.table("003_tpdu_window_lan")
+    rr = {q: rec(res, f"s003_rr_{q}") for q in RR_REQ}
+    tps = {q: 1e9 / r["rtt_mean_ns"] for q, r in rr.items()}
+    prr = papers.table("003_request_reply_lan")
+    xti = {int(p["request_size_bytes"]): float(p["requester_trans_per_s"]) for p in prr
+           if p["api"] == "XTI"}
+    on, off = rec(res, "s003_csum_on"), rec(res, "s003_csum_off")
+    pcs = {p["configuration"]: p for p in papers.table("003_checksum_on_off")}
+    pon, poff = pcs["with checksum"], pcs["without checksum"]
+    cpu_paper = (float(pon["cpu_util_pct_sender"]) / float(poff["cpu_util_pct_sender"]) - 1) * 100
+    thr_paper = (float(pon["throughput_kbytes_per_s"]) / float(poff["throughput_kbytes_per_s"])
+                 - 1) * 100
+    host_on, host_off = on["host_ns_per_frame"], off["host_ns_per_frame"]
+
+    verdicts = [
+        f"TPDU x window: best {g[best]:.1f} MB/s at {best[0]} B x {best[1]}; windows needed for "
+        "95 % of each size's best: " + ", ".join(f"{t} B -> {w}" for t, w in need.items())
+        + " (paper, XTI/802.3: best "
+        + max(paper, key=lambda p: float(p["throughput_kbytes_per_s"]))["throughput_kbytes_per_s"]
+        + " KB/s at TPDU "
+        + max(paper, key=lambda p: float(p["throughput_kbytes_per_s"]))["tpdu_bytes"] + " x window "
+        + max(paper, key=lambda p: float(p["throughput_kbytes_per_s"]))["window_tpdus"] + ")",
+        f"request/reply: {tps[100]:.0f} transactions/s with 100 B requests, {tps[3840]:.0f} with "
+        f"3840 B, x{tps[100] / tps[3840]:.2f} (paper XTI: {xti[100]:.0f} and {xti[3840]:.0f}, "
+        f"x{xti[100] / xti[3840]:.2f})",
+        f"checksum: host CPU per {SDU} B frame {host_off:.0f} -> {host_on:.0f} ns "
+        f"({(host_on / host_off - 1) * 100:+.0f} %), of which checksum "
+        f"{on.get('host_csum_ns_per_frame', 0):.0f} ns; throughput "
+        f"{(on['gbps'] / off['gbps'] - 1) * 100:+.1f} % (the simulated host does not gate the "
+        f"link) (paper: sender CPU {cpu_paper:+.0f} %, throughput {thr_paper:+.0f} %)",
+    ]
+    body = ("### TPDU size x window\n\nPaper (`003_tpdu_window_lan.csv`, XTI over 802.3, "
+            "KB/s):\n\n"
+            + table(["sweep", "TPDU B", "window", "KB/s", "sender CPU %"],
+                    [[p["sweep"], p["tpdu_bytes"], p["window_tpdus"], p["throughput_kbytes_per_s"],
+                      p["cpu_util_pct_sender"]] for p in paper])
+            + "\nOurs (frame size x descriptors in flight, MB/s of frame bytes):\n\n"
+            + table(["frame B", *[f"window {w}" for w in WINDOWS]],
+                    [[t, *[g[t, w] for w in WINDOWS]] for t in TPDUS])
+            + "\n### Request/reply\n\nPaper (`003_request_reply_lan.csv`):\n\n"
+            + table(["API", "request B", "requester trans/s", "replier trans/s"],
+                    [[p["api"], p["request_size_bytes"], p["requester_trans_per_s"],
+                      p["replier_trans_per_s"]] for p in prr])
+            + f"\nOurs (reply {RR_REPLY} B; trans/s = 1 / mean round trip, sim time):\n\n"
+            + table(["request B", "trans/s", "RTT median ns", "RTT p99 ns"],
+                    [[q, tps[q], rr[q]["rtt_median_ns"], rr[q]["rtt_p99_ns"]] for q in RR_REQ])
+            + "\n### Checksum on/off\n\nPaper (`003_checksum_on_off.csv`):\n\n"
+            + table(["configuration", "KB/s", "sender CPU %", "receiver CPU %"],
+                    [[p["configuration"], p["throughput_kbytes_per_s"], p["cpu_util_pct_sender"],
+                      p["cpu_util_pct_receiver"]] for p in (pon, poff)])
+            + f"\nOurs ({SDU} B frames; host CPU ns per frame is CPU time of the host code on "
+              "this machine, outside the simulator):\n\n"
+            + table(["checksum", "Mb/s", "host CPU ns/frame", "of which checksum ns"],
+                    [["on", on["gbps"] * 1e3, host_on, on.get("host_csum_ns_per_frame")],
+                     ["off", off["gbps"] * 1e3, host_off, off.get("host_csum_ns_per_frame")]]))
+
+    fig, (a, b, c) = plot.figure(3, width=4.6)
+    for w in WINDOWS:
+        a.plot(TPDUS, [g[t, w] for t in TPDUS], marker="o", label=f"window {w}")
+    a.set(xscale="log", xlabel="frame size (B)", ylabel="MB/s", title="ours: size x window")
+    a.legend(fontsize=7)
+    for sweep, key in (("tpdu", "tpdu_bytes"), ("window", "window_tpdus")):
+        ps = [p for p in paper if p["sweep"] == sweep]
+        b.plot([float(p[key]) for p in ps], [float(p["throughput_kbytes_per_s"]) for p in ps],
+               label=f"paper: {sweep} varies", **plot.PAPER, alpha=0.8 if sweep == "tpdu" else 0.5)
+    b.set(xscale="log", xlabel="TPDU B / window", ylabel="KB/s", title="paper: XTI over 802.3")
+    b.legend(fontsize=7)
+    c.bar(["ours 100", "ours 3840"], [tps[100], tps[3840]], color="tab:blue")
+    c2 = c.twinx()
+    c2.bar(["paper 100", "paper 3840"], [xti[100], xti[3840]], color="tab:red")
+    c.set(ylabel="ours trans/s", title="request/reply (reply 100 B)")
+    c2.set_ylabel("paper trans/s (XTI)")
+    plots = [plot.save(fig, outdir, "s003_tpdu_rr")]
+    csv = [{"frame": t, "window": w, "mbps": g[t, w]} for t, w in g]
+    return Section("003", TITLE,
+                   "Our frame size stands for the TPDU, descriptors in flight for the window, "
+                   "two simulated hosts for the 842 and 827, and a checksum the host computes "
+                   "over each frame for TP4's.", verdicts, body, plots,
+                   {"s003_window": csv,
+                    "s003_rr": [{"request": q, "tps": tps[q]} for q in RR_REQ]})
