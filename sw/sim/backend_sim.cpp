@@ -376,7 +376,10 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * probes, e.g. probe.dma_wr_stall_csr; probe.an.* is the harness's own count of what the bus
  * analyzer counts, over the analyzer's last closed snapshot window: see sim_harness.h), and the
  * pcie-bench limits for a transfer of N bytes: "model_limit_c2h_kbps:N" (device writes) and
- * "model_limit_h2c_kbps:N" (device reads), in kb/s. With peer=1, wire_ns or pcap:
+ * "model_limit_h2c_kbps:N" (device reads), in kb/s. Device reads timed at the PHY (ReadTiming,
+ * pcie_host_model.h): "model.reads_timed" counts them; read I (0-based, completion order, the
+ * last 65536 kept) is "model_read_start_ps:I", "model_read_end_ps:I", "model_read_bytes:I".
+ * With peer=1, wire_ns or pcap:
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
  * sent, those without a 0x55..0xd5 preamble, those with tx_er) and "wire.pcap_frames" (records
  * written so far). */
@@ -406,6 +409,26 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
                 return lookup(m, n.substr(5));
             }
         return -1;
+    }
+    if (n.rfind("model_read_", 0) == 0) {
+        const size_t colon = n.find(':');
+        if (colon == std::string::npos)
+            return -1;
+        const std::string field = n.substr(11, colon - 11);
+        char *end = nullptr;
+        const uint64_t i = std::strtoull(n.c_str() + colon + 1, &end, 10);
+        nicsim::ReadTiming r;
+        if (end == n.c_str() + colon + 1 || *end || !s->h->model().read_timing(i, &r))
+            return -1;
+        if (field == "start_ps")
+            *value = r.start_ps;
+        else if (field == "end_ps")
+            *value = r.end_ps;
+        else if (field == "bytes")
+            *value = r.bytes;
+        else
+            return -1;
+        return 0;
     }
     const std::string c2h = "model_limit_c2h_kbps:", h2c = "model_limit_h2c_kbps:";
     const bool is_c2h = n.rfind(c2h, 0) == 0, is_h2c = n.rfind(h2c, 0) == 0;

@@ -45,6 +45,7 @@ void HostMemory::next_completion(DnTlp *d)
         d->dw.push_back(dw2);
         c.tlps_down_cpl++;
         c.ur_completions++;
+        d->read_tag = j.tag;
         cplq.pop();
         return;
     }
@@ -64,8 +65,10 @@ void HostMemory::next_completion(DnTlp *d)
     c.tlps_down_cpld++;
     c.bytes_down_payload += 4 * ndw;
     j.addr = e;
-    if (j.addr >= j.end)
+    if (j.addr >= j.end) {
+        d->read_tag = j.tag;
         cplq.pop();
+    }
 }
 
 } /* namespace nicsim::detail */

@@ -40,7 +40,8 @@ public:
      * RCB-aligned address within MPS bytes of payload from the dword its data starts in (the
      * last one ends where the request does), so an unaligned request's first completion is
      * shorter. lower_address is the address of its first byte, byte_count the bytes left
-     * including it (PCIe Base Spec byte-count rules, byte enables included). */
+     * including it (PCIe Base Spec byte-count rules, byte enables included). The read's last
+     * completion gets d->read_tag = its tag. */
     void next_completion(DnTlp *d);
 
 private:

@@ -85,6 +85,13 @@ struct PcieHostModel::Impl {
     int rx_beat = 0;                  /* beats of dnq's head the device took */
     Fifo<Irq> irqs;                   /* MSIs that reached the host */
 
+    /* Device reads: start time and bytes by tag while open; the timed ones (a ring). */
+    uint64_t rd_start[256] = {};
+    uint32_t rd_bytes[256] = {};
+    bool rd_open[256] = {};
+    std::vector<ReadTiming> rd_log;
+    uint64_t rd_count = 0;
+
     explicit Impl(const LinkParams &lp)
         : p(validated(lp)), log(p.strict), c(log.c), checker(p, log), host(p, log.c),
           mmio(p, log)
@@ -169,6 +176,7 @@ struct PcieHostModel::Impl {
     {
         DnTlp &d = dnq.push_slot();
         d.mmio_id = -1;
+        d.read_tag = -1;
         d.dw.clear();
         if (from_mmio)
             mmio.next_tlp(&d);
@@ -202,16 +210,53 @@ struct PcieHostModel::Impl {
         }
     }
 
+    /* ---- device reads timed at the PHY ---- */
+
+    /* A TLP's first beat taken from the TX stream: a MRd opens its tag (dwords 0 and 1 are in
+     * the first beat at both widths). */
+    void read_started(const PhyIn &in)
+    {
+        const uint8_t ft = static_cast<uint8_t>(in.tx_dat[0] >> 24);
+        if (ft != kMRd32 && ft != kMRd64)
+            return;
+        const uint8_t tag = static_cast<uint8_t>(in.tx_dat[1] >> 8);
+        const uint32_t len = in.tx_dat[0] & 0x3ff;
+        rd_start[tag] = ncycles * period;
+        rd_bytes[tag] = 4 * (len ? len : 1024);
+        rd_open[tag] = true;
+    }
+
+    /* The last beat of a read's last completion taken by the device. */
+    void read_done(uint8_t tag)
+    {
+        if (!rd_open[tag])
+            return;
+        rd_open[tag] = false;
+        ReadTiming r;
+        r.start_ps = rd_start[tag];
+        r.end_ps = ncycles * period;
+        r.bytes = rd_bytes[tag];
+        r.tag = tag;
+        if (rd_log.size() < kReadLog)
+            rd_log.push_back(r);
+        else
+            rd_log[rd_count % kReadLog] = r;
+        rd_count++;
+    }
+
     /* ---- the clock ---- */
 
     void cycle(const PhyIn &in, PhyOut *out)
     {
         /* Handshakes at the edge at `now`. */
         if (in.tx_valid) {
-            if (prev_tx_ready)
+            if (prev_tx_ready) {
+                if (in.tx_first)
+                    read_started(in);
                 checker.take_beat(in, now, &txq);
-            else
+            } else {
                 c.tx_stall_cycles++;
+            }
         }
         if (prev_rx_valid) {
             if (in.rx_ready) {
@@ -219,6 +264,8 @@ struct PcieHostModel::Impl {
                 if (++rx_beat * W >= static_cast<int>(d.dw.size())) {
                     if (d.mmio_id >= 0)
                         mmio.write_taken(d.mmio_id, now);
+                    if (d.read_tag >= 0)
+                        read_done(static_cast<uint8_t>(d.read_tag));
                     rx_beat = 0;
                     dnq.pop();
                 }
@@ -319,6 +366,17 @@ bool PcieHostModel::irq_pop(uint64_t *arrival_ps, uint8_t *vector)
     return true;
 }
 
+uint64_t PcieHostModel::reads_timed() const { return impl_->rd_count; }
+
+bool PcieHostModel::read_timing(uint64_t i, ReadTiming *r) const
+{
+    const Impl &m = *impl_;
+    if (i >= m.rd_count || m.rd_count - i > kReadLog)
+        return false;
+    *r = m.rd_log[i % kReadLog];
+    return true;
+}
+
 const std::vector<std::string> &PcieHostModel::errors() const { return impl_->log.messages(); }
 
 std::map<std::string, uint64_t> PcieHostModel::counters() const
@@ -367,6 +425,7 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"poisoned_tlps", c.poisoned_tlps},
         {"bad_mmio", c.bad_mmio},
         {"ur_completions", c.ur_completions},
+        {"reads_timed", m.rd_count},
         {"cycles", m.ncycles},
     };
 }

@@ -60,6 +60,15 @@ struct MmioResult {
     uint64_t issue_ps = 0, done_ps = 0;
 };
 
+/* A device memory read timed at the PHY boundary: from the first beat of its MRd taken on the
+ * TX stream (start) to the last beat of its last completion taken by the device on the RX
+ * stream (end). bytes: the MRd's length field in bytes. */
+struct ReadTiming {
+    uint64_t start_ps = 0, end_ps = 0;
+    uint32_t bytes = 0;
+    uint8_t tag = 0;
+};
+
 class PcieHostModel {
 public:
     explicit PcieHostModel(const LinkParams &p);
@@ -90,13 +99,20 @@ public:
     bool irq_pending() const;
     bool irq_pop(uint64_t *arrival_ps, uint8_t *vector);
 
+    /* Device reads timed at the PHY (ReadTiming), numbered 0, 1, ... in completion order:
+     * reads_timed() counts them; read_timing(i) gives read i while it is among the last
+     * kReadLog (false otherwise). */
+    static constexpr uint64_t kReadLog = 65536;
+    uint64_t reads_timed() const;
+    bool read_timing(uint64_t i, ReadTiming *r) const;
+
     /* Errors found in device TLPs (and completion timeouts of host reads). */
     const std::vector<std::string> &errors() const;
     /* Counters: tlps_up_<type>/tlps_down_<type> (mwr, mrd, cpld, cpl, msi; up = device to
      * host), bytes_up_payload, bytes_down_payload, tx_stall_cycles (tx_valid && !tx_ready),
      * rx_stall_cycles (rx_valid && !rx_ready), link_busy_ps_up / link_busy_ps_down,
      * credit_wait_ps, mmio_reads, mmio_writes, msis, errors, mps_violations,
-     * boundary_violations, mrrs_violations, ... */
+     * boundary_violations, mrrs_violations, reads_timed, ... */
     std::map<std::string, uint64_t> counters() const;
 
     const LinkParams &params() const;

@@ -141,6 +141,8 @@ public:
         held_beat = out;
 
         if (in.tx_valid && out.tx_ready) {
+            if (tx.front().first)
+                tx_first_t.push_back(t);
             if (tx.front().last)
                 tx_last_t.push_back(t);
             tx.pop_front();
@@ -189,7 +191,7 @@ public:
     int reverse_batch = 1;            /* answer MRds in reverse order, this many at a time */
     std::map<uint32_t, uint32_t> regs;/* BAR0 offset -> payload dword as on the wire */
     std::vector<RxTlp> rx;
-    std::vector<uint64_t> tx_last_t, msi_t;
+    std::vector<uint64_t> tx_first_t, tx_last_t, msi_t;
     int hold_violations = 0, pin_errors = 0;
 
 private:

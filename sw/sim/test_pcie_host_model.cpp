@@ -113,6 +113,47 @@ void test_msi(int dw)
           "dw%d msi: counted, no errors", dw);
 }
 
+/* ---- device reads timed at the PHY ---- */
+
+void test_read_timing(int dw)
+{
+    LinkParams p = base_params(dw);
+    p.link_latency_ns = 80;
+    p.mem_read_latency_ns = 400;
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    d.run(5);
+    d.send(mem_req(false, p.host_mem_addr + 0x1000, 128, p.device_id, 7, 0xf, 0xf));
+    d.run_until([&] { return m.reads_timed() == 1; }, 20000);
+    ReadTiming r;
+    const bool got = m.read_timing(0, &r);
+    check(got && d.rx.size() == 2 && r.start_ps == d.tx_first_t.at(0) &&
+              r.end_ps == d.rx.back().t_last && r.bytes == 512 && r.tag == 7,
+          "dw%d read timing: 512 B MRd from its first beat (%llu ps) to the last beat of its "
+          "second CplD (%llu ps)", dw, static_cast<unsigned long long>(r.start_ps),
+          static_cast<unsigned long long>(r.end_ps));
+
+    /* Two reads in flight, the device holding rx_ready low at times: each ends at its own last
+     * completion beat as the device took it. */
+    d.rx.clear();
+    d.rx_ready = [](uint64_t cyc) { return cyc % 3 != 0; };
+    const size_t nf = d.tx_first_t.size();
+    d.send(mem_req(false, p.host_mem_addr + 0x2000, 64, p.device_id, 1, 0xf, 0xf));
+    d.send(mem_req(false, p.host_mem_addr + 0x3000, 16, p.device_id, 2, 0xf, 0xf));
+    d.run_until([&] { return m.reads_timed() == 3; }, 20000);
+    ReadTiming a, b;
+    const bool both = m.read_timing(1, &a) && m.read_timing(2, &b);
+    check(both && d.rx.size() == 2 && a.tag == 1 && b.tag == 2 &&
+              a.start_ps == d.tx_first_t.at(nf) && b.start_ps == d.tx_first_t.at(nf + 1) &&
+              a.end_ps == d.rx[0].t_last && b.end_ps == d.rx[1].t_last && a.bytes == 256 &&
+              b.bytes == 64,
+          "dw%d read timing: two reads in flight, rx_ready low at times, each timed to its "
+          "own completion", dw);
+    check(!m.read_timing(3, &r) && counter(m, "reads_timed") == 3,
+          "dw%d read timing: 3 reads counted, none beyond", dw);
+}
+
 } /* namespace model_test */
 
 int main(int argc, char **argv)
@@ -130,6 +171,7 @@ int main(int argc, char **argv)
     test_broken(dw);
     test_mmio_timeout(dw);
     test_msi(dw);
+    test_read_timing(dw);
     test_throughput(dw);
     std::printf("%s: %d checks, %d failed (data_width %d)\n", g_failed ? "FAIL" : "PASS",
                 g_checks, g_failed, dw);

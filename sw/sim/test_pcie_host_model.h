@@ -44,6 +44,7 @@ void test_mrd(int dw);
 void test_broken(int dw);         /* test_tlp_checker.cpp */
 void test_throughput(int dw);     /* test_pcie_link.cpp */
 void test_msi(int dw);            /* test_pcie_host_model.cpp */
+void test_read_timing(int dw);
 
 } /* namespace model_test */
 
