@@ -1,11 +1,20 @@
 /*
  * cmd_dma.c: `nicbench dma`, DMA throughput vs transfer size, host-to-card and card-to-host,
- * MPS/MRRS sweeps. Options: the usage text in main.c.
+ * one transfer at a time or with descriptors kept queued (--inflight), MPS/MRRS sweeps, and
+ * the latency of single DMA reads at the PHY (--latency, sim backend). Options: the usage text
+ * in main.c.
  */
 #define _GNU_SOURCE
 #include "nicbench.h"
 
 #define MAX_PAIRS 16
+#define MAX_INFLIGHT 16                 /* --inflight list entries */
+#define DMA_TABLE_DEPTH 256u            /* LitePCIe's descriptor table (LitePCIeDMA default) */
+#define RING_BYTES (2u << 20)           /* --inflight > 1: slots of one 2 MiB DMA buffer */
+#define LAT_SIZES "64..4K"
+/* h2c with descriptors queued: at least this much data in the table, so the host's refill of a
+ * slot (once the checker counted it, an MMIO read later) comes before the reader's next lap. */
+#define H2C_MIN_LAP (32u << 10)
 
 /* The negotiated MPS/MRRS as the backend reports them (params "mps"/"mrrs"), -1 if absent. */
 static int param_int(struct nic_backend *b, const char *key)
@@ -118,34 +127,343 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
     return backend_check(c, "c2h transfer");
 }
 
+/* --- descriptors kept queued (--inflight N > 1) ------------------------------------------------ */
+
+/*
+ * A run of `reps` transfers of `size` bytes with q descriptors in the engine's table in loop
+ * mode: LitePCIe re-queues each descriptor as it completes, so the table always holds q and
+ * the engine never waits for the host. Descriptor k points to slot k; transfer j (the j-th the
+ * engine runs) uses slot j % q and carries stream bytes [j * size, (j + 1) * size) of the
+ * pattern. A slot's stride is size rounded up to a power of two (to 4 KiB multiples above
+ * 4 KiB), so no request crosses a 4 KiB boundary. The host keeps the slots' data one lap
+ * ahead: h2c writes transfer j + q's data into a slot once the checker counted transfer j's
+ * bytes; c2h checks transfer j's data in place, then puts the sentinel for j + q in its slot.
+ */
+struct flight {
+    uint32_t size, stride, q;
+    uint64_t reps;                  /* transfers timed */
+    uint64_t total;                 /* transfers the engine ran (h2c: >= reps) */
+    uint32_t seed;
+    uint64_t run_ns;                /* start to the reps-th transfer's data checked or in place */
+};
+
+static uint32_t slot_stride(uint32_t size)
+{
+    if (size > 4096)
+        return (uint32_t)bu_ceil_div(size, 4096) * 4096;
+    uint32_t s = 16;
+    while (s < size)
+        s <<= 1;
+    return s;
+}
+
+static uint8_t *slot(const struct dma_run *r, const struct flight *f, uint64_t j)
+{
+    return (uint8_t *)r->buf + (size_t)(j % f->q) * f->stride;
+}
+
+/* The pattern's seed for transfer j: the stream continues across transfers. */
+static uint32_t slot_seed(const struct flight *f, uint64_t j)
+{
+    return f->seed + (uint32_t)(j * (f->size / 4));
+}
+
+/* Table reset, the q descriptors pushed in prog mode, then loop mode (the engine disabled). */
+static void flight_table(struct nic_backend *b, const struct dma_run *r, const struct flight *f,
+                         enum nic_dma_engine e, unsigned flags)
+{
+    nic_dma_enable(b, e, false);
+    nic_dma_table_reset(b, e);
+    nic_dma_set_loop(b, e, false);
+    for (uint32_t k = 0; k < f->q; k++)
+        nic_dma_push(b, e, r->bus + (uint64_t)k * f->stride, f->size, flags);
+    nic_dma_set_loop(b, e, true);
+}
+
+/* A backend error, or no progress for the timeout, fails the run. *t_prog: the last progress. */
+static int flight_check(struct ctx *c, const struct flight *f, bool progress, uint64_t *t_prog,
+                        uint64_t done, const char *what)
+{
+    const char *e = nic_last_error(c->b);
+    if (e)
+        return fail(c, "%s %u B inflight %u: backend error: %s", what, f->size, f->q, e);
+    const uint64_t now = nic_now_ns(c->b);
+    if (progress)
+        *t_prog = now;
+    else if (now - *t_prog > c->timeout_ns)
+        return fail(c, "%s %u B inflight %u: no progress within %" PRIu64 " ns after %" PRIu64
+                    " of %" PRIu64 " transfers", what, f->size, f->q, c->timeout_ns, done,
+                    f->reps);
+    return EXIT_OK;
+}
+
+/* Descriptors the engine consumed since its table reset, at least `floor`: TABLE_LOOP_STATUS
+ * counts loops (16 bits) and the index in the loop, which prog mode goes on incrementing. */
+static uint64_t flight_consumed(struct nic_backend *b, enum nic_dma_engine e,
+                                const struct flight *f, uint64_t floor)
+{
+    uint32_t index, count;
+    nic_dma_loop_status(b, e, &index, &count);
+    uint64_t n = (uint64_t)count * f->q + index + 1;
+    while (n < floor)
+        n += (uint64_t)f->q << 16;
+    return n;
+}
+
+/* The checker's byte count, from its low 32 bits (one MMIO read) and the previous count. */
+static uint64_t chk_bytes_since(struct nic_backend *b, uint64_t prev)
+{
+    const uint32_t lo = nic_csr_read_elem(b, NIC_CSR(b, DMA_PATTERN, CHK_BYTES),
+                                          NIC_CSR_DMA_PATTERN_CHK_BYTES_SIZE, 0);
+    return prev + (uint32_t)(lo - (uint32_t)prev);
+}
+
+/*
+ * h2c: the host polls the checker's byte count, about every q/4 transfers, waiting for the
+ * checker's MSI in between, and rewrites the slots of counted transfers one lap ahead. Once
+ * reps - q transfers are counted the table goes back to prog mode: the descriptors in it run
+ * once more and the engine stops after `total` >= reps transfers, each with its data. When
+ * the slots hold the data of all of them, polling stops and the host blocks on the MSI (at
+ * reps transfers), which ends the timed run; then the engine drains.
+ */
+static int dma_h2c_flight(struct ctx *c, struct dma_run *r, struct flight *f)
+{
+    struct nic_backend *b = c->b;
+    const unsigned irq = nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0);
+    for (uint64_t j = 0; j < f->q; j++)
+        nic_pattern_fill(slot(r, f, j), f->size, slot_seed(f, j));
+    nic_pattern_chk_restart(b, f->seed, (uint32_t)(f->reps * f->size));
+    flight_table(b, r, f, NIC_DMA_READER, NIC_DMA_IRQ_DISABLE);
+    if (nic_irq_drain(b) < 0)
+        return fail(c, "h2c: irq_wait failed while draining MSIs: %s",
+                    nic_last_error(b) ? nic_last_error(b) : "?");
+
+    const uint64_t t0 = nic_now_ns(b);
+    nic_dma_enable(b, NIC_DMA_READER, true);
+    uint64_t filled = f->q;         /* transfers whose data was put in their slot */
+    uint64_t last = UINT64_MAX;     /* after loop mode: more transfers than the engine runs */
+    uint64_t received = 0, t_prog = t0, t_poll = t0, wait_ns = 256;
+    int rc;
+    f->run_ns = 0;
+    while (filled < last) {
+        unsigned vec = 0;
+        const int w = f->run_ns ? 0 : nic_irq_wait_vector(b, wait_ns, &vec);
+        if (w < 0)
+            return fail(c, "h2c: irq_wait failed: %s", nic_last_error(b) ? nic_last_error(b) : "?");
+        if (w == 1 && vec != irq)
+            return fail(c, "h2c: MSI on vector %u, expected vector %u", vec, irq);
+        if (w == 1)
+            f->run_ns = nic_now_ns(b) - t0;     /* (one during a poll: seen after its read) */
+        else if (f->run_ns)
+            nic_idle(b, wait_ns);
+        const uint64_t got = chk_bytes_since(b, received);
+        const uint64_t now = nic_now_ns(b);
+        if (got > received && now > t_poll) {
+            /* q/4 transfers at the rate since the last poll, at most twice the last wait,
+             * 64 ns .. 10 us */
+            const double t = (double)f->q * f->size / 4 * (double)(now - t_poll) /
+                             (double)(got - received);
+            const double cap = 2.0 * (double)wait_ns;
+            const double x = t < cap ? t : cap;
+            wait_ns = x < 64 ? 64 : x > 10000 ? 10000 : (uint64_t)x;
+        }
+        t_poll = now;
+        const bool progress = got != received;
+        received = got;
+        for (; filled < received / f->size + f->q && filled < last; filled++)
+            nic_pattern_fill(slot(r, f, filled), f->size, slot_seed(f, filled));
+        if (last == UINT64_MAX && received >= (f->reps - f->q) * f->size) {
+            nic_dma_set_loop(b, NIC_DMA_READER, false);
+            /* At most the q queued run after the switch. */
+            last = flight_consumed(b, NIC_DMA_READER, f, received / f->size) + f->q;
+        }
+        if ((rc = flight_check(c, f, progress, &t_prog, received / f->size, "h2c")))
+            return rc;
+    }
+    if (!f->run_ns) {
+        rc = wait_msi(c, irq, "h2c: checker interrupt");
+        if (rc)
+            return rc;
+        f->run_ns = nic_now_ns(b) - t0;
+    }
+    /* Drained: the table empty and every byte the engine read counted. */
+    for (f->total = 0;;) {
+        if (!f->total && nic_dma_level(b, NIC_DMA_READER) == 0)
+            f->total = flight_consumed(b, NIC_DMA_READER, f, f->reps);
+        const uint64_t got = chk_bytes_since(b, received);
+        const bool progress = got != received;
+        received = got;
+        if (f->total && received >= f->total * f->size)
+            break;
+        if ((rc = flight_check(c, f, progress, &t_prog, received / f->size, "h2c")))
+            return rc;
+        nic_idle(b, 256);
+    }
+    const uint64_t got = nic_pattern_chk_bytes(b);
+    const uint32_t errors = nic_pattern_chk_errors(b);
+    nic_dma_enable(b, NIC_DMA_READER, false);
+    if (got != f->total * f->size || errors != 0)
+        return fail(c, "h2c %u B inflight %u (seed %#x): checker counted %" PRIu64 " bytes and "
+                    "%u mismatching beats, expected %" PRIu64 " bytes and 0%s", f->size, f->q,
+                    f->seed, got, errors, f->total * f->size,
+                    errors ? " (a slot rewritten too late: the host fell a lap behind the "
+                    "reader)" : "");
+    return backend_check(c, "h2c transfers");
+}
+
+/* c2h slot of transfer j: the pattern's complement over the whole stride (no word already
+ * matches; bytes past the transfer stay recognisable). */
+static void c2h_sentinel(const struct dma_run *r, const struct flight *f, uint64_t j)
+{
+    uint32_t *w = (uint32_t *)slot(r, f, j);
+    for (size_t i = 0; i < f->stride / 4; i++)
+        w[i] = ~nic_pattern_word(slot_seed(f, j), i);
+}
+
+/* Transfer j's last 16 bytes hold its pattern: its writes are in place (posted writes arrive
+ * in order). */
+static bool c2h_landed(const struct dma_run *r, const struct flight *f, uint64_t j)
+{
+    const volatile uint32_t *w = (const volatile uint32_t *)slot(r, f, j) + f->size / 4 - 4;
+    for (size_t k = 0; k < 4; k++)
+        if (w[k] != nic_pattern_word(slot_seed(f, j), f->size / 4 - 4 + k))
+            return false;
+    return true;
+}
+
+static int c2h_verify(struct ctx *c, const struct dma_run *r, const struct flight *f, uint64_t j)
+{
+    size_t first = 0;
+    const uint32_t seed = slot_seed(f, j);
+    const volatile uint32_t *w = (const volatile uint32_t *)slot(r, f, j);
+    const size_t bad = nic_pattern_check(w, f->size, seed, &first);
+    if (bad)
+        return fail(c, "c2h %u B inflight %u, transfer %" PRIu64 " (seed %#x): %zu of %u words "
+                    "differ from the pattern, first at byte %zu: %#010x, expected %#010x",
+                    f->size, f->q, j, seed, bad, f->size / 4, first, w[first / 4],
+                    nic_pattern_word(seed, first / 4));
+    for (size_t i = f->size / 4; i < f->stride / 4 && i < f->size / 4 + 4; i++)
+        if (w[i] != ~nic_pattern_word(seed, i))
+            return fail(c, "c2h %u B: transfer %" PRIu64 " wrote past its end (byte %zu)",
+                        f->size, j, 4 * i);
+    return EXIT_OK;
+}
+
+static int dma_c2h_flight(struct ctx *c, struct dma_run *r, struct flight *f)
+{
+    struct nic_backend *b = c->b;
+    for (uint64_t j = 0; j < f->q; j++)
+        c2h_sentinel(r, f, j);
+    nic_pattern_gen_enable(b, false);
+    nic_dma_enable(b, NIC_DMA_WRITER, false);
+    if (nic_dma_writer_drain(b, c->timeout_ns) < 0)
+        return fail(c, "c2h: writer buffering FIFO still holds %u bytes",
+                    nic_dma_buffering_level(b, NIC_DMA_WRITER));
+    flight_table(b, r, f, NIC_DMA_WRITER, NIC_DMA_IRQ_DISABLE | NIC_DMA_LAST_DISABLE);
+    nic_pattern_gen_seed(b, f->seed);
+    nic_dma_enable(b, NIC_DMA_WRITER, true);
+
+    /* Every cycle the host checks the transfers in order as they land; no MMIO until the
+     * reps-th is in place, which ends the timed run. */
+    const uint64_t t0 = nic_now_ns(b);
+    nic_pattern_gen_enable(b, true);
+    uint64_t t_prog = t0;
+    for (uint64_t j = 0; j < f->reps;) {
+        bool progress = false;
+        for (; j < f->reps && c2h_landed(r, f, j); j++) {
+            const int rc = c2h_verify(c, r, f, j);
+            if (rc)
+                return rc;
+            c2h_sentinel(r, f, j + f->q);
+            progress = true;
+        }
+        if (j == f->reps) {
+            f->run_ns = nic_now_ns(b) - t0;
+            break;
+        }
+        const int rc = flight_check(c, f, progress, &t_prog, j, "c2h");
+        if (rc)
+            return rc;
+        nic_idle(b, 8);
+    }
+    f->total = f->reps;
+    nic_pattern_gen_enable(b, false);
+    nic_dma_stop(b, NIC_DMA_WRITER);
+    /* The writes the engine made after the run land before the next run's sentinels: its
+     * FSM idle, then a read, whose completion follows them. */
+    const uint64_t t_stop = nic_now_ns(b);
+    while (!nic_dma_idle(b, NIC_DMA_WRITER))
+        if (nic_now_ns(b) - t_stop > c->timeout_ns)
+            return fail(c, "c2h: the writer did not stop within %" PRIu64 " ns", c->timeout_ns);
+    (void)nic_dma_level(b, NIC_DMA_WRITER);
+    return backend_check(c, "c2h transfers");
+}
+
+/* --- bandwidth: one size, one direction, one queue depth --------------------------------------- */
+
 struct dma_cfg {
     int mps, mrrs;                  /* link (backend params) */
     int dev_mps, dev_mrrs;          /* what the device uses */
 };
 
-static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
+/* Descriptors queued for --inflight N at this size: N, for h2c at least H2C_MIN_LAP of data,
+ * at most the table's depth and the slots the buffer holds; 1 (one at a time) when it holds
+ * one slot only. */
+static uint32_t flight_depth(enum dir d, uint32_t size, uint64_t inflight, size_t cap)
+{
+    const uint64_t nslots = cap / slot_stride(size);
+    uint64_t q = inflight;
+    if (q <= 1 || nslots < 2)
+        return 1;
+    if (d == H2C && q * size < H2C_MIN_LAP)
+        q = bu_ceil_div(H2C_MIN_LAP, size);
+    if (q > DMA_TABLE_DEPTH)
+        q = DMA_TABLE_DEPTH;
+    return (uint32_t)(q < nslots ? q : nslots);
+}
+
+/* One table row: `inflight` from flight_depth(). */
+static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size, uint32_t inflight,
                     uint64_t min_bytes, const struct dma_cfg *cfg)
 {
     struct nic_backend *b = c->b;
-    const uint64_t reps64 = bu_ceil_div(min_bytes, size);
-    const size_t reps = reps64 > 3 ? (size_t)reps64 : 3;
-    uint64_t *t = calloc(reps, sizeof *t);
-    if (!t)
-        return fail(c, "out of memory");
-    int rc = EXIT_OK;
-    for (size_t i = 0; i < reps && !rc; i++)
-        rc = d == H2C ? dma_h2c_once(c, r, size, &t[i]) : dma_c2h_once(c, r, size, &t[i]);
-    if (rc) {
+    uint64_t reps, time_ns, run_ns = 0;
+    struct bu_dist dist = {0};
+    struct flight f = {.size = size, .stride = slot_stride(size), .q = inflight};
+    const bool hw_queue = inflight > 1;
+    if (!hw_queue) {
+        const uint64_t reps64 = bu_ceil_div(min_bytes, size);
+        reps = reps64 > 3 ? reps64 : 3;
+        uint64_t *t = calloc(reps, sizeof *t);
+        if (!t)
+            return fail(c, "out of memory");
+        int rc = EXIT_OK;
+        for (size_t i = 0; i < reps && !rc; i++)
+            rc = d == H2C ? dma_h2c_once(c, r, size, &t[i]) : dma_c2h_once(c, r, size, &t[i]);
+        if (rc) {
+            free(t);
+            return rc;
+        }
+        bu_dist_compute(t, reps, &dist);
         free(t);
-        return rc;
+        time_ns = dist.median;
+    } else {
+        reps = bu_ceil_div(min_bytes, size);
+        if (reps < 2ull * f.q)
+            reps = 2ull * f.q;
+        f.reps = reps;
+        f.seed = r->seed++;
+        const int rc = d == H2C ? dma_h2c_flight(c, r, &f) : dma_c2h_flight(c, r, &f);
+        if (rc)
+            return rc;
+        run_ns = f.run_ns;
+        time_ns = (run_ns + reps / 2) / reps;
     }
-    struct bu_dist dist;
-    bu_dist_compute(t, reps, &dist);
-    free(t);
 
-    const double ns = (double)dist.median;
+    const double ns = hw_queue ? (double)run_ns / (double)reps : (double)time_ns;
     const double gbps = ns > 0 ? (double)size * 8.0 / ns : NAN;
     const double mbps = ns > 0 ? (double)size * 1e3 / ns : NAN;
+    const double tps = ns > 0 ? 1e9 / ns : NAN;
     char name[64];
     snprintf(name, sizeof name, "model_limit_%s_kbps:%u", dir_name[d], size);
     uint64_t kbps = 0;
@@ -162,24 +480,30 @@ static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
         snprintf(lim, sizeof lim, "n/a");
         snprintf(rat, sizeof rat, "n/a");
     }
-    out(c, "%10s %4s %5d %5d %7zu %12" PRIu64 " %8.3f %9.2f %10s %6s\n", sz, dir_name[d],
-        cfg->mps, cfg->mrrs, reps, dist.median, gbps, mbps, lim, rat);
+    out(c, "%10s %4s %5d %5d %6u %7" PRIu64 " %10" PRIu64 " %8.3f %9.2f %8.3f %10s %6s\n",
+        sz, dir_name[d], cfg->mps, cfg->mrrs, inflight, reps, time_ns, gbps, mbps, tps / 1e6,
+        lim, rat);
     fflush(stdout);
 
     bu_json_obj_begin(&c->rec);
     bu_json_kstr(&c->rec, "experiment", "dma");
+    bu_json_kstr(&c->rec, "mode", "bandwidth");
     bu_json_kstr(&c->rec, "dir", dir_name[d]);
     bu_json_ku64(&c->rec, "size", size);
+    bu_json_ku64(&c->rec, "inflight", inflight);
     json_opt_u64(&c->rec, "mps", cfg->mps >= 0, (uint64_t)cfg->mps);
     json_opt_u64(&c->rec, "mrrs", cfg->mrrs >= 0, (uint64_t)cfg->mrrs);
     json_opt_u64(&c->rec, "dev_mps", cfg->dev_mps >= 0, (uint64_t)cfg->dev_mps);
     json_opt_u64(&c->rec, "dev_mrrs", cfg->dev_mrrs >= 0, (uint64_t)cfg->dev_mrrs);
     bu_json_ku64(&c->rec, "reps", reps);
-    bu_json_ku64(&c->rec, "time_ns", dist.median);
-    bu_json_ku64(&c->rec, "time_min_ns", dist.min);
-    bu_json_ku64(&c->rec, "time_max_ns", dist.max);
+    bu_json_ku64(&c->rec, "time_ns", time_ns);
+    json_opt_u64(&c->rec, "time_min_ns", !hw_queue, dist.min);
+    json_opt_u64(&c->rec, "time_max_ns", !hw_queue, dist.max);
+    json_opt_u64(&c->rec, "run_ns", hw_queue, run_ns);
+    json_opt_u64(&c->rec, "transfers_run", hw_queue, f.total);
     bu_json_kdouble(&c->rec, "gbps", gbps);
     bu_json_kdouble(&c->rec, "mbps", mbps);
+    bu_json_kdouble(&c->rec, "tps", tps);
     json_opt_double(&c->rec, "limit_gbps", have_limit, limit);
     json_opt_double(&c->rec, "ratio", have_limit, ratio);
     bu_json_kstr(&c->rec, "clock", b->kind);
@@ -187,29 +511,142 @@ static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
     return EXIT_OK;
 }
 
-static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const uint64_t *sizes,
-                      size_t nsizes, uint64_t min_bytes)
+/* --- latency of single DMA reads (--latency) --------------------------------------------------- */
+
+/* Read i of the model's PHY read timings (model_read_*:I counters): 0 or -1. */
+static int read_timing(struct ctx *c, uint64_t i, uint64_t *start, uint64_t *end,
+                       uint64_t *bytes)
+{
+    char n[64];
+    snprintf(n, sizeof n, "model_read_start_ps:%" PRIu64, i);
+    if (!counter(c, n, start))
+        return -1;
+    snprintf(n, sizeof n, "model_read_end_ps:%" PRIu64, i);
+    if (!counter(c, n, end))
+        return -1;
+    snprintf(n, sizeof n, "model_read_bytes:%" PRIu64, i);
+    return counter(c, n, bytes) ? 0 : -1;
+}
+
+/* `count` h2c transfers of `size` bytes, one at a time (dma_h2c_once: checker-verified); each
+ * read's latency from the model's PHY timestamps: its first MRd's first beat leaving the device
+ * to the last beat of its last completion taken by the device. */
+static int dma_latency(struct ctx *c, struct dma_run *r, uint32_t size, uint64_t count,
+                       const struct dma_cfg *cfg)
+{
+    uint64_t n0;
+    const bool have = counter(c, "model.reads_timed", &n0);
+    uint64_t *lat = have ? calloc(count, sizeof *lat) : NULL;
+    if (have && !lat)
+        return fail(c, "out of memory");
+    uint64_t reqs = 0;
+    for (uint64_t i = 0; have && i < count; i++) {
+        uint64_t t, n1;
+        int rc = dma_h2c_once(c, r, size, &t);
+        if (!rc && !counter(c, "model.reads_timed", &n1))
+            rc = fail(c, "latency: counter model.reads_timed disappeared");
+        uint64_t first = UINT64_MAX, last = 0, bytes = 0;
+        for (uint64_t k = n0; !rc && k < n1; k++) {
+            uint64_t s, e, nb;
+            if (read_timing(c, k, &s, &e, &nb) < 0) {
+                rc = fail(c, "latency: the model no longer holds read %" PRIu64, k);
+                break;
+            }
+            first = s < first ? s : first;
+            last = e > last ? e : last;
+            bytes += nb;
+        }
+        if (!rc && bytes != size)
+            rc = fail(c, "latency %u B: the model timed %" PRIu64 " device reads of %" PRIu64
+                      " bytes in all for this transfer, expected %u bytes", size, n1 - n0, bytes,
+                      size);
+        if (rc) {
+            free(lat);
+            return rc;
+        }
+        lat[i] = (last - first + 500) / 1000;
+        reqs = n1 - n0;
+        n0 = n1;
+    }
+    struct bu_dist dist = {0};
+    if (have)
+        bu_dist_compute(lat, count, &dist);
+    free(lat);
+
+    if (have)
+        out(c, "%10u %4s %5d %5d %6" PRIu64 " %4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+            " %9" PRIu64 " %9.1f\n", size, "h2c", cfg->mps, cfg->mrrs, count, reqs, dist.min,
+            dist.median, dist.p99, dist.max, dist.mean);
+    else
+        out(c, "%10u %4s %5d %5d %6s %4s %9s %9s %9s %9s %9s\n", size, "h2c", cfg->mps,
+            cfg->mrrs, "0", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a");
+    fflush(stdout);
+
+    bu_json_obj_begin(&c->rec);
+    bu_json_kstr(&c->rec, "experiment", "dma_latency");
+    bu_json_kstr(&c->rec, "mode", "latency");
+    bu_json_kstr(&c->rec, "dir", "h2c");
+    bu_json_ku64(&c->rec, "size", size);
+    json_opt_u64(&c->rec, "mps", cfg->mps >= 0, (uint64_t)cfg->mps);
+    json_opt_u64(&c->rec, "mrrs", cfg->mrrs >= 0, (uint64_t)cfg->mrrs);
+    json_opt_u64(&c->rec, "dev_mps", cfg->dev_mps >= 0, (uint64_t)cfg->dev_mps);
+    json_opt_u64(&c->rec, "dev_mrrs", cfg->dev_mrrs >= 0, (uint64_t)cfg->dev_mrrs);
+    bu_json_ku64(&c->rec, "count", have ? count : 0);
+    json_opt_u64(&c->rec, "requests", have, reqs);
+    json_opt_u64(&c->rec, "lat_min_ns", have, dist.min);
+    json_opt_u64(&c->rec, "lat_median_ns", have, dist.median);
+    json_opt_u64(&c->rec, "lat_p99_ns", have, dist.p99);
+    json_opt_u64(&c->rec, "lat_max_ns", have, dist.max);
+    json_opt_double(&c->rec, "lat_mean_ns", have, dist.mean);
+    bu_json_kstr(&c->rec, "clock", have ? "sim" : "n/a");
+    bu_json_obj_end(&c->rec);
+    return EXIT_OK;
+}
+
+/* --- one backend configuration ----------------------------------------------------------------- */
+
+struct dma_args {
+    bool dirs[2];
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+    uint64_t min_bytes;
+    uint64_t inflight[MAX_INFLIGHT];
+    size_t ninflight;
+    bool latency;
+    uint64_t count;                 /* --latency: reads per size */
+};
+
+static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
 {
     int rc = open_backend(c, opts);
     if (rc)
         return rc;
     struct nic_backend *b = c->b;
     struct dma_cfg cfg = {param_int(b, "mps"), param_int(b, "mrrs"), dev_mps(b), dev_mrrs(b)};
-    uint64_t maxsize = 0;
-    for (size_t i = 0; i < nsizes; i++) {
+    uint64_t maxsize = 0, maxinflight = 1;
+    for (size_t i = 0; i < a->nsizes; i++) {
         char err[256];
-        if (sizes[i] > nic_dma_max_len() || sizes[i] < 16 ||
-            nic_dma_desc_check(b, 0, (uint32_t)sizes[i], c->align, err, sizeof err) < 0)
-            return fail(c, "dma: size %" PRIu64 " unusable: a multiple of %u bytes (datapath), "
-                        "at least 16, at most %u is needed", sizes[i], c->align,
-                        nic_dma_max_len());
-        if (sizes[i] > maxsize)
-            maxsize = sizes[i];
+        if (a->sizes[i] > nic_dma_max_len() || a->sizes[i] < c->align ||
+            nic_dma_desc_check(b, 0, (uint32_t)a->sizes[i], c->align, err, sizeof err) < 0)
+            return usage_error("dma: size %" PRIu64 " unusable: a multiple of %u bytes (this "
+                               "build's datapath), at least %u, at most %u is needed",
+                               a->sizes[i], c->align, c->align, nic_dma_max_len());
+        if (a->sizes[i] > maxsize)
+            maxsize = a->sizes[i];
     }
+    for (size_t i = 0; i < a->ninflight; i++)
+        if (a->inflight[i] > maxinflight)
+            maxinflight = a->inflight[i];
     struct dma_run r = {.seed = 0x1000};
     /* The largest size fills the buffer; smaller ones leave room to detect overruns. One huge
-     * page holds it up to 2 MiB (the sysfs fallback needs physically contiguous memory). */
+     * page holds it up to 2 MiB (the sysfs fallback needs physically contiguous memory). With
+     * descriptors kept queued it is at least RING_BYTES of slots. */
     r.cap = (size_t)maxsize;
+    if (maxinflight > 1) {
+        r.cap = (size_t)slot_stride((uint32_t)maxsize);
+        if (r.cap < RING_BYTES)
+            r.cap = RING_BYTES;
+    }
     r.buf = nic_dma_alloc(b, r.cap, &r.bus);
     if (!r.buf) {
         const char *e = nic_last_error(b);
@@ -224,8 +661,18 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
     print_params(c, "params: ");
     out(c, "link MPS %d B, MRRS %d B; the device uses MPS %d B, MRRS %d B; times: %s clock\n",
         cfg.mps, cfg.mrrs, cfg.dev_mps, cfg.dev_mrrs, b->kind);
-    out(c, "%10s %4s %5s %5s %7s %12s %8s %9s %10s %6s\n", "size_B", "dir", "mps", "mrrs", "reps",
-        "time_ns", "Gb/s", "MB/s", "limit_Gb/s", "ratio");
+    uint64_t probe;
+    const bool timed = counter(c, "model.reads_timed", &probe);
+    if (a->latency && !timed)
+        out(c, "note: read latency at the PHY needs the sim backend (the host model's per-read "
+            "timestamps); n/a on the %s backend\n", b->kind);
+    if (a->latency)
+        out(c, "%10s %4s %5s %5s %6s %4s %9s %9s %9s %9s %9s\n", "size_B", "dir", "mps", "mrrs",
+            "count", "reqs", "min_ns", "median_ns", "p99_ns", "max_ns", "mean_ns");
+    else
+        out(c, "%10s %4s %5s %5s %6s %7s %10s %8s %9s %8s %10s %6s\n", "size_B", "dir",
+            "mps", "mrrs", "inflt", "reps", "time_ns", "Gb/s", "MB/s", "Mtr/s", "limit_Gb/s",
+            "ratio");
 
     bu_json_obj_begin(&c->configs);
     bu_json_kstr(&c->configs, "opts", opts);
@@ -238,13 +685,40 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
     bu_json_obj_end(&c->configs);
     c->nconfigs++;
 
-    for (int d = 0; d < 2 && !rc; d++) {
-        if (!dirs[d])
+    if (a->latency) {
+        nic_msi_enable(b, nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)));
+        for (size_t i = 0; i < a->nsizes && !rc; i++)
+            rc = dma_latency(c, &r, (uint32_t)a->sizes[i], timed ? a->count : 0, &cfg);
+        nic_msi_enable(b, 0);
+    }
+    for (int d = 0; d < 2 && !rc && !a->latency; d++) {
+        if (!a->dirs[d])
             continue;
+        bool small_lap = false;
+        for (size_t i = 0; i < a->nsizes; i++)
+            for (size_t k = 0; k < a->ninflight; k++)
+                small_lap |= a->inflight[k] > 1 && a->inflight[k] * a->sizes[i] < H2C_MIN_LAP;
+        if (d == H2C && small_lap)
+            out(c, "note: h2c keeps at least %u KiB of descriptors queued (inflt column): the "
+                "host rewrites a slot's data one lap ahead of the reader\n", H2C_MIN_LAP >> 10);
         nic_msi_enable(b, d == H2C ? nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0))
                                    : nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)));
-        for (size_t i = 0; i < nsizes && !rc; i++)
-            rc = dma_size(c, &r, (enum dir)d, (uint32_t)sizes[i], min_bytes, &cfg);
+        for (size_t i = 0; i < a->nsizes && !rc; i++) {
+            const uint32_t size = (uint32_t)a->sizes[i];
+            uint32_t done[MAX_INFLIGHT];
+            size_t ndone = 0;
+            for (size_t k = 0; k < a->ninflight && !rc; k++) {
+                /* Requests that come to the same depth run once. */
+                const uint32_t q = flight_depth((enum dir)d, size, a->inflight[k], r.cap);
+                bool seen = false;
+                for (size_t j = 0; j < ndone; j++)
+                    seen |= done[j] == q;
+                if (seen)
+                    continue;
+                done[ndone++] = q;
+                rc = dma_size(c, &r, (enum dir)d, size, q, a->min_bytes, &cfg);
+            }
+        }
         nic_msi_enable(b, 0);
     }
     if (!rc) {
@@ -257,9 +731,9 @@ static int dma_config(struct ctx *c, const char *opts, const bool dirs[2], const
 
 int cmd_dma(struct ctx *c, int argc, char **argv)
 {
-    bool dirs[2] = {true, true};
-    const char *sizes_s = "256..2M", *mps_s = NULL, *mrrs_s = NULL;
-    uint64_t min_bytes = 4u << 20;
+    struct dma_args a = {.dirs = {true, true}, .min_bytes = 4u << 20, .count = 1000};
+    const char *sizes_s = NULL, *mps_s = NULL, *mrrs_s = NULL, *inflight_s = NULL;
+    bool dir_given = false, count_given = false;
     for (int i = 0; i < argc; i++) {
         const char *v;
         int m;
@@ -267,12 +741,13 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
         if ((m = bu_opt_value(argc, argv, &i, "--dir", &v))) {
             if (m < 0)
                 return missing("--dir");
+            dir_given = true;
             if (strcmp(v, "h2c") == 0)
-                dirs[H2C] = true, dirs[C2H] = false;
+                a.dirs[H2C] = true, a.dirs[C2H] = false;
             else if (strcmp(v, "c2h") == 0)
-                dirs[H2C] = false, dirs[C2H] = true;
+                a.dirs[H2C] = false, a.dirs[C2H] = true;
             else if (strcmp(v, "both") == 0)
-                dirs[H2C] = dirs[C2H] = true;
+                a.dirs[H2C] = a.dirs[C2H] = true;
             else
                 return usage_error("--dir: '%s' is not h2c, c2h or both", v);
         } else if ((m = bu_opt_value(argc, argv, &i, "--sizes", &v))) {
@@ -282,8 +757,22 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
         } else if ((m = bu_opt_value(argc, argv, &i, "--min-bytes", &v))) {
             if (m < 0)
                 return missing("--min-bytes");
-            if ((rc = parse_num("--min-bytes", v, &min_bytes)))
+            if ((rc = parse_num("--min-bytes", v, &a.min_bytes)))
                 return rc;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--inflight", &v))) {
+            if (m < 0)
+                return missing("--inflight");
+            inflight_s = v;
+        } else if (strcmp(argv[i], "--latency") == 0) {
+            a.latency = true;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
+            if (m < 0)
+                return missing("--count");
+            if ((rc = parse_num("--count", v, &a.count)))
+                return rc;
+            if (a.count == 0 || a.count > 1000000)
+                return usage_error("--count: %" PRIu64 " out of range 1..1000000", a.count);
+            count_given = true;
         } else if ((m = bu_opt_value(argc, argv, &i, "--mps", &v))) {
             if (m < 0)
                 return missing("--mps");
@@ -296,15 +785,42 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
             return usage_error("dma: unknown option '%s'", argv[i]);
         }
     }
-    uint64_t sizes[MAX_SIZES], mps[MAX_PAIRS], mrrs[MAX_PAIRS];
-    size_t nsizes, nmps = 0, nmrrs = 0;
+    uint64_t mps[MAX_PAIRS], mrrs[MAX_PAIRS];
+    size_t nmps = 0, nmrrs = 0;
     char err[256];
-    if (bu_parse_list(sizes_s, sizes, MAX_SIZES, &nsizes, err, sizeof err) < 0)
+    if (!sizes_s)
+        sizes_s = a.latency ? LAT_SIZES : "256..2M";
+    if (bu_parse_list(sizes_s, a.sizes, MAX_SIZES, &a.nsizes, err, sizeof err) < 0)
         return usage_error("--sizes: %s", err);
-    for (size_t i = 0; i < nsizes; i++)
-        if (sizes[i] > UINT32_MAX || sizes[i] < 16 || sizes[i] % 8)
+    for (size_t i = 0; i < a.nsizes; i++)
+        if (a.sizes[i] > UINT32_MAX || a.sizes[i] < 16 || a.sizes[i] % 8)
             return usage_error("--sizes: %" PRIu64 " is not a DMA length (a multiple of the "
-                               "datapath width, 8 or 16 B, from 16 B)", sizes[i]);
+                               "datapath width, 8 or 16 B, from 16 B)", a.sizes[i]);
+    if (a.latency) {
+        if (inflight_s)
+            return usage_error("dma: --latency times one read at a time; --inflight is for "
+                               "bandwidth runs");
+        if (dir_given && (a.dirs[C2H] || !a.dirs[H2C]))
+            return usage_error("dma: --latency times DMA reads: --dir h2c only");
+        a.dirs[H2C] = true, a.dirs[C2H] = false;
+    } else if (count_given) {
+        return usage_error("dma: --count is the number of reads of --latency");
+    }
+    if (!inflight_s) {
+        a.inflight[0] = 1;
+        a.ninflight = 1;
+    } else {
+        if (bu_parse_list(inflight_s, a.inflight, MAX_INFLIGHT, &a.ninflight, err, sizeof err) < 0)
+            return usage_error("--inflight: %s", err);
+        for (size_t i = 0; i < a.ninflight; i++)
+            if (a.inflight[i] < 1 || a.inflight[i] > DMA_TABLE_DEPTH)
+                return usage_error("--inflight: %" PRIu64 " out of range 1..%u (the descriptor "
+                                   "table's depth)", a.inflight[i], DMA_TABLE_DEPTH);
+        for (size_t i = 0; i < a.ninflight; i++)
+            if (a.inflight[i] > 1 && a.min_bytes > (1ull << 31))
+                return usage_error("--min-bytes: at most 2G with --inflight above 1 (the "
+                                   "checker's byte target is 32 bits)");
+    }
     if (mps_s && bu_parse_list(mps_s, mps, MAX_PAIRS, &nmps, err, sizeof err) < 0)
         return usage_error("--mps: %s", err);
     if (mrrs_s && bu_parse_list(mrrs_s, mrrs, MAX_PAIRS, &nmrrs, err, sizeof err) < 0)
@@ -315,7 +831,7 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
         if (sweep)
             out(c, "note: on the %s backend MPS and MRRS are fixed by the platform (see "
                 "params mps/mrrs); running once instead of the requested sweep\n", c->kind);
-        return dma_config(c, c->opts, dirs, sizes, nsizes, min_bytes);
+        return dma_config(c, c->opts, &a);
     }
     /* A missing list keeps the backend's own value for that parameter. */
     const size_t np = nmps ? nmps : 1, nr = nmrrs ? nmrrs : 1;
@@ -335,7 +851,7 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
                     return usage_error("--opts too long");
             }
             out(c, "%s--- backend options: %s\n", i + k ? "\n" : "", o2);
-            const int rc = dma_config(c, o2, dirs, sizes, nsizes, min_bytes);
+            const int rc = dma_config(c, o2, &a);
             if (rc)
                 return rc;
             close_backend(c);
