@@ -17,7 +17,7 @@ INFLIGHT = 32
 
 def jobs(cfg):
     sizes = SIZES[::3] if cfg.quick else SIZES
-    mb = (64 if cfg.quick else 256) * 1024
+    mb = (64 if cfg.quick else 128) * 1024
     out = []
     for d in ("h2c", "c2h"):
         for s in sizes:
@@ -38,7 +38,8 @@ def section(cfg, res, outdir):
         for s in sizes:
             many = rec(res, f"pb_bw_{d}_{s}_if{INFLIGHT}", dir=d)
             one = rec(res, f"pb_bw_{d}_{s}_if1", dir=d)
-            bw.append({"dir": d, "size": s, "gbps_1": one["gbps"], "gbps_many": many["gbps"],
+            bw.append({"dir": d, "size": s, "inflight": many["inflight"], "gbps_1": one["gbps"],
+                       "gbps_many": many["gbps"],
                        "limit_gbps": many["limit_gbps"], "ratio_1": one["ratio"],
                        "ratio_many": many["ratio"]})
     lat = [{"size": s, **{k: rec(res, f"pb_lat_{s}")[k] for k in
@@ -48,9 +49,11 @@ def section(cfg, res, outdir):
     h64 = next(b for b in bw if b["dir"] == "h2c" and b["size"] == sizes[0])
     c64 = next(b for b in bw if b["dir"] == "c2h" and b["size"] == sizes[0])
     verdicts = [
-        f"bandwidth at {sizes[0]} B with {INFLIGHT} in flight: h2c {h64['gbps_many']:.2f} Gb/s "
-        f"({h64['ratio_many']:.3f} of the model limit; one at a time {h64['ratio_1']:.3f}), "
-        f"c2h {c64['gbps_many']:.2f} Gb/s ({c64['ratio_many']:.3f}; one at a time "
+        f"bandwidth at {sizes[0]} B with the table kept full: h2c {h64['gbps_many']:.2f} Gb/s "
+        f"({h64['inflight']} in flight, "
+        f"{h64['ratio_many']:.3f} of the model limit; one at a time {h64['ratio_1']:.3f}), "
+        f"c2h {c64['gbps_many']:.2f} Gb/s ({c64['inflight']} in flight, {c64['ratio_many']:.3f}; "
+        "one at a time "
         f"{c64['ratio_1']:.3f})",
         f"read latency: {lat[0]['lat_median_ns']} ns median, {lat[0]['lat_p99_ns']} ns p99 at "
         f"{sizes[0]} B; {lat[-1]['lat_median_ns']} ns median at {sizes[-1]} B (pcie-bench's "
@@ -60,7 +63,7 @@ def section(cfg, res, outdir):
     for d, c in (("h2c", "tab:blue"), ("c2h", "tab:green")):
         bs = [x for x in bw if x["dir"] == d]
         a.plot(sizes, [x["gbps_many"] for x in bs], marker="o", color=c,
-               label=f"{d} {INFLIGHT} in flight")
+               label=f"{d} table kept full")
         a.plot(sizes, [x["gbps_1"] for x in bs], marker="v", color=c, linestyle="--",
                label=f"{d} one at a time")
         a.plot(sizes, [x["limit_gbps"] for x in bs], color=c, linestyle=":",
@@ -75,10 +78,12 @@ def section(cfg, res, outdir):
     plots = [plot.save(fig, outdir, "pciebench")]
     body = (f"Published: `pciebench_published.csv` ({published:.0f} ns median, 64 B read).\n\n"
             "Ours, bandwidth (sim time; limit = the model's link timing):\n\n"
-            + table(["dir", "size B", "Gb/s one at a time", f"Gb/s {INFLIGHT} in flight",
-                     "limit Gb/s", "ratio one", "ratio many"],
-                    [[b["dir"], b["size"], b["gbps_1"], b["gbps_many"], b["limit_gbps"],
-                      b["ratio_1"], b["ratio_many"]] for b in bw])
+            + table(["dir", "size B", "Gb/s one at a time", "in flight", "Gb/s in flight",
+                     "limit Gb/s", "ratio one", "ratio in flight"],
+                    [[b["dir"], b["size"], b["gbps_1"], b["inflight"], b["gbps_many"],
+                      b["limit_gbps"], b["ratio_1"], b["ratio_many"]] for b in bw])
+            + f"\nIn flight: {INFLIGHT} asked; host-to-card keeps at least 32 KiB queued, so its "
+              "small sizes run deeper (the column shows the depth run).\n"
             + "\nOurs, latency of single reads (request's first beat leaving the device to the "
               "last completion beat back):\n\n"
             + table(["size B", "min ns", "median ns", "p99 ns", "max ns"],
