@@ -3,6 +3,12 @@
  * tracing around the Verilated SoC. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or
  * 128). Several harnesses may exist at once (the backend's peer=1): each has its own
  * VerilatedContext and model instance, so nothing is shared between them.
+ *
+ * Two Verilations of the same SoC are linked (the Makefile's Verilator rule): Vnicsoc without
+ * tracing, used unless a trace is asked for, and Vnicsoc_trace with --trace-fst. Tracing compiled
+ * in costs about a fifth of the simulation speed even when no trace is open (it keeps every
+ * signal a member of the model and marks activity). A build directory made before the split
+ * has only Vnicsoc, built with tracing: then it serves both.
  */
 #include "sim_harness.h"
 
@@ -20,6 +26,12 @@
 #include "Vnicsoc.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#if __has_include("Vnicsoc_trace.h")
+#include "Vnicsoc_trace.h"
+using VnicsocTraced = Vnicsoc_trace;
+#else
+using VnicsocTraced = Vnicsoc;
+#endif
 
 #ifndef SIM_DATA_WIDTH
 #error "SIM_DATA_WIDTH must be defined (64 or 128) to match the Verilated SoC"
@@ -142,6 +154,8 @@ struct ScopeRef {
     bool lat_pending[2] = {};
     uint64_t lat_value[2] = {};
     int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */
+    enum Kind { kOther, kPcieRx, kPcieTx };
+    Kind kind[NIC_SCOPE_NPROBES];     /* where a probe's handshake is seen: the PHY pins or not */
     int end_sig = -1, req_probe = -1, cpl_probe = -1;
 
     ScopeRef()
@@ -159,9 +173,13 @@ struct ScopeRef {
                 end_sig = static_cast<int>(i);
         }
         for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
-            if (std::strcmp(kScopeProbes[p].name, "dma_rd_req") == 0)
+            const char *name = kScopeProbes[p].name;
+            kind[p] = std::strcmp(name, "pcie_rx") == 0   ? kPcieRx
+                      : std::strcmp(name, "pcie_tx") == 0 ? kPcieTx
+                                                          : kOther;
+            if (std::strcmp(name, "dma_rd_req") == 0)
                 req_probe = p;
-            if (std::strcmp(kScopeProbes[p].name, "dma_rd_cpl") == 0)
+            if (std::strcmp(name, "dma_rd_cpl") == 0)
                 cpl_probe = p;
         }
     }
@@ -211,15 +229,14 @@ struct ScopeRef {
 
 } /* namespace */
 
+/* Everything around the Verilated model: the host model on the PHY pins, the probe counters, the
+ * analyzer's reference counts, the Ethernet pins and the sample log. Model<Top, kTrace> adds the
+ * model itself (Vnicsoc, or VnicsocTraced when a trace is asked for) and steps it. */
 struct SimHarness::Impl {
-    VerilatedContext ctx;
-    std::unique_ptr<Vnicsoc> top;
     PcieHostModel model;
     PhyOut out;
     ProbeCounters probes;
     TraceParams tp;
-    std::unique_ptr<VerilatedFstC> fst;
-    std::string fst_path;             /* where FST goes (a temporary when VCD was asked for) */
     uint64_t period_ps;
     /* CSR read service windows: host MRds taken by the device whose CplD has not left yet. */
     int csr_reads_open = 0;
@@ -233,98 +250,34 @@ struct SimHarness::Impl {
     EthOctet eth_tx, eth_rx;          /* TX pins sampled this cycle; RX pins to apply */
     bool eth_loopback = true;
 
+    template <class Top, bool kTrace>
+    struct Model;
+
     Impl(const LinkParams &p, const TraceParams &t)
-        : top(new Vnicsoc(&ctx, "nicsoc_top")), model(p), tp(t),
-          period_ps(static_cast<uint64_t>(1e6 / p.clk_mhz + 0.5))
+        : model(p), tp(t), period_ps(static_cast<uint64_t>(1e6 / p.clk_mhz + 0.5))
     {
-        /* The model is built with FST tracing; a VCD is converted from it by fst2vcd (GTKWave's)
-         * when the trace closes. */
-        if (!tp.path.empty()) {
-            ctx.traceEverOn(true);
-            fst_path = wants_vcd() ? tp.path + ".tmp.fst" : tp.path;
-            fst.reset(new VerilatedFstC);
-            top->trace(fst.get(), 99);
-            fst->open(fst_path.c_str());
-        }
         if (!tp.sample_log.empty()) {
             sample_log = std::fopen(tp.sample_log.c_str(), "w");
             if (!sample_log)
                 throw std::runtime_error("sample_log: cannot open " + tp.sample_log);
         }
-        /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
-        PhyIn idle_in;
-        model.cycle(idle_in, &out);
-        eth_apply(top.get(), eth_rx);
-        top->sys_rst = 1;
-        for (int i = 0; i < 8; i++) {
-            top->sys_clk = 0;
-            top->eval();
-            top->sys_clk = 1;
-            top->eval();
-        }
-        top->sys_rst = 0;
     }
+
+    virtual ~Impl()
+    {
+        if (sample_log)
+            std::fclose(sample_log);
+    }
+
+    Impl(const Impl &) = delete;
+    Impl &operator=(const Impl &) = delete;
+
+    virtual void step() = 0;
+    virtual void run(uint64_t ncycles) = 0;
 
     bool wants_vcd() const
     {
         return tp.path.size() > 4 && tp.path.compare(tp.path.size() - 4, 4, ".vcd") == 0;
-    }
-
-    ~Impl()
-    {
-        if (sample_log)
-            std::fclose(sample_log);
-        top->final();
-        if (!fst)
-            return;
-        fst->close();
-        if (wants_vcd()) {
-            const std::string cmd = "fst2vcd -f '" + fst_path + "' -o '" + tp.path + "'";
-            if (std::system(cmd.c_str()) != 0)
-                std::fprintf(stderr, "sim: '%s' failed; the FST is at %s\n", cmd.c_str(),
-                             fst_path.c_str());
-            else
-                std::remove(fst_path.c_str());
-        }
-    }
-
-    void dump(uint64_t t_ps)
-    {
-        const uint64_t t_ns = t_ps / 1000;
-        if (t_ns < tp.start_ns || t_ns > tp.stop_ns)
-            return;
-        if (fst)
-            fst->dump(t_ps);
-    }
-
-    void apply_pins()
-    {
-        top->pcie_rx_valid = out.rx_valid;
-        top->pcie_rx_first = out.rx_first;
-        top->pcie_rx_last = out.rx_last;
-        put_lanes(top->pcie_rx_dat, out.rx_dat);
-        top->pcie_rx_be = out.rx_be;
-        top->pcie_tx_ready = out.tx_ready;
-        top->pcie_msi_ready = out.msi_ready;
-        top->pcie_id = out.id;
-        top->pcie_max_request_size = out.max_request_size;
-        top->pcie_max_payload_size = out.max_payload_size;
-        top->pcie_link_up = out.link_up;
-        top->pcie_msi_enable = out.msi_enable;
-        top->pcie_bus_master_enable = out.bus_master_enable;
-        eth_apply(top.get(), eth_rx);
-    }
-
-    void sample_pins(PhyIn *in)
-    {
-        in->tx_valid = top->pcie_tx_valid;
-        in->tx_first = top->pcie_tx_first;
-        in->tx_last = top->pcie_tx_last;
-        get_lanes(top->pcie_tx_dat, in->tx_dat);
-        in->tx_be = top->pcie_tx_be;
-        in->rx_ready = top->pcie_rx_ready;
-        in->msi_valid = top->pcie_msi_valid;
-        in->msi_dat = top->pcie_msi_dat;
     }
 
     /* Track CSR read service windows from the TLPs crossing the PHY at this edge. */
@@ -364,12 +317,10 @@ struct SimHarness::Impl {
         }
     }
 
-    /* The analyzer's probes, seen by the harness on this cycle (before the edge). */
-    void scope_cycle(const PhyIn &in)
+    /* The analyzer's probes, seen by the harness on this cycle (before the edge): its sample
+     * pin v, its time stamp `now`, its snapshot pin and the CSR bridge's busy pin (hold). */
+    void scope_cycle(const PhyIn &in, const uint32_t *v, uint64_t now, bool snapshot, bool hold)
     {
-        uint32_t v[kSampleWords + 2] = {};
-        get_lanes(top->probe_an_sample, v);
-        const uint64_t now = top->probe_an_now;
         if (sample_log && (!have_sample || std::memcmp(v, last_sample, sizeof last_sample))) {
             std::fprintf(sample_log, "%llu", static_cast<unsigned long long>(now));
             for (int i = 0; i < kSampleWords; i++)
@@ -380,20 +331,18 @@ struct SimHarness::Impl {
         have_sample = true;
 
         ScopeRef &r = scope;
-        if (top->probe_an_snapshot)
+        if (snapshot)
             r.snapshot();
         if (r.lat_pending[0])
             r.add_latency(r.lat_value[0]);
         r.lat_pending[0] = r.lat_pending[1];
         r.lat_value[0] = r.lat_value[1];
         r.lat_pending[1] = false;
-        const bool hold = top->probe_csr_busy;
         for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
-            const char *name = kScopeProbes[p].name;
-            if (std::strcmp(name, "pcie_rx") == 0) {
+            if (r.kind[p] == ScopeRef::kPcieRx) {
                 r.count(p, out.rx_valid, in.rx_ready, out.rx_first, out.rx_last,
                         __builtin_popcount(out.rx_be), hold, tlp_type(out.rx_dat[0] >> 24));
-            } else if (std::strcmp(name, "pcie_tx") == 0) {
+            } else if (r.kind[p] == ScopeRef::kPcieTx) {
                 r.count(p, in.tx_valid, out.tx_ready, in.tx_first, in.tx_last,
                         __builtin_popcount(in.tx_be), hold, tlp_type(in.tx_dat[0] >> 24));
             } else {
@@ -416,14 +365,110 @@ struct SimHarness::Impl {
         }
         cycle++;
     }
+};
+
+/* The Verilated model Top in the harness. kTrace: Top was built with --trace-fst and a trace is
+ * asked for (TraceParams::path). */
+template <class Top, bool kTrace>
+struct SimHarness::Impl::Model final : SimHarness::Impl {
+    VerilatedContext ctx;
+    std::unique_ptr<Top> top;
+    std::unique_ptr<VerilatedFstC> fst;
+    std::string fst_path;             /* where FST goes (a temporary when VCD was asked for) */
+
+    Model(const LinkParams &p, const TraceParams &t)
+        : Impl(p, t), top(new Top(&ctx, "nicsoc_top"))
+    {
+        /* The traced model is built with FST tracing; a VCD is converted from it by fst2vcd
+         * (GTKWave's) when the trace closes. */
+        if constexpr (kTrace) {
+            ctx.traceEverOn(true);
+            fst_path = wants_vcd() ? tp.path + ".tmp.fst" : tp.path;
+            fst.reset(new VerilatedFstC);
+            top->trace(fst.get(), 99);
+            fst->open(fst_path.c_str());
+        }
+        /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
+        PhyIn idle_in;
+        model.cycle(idle_in, &out);
+        eth_apply(top.get(), eth_rx);
+        top->sys_rst = 1;
+        for (int i = 0; i < 8; i++) {
+            top->sys_clk = 0;
+            top->eval();
+            top->sys_clk = 1;
+            top->eval();
+        }
+        top->sys_rst = 0;
+    }
+
+    ~Model() override
+    {
+        top->final();
+        if (!fst)
+            return;
+        fst->close();
+        if (wants_vcd()) {
+            const std::string cmd = "fst2vcd -f '" + fst_path + "' -o '" + tp.path + "'";
+            if (std::system(cmd.c_str()) != 0)
+                std::fprintf(stderr, "sim: '%s' failed; the FST is at %s\n", cmd.c_str(),
+                             fst_path.c_str());
+            else
+                std::remove(fst_path.c_str());
+        }
+    }
+
+    void dump(uint64_t t_ps)
+    {
+        if constexpr (kTrace) {
+            const uint64_t t_ns = t_ps / 1000;
+            if (t_ns < tp.start_ns || t_ns > tp.stop_ns)
+                return;
+            if (fst)
+                fst->dump(t_ps);
+        } else {
+            (void)t_ps;
+        }
+    }
+
+    void apply_pins()
+    {
+        top->pcie_rx_valid = out.rx_valid;
+        top->pcie_rx_first = out.rx_first;
+        top->pcie_rx_last = out.rx_last;
+        put_lanes(top->pcie_rx_dat, out.rx_dat);
+        top->pcie_rx_be = out.rx_be;
+        top->pcie_tx_ready = out.tx_ready;
+        top->pcie_msi_ready = out.msi_ready;
+        top->pcie_id = out.id;
+        top->pcie_max_request_size = out.max_request_size;
+        top->pcie_max_payload_size = out.max_payload_size;
+        top->pcie_link_up = out.link_up;
+        top->pcie_msi_enable = out.msi_enable;
+        top->pcie_bus_master_enable = out.bus_master_enable;
+        eth_apply(top.get(), eth_rx);
+    }
+
+    void sample_pins(PhyIn *in)
+    {
+        in->tx_valid = top->pcie_tx_valid;
+        in->tx_first = top->pcie_tx_first;
+        in->tx_last = top->pcie_tx_last;
+        get_lanes(top->pcie_tx_dat, in->tx_dat);
+        in->tx_be = top->pcie_tx_be;
+        in->rx_ready = top->pcie_rx_ready;
+        in->msi_valid = top->pcie_msi_valid;
+        in->msi_dat = top->pcie_msi_dat;
+    }
 
     /* One cycle: with sys_clk low the model's pins for this cycle are applied and the design is
      * evaluated; the settled outputs are sampled (they and the applied inputs decide which
      * handshakes happen at the coming rising edge); the model consumes them and computes the
      * pins for the next cycle; then the rising edge is evaluated. The Ethernet RX pins (NIC
      * build) are applied with the PCIe ones and the TX pins sampled with them; in loopback (the
-     * default) the TX octet of this cycle becomes the RX octet of the next. */
-    void step()
+     * default) the TX octet of this cycle becomes the RX octet of the next. Both evaluations are
+     * needed: the first settles the outputs on this cycle's inputs, the second is the edge. */
+    void step() override
     {
         const uint64_t t = model.now_ps();
         apply_pins();
@@ -447,7 +492,9 @@ struct SimHarness::Impl {
         probes.csr_window += in_csr;
         probes.csr_busy += top->probe_csr_busy;
         track_csr_window(in);
-        scope_cycle(in);
+        uint32_t v[kSampleWords + 2] = {};
+        get_lanes(top->probe_an_sample, v);
+        scope_cycle(in, v, top->probe_an_now, top->probe_an_snapshot, top->probe_csr_busy);
 
         PhyOut next;
         model.cycle(in, &next);
@@ -457,6 +504,12 @@ struct SimHarness::Impl {
         dump(t + period_ps / 2);
         out = next;
     }
+
+    void run(uint64_t ncycles) override
+    {
+        for (uint64_t i = 0; i < ncycles; i++)
+            step();
+    }
 };
 
 SimHarness::SimHarness(const LinkParams &p, const TraceParams &t)
@@ -465,18 +518,17 @@ SimHarness::SimHarness(const LinkParams &p, const TraceParams &t)
         throw std::invalid_argument("data_width=" + std::to_string(p.data_width) +
                                     " but this simulator was built for " +
                                     std::to_string(SIM_DATA_WIDTH));
-    impl_.reset(new Impl(p, t));
+    if (t.path.empty())
+        impl_.reset(new Impl::Model<Vnicsoc, false>(p, t));
+    else
+        impl_.reset(new Impl::Model<VnicsocTraced, true>(p, t));
 }
 
 SimHarness::~SimHarness() = default;
 
 void SimHarness::step() { impl_->step(); }
 
-void SimHarness::run(uint64_t ncycles)
-{
-    for (uint64_t i = 0; i < ncycles; i++)
-        impl_->step();
-}
+void SimHarness::run(uint64_t ncycles) { impl_->run(ncycles); }
 
 PcieHostModel &SimHarness::model() { return impl_->model; }
 
