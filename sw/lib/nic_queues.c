@@ -345,7 +345,7 @@ int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err
 
 /* --- hot path -------------------------------------------------------------------------------- */
 
-int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+int nic_q_tx_post(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
                   unsigned n, char *err, size_t errlen)
 {
     if (q >= nq->cfg.ntxq)
@@ -369,13 +369,31 @@ int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
                                             .flags = htole16(NIC_TX_DESC_FLAGS_EOP)};
         idx = (idx + 1) & (t->size - 1);
     }
-    __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
     t->next_to_use = idx;
-    wr(nq->b, nq->nic_base + NIC_CSR_NIC_TXQ_DB_ADDR,
-       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_QUEUE, q) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_INDEX, idx));
-    t->doorbells++;
     t->frames_sent += n;
     return (int)n;
+}
+
+void nic_q_tx_doorbell(struct nic_queues *nq, unsigned q)
+{
+    if (q >= nq->cfg.ntxq || nq->tx[q].rung == nq->tx[q].next_to_use)
+        return;
+    struct nic_txq *t = &nq->tx[q];
+    __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
+    wr(nq->b, nq->nic_base + NIC_CSR_NIC_TXQ_DB_ADDR,
+       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_QUEUE, q) |
+           NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_INDEX, t->next_to_use));
+    t->rung = t->next_to_use;
+    t->doorbells++;
+}
+
+int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+                  unsigned n, char *err, size_t errlen)
+{
+    const int m = nic_q_tx_post(nq, q, frames, n, err, errlen);
+    if (m > 0)
+        nic_q_tx_doorbell(nq, q);
+    return m;
 }
 
 int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen)

@@ -7,8 +7,9 @@
  * The formats, flags, status codes and the counter table come from nic_contract.h, generated
  * from rtl/contract/. The nic block is found at run time (nic_rb.h): nic_q_open() fails with a
  * message on a device without it. Parameters: struct nic_q_config. The hot path reads no MMIO:
- * nic_q_tx_send(), nic_q_tx_reclaim(), nic_q_rx_poll(), nic_q_rx_refill(). Every function
- * returns 0 (or a count) on success and -1 with a message in err on failure.
+ * nic_q_tx_send() (nic_q_tx_post() + nic_q_tx_doorbell()), nic_q_tx_reclaim(), nic_q_rx_poll(),
+ * nic_q_rx_refill(). Every function returns 0 (or a count) on success and -1 with a message in
+ * err on failure.
  */
 #ifndef NICQUEUES_H
 #define NICQUEUES_H
@@ -56,8 +57,9 @@ struct nic_txq {
     volatile struct nic_tx_wb *wb;  /* consumer-index writeback slot */
     uint64_t wb_bus;
     unsigned size, size_log2, limit;
-    uint32_t next_to_use;           /* producer index (the last doorbell's value) */
+    uint32_t next_to_use;           /* producer index: the next descriptor the host fills */
     uint32_t next_to_clean;         /* consumer index as last read from the writeback */
+    uint32_t rung;                  /* producer index of the last doorbell */
     uint64_t frames_sent, doorbells;
 };
 
@@ -137,11 +139,18 @@ static inline unsigned nic_q_tx_room(const struct nic_queues *nq, unsigned q)
 }
 
 /* Copy frames[0..n-1] into queue q's ring, one descriptor each (EOP), and ring one doorbell
- * (nic_txq_db: the queue and its producer index). Returns how many were posted (n if they all
- * fit: min(n, room)); none posted rings no doorbell. -1 with a message on a bad queue or frame
- * length. */
+ * (nic_txq_db: the queue and its producer index): nic_q_tx_post() then nic_q_tx_doorbell().
+ * Returns how many were posted (n if they all fit: min(n, room)); none posted rings no
+ * doorbell. -1 with a message on a bad queue or frame length. */
 int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
                   unsigned n, char *err, size_t errlen);
+/* The two halves of nic_q_tx_send(): post copies the frames and writes their descriptors in
+ * host memory only (no register access; the device sees nothing yet), as many as fit; the
+ * doorbell hands the device everything posted since the last doorbell (none if nothing was),
+ * its one MMIO write. */
+int nic_q_tx_post(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
+                  unsigned n, char *err, size_t errlen);
+void nic_q_tx_doorbell(struct nic_queues *nq, unsigned q);
 /* Free the descriptors queue q completed (consumer index from the writeback in host memory).
  * Returns how many were freed, -1 if the written-back index is impossible (beyond what was
  * posted). */
