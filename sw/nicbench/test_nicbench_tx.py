@@ -4,8 +4,10 @@
 # loopback PHY back into the RX ring; every frame must come back bit-exact and in order per
 # queue (the tool exits non-zero otherwise), with no MMIO read on the hot path (host-model TLP
 # counter), no drop or error counter moving, one TX doorbell per batch and interrupts counted.
-# Bad parameters are refused with a usage error. A few hundred frames per run: well under 2
-# minutes.
+# The modes for the seed papers: --io (blocking I/Os per submitter, SGI HIPPI), --gap-ns (frames
+# at a spacing, loss when the receiver is the bottleneck, Hughes-Jones' UDPmon), --csum (RFC 1071
+# checksums and the host's CPU time per frame, HP OTS). Bad parameters are refused with a usage
+# error. A few hundred frames per run: well under 2 minutes.
 
 import pytest
 from conftest import nic_run
@@ -79,6 +81,99 @@ def test_tx_inflight_list_and_limit(nicbench, tmp_path):
     assert recs[0]["mpps"] <= recs[1]["mpps"]
 
 
+def test_tx_io_one_vs_two_submitters(nicbench, tmp_path):
+    """--io: each queue a submitter of blocking I/Os. At 128 B one submitter is bound by the
+    I/O's turnaround (doorbell, descriptor and payload reads, consumer-index writeback, poll),
+    so two interleaved submitters move more; at 1 KiB one already fills the 1 Gb/s line and two
+    move the same."""
+    recs = {}
+    for q in (1, 2):
+        _, doc = run(nicbench, tmp_path, "tx", "--io", "128,1K", "--queues", q,
+                     "--min-bytes", "32K")
+        for r in doc["records"]:
+            assert r["mode"] == "io" and r["result"] == "ok", r
+            # every I/O done, every frame back bit-exact
+            assert r["ios"] == r["ios_per_queue"] * q >= 3 * q
+            assert r["ios_per_queue"] * q * r["io_size"] >= 32 * 1024
+            assert r["frames"] == r["ios"] * r["io_frames"] == r["received"]
+            assert r["bytes"] == r["ios"] * r["io_size"] == r["received_bytes"]
+            assert r["bad_content"] == r["out_of_order"] == r["lost"] == 0
+            assert r["drops_total"] == 0 and r["mmio_read_tlps_hot"] == 0
+            # one I/O open per submitter: a doorbell per I/O at least
+            assert r["tx_doorbells"] >= r["ios"]
+            assert r["mbps"] == pytest.approx(r["bytes"] / r["time_ns"] * 1e3, rel=1e-5)
+            assert r["io_mbps"] == r["mbps"]
+            assert r["received_mbps"] == pytest.approx(r["bytes"] / r["received_last_ns"] * 1e3,
+                                                       rel=1e-5)
+            assert 0 < r["io_time_min_ns"] <= r["io_time_mean_ns"] <= r["io_time_max_ns"]
+            recs[q, r["io_size"]] = r
+    assert recs[2, 128]["received_mbps"] > 1.03 * recs[1, 128]["received_mbps"]
+    line_mbps = 1e9 / 8 * 1024 / (1024 + 24) / 1e6      # 1 KiB frames at the 1 Gb/s line
+    for q in (1, 2):
+        assert 0.95 * line_mbps < recs[q, 1024]["received_mbps"] <= line_mbps * 1.001
+    # there the two submitters take turns on the line: each I/O takes about twice as long
+    assert recs[2, 1024]["io_time_mean_ns"] > 1.8 * recs[1, 1024]["io_time_mean_ns"]
+
+
+def test_tx_io_split_into_jumbo_frames(nicbench, tmp_path):
+    """An I/O of 20000 B is ceil(20000 / 9000) = 3 frames of 6667, 6667 and 6666 B."""
+    _, doc = run(nicbench, tmp_path, "tx", "--io", "20000", "--min-bytes", 1)
+    r, = doc["records"]
+    assert r["result"] == "ok"
+    assert (r["io_frames"], r["size"], r["io_frame_max"], r["ios"]) == (3, 6667, 9000, 3)
+    assert r["frames"] == r["received"] == 9 and r["bytes"] == r["received_bytes"] == 60000
+    assert r["counters"]["txe_bytes"] == 60000
+
+
+def test_tx_gap_receiver_bottleneck(nicbench, tmp_path):
+    """--gap-ns: one frame per doorbell at the given spacing. The receiver reposts its 15 RX
+    buffers every 20 us (0.75 Mpps at most): back to back (gap 0, line rate, 1.49 Mpps) about
+    half the frames are lost, each counted by rxe_drop_no_buffer, and that is a result, not a
+    failure; at 3 us (0.33 Mpps) none is lost and the receiver sees the offered rate."""
+    frames = 300
+    _, doc = run(nicbench, tmp_path, "tx", "--gap-ns", "0,3000", "--frames", frames,
+                 "--sizes", 60, "--rx-ring", 16, "--rx-refill-ns", 20000)
+    fast, slow = doc["records"]
+    assert doc["status"] == "ok"
+    for r in (fast, slow):
+        assert r["mode"] == "gap" and r["result"] == "ok", r
+        assert r["tx_doorbells"] == frames                     # one frame per doorbell
+        assert r["received"] + r["lost"] == frames
+        assert r["lost"] == sum(r["lost_by_cause"].values()) and r["lost_unexplained"] == 0
+        assert r["lost"] == r["drops_total"]                   # no other drop
+        assert r["bad_content"] == r["bad_length"] == r["out_of_order"] == 0
+        assert r["mmio_read_tlps_hot"] == 0
+    assert (fast["gap_ns"], slow["gap_ns"]) == (0, 3000)
+    assert fast["lost"] > frames // 4 and fast["lost_by_cause"]["rxe_drop_no_buffer"] > 0
+    assert fast["received_mpps"] < 0.8 < fast["offered_mpps"]
+    assert fast["received_gbps"] < fast["offered_gbps"]
+    assert slow["lost"] == 0
+    assert slow["offered_mpps"] == pytest.approx(1e3 / 3000, rel=0.01)
+    assert slow["received_mpps"] == pytest.approx(1e3 / 3000, rel=0.02)
+    assert slow["offered_gbps_nominal"] == pytest.approx(60 * 8 / 3000)
+
+
+def test_tx_csum_host_cpu(nicbench, tmp_path):
+    """--csum: a checksum in every frame, verified on every frame received (a bad one fails the
+    run); its host CPU time is reported per frame, and it changes no simulated figure (the
+    host's work takes no simulated time)."""
+    recs = {}
+    for flag in ([], ["--csum"]):
+        _, doc = run(nicbench, tmp_path, "tx", "--frames", 200, "--sizes", "60,1514", *flag)
+        for r in doc["records"]:
+            assert r["result"] == "ok" and r["bad_csum"] == 0 and r["received"] == 200
+            assert r["host_ns_per_frame"] > 0 and "CPUTIME" in r["host_cpu_clock"]
+            assert r["host_ns_per_frame"] >= r["host_csum_ns_per_frame"]
+            assert r["host_ns_per_frame"] == pytest.approx(
+                r["host_tx_ns_per_frame"] + r["host_rx_ns_per_frame"], rel=1e-5)
+            recs[r["csum"], r["size"]] = r
+    for size in (60, 1514):
+        on, off = recs[True, size], recs[False, size]
+        assert on["host_csum_ns_per_frame"] > 0 and off["host_csum_ns_per_frame"] == 0
+        assert on["time_ns"] == off["time_ns"]
+    assert recs[True, 1514]["host_csum_ns_per_frame"] > recs[True, 60]["host_csum_ns_per_frame"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ring", "48"], "power of two"),
     (["--ring", "8192"], "power of two"),
@@ -87,6 +182,15 @@ def test_tx_inflight_list_and_limit(nicbench, tmp_path):
     (["--batch", "64", "--ring", "64"], "--batch"),
     (["--inflight", "64", "--ring", "64"], "--inflight"),
     (["--coalesce", "rx-bogus=1"], "unknown name"),
+    (["--io", "1K", "--sizes", "60"], "--sizes does not go with --io"),
+    (["--io", "1K", "--frames", "10"], "--frames does not go with --io"),
+    (["--io", "10"], "--io: 10 out of range"),
+    (["--io", "1K", "--io-frame", "10"], "--io-frame"),
+    (["--io-frame", "1500"], "--io-frame does not go with the default mode"),
+    (["--gap-ns", "0", "--batch", "4"], "--batch does not go with --gap-ns"),
+    (["--gap-ns", "20000000"], "--gap-ns"),
+    (["--rx-refill-ns", "1000"], "--rx-refill-ns does not go with the default mode"),
+    (["--csum", "--sizes", "21"], "--csum"),
 ])
 def test_tx_bad_parameters(nicbench, tmp_path, args, message):
     out, _ = run(nicbench, tmp_path, "tx", *args, expect=2)
