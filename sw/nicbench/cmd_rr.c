@@ -109,6 +109,18 @@ static int rr_check(const struct nic_q_rx_frame *f, const uint8_t *want, uint32_
     return 1;
 }
 
+/* A frame of `size` bytes (no FCS) on the wire: padded to 60 B, with its FCS; and its
+ * serialisation at 1 Gb/s, with the preamble. */
+static uint32_t rr_wire_bytes(uint32_t size)
+{
+    return (size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size) + FCS_BYTES;
+}
+
+static uint64_t rr_wire_ns(uint32_t size)
+{
+    return (uint64_t)(rr_wire_bytes(size) + WIRE_PREAMBLE) * 8u;
+}
+
 static bool rr_model(struct rr_side *s, uint64_t *v)
 {
     bool ok = true;
@@ -131,7 +143,7 @@ static int rr_backend_check(struct ctx *c, struct rr_side *s, const char *what)
 int cmd_rr(struct ctx *c, int argc, char **argv)
 {
     const char *sizes_s = "60,128,512,1514";
-    uint64_t count = 200, poll_ns = 8;
+    uint64_t count = 200, poll_ns = 8, reply_size = 0;
     for (int i = 0; i < argc; i++) {
         const char *v;
         int m, rc;
@@ -150,6 +162,14 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
                 return missing("--poll-ns");
             if ((rc = parse_num("--poll-ns", v, &poll_ns)))
                 return rc;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--reply-size", &v))) {
+            if (m < 0)
+                return missing("--reply-size");
+            if ((rc = parse_num("--reply-size", v, &reply_size)))
+                return rc;
+            if (reply_size < TX_HDR || reply_size > NIC_Q_FRAME_MAX)
+                return usage_error("--reply-size: frame of %" PRIu64 " bytes: must be %u..%u "
+                                   "(without FCS)", reply_size, TX_HDR, NIC_Q_FRAME_MAX);
         } else {
             return usage_error("rr: unknown option '%s'", argv[i]);
         }
@@ -160,6 +180,8 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     const int size_rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
     if (size_rc)
         return size_rc;
+    if (reply_size > max_size)
+        max_size = reply_size;
     if (count < 1 || count > 1000000)
         return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
     if (poll_ns < 1 || poll_ns > 1000000)
@@ -200,20 +222,22 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         rc = fail(c, "rr: out of memory");
     out(c, "rr: %" PRIu64 " round trips per size between host A and host B (two simulated "
         "NIC + host systems, GMII back to back): A sends a request on TX queue 0 (one "
-        "doorbell), B polls its RX ring and sends a response of the same size, A polls and "
-        "takes the round-trip time (simulated ns, from before A's send to A's poll seeing the "
-        "response; polls every %" PRIu64 " ns); every frame checked bit-exact\n", count,
-        poll_ns);
+        "doorbell), B polls its RX ring and sends a response of %s, A polls and takes the "
+        "round-trip time (simulated ns, from before A's send to A's poll seeing the response; "
+        "polls every %" PRIu64 " ns); every frame checked bit-exact\n", count,
+        reply_size ? "--reply-size bytes" : "the request's size", poll_ns);
 
-    static const char *const hdr[] = {"size_B", "count", "rtt_min_ns", "rtt_med_ns",
-                                      "rtt_p99_ns", "rtt_max_ns", "rtt_mean_ns", "half_rtt_ns",
-                                      "frame_wire_ns", "mmio_rd_A", "mmio_rd_B", "bad",
-                                      "result"};
+    static const char *const hdr[] = {"size_B", "reply_B", "count", "rtt_min_ns",
+                                      "rtt_med_ns", "rtt_p99_ns", "rtt_max_ns", "rtt_mean_ns",
+                                      "half_rtt_ns", "trans/s", "frame_wire_ns", "mmio_rd_A",
+                                      "mmio_rd_B", "bad", "result"};
+    enum { RR_COLS = sizeof hdr / sizeof hdr[0] };
     struct bu_table t;
-    bu_table_init(&t, (int)(sizeof hdr / sizeof hdr[0]), hdr);
+    bu_table_init(&t, RR_COLS, hdr);
     bool any_bad = false;
     for (size_t si = 0; si < nsizes && !rc; si++) {
         const uint32_t size = (uint32_t)sizes[si];
+        const uint32_t reply = reply_size ? (uint32_t)reply_size : size;
         uint64_t bad_req = 0, bad_resp = 0, done = 0;
         int printed = 0;
         for (int k = 0; k < 2; k++)
@@ -233,15 +257,15 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
                 break;
             }
             bad_req += (uint64_t)rr_check(&f, want, size, got, "request", seq, &printed);
-            rr_frame_fill(want, size, true, seq);
-            if ((rc = rr_send(c, B, want, size)))
+            rr_frame_fill(want, reply, true, seq);
+            if ((rc = rr_send(c, B, want, reply)))
                 break;
             if (!rr_wait(c, A, &f, poll_ns, &t1)) {
                 rc = fail(c, "rr: size %u: response %u not received by host A within %" PRIu64
                           " ns", size, seq, c->timeout_ns);
                 break;
             }
-            bad_resp += (uint64_t)rr_check(&f, want, size, got, "response", seq, &printed);
+            bad_resp += (uint64_t)rr_check(&f, want, reply, got, "response", seq, &printed);
             rtt[done++] = t1 - t0;
             /* Off the timed path (between round trips): repost the RX buffers, reclaim TX. */
             for (int k = 0; k < 2; k++) {
@@ -271,28 +295,31 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         any_bad |= !ok;
         struct bu_dist d;
         bu_dist_compute(rtt, done, &d);
-        const uint32_t padded = size < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : size;
-        const uint64_t frame_wire_ns = (uint64_t)(padded + FCS_BYTES + WIRE_PREAMBLE) * 8u;
-        char cells[13][32];
+        const uint64_t frame_wire_ns = rr_wire_ns(size), reply_wire_ns = rr_wire_ns(reply);
+        /* one transaction at a time: transactions per simulated second */
+        const double tps = d.mean > 0 ? 1e9 / d.mean : NAN;
+        char cells[RR_COLS][32];
         snprintf(cells[0], 32, "%u", size);
-        snprintf(cells[1], 32, "%" PRIu64, done);
-        snprintf(cells[2], 32, "%" PRIu64, d.min);
-        snprintf(cells[3], 32, "%" PRIu64, d.median);
-        snprintf(cells[4], 32, "%" PRIu64, d.p99);
-        snprintf(cells[5], 32, "%" PRIu64, d.max);
-        snprintf(cells[6], 32, "%.1f", d.mean);
-        snprintf(cells[7], 32, "%.1f", (double)d.median / 2.0);
-        snprintf(cells[8], 32, "%" PRIu64, frame_wire_ns);
+        snprintf(cells[1], 32, "%u", reply);
+        snprintf(cells[2], 32, "%" PRIu64, done);
+        snprintf(cells[3], 32, "%" PRIu64, d.min);
+        snprintf(cells[4], 32, "%" PRIu64, d.median);
+        snprintf(cells[5], 32, "%" PRIu64, d.p99);
+        snprintf(cells[6], 32, "%" PRIu64, d.max);
+        snprintf(cells[7], 32, "%.1f", d.mean);
+        snprintf(cells[8], 32, "%.1f", (double)d.median / 2.0);
+        snprintf(cells[9], 32, "%.0f", tps);
+        snprintf(cells[10], 32, "%" PRIu64, frame_wire_ns);
         for (int k = 0; k < 2; k++) {
             if (have_model)
-                snprintf(cells[9 + k], 32, "%" PRIu64, rd[k]);
+                snprintf(cells[11 + k], 32, "%" PRIu64, rd[k]);
             else
-                snprintf(cells[9 + k], 32, "n/a");
+                snprintf(cells[11 + k], 32, "n/a");
         }
-        snprintf(cells[11], 32, "%" PRIu64, bad_req + bad_resp);
-        snprintf(cells[12], 32, "%s", ok ? "ok" : "FAIL");
-        const char *row[13];
-        for (int k = 0; k < 13; k++)
+        snprintf(cells[13], 32, "%" PRIu64, bad_req + bad_resp);
+        snprintf(cells[14], 32, "%s", ok ? "ok" : "FAIL");
+        const char *row[RR_COLS];
+        for (int k = 0; k < RR_COLS; k++)
             row[k] = cells[k];
         bu_table_row(&t, row);
 
@@ -300,7 +327,9 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_obj_begin(j);
         bu_json_kstr(j, "experiment", "rr");
         bu_json_ku64(j, "size", size);
-        bu_json_ku64(j, "wire_frame_bytes", padded + FCS_BYTES);
+        bu_json_ku64(j, "reply_size", reply);
+        bu_json_ku64(j, "wire_frame_bytes", rr_wire_bytes(size));
+        bu_json_ku64(j, "reply_wire_frame_bytes", rr_wire_bytes(reply));
         bu_json_ku64(j, "count", done);
         bu_json_ku64(j, "poll_ns", poll_ns);
         bu_json_ku64(j, "rtt_min_ns", d.min);
@@ -310,6 +339,8 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_kdouble(j, "rtt_mean_ns", d.mean);
         bu_json_kdouble(j, "half_rtt_ns", (double)d.median / 2.0);
         bu_json_ku64(j, "frame_wire_ns", frame_wire_ns);
+        bu_json_ku64(j, "reply_frame_wire_ns", reply_wire_ns);
+        bu_json_kdouble(j, "transactions_per_s", tps);
         for (int k = 0; k < 2; k++) {
             char key[48];
             snprintf(key, sizeof key, "mmio_read_tlps_hot_%c", k ? 'b' : 'a');
@@ -324,17 +355,19 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_kstr(j, "result", ok ? "ok" : "fail");
         bu_json_obj_end(j);
         if (!ok)
-            fprintf(stderr, "nicbench: rr: size %u: %" PRIu64 " bad requests, %" PRIu64 " bad "
-                    "responses, hot-path MMIO read TLPs A %" PRIu64 " B %" PRIu64 "\n", size,
-                    bad_req, bad_resp, rd[0], rd[1]);
+            fprintf(stderr, "nicbench: rr: size %u (reply %u): %" PRIu64 " bad requests, %" PRIu64
+                    " bad responses, hot-path MMIO read TLPs A %" PRIu64 " B %" PRIu64 "\n",
+                    size, reply, bad_req, bad_resp, rd[0], rd[1]);
     }
     if (!c->quiet && t.nrows)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     out(c, "  rtt: simulated ns from A's send (descriptor + doorbell) to A's poll seeing the "
-        "response; half_rtt_ns: rtt_med / 2 (one-way latency, host to host); frame_wire_ns: one "
-        "frame's serialisation at 1 Gb/s (preamble, frame padded to 60 B, FCS); mmio_rd_A/B: "
-        "MMIO read TLPs (model.tlps_down_mrd) of each host over the size's round trips\n");
+        "response; half_rtt_ns: rtt_med / 2 (one-way latency, host to host); trans/s: 10^9 / "
+        "rtt_mean_ns, request/reply transactions per simulated second, one at a time; "
+        "frame_wire_ns: one request frame's serialisation at 1 Gb/s (preamble, frame padded "
+        "to 60 B, FCS); mmio_rd_A/B: MMIO read TLPs (model.tlps_down_mrd) of each host over "
+        "the size's round trips\n");
     {
         uint64_t fa, fb, fp;
         if (nic_counter(A->b, "wire.tx_frames", &fa) == 0 &&

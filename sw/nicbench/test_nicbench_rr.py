@@ -8,7 +8,8 @@
 # reader: LINKTYPE_ETHERNET, ns timestamps, FCS length 4, 2 x count frames per size of the right
 # length (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order; and by
 # tshark, which must find every FCS good and the payload without it. Without peer=1 the command
-# fails with a clear message. About half a minute.
+# fails with a clear message. --reply-size N: replies of N bytes whatever the request's size (HP
+# OTS's request/reply), checked on the wire too. About half a minute.
 import shutil
 import struct
 import subprocess
@@ -157,6 +158,33 @@ def test_rr_pcapng_fcs_checked_by_tshark(rr_capture):
         assert int(data_len) == want_len(size) - 14 - 4, (n, row)   # header and FCS excluded
 
 
+def test_rr_reply_size(nicbench, tmp_path):
+    """--reply-size: host B answers 100 B and 3840 B requests (HP OTS) with 100 B replies; the
+    wire carries requests of the request size and replies of 100 B, and transactions/s is
+    10^9 / the mean RTT."""
+    pcap = tmp_path / "reply.pcapng"
+    count = 5
+    out, doc = run(nicbench, tmp_path, f"{OPTS},peer=1,pcap={pcap}", "rr",
+                   "--sizes", "100,3840", "--reply-size", 100, "--count", count)
+    small, large = doc["records"]
+    for r in (small, large):
+        assert r["result"] == "ok" and r["bad_requests"] == r["bad_responses"] == 0
+        assert r["reply_size"] == 100 and r["reply_wire_frame_bytes"] == want_len(100)
+        assert r["transactions_per_s"] == pytest.approx(1e9 / r["rtt_mean_ns"], rel=1e-5)
+    assert (small["size"], large["size"]) == (100, 3840)
+    assert small["transactions_per_s"] > large["transactions_per_s"]
+    # the large request's RTT holds its own serialisation and one 100 B reply's, not two 3840 B
+    assert large["rtt_min_ns"] < 2 * large["frame_wire_ns"]
+    assert "trans/s" in out and "reply_B" in out
+    _, _, frames = read_pcapng(pcap)
+    assert len(frames) == 2 * count * 2
+    for k, (_t, orig, data) in enumerate(frames):
+        response = k % 2 == 1
+        size = 100 if response or k < 2 * count else 3840
+        assert orig == len(data) == want_len(size), (k, orig)
+        assert data[14] == (ord("R") if response else ord("Q")) and fcs_ok(data)
+
+
 def test_rr_needs_peer(nicbench, tmp_path):
     out, _ = run(nicbench, tmp_path, OPTS, "rr", "--count", 1, expect=1)
     assert "peer=1" in out
@@ -167,3 +195,5 @@ def test_rr_bad_parameters(nicbench, tmp_path):
     assert "9216" in out
     out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--count", "0", expect=2)
     assert "--count" in out
+    out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--reply-size", "10000", expect=2)
+    assert "--reply-size" in out and "9216" in out
