@@ -9,6 +9,7 @@
 
 #define RR_MAX_ERR_PRINT 10              /* mismatches printed per size */
 #define RR_RING 64u                      /* TX and RX descriptors per ring, each host */
+#define RR_MSI_SLICE_NS 10000u           /* --irq: irq_wait slice between timeout checks */
 
 struct rr_side {
     const char *name;                    /* "A" or "B" */
@@ -17,6 +18,7 @@ struct rr_side {
     bool open;
     uint64_t m0[3], m1[3];               /* model.tlps_down_mrd, mmio_reads, mmio_writes */
     bool have_model;
+    uint64_t rx_msis;                    /* --irq: RX MSIs taken */
 };
 
 static const char *const rr_mnames[3] = {"tlps_down_mrd", "mmio_reads", "mmio_writes"};
@@ -65,20 +67,36 @@ static int rr_send(struct ctx *c, struct rr_side *s, const uint8_t *data, uint32
     }
 }
 
-/* Poll s's RX ring for one frame (every poll_ns) until it comes or the timeout: 1 with *f and
- * *t_ns (backend time when the poll saw it), 0 on timeout. */
+/* Wait for one frame on s's RX ring until it comes or the timeout: 1 with *f and *t_ns (backend
+ * time when the host saw it), 0 on timeout, -1 on a backend error (failed with its message).
+ * Polling: the ring every poll_ns. irq: the host sleeps until the RX MSI, then polls the ring,
+ * as an interrupt-driven driver does (coalescing delays the MSI, and so the frame). */
 static int rr_wait(struct ctx *c, struct rr_side *s, struct nic_q_rx_frame *f, uint64_t poll_ns,
-                   uint64_t *t_ns)
+                   bool irq, uint64_t *t_ns)
 {
     const uint64_t t0 = nic_now_ns(s->b);
+    const uint32_t rx = nic_msi_bit(nic_q_rx_msi(s->b));
     for (;;) {
-        if (nic_q_rx_poll(&s->nq, f, 1) == 1) {
+        bool look = !irq;
+        if (irq) {
+            uint32_t src = 0;
+            const int r = nic_msi_wait_sources(s->b, RR_MSI_SLICE_NS, &src);
+            if (r < 0) {
+                const char *e = nic_last_error(s->b);
+                fail(c, "rr: host %s: irq_wait failed: %s", s->name, e ? e : "?");
+                return -1;
+            }
+            look = r == 1 && (src & rx);
+            s->rx_msis += look;
+        }
+        if (look && nic_q_rx_poll(&s->nq, f, 1) == 1) {
             *t_ns = nic_now_ns(s->b);
             return 1;
         }
         if (nic_now_ns(s->b) - t0 > c->timeout_ns)
             return 0;
-        nic_idle(s->b, poll_ns);
+        if (!irq)
+            nic_idle(s->b, poll_ns);
     }
 }
 
@@ -143,7 +161,9 @@ static int rr_backend_check(struct ctx *c, struct rr_side *s, const char *what)
 int cmd_rr(struct ctx *c, int argc, char **argv)
 {
     const char *sizes_s = "60,128,512,1514";
+    const char *coalesce_s = NULL;
     uint64_t count = 200, poll_ns = 8, reply_size = 0;
+    bool irq = false;
     for (int i = 0; i < argc; i++) {
         const char *v;
         int m, rc;
@@ -170,6 +190,12 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             if (reply_size < TX_HDR || reply_size > NIC_Q_FRAME_MAX)
                 return usage_error("--reply-size: frame of %" PRIu64 " bytes: must be %u..%u "
                                    "(without FCS)", reply_size, TX_HDR, NIC_Q_FRAME_MAX);
+        } else if (!strcmp(argv[i], "--irq")) {
+            irq = true;
+        } else if ((m = bu_opt_value(argc, argv, &i, "--coalesce", &v))) {
+            if (m < 0)
+                return missing("--coalesce");
+            coalesce_s = v;
         } else {
             return usage_error("rr: unknown option '%s'", argv[i]);
         }
@@ -187,6 +213,12 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     if (poll_ns < 1 || poll_ns > 1000000)
         return usage_error("--poll-ns: %" PRIu64 " out of range 1..1000000", poll_ns);
     char err[512];
+    struct nic_q_coalesce co;
+    nic_q_coalesce_defaults(&co);
+    if (coalesce_s && nic_q_coalesce_parse(coalesce_s, &co, err, sizeof err) < 0)
+        return usage_error("--coalesce: %s", err);
+    if (coalesce_s && !irq)
+        return usage_error("rr: --coalesce delays interrupts: it needs --irq");
     int rc = open_backend(c, c->opts);
     if (rc)
         return rc;
@@ -211,8 +243,12 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             rc = fail(c, "rr: host %s: %s", side[k].name, err);
         else
             side[k].open = true;
-        /* polling only: no MSIs */
-        nic_msi_enable(side[k].b, 0);
+        if (!rc && nic_q_coalesce_set(&side[k].nq, &co, err, sizeof err) < 0)
+            rc = fail(c, "rr: host %s: %s", side[k].name, err);
+        /* polling: no MSIs; --irq: the RX vector's only */
+        nic_msi_enable(side[k].b, irq ? nic_msi_bit(nic_q_rx_msi(side[k].b)) : 0);
+        if (!rc && nic_irq_drain(side[k].b) < 0)
+            rc = fail(c, "rr: host %s: irq drain failed", side[k].name);
         if (!rc)
             rc = rr_backend_check(c, &side[k], "rr setup");
     }
@@ -222,10 +258,13 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         rc = fail(c, "rr: out of memory");
     out(c, "rr: %" PRIu64 " round trips per size between host A and host B (two simulated "
         "NIC + host systems, GMII back to back): A sends a request on TX queue 0 (one "
-        "doorbell), B polls its RX ring and sends a response of %s, A polls and takes the "
-        "round-trip time (simulated ns, from before A's send to A's poll seeing the response; "
-        "polls every %" PRIu64 " ns); every frame checked bit-exact\n", count,
-        reply_size ? "--reply-size bytes" : "the request's size", poll_ns);
+        "doorbell), B %s and sends a response of %s, A does the same and takes the "
+        "round-trip time (simulated ns, from before A's send to A seeing the response); every "
+        "frame checked bit-exact\n", count,
+        irq ? "sleeps until its RX MSI, then reads its RX ring" : "polls its RX ring",
+        reply_size ? "--reply-size bytes" : "the request's size");
+    if (!irq)
+        out(c, "  polls every %" PRIu64 " ns\n", poll_ns);
 
     static const char *const hdr[] = {"size_B", "reply_B", "count", "rtt_min_ns",
                                       "rtt_med_ns", "rtt_p99_ns", "rtt_max_ns", "rtt_mean_ns",
@@ -240,6 +279,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         const uint32_t reply = reply_size ? (uint32_t)reply_size : size;
         uint64_t bad_req = 0, bad_resp = 0, done = 0;
         int printed = 0;
+        const uint64_t msis0[2] = {A->rx_msis, B->rx_msis};
         for (int k = 0; k < 2; k++)
             side[k].have_model = rr_model(&side[k], side[k].m0);
         /* ---- hot path: no MMIO read on either host from here ---- */
@@ -251,7 +291,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             const uint64_t t0 = nic_now_ns(A->b);
             if ((rc = rr_send(c, A, want, size)))
                 break;
-            if (!rr_wait(c, B, &f, poll_ns, &t_b)) {
+            if (rr_wait(c, B, &f, poll_ns, irq, &t_b) != 1) {
                 rc = fail(c, "rr: size %u: request %u not received by host B within %" PRIu64
                           " ns", size, seq, c->timeout_ns);
                 break;
@@ -260,7 +300,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             rr_frame_fill(want, reply, true, seq);
             if ((rc = rr_send(c, B, want, reply)))
                 break;
-            if (!rr_wait(c, A, &f, poll_ns, &t1)) {
+            if (rr_wait(c, A, &f, poll_ns, irq, &t1) != 1) {
                 rc = fail(c, "rr: size %u: response %u not received by host A within %" PRIu64
                           " ns", size, seq, c->timeout_ns);
                 break;
@@ -332,6 +372,11 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_ku64(j, "reply_wire_frame_bytes", rr_wire_bytes(reply));
         bu_json_ku64(j, "count", done);
         bu_json_ku64(j, "poll_ns", poll_ns);
+        bu_json_key(j, "irq");
+        bu_json_bool(j, irq);
+        bu_json_ku64(j, "rx_msis_a", A->rx_msis - msis0[0]);
+        bu_json_ku64(j, "rx_msis_b", B->rx_msis - msis0[1]);
+        json_coalesce(j, &co);
         bu_json_ku64(j, "rtt_min_ns", d.min);
         bu_json_ku64(j, "rtt_median_ns", d.median);
         bu_json_ku64(j, "rtt_p99_ns", d.p99);

@@ -1019,18 +1019,7 @@ static void tx_json(struct ctx *c, const struct tx_params *p, const struct tx_po
         if (defs[k].kind == NIC_QC_ERROR)
             bu_json_ku64(j, defs[k].name, delta[k]);
     bu_json_obj_end(j);
-    const struct {
-        const char *name;                /* ethtool -C's */
-        uint32_t v;
-    } cos[] = {{"rx-usecs", co->rx_usecs}, {"rx-frames", co->rx_frames},
-               {"rx-abs-usecs", co->rx_abs_usecs}, {"rx-min-interval", co->rx_min_interval},
-               {"tx-usecs", co->tx_usecs}, {"tx-frames", co->tx_frames},
-               {"tx-abs-usecs", co->tx_abs_usecs}, {"tx-min-interval", co->tx_min_interval}};
-    bu_json_key(j, "coalesce");
-    bu_json_obj_begin(j);
-    for (size_t k = 0; k < sizeof cos / sizeof cos[0]; k++)
-        bu_json_ku64(j, cos[k].name, cos[k].v);
-    bu_json_obj_end(j);
+    json_coalesce(j, co);
     bu_json_key(j, "counters");
     bu_json_obj_begin(j);
     for (size_t k = 0; k < ncnt; k++)

@@ -185,7 +185,7 @@ static const char *const usage_text =
 "        Fails on any loss (except as above), corruption, reordering, bad checksum, drop or\n"
 "        hot-path MMIO read.\n"
 "\n"
-"    rr [--sizes LIST] [--count N] [--poll-ns N] [--reply-size N]\n"
+"    rr [--sizes LIST] [--count N] [--poll-ns N] [--reply-size N] [--irq [--coalesce ...]]\n"
 "        Needs the sim backend opened with peer=1 (two SoCs, each with its own PCIe host\n"
 "        model and memory, their GMII pins wired back to back; add pcap=FILE to capture\n"
 "        both directions, wire_ns=N for a wire delay). Per frame size (bytes without FCS,\n"
@@ -201,6 +201,11 @@ static const char *const usage_text =
 "        (model.tlps_down_mrd; must be 0). RX buffers are\n"
 "        reposted and TX descriptors reclaimed between round trips, outside the timed\n"
 "        path.\n"
+"        --irq: each host sleeps until its RX MSI, then reads its RX ring (an\n"
+"        interrupt-driven driver) instead of polling; only the RX vector is enabled.\n"
+"        --coalesce rx-usecs=U,rx-abs-usecs=A,rx-frames=F,... (as tx's, on both hosts;\n"
+"        needs --irq): the delay the coalescer adds to a round trip. JSON: irq,\n"
+"        rx_msis_a/b (RX MSIs taken), coalesce.\n"
 "        Fails on any corrupted or missing frame or hot-path MMIO read.\n"
 "\n"
 "    LIST: comma-separated numbers and ranges; A..B = A, 2A, 4A, ... <= B. Numbers take K, M,\n"
@@ -404,6 +409,23 @@ int parse_num(const char *opt, const char *s, uint64_t *v)
     if (bu_parse_u64(s, v) < 0)
         return usage_error("%s: '%s' is not a number (e.g. 4096, 4K, 0x1000)", opt, s);
     return EXIT_OK;
+}
+
+/* "coalesce": {ethtool -C name: value} of the settings a run used. */
+void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co)
+{
+    const struct {
+        const char *name;
+        uint32_t v;
+    } cos[] = {{"rx-usecs", co->rx_usecs}, {"rx-frames", co->rx_frames},
+               {"rx-abs-usecs", co->rx_abs_usecs}, {"rx-min-interval", co->rx_min_interval},
+               {"tx-usecs", co->tx_usecs}, {"tx-frames", co->tx_frames},
+               {"tx-abs-usecs", co->tx_abs_usecs}, {"tx-min-interval", co->tx_min_interval}};
+    bu_json_key(j, "coalesce");
+    bu_json_obj_begin(j);
+    for (size_t k = 0; k < sizeof cos / sizeof cos[0]; k++)
+        bu_json_ku64(j, cos[k].name, cos[k].v);
+    bu_json_obj_end(j);
 }
 
 /* Wait for one MSI; fail with what is known when none comes. The wait is cut in slices so a

@@ -74,6 +74,7 @@ void print_params(struct ctx *c, const char *label);
 int missing(const char *name);
 int parse_num(const char *opt, const char *s, uint64_t *v);
 int wait_msi(struct ctx *c, unsigned irq, const char *what);
+void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co);
 int wait_tail(struct ctx *c, const volatile uint8_t *p, const uint8_t *want,
               const char *what);
 int frame_sizes(const char *sizes_s, uint64_t *sizes, size_t *nsizes, uint64_t *max_size);

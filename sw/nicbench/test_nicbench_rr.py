@@ -9,7 +9,8 @@
 # length (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order; and by
 # tshark, which must find every FCS good and the payload without it. Without peer=1 the command
 # fails with a clear message. --reply-size N: replies of N bytes whatever the request's size (HP
-# OTS's request/reply), checked on the wire too. About half a minute.
+# OTS's request/reply), checked on the wire too. --irq with --coalesce: the delay the coalescer
+# adds to a round trip. About half a minute.
 import shutil
 import struct
 import subprocess
@@ -185,6 +186,23 @@ def test_rr_reply_size(nicbench, tmp_path):
         assert data[14] == (ord("R") if response else ord("Q")) and fcs_ok(data)
 
 
+def test_rr_irq_and_coalescing_delay(nicbench, tmp_path):
+    """--irq: each host sleeps until its RX MSI; an interrupt per frame costs little over
+    polling, and rx-usecs U (timer only, rx-frames 0) delays each of the two receptions of a
+    round trip by U us, so the RTT grows by 2 U; one RX MSI per frame on each host."""
+    rtt = {}
+    for name, args in (("poll", ()), ("irq", ("--irq",)),
+                       ("irq20", ("--irq", "--coalesce", "rx-usecs=20,rx-frames=0"))):
+        _, doc = run(nicbench, tmp_path, f"{OPTS},peer=1", "rr", "--sizes", 60, "--count", 5,
+                     *args)
+        r, = doc["records"]
+        assert r["result"] == "ok" and r["irq"] == bool(args)
+        assert r["rx_msis_a"] == r["rx_msis_b"] == (5 if args else 0)
+        rtt[name] = r["rtt_median_ns"]
+    assert rtt["poll"] <= rtt["irq"] < rtt["poll"] + 1000
+    assert rtt["irq20"] - rtt["irq"] == pytest.approx(40000, abs=500)
+
+
 def test_rr_needs_peer(nicbench, tmp_path):
     out, _ = run(nicbench, tmp_path, OPTS, "rr", "--count", 1, expect=1)
     assert "peer=1" in out
@@ -197,3 +215,9 @@ def test_rr_bad_parameters(nicbench, tmp_path):
     assert "--count" in out
     out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--reply-size", "10000", expect=2)
     assert "--reply-size" in out and "9216" in out
+    out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--coalesce", "rx-usecs=20",
+                 expect=2)
+    assert "needs --irq" in out
+    out, _ = run(nicbench, tmp_path, OPTS + ",peer=1", "rr", "--irq", "--coalesce", "rx-bogus=1",
+                 expect=2)
+    assert "--coalesce" in out
