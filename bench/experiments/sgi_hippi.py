@@ -13,10 +13,12 @@ from .common import nicbench, rec
 
 TITLE = "SGI HIPPI on IRIX 5.2 (1994): throughput against I/O size, one and two submitters"
 SIZES = tuple(256 << i for i in range(14))          # 256 B .. 2 MiB
+# TX I/Os: 64 and 128 B too (where a second submitter shows), to 1 MiB (the wire has flattened).
+IO_SIZES = (64, 128) + SIZES[:-1]
 
 
 def _io_bytes(cfg, size):
-    return max(3 * size, (16 if cfg.quick else 64) * 1024)
+    return (64 if cfg.quick else 256) * 1024
 
 
 def jobs(cfg):
@@ -27,10 +29,10 @@ def jobs(cfg):
             out.append(nicbench(cfg, f"s000_dma_{d}_{s}", "dma", "--dir", d, "--sizes", s,
                                 "--min-bytes", max(3 * s, 256 * 1024), est=1))
     for q in (1, 2):
-        for s in sizes:
-            n = _io_bytes(cfg, s)
+        for s in IO_SIZES[::4] if cfg.quick else IO_SIZES:
+            n = max(_io_bytes(cfg, s), 3 * s * q)
             out.append(nicbench(cfg, f"s000_io_q{q}_{s}", "tx", "--io", s, "--queues", q,
-                                "--min-bytes", n, est=n * 8e-9 * 2.8 + 0.5))
+                                "--min-bytes", n, est=n * 8e-9 * 2.5 + 0.5))
     return out
 
 
@@ -44,14 +46,18 @@ def section(cfg, res, outdir):
     ours = {}
     for d in ("h2c", "c2h"):
         ours[f"dma {d}"] = [rec(res, f"s000_dma_{d}_{s}", dir=d)["mbps"] for s in sizes]
+    io_sizes = IO_SIZES[::4] if cfg.quick else IO_SIZES
+    tx = {}
     for q in (1, 2):
-        ours[f"tx {q} queue{'s' if q > 1 else ''}"] = [
-            rec(res, f"s000_io_q{q}_{s}")["io_mbps"] for s in sizes]
+        # Received rate (to the last frame at the RX ring): the sink's figure, as Table 1's.
+        tx[f"tx {q} queue{'s' if q > 1 else ''}"] = [
+            rec(res, f"s000_io_q{q}_{s}")["received_mbps"] for s in io_sizes]
     paper = papers.table("000_throughput_vs_io_size")
     px = [int(r["io_size_bytes"]) for r in paper]
     pcurves = {"paper fork (2 submitters)": [float(r["mb_per_s_fork"]) for r in paper],
                "paper no fork (1 submitter)": [float(r["mb_per_s_nofork"]) for r in paper]}
-    fits = {k: _curve(sizes, v) for k, v in ours.items()}
+    fits = {**{k: _curve(sizes, v) for k, v in ours.items()},
+            **{k: _curve(io_sizes, v) for k, v in tx.items()}}
     pfits = {k: _curve(px, v) for k, v in pcurves.items()}
     tx_only = papers.value("000_text_figures", "hippi_ph_transmit_only_throughput_2MB_writes")
 
@@ -59,12 +65,12 @@ def section(cfg, res, outdir):
         return (f"{name}: fixed {f.intercept:.2f} us per I/O + {f.slope * 1000:.3f} ns/B "
                 f"(asymptote {1 / f.slope:.0f} MB/s), knee {fit.n_half(f):.0f} B")
 
-    q1, q2 = ours["tx 1 queue"], ours["tx 2 queues"]
-    small = sizes[0]
+    q1, q2 = tx["tx 1 queue"], tx["tx 2 queues"]
+    small = io_sizes[0]
     verdicts = [describe(k, f) for k, f in fits.items()]
     pf, pn = pcurves.values()
     verdicts.append(
-        f"two submitters against one at {small} B: x{q2[0] / q1[0]:.2f}, at {sizes[-1]} B: "
+        f"two submitters against one at {small} B: x{q2[0] / q1[0]:.2f}, at {io_sizes[-1]} B: "
         f"x{q2[-1] / q1[-1]:.2f} (paper fork/no fork at {px[0]} B: x{pf[0] / pn[0]:.2f}, at "
         f"{px[-1]} B: x{pf[-1] / pn[-1]:.2f})")
     verdicts.append(
@@ -82,23 +88,28 @@ def section(cfg, res, outdir):
     a.legend(fontsize=8)
     for k, v in ours.items():
         b.plot(sizes, v, marker="o", label=k)
+    for k, v in tx.items():
+        b.plot(io_sizes, v, marker="^", label=k)
     b.set(xscale="log", yscale="log", xlabel="I/O size (B)", ylabel="MB/s",
           title="ours: DMA engine and TX queues")
     b.legend(fontsize=8)
     plots = [plot.save(fig, outdir, "s000_io_size")]
 
-    rows = []
     pmap = {int(r["io_size_bytes"]): r for r in paper}
-    for i, s in enumerate(sizes):
-        p = pmap.get(s) or (pmap.get(2024) if s == 2048 else None)
+    pmap[2048] = pmap.get(2048) or pmap.get(2024)       # printed 2024 (see the CSV's note)
+    cols = {**ours, **tx}
+    xs = {**{k: sizes for k in ours}, **{k: io_sizes for k in tx}}
+    rows = []
+    for s in sorted(set(sizes) | set(io_sizes)):
+        p = pmap.get(s)
         rows.append([s, float(p["mb_per_s_nofork"]) if p else None,
                      float(p["mb_per_s_fork"]) if p else None]
-                    + [ours[k][i] for k in ours])
-    csv = [dict(zip(["size", "paper_nofork", "paper_fork", *ours], r)) for r in rows]
+                    + [dict(zip(xs[k], v)).get(s) for k, v in cols.items()])
+    csv = [dict(zip(["size", "paper_nofork", "paper_fork", *cols], r)) for r in rows]
     body = ("Paper: `000_throughput_vs_io_size.csv` (Table 1, receive side; the 2048 row is "
             "printed 2024); ours: MB/s = 10^6 B/s of simulated time.\n\n"
             + table(["I/O B", "paper 1 submitter MB/s", "paper 2 submitters MB/s",
-                     *[f"ours {k} MB/s" for k in ours]], rows)
+                     *[f"ours {k} MB/s" for k in cols]], rows)
             + "\nFits (time per I/O = fixed + per-byte x size, least squares over all sizes):\n\n"
             + table(["curve", "fixed us", "ns/B", "asymptote MB/s", "knee B", "r2"],
                     [[k, f.intercept, f.slope * 1000, 1 / f.slope, fit.n_half(f), f.r2]
