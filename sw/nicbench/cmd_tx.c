@@ -4,7 +4,9 @@
  *
  * How the host sends (enum tx_mode), one way per command:
  *   stream  the default: N frames per run over the queues, B per doorbell, at most --inflight
- *           posted and not completed per queue;
+ *           posted and not completed per queue; with --window W also at most W frames per
+ *           queue sent and not yet received back at the RX ring (a transport protocol's
+ *           end-to-end window: its round trip is TX DMA, the wire, RX DMA and writeback);
  *   io      --io N: each TX queue is a submitter of blocking I/Os of N bytes (the "write size"
  *           of SGI's HIPPI raw-interface tests): an I/O is cut into frames of at most
  *           --io-frame bytes, posted with as few doorbells as the ring allows, and the queue's
@@ -41,6 +43,7 @@
                                           * RX FIFOs (32 KiB each) take to drain at 1 Gb/s */
 #define TX_CPU_CAL 1000                  /* clock reads of the clock-cost calibration */
 #define TX_COLS 24                       /* table columns at most */
+#define TX_WINDOW_MAX 65536u             /* --window: frames per queue at most */
 
 enum tx_mode { TX_STREAM, TX_IO, TX_GAP };
 static const char *const tx_mode_name[] = {"stream", "io", "gap"};
@@ -64,6 +67,8 @@ struct tx_point {
     uint32_t size;                       /* frame bytes (--size-range: its low end; --io: the
                                           * largest frame of an I/O) */
     unsigned inflight;                   /* descriptors in flight per queue at most */
+    unsigned window;                     /* --window: frames per queue sent and not received
+                                          * at most; 0: no window (nor its columns) */
     uint64_t frames;                     /* frames of the run, over every queue */
     uint64_t io;                         /* --io: bytes per I/O */
     uint32_t io_frames;                  /* --io: frames per I/O */
@@ -109,6 +114,8 @@ struct tx_result {
     /* --gap-ns: first and last post and frame received (backend ns from the run's start);
      * frames the receiver saw missing before a later one of their queue */
     uint64_t post_first_ns, post_last_ns, rx_first_ns, rx_last_ns, seq_skipped;
+    /* --window: round trips (a frame's post to the poll that saw it received) */
+    uint64_t rtts, rtt_ns_sum, rtt_ns_min, rtt_ns_max;
 };
 
 /* One run's state, for the helpers of tx_run(). */
@@ -130,6 +137,10 @@ struct tx_state {
     uint64_t io_t0[NIC_Q_MAX_TXQ];       /* --io: its start; UINT64_MAX: none open */
     uint64_t posted;                     /* frames posted, every queue */
     uint64_t next_post_ns;               /* --gap-ns: when the next frame is due */
+    uint64_t now;                        /* the backend time of the current poll */
+    uint64_t *post_ns;                   /* --window: when frame seq of queue q was posted, at
+                                          * [q * window + seq % window] (at most a window of a
+                                          * queue's frames is out) */
 };
 
 /* Frame (run, q, seq) of `size` bytes: Ethernet header (locally administered addresses, the
@@ -291,8 +302,10 @@ static double cpu_per_frame(const struct tx_cpu *k, unsigned mask, uint64_t fram
 /* --- one run ---------------------------------------------------------------------------------- */
 
 /* How many frames queue q posts now with one doorbell, 0 for none. stream: up to --batch within
- * the in-flight limit, waiting for a whole batch while more can come; io: what of its open I/O
- * the ring takes; gap: one when the next frame (round-robin over the queues) is q's and due. */
+ * the in-flight limit and the --window, waiting for a whole batch while more can come (with a
+ * window of W <= B: for the whole window to be back; --batch 1 sends each frame as soon as the
+ * window opens); io: what of its open I/O the ring takes; gap: one when the next frame
+ * (round-robin over the queues) is q's and due. */
 static unsigned tx_quota(const struct tx_state *s, unsigned q, uint64_t now)
 {
     const struct tx_params *p = s->p;
@@ -317,6 +330,14 @@ static unsigned tx_quota(const struct tx_state *s, unsigned q, uint64_t now)
         thresh = left;
     if (thresh > inflight)
         thresh = inflight;
+    if (s->pt->window) {
+        const uint64_t out = s->sent[q] - s->rx_q[q], window = s->pt->window;
+        const uint64_t open = window > out ? window - out : 0;
+        if (avail > open)
+            avail = open;
+        if (thresh > window)
+            thresh = window;
+    }
     if (!avail || avail < thresh)
         return 0;
     return (unsigned)(avail < p->batch ? avail : p->batch);
@@ -336,6 +357,8 @@ static int tx_post(struct tx_state *s, unsigned q, unsigned n, uint64_t now)
         s->fr[i].data = s->stage + (size_t)i * s->smax;
         s->fr[i].len = tx_size(s->p, s->pt, s->run, q, seq);
         tx_frame_fill(s->stage + (size_t)i * s->smax, s->fr[i].len, s->run, q, seq);
+        if (s->post_ns)
+            s->post_ns[(size_t)q * s->pt->window + seq % s->pt->window] = now;
     }
     if (s->p->csum) {
         cpu_lap(&res->cpu, CPU_TX, true);
@@ -366,6 +389,18 @@ static int tx_post(struct tx_state *s, unsigned q, unsigned n, uint64_t now)
     return m;
 }
 
+/* One more time d into a count n, its sum, least and most (--io: I/O times; --window: round
+ * trips). */
+static void tx_time_add(uint64_t *n, uint64_t *sum, uint64_t *min, uint64_t *max, uint64_t d)
+{
+    if (!*n || d < *min)
+        *min = d;
+    if (d > *max)
+        *max = d;
+    *sum += d;
+    ++*n;
+}
+
 /* --io: queue q's open I/O is done once all of it is posted and the consumer index has passed
  * it (nothing pending after the reclaim); its time runs from its start to `now`, the poll that
  * saw it, and the queue's next I/O starts at once. */
@@ -374,13 +409,8 @@ static void tx_io_poll(struct tx_state *s, unsigned q, uint64_t now)
     if (s->io_t0[q] == UINT64_MAX || s->sent[q] != s->io_end[q] || nic_q_tx_pending(s->nq, q))
         return;
     struct tx_result *res = s->res;
-    const uint64_t d = now - s->io_t0[q];
-    res->io_ns_sum += d;
-    if (!res->ios || d < res->io_ns_min)
-        res->io_ns_min = d;
-    if (d > res->io_ns_max)
-        res->io_ns_max = d;
-    res->ios++;
+    tx_time_add(&res->ios, &res->io_ns_sum, &res->io_ns_min, &res->io_ns_max,
+                now - s->io_t0[q]);
     if (s->sent[q] < s->per_q[q]) {
         s->io_end[q] += s->pt->io_frames;
         s->io_t0[q] = now;
@@ -456,6 +486,9 @@ static void tx_rx_check(struct tx_state *s, const struct nic_q_rx_frame *f)
     }
     s->next_seq[q] = (uint64_t)seq + 1;
     s->rx_q[q]++;
+    if (s->post_ns && seq < s->sent[q] && s->sent[q] - seq <= s->pt->window)
+        tx_time_add(&res->rtts, &res->rtt_ns_sum, &res->rtt_ns_min, &res->rtt_ns_max,
+                    s->now - s->post_ns[(size_t)q * s->pt->window + seq % s->pt->window]);
     const uint32_t fsize = tx_size(s->p, s->pt, s->run, q, seq);
     const uint32_t rx_len = fsize < NIC_Q_FRAME_MIN ? NIC_Q_FRAME_MIN : fsize;
     if (f->len != rx_len) {
@@ -507,9 +540,11 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
     s.want = malloc(s.smax);
     s.got = malloc(NIC_Q_FRAME_MAX);
     s.fr = calloc(post_max, sizeof *s.fr);
+    if (pt->window)
+        s.post_ns = calloc((size_t)Q * pt->window, sizeof *s.post_ns);
     struct nic_q_rx_frame recs[TX_RX_POLL];
     int rc = EXIT_OK;
-    if (!cnt0 || !s.stage || !s.want || !s.got || !s.fr) {
+    if (!cnt0 || !s.stage || !s.want || !s.got || !s.fr || (pt->window && !s.post_ns)) {
         rc = fail(c, "tx: out of memory");
         goto out;
     }
@@ -571,6 +606,7 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
         }
         cpu_lap(&res->cpu, CPU_TX, done > 0);
         bool progress = done > 0;
+        s.now = now;
         const int nrx = nic_q_rx_poll(nq, recs, TX_RX_POLL);
         cpu_lap(&res->cpu, CPU_RX, nrx > 0);
         if (nrx > 0) {
@@ -714,9 +750,9 @@ static int tx_run(struct ctx *c, struct nic_queues *nq, const struct tx_params *
             if (cnt_delta[i])
                 fprintf(stderr, " %s=%" PRIu64, defs[i].name, cnt_delta[i]);
         fputc('\n', stderr);
-        rc = fail(c, "tx run %u (size %u, inflight %u): %" PRIu64 " of %" PRIu64 " frames "
-                  "received, no progress for %" PRIu64 " ns:%s", run, pt->size, pt->inflight,
-                  res->received, pt->frames, c->timeout_ns, detail);
+        rc = fail(c, "tx run %u (size %u, inflight %u, window %u): %" PRIu64 " of %" PRIu64
+                  " frames received, no progress for %" PRIu64 " ns:%s", run, pt->size,
+                  pt->inflight, pt->window, res->received, pt->frames, c->timeout_ns, detail);
     }
 out:
     free(cnt0);
@@ -724,6 +760,7 @@ out:
     free(s.want);
     free(s.got);
     free(s.fr);
+    free(s.post_ns);
     return rc;
 }
 
@@ -739,6 +776,7 @@ struct tx_figures {
     double gbps, wire_gbps, mpps, line_mpps, mbps;
     double host_ns, host_csum_ns, host_tx_ns, host_rx_ns;   /* CPU ns per frame sent */
     double io_mean_ns, rx_mbps;                             /* --io */
+    double rtt_mean_ns;                                     /* --window */
     uint64_t irq_tx, irq_rx, msi_tx, msi_rx, msi_other;
     uint64_t lost, loss[TX_LOSS_CAUSES], loss_drops;        /* loss_drops: sum of loss[] */
     double offered_mpps, offered_gbps, rx_mpps, rx_gbps, rx_wire_gbps;
@@ -768,6 +806,7 @@ static void tx_figures(struct nic_backend *b, const struct tx_params *p, const s
     f->host_tx_ns = cpu_per_frame(&r->cpu, CPU_TX_ALL, r->frames);
     f->host_rx_ns = cpu_per_frame(&r->cpu, CPU_RX_ALL, r->frames);
     f->io_mean_ns = r->ios ? (double)r->io_ns_sum / (double)r->ios : NAN;
+    f->rtt_mean_ns = r->rtts ? (double)r->rtt_ns_sum / (double)r->rtts : NAN;
     f->rx_mbps = (double)r->bytes / (double)r->rx_last_ns * 1e3;
     const int i_txirq = nic_q_counter_index("txirq_irqs");
     const int i_rxirq = nic_q_counter_index("rxirq_irqs");
@@ -836,8 +875,13 @@ static void tx_row(struct tx_row *w, const struct tx_params *p, const struct tx_
     if (p->mode == TX_GAP)
         tx_col(w, "gap_ns", "%" PRIu64, pt->gap_ns);
     tx_col(w, "queues", "%u", p->queues);
-    if (p->mode == TX_STREAM)
+    if (p->mode == TX_STREAM) {
         tx_col(w, "inflight", "%u", pt->inflight);
+        if (pt->window)
+            tx_col(w, "window", "%u", pt->window);
+        else
+            tx_col(w, "window", "-");
+    }
     if (p->mode == TX_IO)
         tx_col(w, "ios", "%" PRIu64, r->ios);
     tx_col(w, "frames", "%" PRIu64, r->frames);
@@ -861,6 +905,8 @@ static void tx_row(struct tx_row *w, const struct tx_params *p, const struct tx_
         tx_col(w, "wire_Gb/s", "%.4f", f->wire_gbps);
         tx_col(w, "Mpps", "%.4f", f->mpps);
         tx_col(w, "line_%", "%.1f", 100.0 * f->mpps / f->line_mpps);
+        if (pt->window)
+            tx_col(w, "rtt_us", "%.3f", f->rtt_mean_ns / 1e3);
     }
     if (r->have_model)
         tx_col(w, "mmio_rd", "%" PRIu64, r->mmio_rd_tlps);
@@ -901,6 +947,12 @@ static void tx_json(struct ctx *c, const struct tx_params *p, const struct tx_po
     bu_json_ku64(j, "rx_ring", p->rx_ring);
     bu_json_ku64(j, "batch", p->batch);
     bu_json_ku64(j, "inflight", pt->inflight);
+    /* --window: frames per queue sent and not received at most, and the round trips */
+    json_opt_u64(j, "window", pt->window, pt->window);
+    json_opt_u64(j, "rtts", pt->window, r->rtts);
+    json_opt_double(j, "rtt_mean_ns", pt->window && r->rtts, f->rtt_mean_ns);
+    json_opt_u64(j, "rtt_min_ns", pt->window && r->rtts, r->rtt_ns_min);
+    json_opt_u64(j, "rtt_max_ns", pt->window && r->rtts, r->rtt_ns_max);
     bu_json_ku64(j, "poll_ns", p->poll_ns);
     bu_json_ku64(j, "frames", r->frames);
     bu_json_ku64(j, "bytes", r->bytes);
@@ -1036,12 +1088,12 @@ static void tx_explain(const struct tx_params *p, const struct tx_point *pt, uns
 {
     size_t ncnt;
     const struct nic_q_counter_def *defs = nic_q_counter_defs(&ncnt);
-    fprintf(stderr, "nicbench: tx run %u (size %u, inflight %u): %" PRIu64 " of %" PRIu64
-            " received; bad content %" PRIu64 ", bad length %" PRIu64 ", bad status %" PRIu64
-            ", bad header %" PRIu64 ", out of order %" PRIu64 ", bad checksum %" PRIu64
+    fprintf(stderr, "nicbench: tx run %u (size %u, inflight %u, window %u): %" PRIu64 " of %"
+            PRIu64 " received; bad content %" PRIu64 ", bad length %" PRIu64 ", bad status %"
+            PRIu64 ", bad header %" PRIu64 ", out of order %" PRIu64 ", bad checksum %" PRIu64
             "; hot-path MMIO read TLPs %" PRIu64 "; drops/errors:", run, pt->size,
-            pt->inflight, r->received, r->frames, r->bad_content, r->bad_len, r->bad_status,
-            r->bad_header, r->out_of_order, r->bad_csum, r->mmio_rd_tlps);
+            pt->inflight, pt->window, r->received, r->frames, r->bad_content, r->bad_len,
+            r->bad_status, r->bad_header, r->out_of_order, r->bad_csum, r->mmio_rd_tlps);
     for (size_t k = 0; k < ncnt; k++)
         if (defs[k].kind == NIC_QC_ERROR && delta[k])
             fprintf(stderr, " %s=%" PRIu64, defs[k].name, delta[k]);
@@ -1083,12 +1135,12 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
                           .batch = 32, .poll_ns = 64, .coalesce = NULL, .mode = TX_STREAM,
                           .io_frame = TX_IO_FRAME, .min_bytes = TX_IO_MIN_BYTES};
     const char *sizes_s = NULL, *inflight_s = NULL, *range_s = NULL, *io_s = NULL,
-               *gap_s = NULL;
+               *gap_s = NULL, *window_s = NULL;
     /* --name VALUE options: strings, then numbers (each at most its max) */
     static const char *const snames[] = {"--size", "--sizes", "--size-range", "--inflight",
-                                         "--coalesce", "--io", "--gap-ns"};
+                                         "--coalesce", "--io", "--gap-ns", "--window"};
     const char **sdst[] = {&sizes_s, &sizes_s, &range_s, &inflight_s, &p.coalesce, &io_s,
-                           &gap_s};
+                           &gap_s, &window_s};
     enum { N_FRAMES, N_QUEUES, N_RING, N_RX_RING, N_BATCH, N_POLL, N_IO_FRAME, N_MIN_BYTES,
            N_REFILL, NNUM };
     static const char *const nnames[NNUM] = {"--frames", "--queues", "--ring", "--rx-ring",
@@ -1144,11 +1196,12 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
      * posts one frame per doorbell; the I/O and refill options belong to their modes. */
     const bool sizes_given = sizes_s != NULL;
     const char *const io_no[] = {"--sizes", "--size-range", "--frames", "--batch", "--inflight",
-                                 "--gap-ns", "--rx-refill-ns"};
+                                 "--window", "--gap-ns", "--rx-refill-ns"};
     const bool io_no_given[] = {sizes_given, range_s, given[N_FRAMES], given[N_BATCH],
-                                inflight_s, gap_s, given[N_REFILL]};
-    const char *const gap_no[] = {"--batch", "--inflight", "--io-frame", "--min-bytes"};
-    const bool gap_no_given[] = {given[N_BATCH], inflight_s, given[N_IO_FRAME],
+                                inflight_s, window_s, gap_s, given[N_REFILL]};
+    const char *const gap_no[] = {"--batch", "--inflight", "--window", "--io-frame",
+                                  "--min-bytes"};
+    const bool gap_no_given[] = {given[N_BATCH], inflight_s, window_s, given[N_IO_FRAME],
                                  given[N_MIN_BYTES]};
     const char *const stream_no[] = {"--io-frame", "--min-bytes", "--rx-refill-ns"};
     const bool stream_no_given[] = {given[N_IO_FRAME], given[N_MIN_BYTES], given[N_REFILL]};
@@ -1225,6 +1278,11 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
         return rc;
     if (gap_s && (rc = tx_list("--gap-ns", gap_s, second, &nsecond, 0, TX_GAP_MAX_NS)))
         return rc;
+    /* --window: a third axis, inside the in-flight limits (0: no window) */
+    uint64_t windows[MAX_SIZES] = {0};
+    size_t nwindows = 1;
+    if (window_s && (rc = tx_list("--window", window_s, windows, &nwindows, 1, TX_WINDOW_MAX)))
+        return rc;
     char err[512];
     struct nic_q_coalesce co;
     nic_q_coalesce_defaults(&co);
@@ -1274,7 +1332,8 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
             "per batch");
     else
         out(c, "tx: %" PRIu64 " frames per run over %u queue(s), ring %u, RX ring %u, a "
-            "doorbell per %u frames", p.frames, p.queues, p.ring, p.rx_ring, p.batch);
+            "doorbell per %u frames%s", p.frames, p.queues, p.ring, p.rx_ring, p.batch,
+            window_s ? ", at most --window frames per queue sent and not yet received" : "");
     if (p.rx_refill_ns)
         out(c, " (%" PRIu64 " ns)", p.rx_refill_ns);
     out(c, ", poll %" PRIu64 " ns; coalescing rx-usecs=%u rx-frames=%u tx-usecs=%u "
@@ -1289,41 +1348,41 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
     uint64_t *delta = calloc(ncnt + 1, sizeof *delta);
     unsigned run = 0;
     bool any_bad = false;
-    for (size_t si = 0; si < nsizes && !rc; si++) {
-        for (size_t ii = 0; ii < nsecond && !rc; ii++, run++) {
-            struct tx_point pt = {.size = (uint32_t)sizes[si], .inflight = p.ring - 1,
-                                  .frames = p.frames};
-            if (p.mode == TX_IO)
-                tx_io_point(&p, sizes[si], &pt);
-            else if (p.mode == TX_GAP)
-                pt.gap_ns = second[ii];
-            else
-                pt.inflight = (unsigned)second[ii];
-            struct tx_result r;
-            rc = tx_run(c, &nq, &p, run, &pt, &r, delta);
-            if (!rc)
-                rc = backend_check(c, "tx run");
-            if (rc)
-                break;
-            struct tx_figures f;
-            tx_figures(b, &p, &r, delta, &f);
-            if (f.msi_other)
-                fprintf(stderr, "nicbench: tx run %u: %" PRIu64 " MSIs on vectors other than "
-                        "the %u TX vectors (from %u) and NIC_RX (%u)\n", run, f.msi_other,
-                        nic_q_hw_txirq(b), nic_q_tx_vector_msi(b, 0), nic_q_rx_msi(b));
-            any_bad |= !f.ok;
-            struct tx_row w;
-            tx_row(&w, &p, &pt, &r, &f);
-            if (!t.ncols)
-                bu_table_init(&t, w.n, w.hdr);
-            const char *row[TX_COLS];
-            for (int k = 0; k < w.n; k++)
-                row[k] = w.cell[k];
-            bu_table_row(&t, row);
-            if (!f.ok || (p.mode != TX_GAP && r.drops_total))
-                tx_explain(&p, &pt, run, &r, &f, delta);
-            tx_json(c, &p, &pt, run, &r, &f, delta, &co);
-        }
+    for (size_t n = 0; n < nsizes * nsecond * nwindows && !rc; n++, run++) {
+        const size_t si = n / (nsecond * nwindows), ii = n / nwindows % nsecond,
+                     wi = n % nwindows;
+        struct tx_point pt = {.size = (uint32_t)sizes[si], .inflight = p.ring - 1,
+                              .window = (unsigned)windows[wi], .frames = p.frames};
+        if (p.mode == TX_IO)
+            tx_io_point(&p, sizes[si], &pt);
+        else if (p.mode == TX_GAP)
+            pt.gap_ns = second[ii];
+        else
+            pt.inflight = (unsigned)second[ii];
+        struct tx_result r;
+        rc = tx_run(c, &nq, &p, run, &pt, &r, delta);
+        if (!rc)
+            rc = backend_check(c, "tx run");
+        if (rc)
+            break;
+        struct tx_figures f;
+        tx_figures(b, &p, &r, delta, &f);
+        if (f.msi_other)
+            fprintf(stderr, "nicbench: tx run %u: %" PRIu64 " MSIs on vectors other than "
+                    "the %u TX vectors (from %u) and NIC_RX (%u)\n", run, f.msi_other,
+                    nic_q_hw_txirq(b), nic_q_tx_vector_msi(b, 0), nic_q_rx_msi(b));
+        any_bad |= !f.ok;
+        struct tx_row w;
+        tx_row(&w, &p, &pt, &r, &f);
+        if (!t.ncols)
+            bu_table_init(&t, w.n, w.hdr);
+        const char *row[TX_COLS];
+        for (int k = 0; k < w.n; k++)
+            row[k] = w.cell[k];
+        bu_table_row(&t, row);
+        if (!f.ok || (p.mode != TX_GAP && r.drops_total))
+            tx_explain(&p, &pt, run, &r, &f, delta);
+        tx_json(c, &p, &pt, run, &r, &f, delta, &co);
     }
     if (!c->quiet && t.nrows)
         bu_table_print(&t, stdout, "  ");
@@ -1347,7 +1406,10 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
     else
         out(c, "  Gb/s: frame bytes (no FCS) per simulated second; wire_Gb/s: with FCS (4 B), "
             "preamble and gap (20 B), frames padded to 60 B; line_%%: Mpps / the 1 Gb/s line "
-            "rate (1.488 Mpps at 60 B + FCS)\n");
+            "rate (1.488 Mpps at 60 B + FCS)%s\n", window_s ? "; inflight: descriptors per "
+            "queue posted and not completed by the TX DMA at most; window: frames per queue "
+            "sent and not yet received at the RX ring at most; rtt_us: a frame's mean round "
+            "trip, from its post to the poll that saw it received" : "");
     out(c, "  mmio_rd: MMIO read TLPs (model.tlps_down_mrd) from the first doorbell to the last "
         "frame received\n");
     out(c, "  host_ns/fr: the host's own CPU time per frame sent, wall-clock CPU "

@@ -6,7 +6,8 @@
 # counter), no drop or error counter moving, one TX doorbell per batch and interrupts counted.
 # The modes for the seed papers: --io (blocking I/Os per submitter, SGI HIPPI), --gap-ns (frames
 # at a spacing, loss when the receiver is the bottleneck, Hughes-Jones' UDPmon), --csum (RFC 1071
-# checksums and the host's CPU time per frame, HP OTS). Bad parameters are refused with a usage
+# checksums and the host's CPU time per frame, HP OTS), --window (an end-to-end window per queue,
+# HP OTS's and CERN's window x round trip). Bad parameters are refused with a usage
 # error. A few hundred frames per run: well under 2 minutes.
 
 import pytest
@@ -76,9 +77,56 @@ def test_tx_inflight_list_and_limit(nicbench, tmp_path):
                    "--ring", 32)
     recs = doc["records"]
     assert [r["inflight"] for r in recs] == [1, 16]
-    assert all(r["result"] == "ok" for r in recs)
+    assert all(r["result"] == "ok" and r["window"] is None for r in recs)
     assert recs[0]["tx_doorbells"] == 64
     assert recs[0]["mpps"] <= recs[1]["mpps"]
+
+
+def window_runs(binary, tmp_path, opts, *args):
+    """`tx --window ...` records, each checked as every run is: all frames back bit-exact, in
+    order, nothing dropped, no MMIO read on the hot path; a round trip measured per frame."""
+    _, doc = nic_run(binary, tmp_path / "tx.json", opts, "tx", *args)
+    recs = doc["records"]
+    for r in recs:
+        assert r["mode"] == "stream" and r["result"] == "ok", r
+        assert r["received"] == r["frames"] == r["rtts"] and r["lost"] == 0
+        assert r["bad_content"] == r["bad_length"] == r["out_of_order"] == 0
+        assert r["drops_total"] == 0 and r["mmio_read_tlps_hot"] == 0
+        assert 0 < r["rtt_min_ns"] <= r["rtt_mean_ns"] <= r["rtt_max_ns"]
+    return recs
+
+
+def test_tx_window_default_latency(nicbench, tmp_path):
+    """--window: at most W frames per queue sent and not yet received back. With 1514 B frames
+    one in flight waits for each frame's whole round trip (TX DMA, wire, RX DMA), so it stays
+    clearly under the line; 8 reach it (--inflight 63 alone does too: a TX completion comes when
+    the frame is in the TX FIFO). Lists of both run every pair, and both limits apply."""
+    recs = window_runs(nicbench, tmp_path, OPTS, "--frames", 48, "--sizes", 1514,
+                       "--inflight", "2,63", "--window", "1,8")
+    assert [(r["inflight"], r["window"]) for r in recs] == [(2, 1), (2, 8), (63, 1), (63, 8)]
+    w1, w8 = recs[2], recs[3]
+    assert w1["line_ratio"] < 0.9 and w1["gbps"] < 0.9 * w8["gbps"]
+    assert w8["line_ratio"] > 0.95
+    # window 1: a frame per round trip
+    assert w1["tx_doorbells"] == 48
+    assert w1["gbps"] == pytest.approx(1514 * 8 / w1["rtt_mean_ns"], rel=0.02)
+
+
+def test_tx_window_far_host(nicbench, tmp_path):
+    """A far host (20 us to the first read completion): window 1 sends a frame per round trip,
+    which pays the latency twice (descriptor, then payload read), so its rate is size / round
+    trip. Window 4 moves 4 frames per round, sent with one doorbell once the window is back:
+    the TX engine reads them in one job, so the round grows only by the 3 more frames' wire time
+    (its jobs do not overlap: a sliding window gains less here): well over twice window 1, under
+    the line."""
+    size = 1514
+    w1, w4 = window_runs(nicbench, tmp_path, OPTS + ",mem_read_latency_ns=20000", "--frames", 40,
+                         "--sizes", size, "--window", "1,4")
+    assert w1["rtt_mean_ns"] > 2 * 20000
+    assert w1["gbps"] == pytest.approx(size * 8 / w1["rtt_mean_ns"], rel=0.02)
+    wire_ns = (size + 4 + 20) * 8                         # one frame on the 1 Gb/s wire
+    assert w4["gbps"] == pytest.approx(4 * size * 8 / (w1["rtt_mean_ns"] + 3 * wire_ns), rel=0.03)
+    assert 2.2 * w1["gbps"] < w4["gbps"] and w4["line_ratio"] < 0.8
 
 
 def test_tx_io_one_vs_two_submitters(nicbench, tmp_path):
@@ -191,6 +239,11 @@ def test_tx_csum_host_cpu(nicbench, tmp_path):
     (["--gap-ns", "20000000"], "--gap-ns"),
     (["--rx-refill-ns", "1000"], "--rx-refill-ns does not go with the default mode"),
     (["--csum", "--sizes", "21"], "--csum"),
+    (["--window", "0"], "--window: 0 out of range"),
+    (["--window", "1,65537"], "--window: 65537 out of range"),
+    (["--window", "x"], "--window"),
+    (["--io", "1K", "--window", "4"], "--window does not go with --io"),
+    (["--gap-ns", "0", "--window", "4"], "--window does not go with --gap-ns"),
 ])
 def test_tx_bad_parameters(nicbench, tmp_path, args, message):
     out, _ = run(nicbench, tmp_path, "tx", *args, expect=2)
