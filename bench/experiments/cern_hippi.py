@@ -2,11 +2,11 @@
 # throughput as a table of buffer size x concurrent streams, and the per-stream limit set by
 # window / latency ("latency limited": 64 kB window, ~3 ms -> ~20 MB/s).
 #
-# Ours, one job per cell: `nicbench tx` over S TX queues (streams, 1..4: the SoC's queues), each
-# with a window of W bytes = W/1024 descriptors of 1024-byte frames in flight, at the model's
-# default host latency and with the host memory's read latency raised (mem_read_latency_ns);
-# one job per latency with one frame in flight measures the round trip per frame. Per-stream rate
-# is set beside window / round trip.
+# Ours, one job per cell: `nicbench tx --window` over S TX queues (streams, 1..4: the SoC's
+# queues), each with an end-to-end window of W kB = W frames of 1024 B sent and not yet received,
+# at the model's default host latency and with the host memory's read latency raised
+# (mem_read_latency_ns); one job per latency with a window of one frame measures a frame's round
+# trip. Per-stream rate is set beside window / round trip.
 
 from .. import papers, plot
 from ..section import Section, table
@@ -32,13 +32,13 @@ def jobs(cfg):
     out = []
     bufs = BUFFERS_KB[::3] if cfg.quick else BUFFERS_KB
     for lat, (lat_ns, opts) in LATENCIES.items():
-        out.append(nicbench(cfg, f"s001_{lat}_rtt", "tx", "--size", FRAME, "--inflight", 1,
+        out.append(nicbench(cfg, f"s001_{lat}_rtt", "tx", "--size", FRAME, "--window", 1,
                             "--frames", 10 if cfg.quick else 30, opts=opts, est=2))
         for b in bufs:
             for s in STREAMS:
                 f = _frames(cfg, lat_ns, b, s)
                 out.append(nicbench(cfg, f"s001_{lat}_{b}k_s{s}", "tx", "--size", FRAME,
-                                    "--queues", s, "--inflight", b, "--frames", f,
+                                    "--queues", s, "--window", b, "--frames", f,
                                     opts=opts, est=2))
     return out
 
@@ -84,8 +84,8 @@ def section(cfg, res, outdir):
         lim.append((b, expect, grid["raised", b, 1]))
     limited = [(b, e, m) for b, e, m in lim if m >= 0.9 * e]
     plateau = max(grid[k] for k in grid if k[0] == "raised")
-    # The plateau's bytes in flight over one read's round trip (half the frame's: descriptor
-    # read, then payload read).
+    # The plateau's bytes in flight over one read's round trip (about half a frame's: the
+    # descriptor read, then the payload read).
     inflight = plateau * 1e6 * rtt["raised"] / 2 * 1e-9
     top = max(grid.values())
     scale = grid["raised", bufs[0], STREAMS[-1]] / grid["raised", bufs[0], 1]
@@ -104,7 +104,7 @@ def section(cfg, res, outdir):
         f"ceiling: every raised-latency cell stays at or below {plateau:.1f} MB/s, "
         f"{inflight:.0f} B of reads in flight per read round trip; the largest window would "
         f"allow {lim[-1][1]:.1f} MB/s (window / round trip)"
-        + (": the limit is inside the device (its outstanding reads), not the streams' windows"
+        + (": the limit is inside the device, not in the streams' windows"
            if lim[-1][1] > 1.5 * plateau else ""),
     ]
 
@@ -126,7 +126,7 @@ def section(cfg, res, outdir):
     c.legend(fontsize=7)
     plots = [plot.save(fig, outdir, "s001_streams")]
     return Section("001", TITLE,
-                   "Our TX queues stand for concurrent TCP streams and a queue's descriptors in "
-                   "flight (x 1024-byte frames) for a stream's window; raising the host memory's "
+                   "Our TX queues stand for concurrent TCP streams and a queue's frames sent and "
+                   "not yet received (x 1024 B) for a stream's window; raising the host memory's "
                    "read latency stands for the 3 ms effective latency.", verdicts,
                    "".join(body), plots, {"s001": csv})

@@ -2,7 +2,8 @@
 # size and window, request/reply transactions per second for 100 B and 3840 B requests with
 # 100 B replies, and the checksum computed by the host on against off.
 #
-# Ours, one job per point: `nicbench tx` per (frame size, descriptors in flight); `nicbench rr
+# Ours, one job per point: `nicbench tx --window` per (frame size, frames sent and not yet
+# received: an end-to-end window like TP4's); `nicbench rr
 # --reply-size 100` between two simulated hosts; `nicbench tx --csum` against without, with the
 # host's CPU time per frame. The request/reply runs write the wire in RESULTS/rr_wire_<size>.pcapng.
 
@@ -12,7 +13,7 @@ from .common import nicbench, rec
 
 TITLE = "HP OTS/9000 (1992): TPDU size x window, request/reply, checksum on/off"
 TPDUS = (512, 1024, 2048, 4096)
-WINDOWS = (1, 2, 3, 5, 8)
+WINDOWS = (1, 2, 3, 6, 10, 14)          # the paper sweeps 3 .. 14
 RR_REQ = (100, 3840)
 RR_REPLY = 100
 SDU = 3840
@@ -27,7 +28,7 @@ def jobs(cfg):
     for t in TPDUS:
         for w in WINDOWS:
             f = _frames(cfg, t)
-            out.append(nicbench(cfg, f"s003_tx_{t}_w{w}", "tx", "--size", t, "--inflight", w,
+            out.append(nicbench(cfg, f"s003_tx_{t}_w{w}", "tx", "--size", t, "--window", w,
                                 "--frames", f, est=f * t * 8e-9 * 3 + 0.5))
     for q in RR_REQ:
         out.append(nicbench(cfg, f"s003_rr_{q}", "rr", "--sizes", q, "--reply-size", RR_REPLY,
@@ -84,7 +85,8 @@ def section(cfg, res, outdir):
             + table(["sweep", "TPDU B", "window", "KB/s", "sender CPU %"],
                     [[p["sweep"], p["tpdu_bytes"], p["window_tpdus"], p["throughput_kbytes_per_s"],
                       p["cpu_util_pct_sender"]] for p in paper])
-            + "\nOurs (frame size x descriptors in flight, MB/s of frame bytes):\n\n"
+            + "\nOurs (frame size x window: frames sent and not yet received; MB/s of frame "
+              "bytes):\n\n"
             + table(["frame B", *[f"window {w}" for w in WINDOWS]],
                     [[t, *[g[t, w] for w in WINDOWS]] for t in TPDUS])
             + "\n### Request/reply\n\nPaper (`003_request_reply_lan.csv`):\n\n"
@@ -104,26 +106,40 @@ def section(cfg, res, outdir):
                     [["on", on["gbps"] * 1e3, host_on, on.get("host_csum_ns_per_frame")],
                      ["off", off["gbps"] * 1e3, host_off, off.get("host_csum_ns_per_frame")]]))
 
-    fig, (a, b, c) = plot.figure(3, width=4.6)
+    fig, (a, b, c, d) = plot.figure(4, width=4.2)
     for w in WINDOWS:
         a.plot(TPDUS, [g[t, w] for t in TPDUS], marker="o", label=f"window {w}")
     a.set(xscale="log", xlabel="frame size (B)", ylabel="MB/s", title="ours: size x window")
     a.legend(fontsize=7)
-    for sweep, key in (("tpdu", "tpdu_bytes"), ("window", "window_tpdus")):
-        ps = [p for p in paper if p["sweep"] == sweep]
-        b.plot([float(p[key]) for p in ps], [float(p["throughput_kbytes_per_s"]) for p in ps],
-               label=f"paper: {sweep} varies", **plot.PAPER, alpha=0.8 if sweep == "tpdu" else 0.5)
-    b.set(xscale="log", xlabel="TPDU B / window", ylabel="KB/s", title="paper: XTI over 802.3")
+    # Paper and ours on the same axes, each as a fraction of its own best.
+    pw = [p for p in paper if p["sweep"] == "window"]
+    pbest = max(float(p["throughput_kbytes_per_s"]) for p in paper)
+    b.plot([int(p["window_tpdus"]) for p in pw],
+           [float(p["throughput_kbytes_per_s"]) / pbest for p in pw],
+           label=f"paper, TPDU {pw[0]['tpdu_bytes']}", **plot.PAPER)
+    b.plot(WINDOWS, [g[TPDUS[-1], w] / g[best] for w in WINDOWS], label=f"ours, {TPDUS[-1]} B",
+           **plot.OURS)
+    b.set(xlabel="window", ylabel="fraction of best", title="throughput against window")
     b.legend(fontsize=7)
-    c.bar(["ours 100", "ours 3840"], [tps[100], tps[3840]], color="tab:blue")
-    c2 = c.twinx()
-    c2.bar(["paper 100", "paper 3840"], [xti[100], xti[3840]], color="tab:red")
-    c.set(ylabel="ours trans/s", title="request/reply (reply 100 B)")
-    c2.set_ylabel("paper trans/s (XTI)")
+    pt = [p for p in paper if p["sweep"] == "tpdu"]
+    wt = int(pt[0]["window_tpdus"])
+    c.plot([int(p["tpdu_bytes"]) for p in pt],
+           [float(p["throughput_kbytes_per_s"]) / pbest for p in pt],
+           label=f"paper, window {wt}", **plot.PAPER)
+    c.plot(TPDUS, [g[t, wt] / g[best] for t in TPDUS], label=f"ours, window {wt}", **plot.OURS)
+    c.set(xscale="log", xlabel="TPDU / frame size (B)", ylabel="fraction of best",
+          title="throughput against TPDU size")
+    c.legend(fontsize=7)
+    d.bar(["ours 100", "ours 3840"], [tps[100], tps[3840]], color="tab:blue")
+    d2 = d.twinx()
+    d2.bar(["paper 100", "paper 3840"], [xti[100], xti[3840]], color="tab:red")
+    d.set(ylabel="ours trans/s", title="request/reply (reply 100 B)")
+    d2.set_ylabel("paper trans/s (XTI)")
     plots = [plot.save(fig, outdir, "s003_tpdu_rr")]
     csv = [{"frame": t, "window": w, "mbps": g[t, w]} for t, w in g]
     return Section("003", TITLE,
-                   "Our frame size stands for the TPDU, descriptors in flight for the window, "
+                   "Our frame size stands for the TPDU, frames sent and not yet received for the "
+                   "window, "
                    "two simulated hosts for the 842 and 827, and a checksum the host computes "
                    "over each frame for TP4's.", verdicts, body, plots,
                    {"s003_window": csv,
