@@ -71,6 +71,10 @@ def section(cfg, res, outdir):
             "16 kB are reconstructed):\n\n"
             + table(["buffer kB", *[f"{s} str" for s in pstreams]],
                     [[b, *[pg.get((b, s)) for s in pstreams]] for b in pbufs])]
+    body.append(f"\nOurs: streams are TX queues, {STREAMS[0]}..{STREAMS[-1]} (the SoC has "
+                f"{STREAMS[-1]}; the paper's {STREAMS[-1] + 1}..10 have no counterpart). A "
+                "stream's window is its frames sent and not yet received; the host sends a "
+                "window's frames with one doorbell once the window is free.\n")
     for lat in LATENCIES:
         body.append(f"\nOurs, {lat} host latency ({LATENCIES[lat][1] or 'model default'}; one "
                     f"{FRAME} B frame's round trip {rtt[lat] / 1000:.2f} us), aggregate MB/s "
