@@ -12,11 +12,14 @@ from ..section import Section, table
 from .common import nicbench, rec
 
 TITLE = "HP OTS/9000 (1992): TPDU size x window, request/reply, checksum on/off"
-TPDUS = (512, 1024, 2048, 4096)
-WINDOWS = (1, 2, 3, 6, 10, 14)          # the paper sweeps 3 .. 14
-RR_REQ = (100, 3840)
-RR_REPLY = 100
-SDU = 3840
+# The paper's own sweep points and sizes, from its tables; windows 1 and 2 added below its 3.
+_SWEEP = papers.table("003_tpdu_window_lan")
+TPDUS = tuple(sorted({int(p["tpdu_bytes"]) for p in _SWEEP if p["sweep"] == "tpdu"}))
+WINDOWS = tuple(sorted({1, 2} | {int(p["window_tpdus"]) for p in _SWEEP}))
+RR_REQ = tuple(sorted({int(p["request_size_bytes"])
+                       for p in papers.table("003_request_reply_lan")}))
+RR_REPLY = 100                          # "the reply is always 100 bytes" (not a table column)
+SDU = int(papers.table("003_checksum_on_off")[0]["sdu_bytes"])
 
 
 def _frames(cfg, size):
@@ -52,6 +55,7 @@ def section(cfg, res, outdir):
     paper = papers.table("003_tpdu_window_lan")
     rr = {q: rec(res, f"s003_rr_{q}") for q in RR_REQ}
     tps = {q: 1e9 / r["rtt_mean_ns"] for q, r in rr.items()}
+    small, large = RR_REQ
     prr = papers.table("003_request_reply_lan")
     xti = {int(p["request_size_bytes"]): float(p["requester_trans_per_s"]) for p in prr
            if p["api"] == "XTI"}
@@ -71,9 +75,9 @@ def section(cfg, res, outdir):
         + " KB/s at TPDU "
         + max(paper, key=lambda p: float(p["throughput_kbytes_per_s"]))["tpdu_bytes"] + " x window "
         + max(paper, key=lambda p: float(p["throughput_kbytes_per_s"]))["window_tpdus"] + ")",
-        f"request/reply: {tps[100]:.0f} transactions/s with 100 B requests, {tps[3840]:.0f} with "
-        f"3840 B, x{tps[100] / tps[3840]:.2f} (paper XTI: {xti[100]:.0f} and {xti[3840]:.0f}, "
-        f"x{xti[100] / xti[3840]:.2f})",
+        f"request/reply: {tps[small]:.0f} transactions/s with {small} B requests, "
+        f"{tps[large]:.0f} with {large} B, x{tps[small] / tps[large]:.2f} (paper XTI: "
+        f"{xti[small]:.0f} and {xti[large]:.0f}, x{xti[small] / xti[large]:.2f})",
         f"checksum: host CPU per {SDU} B frame {host_off:.0f} -> {host_on:.0f} ns "
         f"({(host_on / host_off - 1) * 100:+.0f} %), of which checksum "
         f"{on.get('host_csum_ns_per_frame', 0):.0f} ns; throughput "
@@ -130,10 +134,10 @@ def section(cfg, res, outdir):
     c.set(xscale="log", xlabel="TPDU / frame size (B)", ylabel="fraction of best",
           title="throughput against TPDU size")
     c.legend(fontsize=7)
-    d.bar(["ours 100", "ours 3840"], [tps[100], tps[3840]], color="tab:blue")
+    d.bar([f"ours {q}" for q in RR_REQ], [tps[q] for q in RR_REQ], color="tab:blue")
     d2 = d.twinx()
-    d2.bar(["paper 100", "paper 3840"], [xti[100], xti[3840]], color="tab:red")
-    d.set(ylabel="ours trans/s", title="request/reply (reply 100 B)")
+    d2.bar([f"paper {q}" for q in RR_REQ], [xti[q] for q in RR_REQ], color="tab:red")
+    d.set(ylabel="ours trans/s", title=f"request/reply (reply {RR_REPLY} B)")
     d2.set_ylabel("paper trans/s (XTI)")
     plots = [plot.save(fig, outdir, "s003_tpdu_rr")]
     csv = [{"frame": t, "window": w, "mbps": g[t, w]} for t, w in g]

@@ -22,8 +22,9 @@ GAPS_US = (0, 10, 12, 13, 15, 20, 30)
 SLOW_RX = ("--rx-ring", 16, "--rx-refill-ns", 16 * 13000)
 RECEIVERS = {"nic": (), "slow host": SLOW_RX}
 OCC_SIZE = 1400
-# The paper's settings (004_interrupt_coalescence.csv): tx 64/64, rx 0/20/80 with rx-abs 128.
-RX_USECS = (0, 20, 80)
+# The paper's coalescing settings, from 004_interrupt_coalescence.csv.
+COALESCE = papers.table("004_interrupt_coalescence")
+RX_USECS = tuple(int(p["rx_usecs"]) for p in COALESCE)
 CO_SIZE = 1472
 MPS = (128, 256, 512)
 MRRS = (128, 256, 512, 1024, 2048, 4096)
@@ -31,10 +32,11 @@ DMA_SIZE = 256 * 1024
 
 
 def _coalesce(u):
-    """The paper's e1000 settings: rx-usecs 0 is an interrupt per frame (rx-frames 1), else the
-    delay timer alone (rx-frames 0) bounded by rx-abs-usecs."""
-    return (f"rx-usecs={u},rx-abs-usecs=128,rx-frames={0 if u else 1},"
-            "tx-usecs=64,tx-abs-usecs=64,tx-frames=0")
+    """The paper's e1000 settings for rx-usecs u (its CSV's row): rx-usecs 0 is an interrupt
+    per frame (rx-frames 1), else the delay timer alone (rx-frames 0) bounded by rx-abs-usecs."""
+    p = next(p for p in COALESCE if int(p["rx_usecs"]) == u)
+    return (f"rx-usecs={u},rx-abs-usecs={p['rx_abs_usecs']},rx-frames={0 if u else 1},"
+            f"tx-usecs={p['tx_usecs']},tx-abs-usecs={p['tx_abs_usecs']},tx-frames=0")
 
 
 def jobs(cfg):
@@ -254,7 +256,7 @@ def section(cfg, res, outdir):
                    "mbps": t["gbps"] * 1e3, "rtt_median_us": r["rtt_median_ns"] / 1000,
                    "rtt_p99_us": r["rtt_p99_ns"] / 1000})
     csv["s004_coalescence"] = co
-    pc = papers.table("004_interrupt_coalescence")
+    pc = COALESCE
     verdicts.append(
         "coalescence at rx-usecs " + " / ".join(str(c["rx_usecs"]) for c in co) + ": "
         + " / ".join(f"{c['irqs_rx_per_s']:.0f}" for c in co) + " RX interrupts/s, "
