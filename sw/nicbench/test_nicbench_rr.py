@@ -4,7 +4,7 @@
 # together, stepped in lockstep) and pcap= (every frame on both wire directions). Host A sends
 # requests, host B answers each with a response of the same size; every frame is checked
 # bit-exact by the tool (it exits non-zero otherwise), the hot path of both hosts reads nothing
-# over MMIO, and the pcapng written by the harness is read back here with a small pure-Python
+# over MMIO, and the pcapng written by the harness is read back here with scapy's pcapng
 # reader: LINKTYPE_ETHERNET, ns timestamps, FCS length 4, 2 x count frames per size of the right
 # length (padded to 60 B, + 4 B FCS), each FCS correct, requests and responses in order; and by
 # tshark, which must find every FCS good and the payload without it. Without peer=1 the command
@@ -12,13 +12,12 @@
 # OTS's request/reply), checked on the wire too. --irq with --coalesce: the delay the coalescer
 # adds to a round trip. About half a minute.
 import shutil
-import struct
 import subprocess
 import zlib
-from pathlib import Path
 
 import pytest
 from conftest import nic_run
+from scapy.utils import RawPcapNgReader
 
 OPTS = "gen=2,lanes=4,mps=256,mrrs=512"
 SIZES = [60, 1514]
@@ -31,40 +30,29 @@ def run(binary, tmp_path, opts, *args, expect=0):
     return nic_run(binary, tmp_path / "rr.json", opts, *args, expect=expect)
 
 
+class _PcapNgKeepOptions(RawPcapNgReader):
+    """scapy's pcapng reader, also keeping each interface's raw IDB options: scapy decodes only
+    if_tsresol, if_name and the comment into its interface list, not if_fcslen (13)."""
+
+    def _read_block_idb(self, block, size):
+        super()._read_block_idb(block, size)
+        self.interfaces[-1][2]["raw_options"] = self._read_options(block[8:])
+
+
 def read_pcapng(path):
-    """pcapng with one section and one interface: (linktype, {IDB option code: value bytes},
+    """pcapng with one interface, read by scapy: (linktype, {IDB option code: value bytes},
     [(ts, orig_len, data), ...]) with ts in the interface's if_tsresol units."""
-    raw = Path(path).read_bytes()
-    assert len(raw) >= 28 and raw[:4] == b"\x0a\x0d\x0d\x0a", "pcapng: no Section Header"
-    end = "<" if raw[8:12] == b"\x4d\x3c\x2b\x1a" else ">"
-    assert struct.unpack(end + "I", raw[8:12])[0] == 0x1A2B3C4D, "pcapng: bad byte-order magic"
-    linktype, opts, recs, off = None, {}, [], 0
-    while off < len(raw):
-        assert off + 12 <= len(raw), "pcapng: truncated block"
-        btype, blen = struct.unpack(end + "II", raw[off:off + 8])
-        assert blen % 4 == 0 and off + blen <= len(raw), "pcapng: bad block length"
-        assert struct.unpack(end + "I", raw[off + blen - 4:off + blen])[0] == blen
-        body = raw[off + 8:off + blen - 4]
-        if btype == 0x0A0D0D0A:
-            assert struct.unpack(end + "HH", body[4:8]) == (1, 0)
-        elif btype == 1:
-            assert linktype is None, "pcapng: one interface expected"
-            linktype, _, snaplen = struct.unpack(end + "HHI", body[:8])
-            o = 8
-            while o < len(body):
-                code, olen = struct.unpack(end + "HH", body[o:o + 4])
-                if code == 0:
-                    break
-                opts[code] = body[o + 4:o + 4 + olen]
-                o += 4 + (olen + 3) // 4 * 4
-        elif btype == 6:
-            iface, hi, lo, incl, orig = struct.unpack(end + "IIIII", body[:20])
-            assert iface == 0 and incl <= snaplen and incl <= orig
-            recs.append(((hi << 32) | lo, orig, body[20:20 + incl]))
-        else:
-            raise AssertionError(f"pcapng: unexpected block type {btype:#x}")
-        off += blen
-    return linktype, opts, recs
+    reader = _PcapNgKeepOptions(str(path))
+    try:
+        recs = [((m.tshigh << 32) | m.tslow, m.wirelen, data) for data, m in reader]
+        interfaces = reader.interfaces
+    finally:
+        reader.close()
+    assert len(interfaces) == 1, "pcapng: one interface expected"
+    linktype, snaplen, opts = interfaces[0]
+    for _t, orig, data in recs:
+        assert len(data) <= snaplen and len(data) <= orig
+    return linktype, opts["raw_options"], recs
 
 
 def fcs_ok(frame):
