@@ -117,10 +117,10 @@ $(HOST)/$(1)_%.o: sw/$(1)/%.c $(wildcard sw/$(1)/*.h) $(HOST_H) | setup
 	gcc $(CFLAGS) $(INCS) -c $$< -o $$@
 
 $(HOST)/$(1): $(call tool_objs,$(1)) $(LIB_OBJS)
-	gcc -o $$@ $$^ -lm
+	gcc -o $$@ $$^ -ljansson -lm
 
 $(BUILD)/$(1): $(call tool_objs,$(1)) $(LIB_OBJS) $(SIM_OBJS)
-	g++ -o $$@ $$(filter %.o,$$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
+	g++ -o $$@ $$(filter %.o,$$^) $(BUILD)/obj/Vnicsoc__ALL.a -ljansson -lz -pthread -lm
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULES,$(t))))
 

@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # gtkwave + xvfb and tshark: the tests open the waveforms in GTKWave and check the wire capture
-# (pcapng) with Wireshark's dissector.
+# (pcapng) with Wireshark's dissector. libjansson-dev: the host tools' JSON writer
+# (sw/common/bench_util.c).
 APT_PACKAGES=(make g++ gcc python3 python3-venv verilator zlib1g-dev gtkwave xvfb linux-libc-dev
-              tshark)
+              tshark libjansson-dev)
 # The soft CPU's BIOS (make sim CPU=1) needs a RISC-V compiler, its C library and meson/ninja.
 if [ "${NIC_WITH_CPU:-0}" = 1 ]; then
     APT_PACKAGES+=(gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf meson ninja-build)

@@ -1,14 +1,14 @@
 /*
  * bench_util.c: nicbench's pure helpers (see bench_util.h). No device access, no backend, no
- * global state: unit-tested by test_bench_util.c.
+ * global state: unit-tested by test_bench_util.c. The JSON writer is jansson's (-ljansson).
  */
 #include "bench_util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,200 +152,210 @@ void bu_dist_compute(uint64_t *samples, size_t n, struct bu_dist *d)
 
 /* --- JSON writer ---------------------------------------------------------------------------- */
 
+/* jansson builds and dumps the document; this part only keeps the stack of open containers and
+ * the pending key, and collects the dumped text of each completed top-level value in buf. */
+#define BU_JSON_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15))
+
 void bu_json_init(struct bu_json *j) { memset(j, 0, sizeof *j); }
 
 void bu_json_free(struct bu_json *j)
 {
+    for (int i = 0; i < j->depth; i++)
+        json_decref(j->stack[i]);
     free(j->buf);
+    free(j->key);
     memset(j, 0, sizeof *j);
 }
 
-static void jput(struct bu_json *j, const char *s, size_t n)
+/* json_dump_callback's sink: append to buf, always NUL-terminated. */
+static int jput(const char *s, size_t n, void *data)
 {
-    if (j->oom)
-        return;
+    struct bu_json *j = data;
     if (j->len + n + 1 > j->cap) {
         size_t cap = j->cap ? j->cap : 1024;
         while (j->len + n + 1 > cap)
             cap *= 2;
         char *p = realloc(j->buf, cap);
-        if (!p) {
-            j->oom = true;
-            return;
-        }
+        if (!p)
+            return -1;
         j->buf = p;
         j->cap = cap;
     }
     memcpy(j->buf + j->len, s, n);
     j->len += n;
     j->buf[j->len] = 0;
+    return 0;
 }
 
-static void jputs(struct bu_json *j, const char *s) { jput(j, s, strlen(s)); }
-
-__attribute__((format(printf, 2, 3))) static void jprintf(struct bu_json *j, const char *fmt, ...)
+static void jdump(struct bu_json *j, const json_t *v)
 {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        jput(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (json_dump_callback(v, jput, j, BU_JSON_FLAGS) != 0)
+        j->oom = true;
 }
 
-/* Before a value: a comma between siblings, none right after a key. */
-static void jvalue(struct bu_json *j)
+/* Places v (a new reference, or NULL after a failed allocation) where the calls say: under the
+ * pending key of the open object, at the end of the open array, or as a top-level value
+ * (dumped at once). Takes the reference; 0, or -1 when v was dropped. */
+static int jplace(struct bu_json *j, json_t *v)
 {
-    if (j->after_key) {
-        j->after_key = false;
+    int rc = -1;
+    const bool have_key = j->have_key;
+    j->have_key = false;
+    if (!v || j->over) {
+        j->oom = true;
+    } else if (j->depth == 0) {
+        if (!have_key) {
+            jdump(j, v);
+            rc = 0;
+        }
+    } else {
+        json_t *parent = j->stack[j->depth - 1];
+        if (json_is_object(parent) && have_key)
+            rc = json_object_set(parent, j->key, v);
+        else if (json_is_array(parent) && !have_key)
+            rc = json_array_append(parent, v);
+    }
+    if (rc != 0)
+        j->oom = true;
+    json_decref(v);
+    return rc;
+}
+
+static void jopen(struct bu_json *j, json_t *c)
+{
+    if (j->over || j->depth >= BU_JSON_MAX_DEPTH) {
+        j->over++;
+        j->oom = true;
+        j->have_key = false;
+        json_decref(c);
         return;
     }
-    if (j->depth > 0) {
-        if (j->need_comma[j->depth])
-            jputs(j, ",");
-        j->need_comma[j->depth] = true;
+    if (!c) {
+        j->oom = true;
+        j->have_key = false;
+        c = json_null();                /* a placeholder to keep begin/end balanced */
+    } else if (j->depth > 0) {
+        json_incref(c);                 /* one reference in the parent, one on the stack */
+        jplace(j, c);
+    } else if (j->have_key) {
+        j->have_key = false;
+        j->oom = true;
     }
+    j->stack[j->depth++] = c;
 }
 
-static void jopen(struct bu_json *j, const char *c)
+static void jclose(struct bu_json *j)
 {
-    jvalue(j);
-    jputs(j, c);
-    if (j->depth + 1 < BU_JSON_MAX_DEPTH)
-        j->depth++;
-    j->need_comma[j->depth] = false;
+    if (j->over) {
+        j->over--;
+        return;
+    }
+    if (j->depth == 0 || j->have_key) {
+        j->oom = true;
+        j->have_key = false;
+        if (j->depth == 0)
+            return;
+    }
+    json_t *c = j->stack[--j->depth];
+    if (j->depth == 0)
+        jdump(j, c);
+    json_decref(c);
 }
 
-static void jclose(struct bu_json *j, const char *c)
+void bu_json_obj_begin(struct bu_json *j) { jopen(j, json_object()); }
+void bu_json_obj_end(struct bu_json *j) { jclose(j); }
+void bu_json_arr_begin(struct bu_json *j) { jopen(j, json_array()); }
+void bu_json_arr_end(struct bu_json *j) { jclose(j); }
+
+/* A jansson string of s; s that is not UTF-8 (json_string refuses it) has its non-ASCII bytes
+ * replaced by U+FFFD. NULL when out of memory. */
+static json_t *jstring(const char *s)
 {
-    jputs(j, c);
-    if (j->depth > 0)
-        j->depth--;
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    const size_t n = strlen(s);
+    char *clean = malloc(3 * n + 1), *q = clean;
+    if (!clean)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x80) {
+            *q++ = (char)*p;
+        } else {
+            memcpy(q, "\xef\xbf\xbd", 3);
+            q += 3;
+        }
+    }
+    *q = 0;
+    v = json_string(clean);
+    free(clean);
+    return v;
 }
-
-void bu_json_obj_begin(struct bu_json *j) { jopen(j, "{"); }
-void bu_json_obj_end(struct bu_json *j) { jclose(j, "}"); }
-void bu_json_arr_begin(struct bu_json *j) { jopen(j, "["); }
-void bu_json_arr_end(struct bu_json *j) { jclose(j, "]"); }
 
 size_t bu_json_escape(const char *s, char *out, size_t len)
 {
-    size_t n = 0;
-#define EMIT(ch)                                                                               \
-    do {                                                                                       \
-        if (n + 1 < len)                                                                       \
-            out[n] = (ch);                                                                     \
-        n++;                                                                                   \
-    } while (0)
-    EMIT('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        const unsigned char c = *p;
-        const char *esc = NULL;
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default: break;
-        }
-        if (esc) {
-            for (; *esc; esc++)
-                EMIT(*esc);
-        } else if (c < 0x20 || c == 0x7f) {
-            static const char hex[] = "0123456789abcdef";
-            EMIT('\\');
-            EMIT('u');
-            EMIT('0');
-            EMIT('0');
-            EMIT(hex[c >> 4]);
-            EMIT(hex[c & 15]);
-        } else {
-            EMIT((char)c);
-        }
+    json_t *v = jstring(s);
+    char *text = v ? json_dumps(v, BU_JSON_FLAGS) : NULL;
+    json_decref(v);
+    const size_t need = text ? strlen(text) : 0;
+    if (len > 0) {
+        const size_t copy = need < len ? need : len - 1;
+        if (copy)
+            memcpy(out, text, copy);
+        out[copy] = 0;
     }
-    EMIT('"');
-#undef EMIT
-    if (len > 0)
-        out[n < len ? n : len - 1] = 0;
-    return n;
-}
-
-static void jstring(struct bu_json *j, const char *s)
-{
-    char small[256];
-    const size_t need = bu_json_escape(s, small, sizeof small);
-    if (need < sizeof small) {
-        jput(j, small, need);
-        return;
-    }
-    char *big = malloc(need + 1);
-    if (!big) {
-        j->oom = true;
-        return;
-    }
-    bu_json_escape(s, big, need + 1);
-    jput(j, big, need);
-    free(big);
+    free(text);
+    return need;
 }
 
 void bu_json_key(struct bu_json *j, const char *key)
 {
-    jvalue(j);
-    jstring(j, key);
-    jputs(j, ":");
-    j->after_key = true;
+    const size_t n = strlen(key) + 1;
+    if (n > j->keycap) {
+        char *k = realloc(j->key, n);
+        if (!k) {
+            j->oom = true;
+            return;
+        }
+        j->key = k;
+        j->keycap = n;
+    }
+    memcpy(j->key, key, n);
+    if (j->have_key || !json_is_object(j->depth ? j->stack[j->depth - 1] : NULL))
+        j->oom = true;              /* two keys in a row, or a key outside an object */
+    j->have_key = true;
 }
 
-void bu_json_str(struct bu_json *j, const char *s)
-{
-    jvalue(j);
-    if (s)
-        jstring(j, s);
-    else
-        jputs(j, "null");
-}
+void bu_json_str(struct bu_json *j, const char *s) { jplace(j, s ? jstring(s) : json_null()); }
 
 void bu_json_u64(struct bu_json *j, uint64_t v)
 {
-    jvalue(j);
-    jprintf(j, "%" PRIu64, v);
+    jplace(j, v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v));
 }
 
-void bu_json_i64(struct bu_json *j, int64_t v)
-{
-    jvalue(j);
-    jprintf(j, "%" PRId64, v);
-}
+void bu_json_i64(struct bu_json *j, int64_t v) { jplace(j, json_integer((json_int_t)v)); }
 
 void bu_json_double(struct bu_json *j, double v)
 {
-    jvalue(j);
-    if (!isfinite(v))
-        jputs(j, "null");
-    else
-        jprintf(j, "%.6g", v);
+    jplace(j, isfinite(v) ? json_real(v) : json_null());
 }
 
-void bu_json_bool(struct bu_json *j, bool v)
-{
-    jvalue(j);
-    jputs(j, v ? "true" : "false");
-}
+void bu_json_bool(struct bu_json *j, bool v) { jplace(j, json_boolean(v)); }
 
-void bu_json_null(struct bu_json *j)
-{
-    jvalue(j);
-    jputs(j, "null");
-}
+void bu_json_null(struct bu_json *j) { jplace(j, json_null()); }
 
 void bu_json_raw(struct bu_json *j, const char *json)
 {
-    jvalue(j);
-    jputs(j, json && *json ? json : "null");
+    if (!json || !*json) {
+        jplace(j, json_null());
+        return;
+    }
+    json_t *v = json_loads(json, JSON_DECODE_ANY, NULL);
+    if (!v) {
+        j->oom = true;
+        v = json_null();
+    }
+    jplace(j, v);
 }
 
 void bu_json_kstr(struct bu_json *j, const char *key, const char *s)
@@ -366,75 +376,17 @@ void bu_json_kdouble(struct bu_json *j, const char *key, double v)
     bu_json_double(j, v);
 }
 
-/* JSON lookup: a scanner that skips strings and nesting, enough for a flat params object. */
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-/* p at an opening quote: returns the position after the closing one (NULL if unterminated). */
-static const char *skip_string(const char *p)
-{
-    for (p++; *p; p++) {
-        if (*p == '\\' && p[1])
-            p++;
-        else if (*p == '"')
-            return p + 1;
-    }
-    return NULL;
-}
-
 int bu_json_get_number(const char *json, const char *key, double *out)
 {
     if (!json || !key)
         return -1;
-    const size_t klen = strlen(key);
-    const char *p = skip_ws(json);
-    if (*p != '{')
-        return -1;
-    int depth = 0;
-    bool expect_key = false;
-    for (; *p; p++) {
-        if (*p == '"') {
-            const char *start = p + 1;
-            const char *end = skip_string(p);
-            if (!end)
-                return -1;
-            if (depth == 1 && expect_key) {
-                const char *after = skip_ws(end);
-                if (*after == ':' && (size_t)(end - 1 - start) == klen &&
-                    memcmp(start, key, klen) == 0) {
-                    const char *v = skip_ws(after + 1);
-                    char *vend = NULL;
-                    errno = 0;
-                    const double d = strtod(v, &vend);
-                    if (vend == v || errno)
-                        return -1;
-                    const char *t = skip_ws(vend);
-                    if (*t != ',' && *t != '}')
-                        return -1;
-                    *out = d;
-                    return 0;
-                }
-                expect_key = false;
-            }
-            p = end - 1;
-            continue;
-        }
-        if (*p == '{' || *p == '[') {
-            depth++;
-            expect_key = (*p == '{' && depth == 1);
-        } else if (*p == '}' || *p == ']') {
-            depth--;
-            if (depth <= 0)
-                return -1;
-        } else if (*p == ',' && depth == 1) {
-            expect_key = true;
-        }
-    }
-    return -1;
+    json_t *root = json_loads(json, 0, NULL);
+    const json_t *v = json_object_get(root, key);       /* NULL unless root is an object */
+    const int rc = json_is_number(v) ? 0 : -1;
+    if (rc == 0)
+        *out = json_number_value(v);
+    json_decref(root);
+    return rc;
 }
 
 /* --- option strings ------------------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * their unit test (test_bench_util.c):
  *   - numbers with binary suffixes ("4K", "2M", "0x100") and size lists ("256..2M,6000");
  *   - distributions of samples: min / median / p99 / max / mean (nearest-rank percentiles);
- *   - a JSON writer (growable buffer, escaping, commas) and a top-level number lookup;
+ *   - a JSON writer on jansson (begin/key/value/end calls) and a top-level number lookup;
  *   - "key=value,..." option strings: replace a key;
  *   - a right-aligned text table;
  *   - a small deterministic PRNG (xorshift64*).
@@ -51,15 +51,31 @@ void bu_dist_compute(uint64_t *samples, size_t n, struct bu_dist *d);
 
 /* --- JSON writer ---------------------------------------------------------------------------- */
 
+/* A streaming front end on jansson (libjansson): the calls build a jansson tree, jansson does
+ * the escaping, nesting and number formatting, and each top-level value is dumped (compact) and
+ * appended to buf as soon as it is complete. So buf/len hold text only for completed top-level
+ * values (the usual use: one object or one array, then read buf).
+ * Numbers: integers as integers; a u64 above INT64_MAX (jansson's json_int_t) as a real; reals
+ * with 15 significant digits (DBL_DIG: every decimal of up to 15 digits comes back unchanged,
+ * e.g. 0.714105, 1623.14, 6340400.0); non-finite reals as null. Strings must be UTF-8: a string
+ * that is not has each non-ASCII byte replaced by U+FFFD (the document stays valid JSON). */
 #define BU_JSON_MAX_DEPTH 32
 
+struct json_t;                      /* jansson's value (jansson.h is needed only in bench_util.c) */
+
 struct bu_json {
-    char *buf;
+    char *buf;                      /* completed top-level values as text, NUL-terminated */
     size_t len, cap;
-    bool oom;                       /* an allocation failed: the document is incomplete */
-    int depth;
-    bool need_comma[BU_JSON_MAX_DEPTH];
-    bool after_key;
+    bool oom;                       /* an allocation failed, or the calls did not nest (a value
+                                       without a key in an object, an unbalanced end, more than
+                                       BU_JSON_MAX_DEPTH levels, bad raw JSON): the document is
+                                       incomplete */
+    int depth;                      /* open containers in stack[] */
+    int over;                       /* containers opened beyond BU_JSON_MAX_DEPTH (dropped) */
+    struct json_t *stack[BU_JSON_MAX_DEPTH];
+    char *key;                      /* the pending key (after bu_json_key), keycap bytes */
+    size_t keycap;
+    bool have_key;
 };
 
 void bu_json_init(struct bu_json *j);
@@ -75,7 +91,8 @@ void bu_json_i64(struct bu_json *j, int64_t v);
 void bu_json_double(struct bu_json *j, double v);           /* non-finite writes null */
 void bu_json_bool(struct bu_json *j, bool v);
 void bu_json_null(struct bu_json *j);
-/* A value that is already JSON text (e.g. a backend's params_json); NULL or empty writes null. */
+/* A value that is already JSON text (e.g. a backend's params_json), parsed by jansson; NULL or
+ * empty writes null; text that does not parse writes null and sets oom. */
 void bu_json_raw(struct bu_json *j, const char *json);
 /* Shorthands: key then value. */
 void bu_json_kstr(struct bu_json *j, const char *key, const char *s);
@@ -85,8 +102,8 @@ void bu_json_kdouble(struct bu_json *j, const char *key, double v);
  * result needs (like snprintf), out is always NUL-terminated when len > 0. */
 size_t bu_json_escape(const char *s, char *out, size_t len);
 
-/* The number stored under `key` in the top-level object of `json`. 0, or -1 when the key is
- * absent, not at the top level, or its value is not a number. */
+/* The number stored under `key` in the top-level object of `json` (parsed by jansson). 0, or -1
+ * when json does not parse, is not an object, or the key is absent or not a number. */
 int bu_json_get_number(const char *json, const char *key, double *out);
 
 /* --- option strings ------------------------------------------------------------------------- */

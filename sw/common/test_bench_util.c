@@ -125,8 +125,10 @@ static void test_json_escape(void)
     CHECK_STR(out, "\"a\\\"b\\\\c\"");
     bu_json_escape("l1\nl2\tx\r", out, sizeof out);
     CHECK_STR(out, "\"l1\\nl2\\tx\\r\"");
-    bu_json_escape("\x01\x1f\x7f", out, sizeof out);
-    CHECK_STR(out, "\"\\u0001\\u001f\\u007f\"");
+    bu_json_escape("\x01\x1f\x7f", out, sizeof out);       /* jansson: DEL needs no escape */
+    CHECK_STR(out, "\"\\u0001\\u001F\x7f\"");
+    bu_json_escape("a\xff" "b", out, sizeof out);             /* not UTF-8: U+FFFD, still JSON */
+    CHECK_STR(out, "\"a\xef\xbf\xbd" "b\"");
     bu_json_escape("\xc2\xb5s", out, sizeof out);          /* UTF-8 passes through */
     CHECK_STR(out, "\"\xc2\xb5s\"");
     bu_json_escape("", out, sizeof out);
@@ -161,7 +163,8 @@ static void test_json_writer(void)
     bu_json_raw(&j, NULL);
     bu_json_obj_end(&j);
     CHECK(!j.oom);
-    CHECK_STR(j.buf, "{\"tool\":\"nic\\\"bench\",\"n\":18446744073709551615,\"x\":1.5,"
+    /* A u64 above INT64_MAX (jansson's json_int_t) is written as a real. */
+    CHECK_STR(j.buf, "{\"tool\":\"nic\\\"bench\",\"n\":1.84467440737096e19,\"x\":1.5,"
                      "\"nan\":null,\"arr\":[-3,true,null,{},null],\"params\":{\"mps\":256},"
                      "\"none\":null}");
     bu_json_free(&j);
@@ -176,6 +179,62 @@ static void test_json_writer(void)
     }
     bu_json_arr_end(&j);
     CHECK_STR(j.buf, "[{\"i\":0},{\"i\":1},{\"i\":2}]");
+    bu_json_free(&j);
+
+    /* Reals: 15 significant digits, the figures the tools print come back unchanged, also
+     * through bu_json_raw (parsed and dumped again). */
+    bu_json_init(&j);
+    bu_json_arr_begin(&j);
+    const double reals[] = {0.714105, 1623.14, 6340400.0, 0.1 + 0.2, 1e-7, 2.0 / 3.0, -0.5};
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+        bu_json_double(&j, reals[i]);
+    bu_json_arr_end(&j);
+    const char *want = "[0.714105,1623.14,6340400.0,0.3,1e-7,0.666666666666667,-0.5]";
+    CHECK_STR(j.buf, want);
+    struct bu_json r;
+    bu_json_init(&r);
+    bu_json_raw(&r, j.buf);
+    CHECK(!r.oom);
+    CHECK_STR(r.buf, want);
+    bu_json_free(&r);
+    bu_json_free(&j);
+
+    /* Calls that do not nest mark the document incomplete. */
+    bu_json_init(&j);
+    bu_json_arr_begin(&j);
+    bu_json_key(&j, "k");                                   /* a key in an array */
+    bu_json_u64(&j, 1);
+    bu_json_arr_end(&j);
+    CHECK(j.oom);
+    bu_json_free(&j);
+    bu_json_init(&j);
+    bu_json_obj_begin(&j);
+    bu_json_u64(&j, 1);                                     /* a value without a key */
+    bu_json_obj_end(&j);
+    bu_json_obj_end(&j);                                    /* one end too many */
+    CHECK(j.oom);
+    CHECK_STR(j.buf, "{}");
+    bu_json_free(&j);
+    bu_json_init(&j);
+    bu_json_obj_begin(&j);
+    bu_json_key(&j, "bad");
+    bu_json_raw(&j, "{\"mps\":");                          /* raw text that does not parse */
+    bu_json_obj_end(&j);
+    CHECK(j.oom);
+    CHECK_STR(j.buf, "{\"bad\":null}");
+    bu_json_free(&j);
+    bu_json_init(&j);                                       /* too deep: dropped, still freed */
+    for (int i = 0; i < BU_JSON_MAX_DEPTH + 3; i++)
+        bu_json_arr_begin(&j);
+    for (int i = 0; i < BU_JSON_MAX_DEPTH + 3; i++)
+        bu_json_arr_end(&j);
+    CHECK(j.oom && j.depth == 0);
+    bu_json_free(&j);
+    bu_json_init(&j);                                       /* left open: freed */
+    bu_json_obj_begin(&j);
+    bu_json_key(&j, "a");
+    bu_json_arr_begin(&j);
+    CHECK(j.len == 0 && !j.oom);
     bu_json_free(&j);
 
     /* A long string goes through the heap path. */
