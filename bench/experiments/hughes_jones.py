@@ -69,7 +69,7 @@ def jobs(cfg):
     return out
 
 
-def _latency(cfg, res):
+def _rr_fit(cfg, res):
     sizes = RR_SIZES[::3] if cfg.quick else RR_SIZES
     rows = [rec(res, f"s004_rr_{s}") for s in sizes]
     f = fit.line(sizes, [r["rtt_median_ns"] for r in rows])
@@ -100,9 +100,9 @@ def _no_loss_above(gap):
     return ok
 
 
-def section(cfg, res, outdir):
-    verdicts, body, plots, csv = [], [], [], {}
-    rows, sizes, lat, exp, paper = _latency(cfg, res)
+def _latency(cfg, res, outdir, verdicts, body, plots, csv):
+    """UDPmon latency against frame size: slope and intercept against the bus timing."""
+    rows, sizes, lat, exp, paper = _rr_fit(cfg, res)
     exp_slope = sum(exp.values())
     csv["s004_latency"] = [{"size": s, "reply": REPLY, "rtt_median_ns": r["rtt_median_ns"],
                             "rtt_p99_ns": r["rtt_p99_ns"], "rtt_min_ns": r["rtt_min_ns"]}
@@ -142,7 +142,9 @@ def section(cfg, res, outdir):
     b.legend(fontsize=8)
     plots.append(plot.save(fig, outdir, "s004_latency"))
 
-    # Spacing and loss.
+
+def _spacing(cfg, res, outdir, verdicts, body, plots, csv):
+    """Throughput and loss against inter-frame spacing, with the NIC and a slow host receiving."""
     gaps = {rx: _gap(res, rx) for rx in RECEIVERS}
     csv["s004_spacing"] = [dict(g, drops=" ".join(f"{k}={v}" for k, v in g["drops"].items()))
                            for v in gaps.values() for g in v]
@@ -187,7 +189,9 @@ def section(cfg, res, outdir):
     b.legend(fontsize=6)
     plots.append(plot.save(fig, outdir, "s004_spacing"))
 
-    # Bus occupancy per frame.
+
+def _occupancy(cfg, res, outdir, verdicts, body, plots, csv):
+    """PCIe occupancy per frame from the analyzer, as the paper's logic analyzer."""
     occ = res("s004_occupancy")["result"]
     ns, fr = occ["ns_per_cycle"], occ["load_frames"]
     pr = occ["probes"]
@@ -218,12 +222,14 @@ def section(cfg, res, outdir):
                         [["device->host", up["busy_pct"], up["ns_per_frame"] / 1000],
                          ["host->device", down["busy_pct"], down["ns_per_frame"] / 1000]]))
 
-    # CSR cost.
+
+def _csr(cfg, res, outdir, verdicts, body, plots, csv):
+    """CSR read cost idle and under DMA, and the DMA stall cycles the reads add."""
     lat_rows = res("s004_csr")["records"]
     rd = {r["condition"]: r for r in lat_rows
           if r.get("experiment") == "csr_latency" and r["access"] == "read"}
     hold = [r for r in lat_rows if r.get("experiment") == "csr_dma_holdoff"]
-    csr_paper = next(p for p in po if p["nic_csr_access_us"])
+    csr_paper = next(p for p in papers.table("004_pci_occupancy") if p["nic_csr_access_us"])
     with_csr = next(r for r in hold if r["csr_reads"])
     without = next(r for r in hold if not r["csr_reads"])
     # DMA write stall cycles the reads added, per read, over equally long windows.
@@ -246,7 +252,9 @@ def section(cfg, res, outdir):
                                [[r["window"], r["duration_ns"], r["csr_reads"], r["dma_wr_stall"],
                                  r["dma_wr_stall_csr"], r["dma_wr_reqs"]] for r in hold]))
 
-    # Coalescence.
+
+def _coalescence(cfg, res, outdir, verdicts, body, plots, csv):
+    """Interrupt rate, throughput and added round-trip latency at the paper's settings."""
     co = []
     for u in RX_USECS:
         t = rec(res, f"s004_co_tx_{u}")
@@ -298,7 +306,9 @@ def section(cfg, res, outdir):
     b2.legend(loc="lower right", fontsize=7)
     plots.append(plot.save(fig, outdir, "s004_coalescence"))
 
-    # MRRS/MPS against PCI-X mmrbc.
+
+def _mrrs(cfg, res, outdir, verdicts, body, plots, csv):
+    """DMA throughput against MPS and MRRS, as PCI-X mmrbc 512 against 4096."""
     dm = []
     for m in MPS:
         for r in MRRS:
@@ -342,6 +352,11 @@ def section(cfg, res, outdir):
     b.tick_params(axis="x", labelsize=7)
     plots.append(plot.save(fig, outdir, "s004_mrrs"))
 
+
+def section(cfg, res, outdir):
+    verdicts, body, plots, csv = [], [], [], {}
+    for part in (_latency, _spacing, _occupancy, _csr, _coalescence, _mrrs):
+        part(cfg, res, outdir, verdicts, body, plots, csv)
     return Section("004", TITLE,
                    "Two simulated hosts with our NIC back to back stand for UDPmon's two PCs; the "
                    "PCIe link's two directions for the PCI bus; MRRS/MPS for PCI-X mmrbc; our "
