@@ -17,7 +17,8 @@ def test_bench_util(tmp_path, std):
     exe = tmp_path / "test_bench_util"
     build = subprocess.run(
         ["gcc", f"-std={std}", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{HERE}",
-         str(HERE / "test_bench_util.c"), str(HERE / "bench_util.c"), "-o", str(exe), "-ljansson", "-lm"],
+         str(HERE / "test_bench_util.c"), str(HERE / "bench_util.c"), "-o", str(exe),
+         "-ljansson", "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
