@@ -9,7 +9,10 @@
  * A weak nic_backend_sim_open() stands in when the simulator is not linked (the hardware
  * binaries, build/host/): it fails with "built without the sim backend". The real one in
  * backend_sim.cpp is a strong definition and replaces it at link time; so does
- * nic_backend_sim_peer() (the weak one returns NULL: no peer).
+ * nic_backend_sim_peer() (the weak one returns NULL: no peer) and nic_backend_sim_check().
+ *
+ * nic_backend_check_opts() checks a backend's options without opening it, so a tool can refuse
+ * a bad option or an output path it cannot write before it runs anything.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +33,27 @@ __attribute__((weak)) struct nic_backend *nic_backend_sim_peer(struct nic_backen
 {
     (void)a;
     return NULL;
+}
+
+/* Without the simulator the sim options cannot be checked; nic_backend_sim_open() then fails
+ * with its own message. */
+__attribute__((weak)) int nic_backend_sim_check(const char *opts, char *err, size_t errlen)
+{
+    (void)opts;
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+/* Check a backend's options before any run: for sim every key and value and that every
+ * output file it asks for (trace=, sample_log=, pcap=) can be created (sw/sim/backend_sim.cpp);
+ * vfio options need the device and are checked when it opens. 0, or -1 with a message in err.
+ * Declared by the tools that call it (sw/nicbench/main.c, sw/nicscope/nicscope.h). */
+int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen)
+{
+    if (kind && strcmp(kind, "sim") == 0)
+        return nic_backend_sim_check(opts ? opts : "", err, errlen);
+    return 0;
 }
 
 struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *err,

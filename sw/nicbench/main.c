@@ -16,6 +16,12 @@
 #define _GNU_SOURCE
 #include "nicbench.h"
 
+#include <sys/stat.h>
+
+/* sw/lib/backend.c: the backend's options checked without opening it (for sim: every key and
+ * value, and that trace=, sample_log= and pcap= files can be created). 0, or -1 and err. */
+int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen);
+
 #define MSI_WAIT_SLICE_NS 10000u         /* irq_wait slice between backend error checks */
 
 static const char *const usage_text =
@@ -41,10 +47,15 @@ static const char *const usage_text =
 "                         sw/sim/backend_sim.cpp);\n"
 "                         vfio: dev=0000:01:00.0[,mode=auto|vfio|sysfs]\n"
 "    --json FILE          also write one JSON document: {\"tool\":\"nicbench\", \"command\",\n"
-"                         \"backend\", \"params\", \"records\":[...], \"status\", ...}\n"
+"                         \"backend\", \"params\", \"records\":[...], \"status\", ...}, also\n"
+"                         when the run fails (\"status\":\"fail\", \"error\")\n"
 "    --quiet              print only errors and the final status line\n"
 "    --timeout-ms N       longest wait for an MSI or for DMA data, backend time (default 100)\n"
 "    -h, --help           this text\n"
+"    Output files (--json, and the sim backend's trace=, sample_log=, pcap=) are created\n"
+"    before the run: one that cannot be written is an error, exit 2, before any simulated\n"
+"    time. Each is written as FILE.part and renamed to FILE when complete; a run stopped by\n"
+"    a usage error leaves none.\n"
 "\n"
 "COMMANDS\n"
 "    info\n"
@@ -515,6 +526,43 @@ int frame_sizes(const char *sizes_s, uint64_t *sizes, size_t *nsizes, uint64_t *
     return 0;
 }
 
+/* --- output files ------------------------------------------------------------------------------ */
+
+/* --json FILE is written as FILE.part, created before the run (json_create()), and renamed to
+ * FILE once complete (write_json()); json_part is empty when there is none. */
+static char json_part[4096];
+
+/* Create FILE.part for --json FILE: 0, or a one-line error and EXIT_USAGE. */
+static int json_create(const char *path)
+{
+    struct stat sb;
+    const char *why = NULL;
+    if (snprintf(json_part, sizeof json_part, "%s.part", path) >= (int)sizeof json_part)
+        why = "path too long";
+    else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        why = "is a directory";
+    else {
+        FILE *f = fopen(json_part, "w");
+        if (!f)
+            why = strerror(errno);
+        else
+            fclose(f);
+    }
+    if (!why)
+        return EXIT_OK;
+    json_part[0] = 0;
+    fprintf(stderr, "nicbench: --json: cannot create %s: %s\n", path, why);
+    return EXIT_USAGE;
+}
+
+/* Drop the unfinished --json file. */
+static void json_discard(void)
+{
+    if (json_part[0])
+        remove(json_part);
+    json_part[0] = 0;
+}
+
 /* --- main -------------------------------------------------------------------------------------- */
 
 static int write_json(struct ctx *c, int status)
@@ -554,20 +602,28 @@ static int write_json(struct ctx *c, int status)
     bu_json_key(&j, "records");
     bu_json_raw(&j, c->rec.buf ? c->rec.buf : "[]");
     bu_json_obj_end(&j);
-    int rc = EXIT_OK;
+    const char *why = NULL;
     if (j.oom) {
-        fprintf(stderr, "nicbench: error: out of memory writing JSON\n");
-        rc = EXIT_FAIL;
+        why = "out of memory";
     } else {
-        FILE *f = fopen(c->json_path, "w");
-        if (!f || fprintf(f, "%s\n", j.buf) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "nicbench: error: cannot write %s: %s\n", c->json_path,
-                    strerror(errno));
-            rc = EXIT_FAIL;
-        }
+        FILE *f = fopen(json_part, "w");
+        if (!f)
+            why = strerror(errno);
+        else if (fprintf(f, "%s\n", j.buf) < 0 || ferror(f))
+            why = strerror(errno), fclose(f);
+        else if (fclose(f) != 0 || rename(json_part, c->json_path) != 0)
+            why = strerror(errno);
     }
     bu_json_free(&j);
-    return rc;
+    if (!why) {
+        json_part[0] = 0;
+        return EXIT_OK;
+    }
+    json_discard();
+    /* The run's own failure, if any, stays the one main() reports. */
+    if (c->failmsg[0])
+        fprintf(stderr, "nicbench: error: cannot write %s: %s\n", c->json_path, why);
+    return fail(c, "cannot write %s: %s", c->json_path, why);
 }
 
 int main(int argc, char **argv)
@@ -642,6 +698,18 @@ int main(int argc, char **argv)
         return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, tx or rr)",
                            c->command);
 
+    /* Everything the run is to write must be writable before it starts. */
+    char err[1024] = "";
+    if (nic_backend_check_opts(c->kind, c->opts, err, sizeof err) < 0) {
+        fprintf(stderr, "nicbench: --opts: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (c->json_path) {
+        const int jr = json_create(c->json_path);
+        if (jr)
+            return jr;
+    }
+
     bu_json_init(&c->rec);
     bu_json_init(&c->configs);
     bu_json_arr_begin(&c->rec);
@@ -651,6 +719,7 @@ int main(int argc, char **argv)
     bu_json_arr_end(&c->rec);
     bu_json_arr_end(&c->configs);
     if (rc == EXIT_USAGE) {
+        json_discard();
         close_backend(c);
         bu_json_free(&c->rec);
         bu_json_free(&c->configs);

@@ -11,6 +11,7 @@
  * the harness's and the wiring's own keys (split_opts()).
  */
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "nic_backend.h"
 #include "pcie_host_model.h"
@@ -32,6 +35,10 @@ using nicsim::SimHarness;
 using nicsim::TraceParams;
 
 namespace {
+
+/* Where an output file is written until it is complete (then renamed to its name); the
+ * harness's trace uses the same name (sim_harness.cpp). */
+std::string part_path(const std::string &path) { return path + ".part"; }
 
 /*
  * PcapWriter: frames as pcapng, in host byte order (readers go by the byte-order magic): a
@@ -47,6 +54,7 @@ namespace {
 struct PcapWriter {
     FILE *f = nullptr;
     uint64_t frames = 0;
+    std::string path;                 /* written as path.part, renamed to path when closed */
 
     template <typename T> static void put(std::vector<uint8_t> &b, T x)
     {
@@ -73,11 +81,12 @@ struct PcapWriter {
         std::fwrite(&total, 4, 1, f);
     }
 
-    bool open(const std::string &path, std::string *err)
+    bool open(const std::string &p, std::string *err)
     {
-        f = std::fopen(path.c_str(), "wb");
+        path = p;
+        f = std::fopen(part_path(path).c_str(), "wb");
         if (!f) {
-            *err = "pcap: cannot open " + path;
+            *err = "pcap: cannot create " + path + ": " + std::strerror(errno);
             return false;
         }
         std::vector<uint8_t> shb;
@@ -113,10 +122,19 @@ struct PcapWriter {
         frames++;
     }
 
+    /* The file is complete: flushed, closed and under its name. A write that failed leaves
+     * no file (the part is removed) and says so on stderr, the one channel close has. */
     ~PcapWriter()
     {
-        if (f)
-            std::fclose(f);
+        if (!f)
+            return;
+        const std::string part = part_path(path);
+        const bool ok = !std::ferror(f) && std::fclose(f) == 0;
+        if (ok && std::rename(part.c_str(), path.c_str()) == 0)
+            return;
+        std::fprintf(stderr, "sim: pcap: cannot write %s: %s\n", path.c_str(),
+                     std::strerror(errno));
+        std::remove(part.c_str());
     }
 };
 
@@ -584,6 +602,55 @@ std::string peer_path(const std::string &p)
     return p.substr(0, dot) + ".b" + p.substr(dot);
 }
 
+/* An output the options ask for can be written: `path` is not a directory and its part file
+ * (part_path()) can be created in its folder. The probe is removed again. */
+bool output_ok(const char *what, const std::string &path, std::string *err)
+{
+    if (path.empty())
+        return true;
+    struct stat sb;
+    if (stat(path.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        *err = std::string(what) + ": " + path + " is a directory";
+        return false;
+    }
+    const std::string probe = part_path(path);
+    FILE *f = std::fopen(probe.c_str(), "w");
+    if (!f) {
+        *err = std::string(what) + ": cannot create " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    std::fclose(f);
+    std::remove(probe.c_str());
+    return true;
+}
+
+/* The options (and NIC_TRACE) into the model's parameters, the trace and the wiring, checked
+ * as far as can be without a model: every key and value, the Ethernet pins the wiring needs,
+ * and that every output file (trace, sample_log, pcap; B's with peer=1) can be created. */
+bool read_opts(const char *opts, LinkParams *params, TraceParams *trace, WireOpts *wo,
+               std::string *err)
+{
+    std::string link;
+    params->data_width = SimHarness::data_width();
+    if (const char *env = std::getenv("NIC_TRACE"))
+        trace->path = env;
+    if (!split_opts(opts ? opts : "", &link, trace, wo, err) || !params->parse(link, err) ||
+        !params->validate(err))
+        return false;
+    const bool wired = wo->peer || wo->wire_ns_given || !wo->pcap.empty();
+    if (wired && !SimHarness::has_eth_pins()) {
+        *err = std::string(wo->peer ? "peer=1" : !wo->pcap.empty() ? "pcap=" : "wire_ns=") +
+               " needs the SoC's Ethernet pins, which only the NIC datapath build has (make "
+               "sim NIC=1: build/sim_dw<W>_nic/)";
+        return false;
+    }
+    if (!output_ok("trace", trace->path, err) || !output_ok("sample_log", trace->sample_log, err) ||
+        !output_ok("pcap", wo->pcap, err))
+        return false;
+    return !wo->peer || (output_ok("trace", peer_path(trace->path), err) &&
+                         output_ok("sample_log", peer_path(trace->sample_log), err));
+}
+
 std::string make_params_json(const SimBackend *s, const SimWorld *w)
 {
     std::string pj = s->params.to_json();
@@ -607,23 +674,13 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
 {
     std::unique_ptr<SimBackend> s(new SimBackend);
     std::unique_ptr<SimWorld> w(new SimWorld);
-    std::string link, e;
+    std::string e;
     WireOpts wo;
-    s->params.data_width = SimHarness::data_width();
-    if (const char *env = std::getenv("NIC_TRACE"))
-        s->trace.path = env;
-    if (!split_opts(opts ? opts : "", &link, &s->trace, &wo, &e) || !s->params.parse(link, &e) ||
-        !s->params.validate(&e)) {
+    if (!read_opts(opts, &s->params, &s->trace, &wo, &e)) {
         std::snprintf(err, errlen, "sim backend: %s", e.c_str());
         return nullptr;
     }
     const bool wired = wo.peer || wo.wire_ns_given || !wo.pcap.empty();
-    if (wired && !SimHarness::has_eth_pins()) {
-        std::snprintf(err, errlen, "sim backend: %s needs the SoC's Ethernet pins, which only "
-                      "the NIC datapath build has (make sim NIC=1: build/sim_dw<W>_nic/)",
-                      wo.peer ? "peer=1" : !wo.pcap.empty() ? "pcap=" : "wire_ns=");
-        return nullptr;
-    }
     try {
         w->h.emplace_back(new SimHarness(s->params, s->trace));
         if (wo.peer) {
@@ -678,6 +735,21 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
     }
     s->world = std::move(w);
     return &s.release()->base;
+}
+
+/* The options checked as nic_backend_sim_open() would (read_opts()) without building a model:
+ * 0, or -1 with the message. Tools call it (nic_backend_check_opts(), backend.c) before they
+ * run anything, so a bad option or an output that cannot be written costs no simulated time. */
+extern "C" int nic_backend_sim_check(const char *opts, char *err, size_t errlen)
+{
+    LinkParams params;
+    TraceParams trace;
+    WireOpts wo;
+    std::string e;
+    if (read_opts(opts, &params, &trace, &wo, &e))
+        return 0;
+    std::snprintf(err, errlen, "sim backend: %s", e.c_str());
+    return -1;
 }
 
 extern "C" struct nic_backend *nic_backend_sim_peer(struct nic_backend *a)

@@ -12,6 +12,7 @@
  */
 #include "sim_harness.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -275,6 +276,9 @@ struct SimHarness::Impl {
     virtual void step() = 0;
     virtual void run(uint64_t ncycles) = 0;
 
+    /* Where the trace is written until it is complete (backend_sim.cpp's part_path()). */
+    std::string part_path() const { return tp.path + ".part"; }
+
     bool wants_vcd() const
     {
         return tp.path.size() > 4 && tp.path.compare(tp.path.size() - 4, 4, ".vcd") == 0;
@@ -383,10 +387,13 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
          * (GTKWave's) when the trace closes. */
         if constexpr (kTrace) {
             ctx.traceEverOn(true);
-            fst_path = wants_vcd() ? tp.path + ".tmp.fst" : tp.path;
+            fst_path = part_path() + (wants_vcd() ? ".fst" : "");
             fst.reset(new VerilatedFstC);
             top->trace(fst.get(), 99);
             fst->open(fst_path.c_str());
+            if (!fst->isOpen())
+                throw std::runtime_error("trace: cannot create " + fst_path + ": " +
+                                         std::strerror(errno));
         }
         /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
         PhyIn idle_in;
@@ -408,14 +415,21 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         if (!fst)
             return;
         fst->close();
+        /* Only a complete trace gets its name: the FST (or the VCD converted from it) is
+         * written as FILE.part and renamed when done. */
         if (wants_vcd()) {
-            const std::string cmd = "fst2vcd -f '" + fst_path + "' -o '" + tp.path + "'";
-            if (std::system(cmd.c_str()) != 0)
-                std::fprintf(stderr, "sim: '%s' failed; the FST is at %s\n", cmd.c_str(),
-                             fst_path.c_str());
-            else
-                std::remove(fst_path.c_str());
+            const std::string cmd = "fst2vcd -f '" + fst_path + "' -o '" + part_path() + "'";
+            if (std::system(cmd.c_str()) != 0) {
+                std::fprintf(stderr, "sim: '%s' failed; no %s; the FST is at %s\n", cmd.c_str(),
+                             tp.path.c_str(), fst_path.c_str());
+                std::remove(part_path().c_str());
+                return;
+            }
+            std::remove(fst_path.c_str());
         }
+        if (std::rename(part_path().c_str(), tp.path.c_str()) != 0)
+            std::fprintf(stderr, "sim: trace: cannot rename %s to %s: %s\n",
+                         part_path().c_str(), tp.path.c_str(), std::strerror(errno));
     }
 
     void dump(uint64_t t_ps)
