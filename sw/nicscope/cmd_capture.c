@@ -24,9 +24,10 @@ static const char *tlp_name(unsigned ft)
 
 /* The VCD: every sample signal under nic.<group>.<probe>, the decoded TLP type of each TLP
  * probe (a string, "-" between TLPs), and nic.analyzer.trigger. Times in ps. */
-static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
+static int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
                      const struct nic_scope_status *st, const struct nic_scope_change *ch)
 {
+    const char *path = vcd->path;
     const size_t nsig = nic_scope_nsignals;
     struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 1, sizeof *vars);
     char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 1, sizeof *scopes);
@@ -58,7 +59,7 @@ static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
              st->count ? ch[0].cycle : 0, st->end_ts, st->triggered ? "at cycle " : "not fired ",
              st->trig_ts, ps);
     struct vcd_writer w;
-    if (vcd_begin(&w, path, "1ps", comment, vars, n) < 0)
+    if (vcd_begin(&w, vcd->part, "1ps", comment, vars, n) < 0)
         return fail(c, "cannot write %s", path);
     uint32_t prev[NIC_SCOPE_SAMPLE_WORDS] = {0};
     bool trig_on = false;
@@ -113,14 +114,22 @@ static int write_vcd(struct ctx *c, const char *path, const char *gtkw,
     if (st->count && st->end_ts > ch[st->count - 1].cycle)
         vcd_time(&w, st->end_ts * ps);      /* the end of the covered window */
     int rc = vcd_end(&w) < 0 ? fail(c, "error writing %s", path) : EXIT_OK;
-    if (!rc && gtkw &&
-        gtkw_write(gtkw, path, vars, n, st->count ? ch[0].cycle * ps : 0, st->end_ts * ps,
+    if (!rc &&
+        gtkw_write(gtkw->part, path, vars, n, st->count ? ch[0].cycle * ps : 0, st->end_ts * ps,
                    st->triggered ? (int64_t)(st->trig_ts * ps) : -1) < 0)
-        rc = fail(c, "cannot write %s", gtkw);
+        rc = fail(c, "cannot write %s", gtkw->path);
     free(vars);
     free(scopes);
     free(tlp_var);
     return rc;
+}
+
+/* The analyzer's capture depth (entries) as the hardware reports it: ANALYZER_INFO.DEPTH_LOG2. */
+static uint32_t capture_depth(struct nic_backend *b)
+{
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, INFO));
+    return 1u << ((info >> NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET) &
+                  ((1u << NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE) - 1u));
 }
 
 int cmd_capture(struct ctx *c, int argc, char **argv)
@@ -129,7 +138,8 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     struct nic_scope_stage st[NIC_SCOPE_NSTAGES];
     const char *specs[NIC_SCOPE_NSTAGES];
     unsigned nst = 0;
-    uint64_t pre = 64, post = 4000;
+    uint64_t pre = 0, post = 0;
+    bool pre_given = false, post_given = false;
     const char *vcd = "nicscope.vcd", *gtkw = NULL;
     char err[1024];
     for (int i = 0; i < argc; i++) {
@@ -149,9 +159,11 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         } else if ((m = bu_opt_value(argc, argv, &i, "--pre", &v))) {
             if (m < 0 || bu_parse_u64(v, &pre) < 0 || pre >= NIC_SCOPE_DEPTH)
                 return usage_error("--pre: 0..%d entries", NIC_SCOPE_DEPTH - 1);
+            pre_given = true;
         } else if ((m = bu_opt_value(argc, argv, &i, "--post", &v))) {
             if (m < 0 || bu_parse_u64(v, &post) < 0 || post > UINT32_MAX)
                 return usage_error("--post: cycles, 0..2^32-1");
+            post_given = true;
         } else if ((m = bu_opt_value(argc, argv, &i, "--vcd", &v))) {
             if (m < 0)
                 return usage_error("--vcd needs a file");
@@ -164,9 +176,33 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
             return usage_error("capture: unknown option '%s'", argv[i]);
         }
     }
-    int rc = open_dev(c);
-    if (rc)
+    /* Both files are created before the run and get their names only once complete. */
+    char gtkw_path[1024];
+    if (!gtkw) {
+        snprintf(gtkw_path, sizeof gtkw_path, "%s", vcd);
+        char *dot = strrchr(gtkw_path, '.');
+        if (dot && strcmp(dot, ".vcd") == 0)
+            *dot = 0;
+        strncat(gtkw_path, ".gtkw", sizeof gtkw_path - strlen(gtkw_path) - 1);
+        gtkw = gtkw_path;
+    }
+    struct out_file *vcd_out, *gtkw_out;
+    int rc = out_create(c, "--vcd", vcd, &vcd_out);
+    if (rc || (rc = out_create(c, "--gtkw", gtkw, &gtkw_out)))
         return rc;
+    if ((rc = open_dev(c)))
+        return rc;
+    /* Default window: pre = depth/16 entries, post = depth - pre - 1 cycles. The trigger's own
+     * entry and the pre ones leave depth - pre - 1 entries, and a post window of that many
+     * cycles cannot make more even if the sample changes on every cycle: it always ends
+     * before the storage is full. */
+    const uint32_t depth = capture_depth(c->b);
+    if (!pre_given)
+        pre = depth / 16;
+    if (pre >= depth)
+        return fail(c, "--pre %" PRIu64 ": the analyzer holds %u entries", pre, depth);
+    if (!post_given)
+        post = depth - pre - 1;
     static struct load_state ls;
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
@@ -194,16 +230,9 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         free(ch);
         return rc;
     }
-    char gtkw_path[1024];
-    if (!gtkw) {
-        snprintf(gtkw_path, sizeof gtkw_path, "%s", vcd);
-        char *dot = strrchr(gtkw_path, '.');
-        if (dot && strcmp(dot, ".vcd") == 0)
-            *dot = 0;
-        strncat(gtkw_path, ".gtkw", sizeof gtkw_path - strlen(gtkw_path) - 1);
-        gtkw = gtkw_path;
-    }
-    rc = write_vcd(c, vcd, gtkw, &s, ch);
+    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch);
+    if (!rc && !(rc = out_commit(c, vcd_out)))
+        rc = out_commit(c, gtkw_out);
     const uint64_t first = s.count ? ch[0].cycle : 0;
     out(c, "capture: %s, %u entries, cycles %" PRIu64 "..%" PRIu64 " (%" PRIu64 " cycles, "
         "%.3f us)%s\n", nic_scope_state_name(s.state), s.count, first, s.end_ts,
@@ -212,13 +241,21 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     if (s.triggered)
         out(c, "trigger: cycle %" PRIu64 " (entry %u; %u entries before it)\n", s.trig_ts,
             (s.trig_index - s.start) % NIC_SCOPE_DEPTH, (s.trig_index - s.start) % NIC_SCOPE_DEPTH);
-    out(c, "wrote %s and %s\n", vcd, gtkw);
-    /* FST beside the VCD when GTKWave's vcd2fst is there. */
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "command -v vcd2fst >/dev/null 2>&1 && vcd2fst '%s' '%.*s.fst' "
-             ">/dev/null 2>&1", vcd, (int)(strlen(vcd) > 4 ? strlen(vcd) - 4 : strlen(vcd)), vcd);
-    if (!rc && system(cmd) == 0)
-        out(c, "wrote %.*s.fst\n", (int)(strlen(vcd) > 4 ? strlen(vcd) - 4 : strlen(vcd)), vcd);
+    if (!rc) {
+        out(c, "wrote %s and %s\n", vcd, gtkw);
+        /* FST beside the VCD when GTKWave's vcd2fst is there, as FILE.fst.part until done. */
+        char fst[1100], cmd[2400];
+        snprintf(fst, sizeof fst, "%.*s.fst", (int)(strlen(vcd) > 4 ? strlen(vcd) - 4
+                                                                    : strlen(vcd)), vcd);
+        snprintf(cmd, sizeof cmd, "command -v vcd2fst >/dev/null 2>&1 && vcd2fst '%s' "
+                 "'%s.part' >/dev/null 2>&1", vcd, fst);
+        char part[1200];
+        snprintf(part, sizeof part, "%s.part", fst);
+        if (system(cmd) == 0 && rename(part, fst) == 0)
+            out(c, "wrote %s\n", fst);
+        else
+            remove(part);
+    }
 
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);

@@ -13,6 +13,9 @@
  */
 #include "nicscope.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+
 static const char *const usage_text =
 "usage: nicscope [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet]\n"
 "                [--timeout-ms N] COMMAND [options]\n"
@@ -23,6 +26,7 @@ static const char *const usage_text =
 "                                occupancy over one snapshot window around the load\n"
 "  capture [LOAD] [--trigger STAGE]... [--pre N] [--post N] [--vcd FILE] [--gtkw FILE]\n"
 "                                triggered trace -> VCD (+ FST) and GTKWave save file\n"
+"                                (default nicscope.vcd, and FILE.gtkw beside the VCD)\n"
 "  cpu [LOAD] [--boot-ms N]      read the analyzer from the soft CPU too (CPU=1 builds)\n"
 "LOAD: --load dma|tx|dma+tx|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
 "      --frames N --frame-size N (tx: through the MAC loopback, default 32 x 1514 B)\n"
@@ -30,13 +34,28 @@ static const char *const usage_text =
 "STAGE (up to 4, in sequence): cmp [&|| cmp] [#N] | always[#N]\n"
 "  cmp  = [level|rise|fall|change:]probe.signal[==value][,probe.signal[==value]...]\n"
 "  e.g. --trigger 'rise:dma_rd_req.valid' --trigger 'pcie_rx.fmt_type==0x4a,pcie_rx.valid#3'\n"
-"--pre N   entries kept before the trigger (default 64); --post N cycles after (default 4000)\n"
+"--pre N   entries kept before the trigger (default depth/16)\n"
+"--post N  cycles captured after the trigger (default depth - pre - 1: the entries left after\n"
+"          the pre ones and the trigger's, so the window ends before the storage is full even\n"
+"          if the sample changes on every cycle). depth: the capture storage in entries, read\n"
+"          from the analyzer (ANALYZER_INFO.DEPTH_LOG2); this build: %d, so pre %d, post %d.\n"
+"          A larger --post may end early with OVERFLOW (storage full).\n"
+"outputs: --json, --vcd, --gtkw and the sim backend's trace=, sample_log=, pcap= are created\n"
+"  before the run (one that cannot be written: error, exit 2, nothing run), written as\n"
+"  FILE.part and renamed to FILE when complete: a run that fails first leaves none (--json\n"
+"  is written only when the command succeeds).\n"
 "\n"
 "examples:\n"
 "  nicscope report --bytes 256K\n"
 "  nicscope --json results/occupancy.json report\n"
 "  nicscope capture --trigger 'pcie_tx.fmt_type==0x40,pcie_tx.valid,pcie_tx.first' \\\n"
 "           --vcd results/trace.vcd --gtkw results/trace.gtkw\n";
+
+static void print_usage(void)
+{
+    printf(usage_text, NIC_SCOPE_DEPTH, NIC_SCOPE_DEPTH / 16,
+           NIC_SCOPE_DEPTH - NIC_SCOPE_DEPTH / 16 - 1);
+}
 
 __attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...)
 {
@@ -92,6 +111,55 @@ int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k)
                     "window was not closed where asked", (k->snap_refused - refused0) & 0xffffu,
                     refused0, k->snap_refused);
     return EXIT_OK;
+}
+
+/* --- output files ------------------------------------------------------------------------------ */
+
+int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o)
+{
+    struct stat sb;
+    const char *why = NULL;
+    if (c->nouts == MAX_OUT_FILES)
+        return usage_error("%s: too many output files", opt);
+    struct out_file *f = &c->outs[c->nouts];
+    *f = (struct out_file){.path = path};
+    for (unsigned k = 0; k < c->nouts; k++)
+        if (strcmp(c->outs[k].path, path) == 0)
+            why = "named twice";
+    if (!why && snprintf(f->part, sizeof f->part, "%s.part", path) >= (int)sizeof f->part)
+        why = "path too long";
+    if (!why && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        why = "is a directory";
+    if (!why) {
+        FILE *fp = fopen(f->part, "w");
+        if (!fp)
+            why = strerror(errno);
+        else
+            fclose(fp);
+    }
+    if (why) {
+        fprintf(stderr, "nicscope: %s: cannot create %s: %s\n", opt, path, why);
+        return EXIT_USAGE;
+    }
+    c->nouts++;
+    *o = f;
+    return EXIT_OK;
+}
+
+int out_commit(struct ctx *c, struct out_file *o)
+{
+    if (rename(o->part, o->path) != 0)
+        return fail(c, "cannot write %s: %s", o->path, strerror(errno));
+    o->done = true;
+    return EXIT_OK;
+}
+
+/* Remove the part of every output not committed. */
+static void out_discard_all(struct ctx *c)
+{
+    for (unsigned k = 0; k < c->nouts; k++)
+        if (!c->outs[k].done)
+            remove(c->outs[k].part);
 }
 
 static double clk_hz;              /* INFO_CLK_FREQ, read by open_dev() */
@@ -434,7 +502,7 @@ int main(int argc, char **argv)
         const char *v;
         int m;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage_text, stdout);
+            print_usage();
             return EXIT_OK;
         } else if ((m = bu_opt_value(argc, argv, &i, "--backend", &v))) {
             if (m < 0 || (strcmp(v, "sim") && strcmp(v, "vfio")))
@@ -475,6 +543,18 @@ int main(int argc, char **argv)
         cmd = cmd_cpu;
     else
         return usage_error("unknown command '%s' (info, report, capture or cpu)", command);
+    /* Everything the run is to write must be writable before it starts. */
+    char err[1024] = "";
+    if (nic_backend_check_opts(c->kind, c->opts, err, sizeof err) < 0) {
+        fprintf(stderr, "nicscope: --opts: %s\n", err);
+        return EXIT_USAGE;
+    }
+    struct out_file *json = NULL;
+    if (c->json_path) {
+        const int jr = out_create(c, "--json", c->json_path, &json);
+        if (jr)
+            return jr;
+    }
     bu_json_init(&c->j);
     int rc = cmd(c, argc - i - 1, argv + i + 1);
     if (rc == EXIT_OK && c->json_path && c->j.len) {
@@ -499,13 +579,21 @@ int main(int argc, char **argv)
         bu_json_key(&d, "result");
         bu_json_raw(&d, c->j.buf);
         bu_json_obj_end(&d);
-        FILE *f = fopen(c->json_path, "w");
-        if (!f || fprintf(f, "%.*s\n", (int)d.len, d.buf) < 0 || fclose(f))
-            rc = fail(c, "cannot write %s", c->json_path);
+        FILE *f = fopen(json->part, "w");
+        if (!f || fprintf(f, "%.*s\n", (int)d.len, d.buf) < 0 || ferror(f)) {
+            rc = fail(c, "cannot write %s: %s", c->json_path, strerror(errno));
+            if (f)
+                fclose(f);
+        } else if (fclose(f) != 0) {
+            rc = fail(c, "cannot write %s: %s", c->json_path, strerror(errno));
+        } else {
+            rc = out_commit(c, json);
+        }
         bu_json_free(&d);
     }
     if (c->b)
         nic_close(c->b);
+    out_discard_all(c);
     bu_json_free(&c->j);
     if (rc == EXIT_OK)
         printf("nicscope %s: ok\n", command);

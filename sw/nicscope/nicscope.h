@@ -24,6 +24,16 @@
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* An output file the user asked for (--json, --vcd, --gtkw): created as `part` (path.part)
+ * before the run, renamed to `path` once written completely (out_commit()); main() removes the
+ * part of every one not committed, so a failed run leaves no partial file. */
+struct out_file {
+    const char *path;
+    char part[4096];
+    bool done;
+};
+#define MAX_OUT_FILES 4
+
 struct ctx {
     const char *kind, *opts, *json_path;
     bool quiet;
@@ -32,6 +42,8 @@ struct ctx {
     struct nic_dev_info info;
     struct bu_json j;
     char failmsg[2048];
+    struct out_file outs[MAX_OUT_FILES];
+    unsigned nouts;
 };
 
 /* The load a command runs inside its window (--load): `dma` moves --bytes in both directions at
@@ -65,6 +77,13 @@ __attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, .
 __attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
 __attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...);
 int backend_check(struct ctx *c, const char *what);
+/* Create `path`.part for option `opt` before the run: the entry in *o, or a one-line error and
+ * EXIT_USAGE. out_commit(): rename it to its name once written (a failure: fail()). */
+int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o);
+int out_commit(struct ctx *c, struct out_file *o);
+/* sw/lib/backend.c: the backend's options checked without opening it (for sim: every key and
+ * value, and that trace=, sample_log= and pcap= files can be created). 0, or -1 and err. */
+int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen);
 int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);

@@ -307,3 +307,61 @@ def test_cpu_refused_without_soft_cpu(nicscope, tmp_path):
     binary, _ = nicscope
     out, _ = run(binary, tmp_path, "cpu", expect=1)
     assert "no soft CPU console" in out and "no uart block" in out
+
+
+def test_capture_default_window_is_complete(nicscope, tmp_path):
+    """Only a trigger, every window option at its default: the capture ends with its post-trigger
+    window (no OVERFLOW), because the defaults are sized from the depth the analyzer reports:
+    pre = depth/16 entries, post = depth - pre - 1 cycles. --help says so."""
+    binary, _ = nicscope
+    r = subprocess.run([str(binary), "--opts", OPTS, "--json", "out.json", "capture",
+                        "--trigger", "rise:dma_rd_req.valid"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "OVERFLOW" not in out
+    cap = json.loads((tmp_path / "out.json").read_text())["result"]
+    depth = 1024                                  # ANALYZER_INFO.DEPTH_LOG2 of every build
+    assert (cap["pre"], cap["post"]) == (depth // 16, depth - depth // 16 - 1)
+    assert cap["state"] == "done" and cap["triggered"] and not cap["overflow"]
+    assert cap["end_cycle"] == cap["trigger_cycle"] + cap["post"] + 1
+    assert {"nicscope.vcd", "nicscope.gtkw", "out.json"} <= {p.name for p in tmp_path.iterdir()}
+    assert not list(tmp_path.glob("*.part"))
+    usage = subprocess.run([str(binary), "--help"], capture_output=True, text=True).stdout
+    assert "default depth - pre - 1" in usage and f"this build: {depth}" in usage
+
+
+def test_unwritable_output_refused_before_the_run(nicscope, tmp_path):
+    """An output that cannot be created (--vcd, --gtkw, --json, the sim backend's trace= and
+    pcap=) is one error line and exit 2 before anything runs, never followed by "wrote"; nothing
+    is left behind."""
+    binary, _ = nicscope
+    missing = tmp_path / "no" / "such"
+    cases = [
+        ("--vcd", ["capture", "--trigger", "rise:dma_rd_req.valid", "--vcd", f"{missing}/t.vcd"]),
+        ("--gtkw", ["capture", "--trigger", "rise:dma_rd_req.valid",
+                    "--vcd", str(tmp_path / "t.vcd"), "--gtkw", f"{missing}/t.gtkw"]),
+        ("--json", ["--json", f"{missing}/o.json", "info"]),
+        ("trace", ["--opts", f"{OPTS},trace={missing}/x.fst", "info"]),
+        ("--json", ["--json", str(tmp_path), "info"]),         # a directory
+    ]
+    for what, args in cases:
+        r = subprocess.run([str(binary)] + args, capture_output=True, text=True, timeout=600,
+                           cwd=tmp_path)
+        assert r.returncode == 2, (args, r.stdout + r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("nicscope: ") and what in lines[0], lines
+        assert "cannot create" in lines[0] and "wrote" not in r.stdout, r.stdout
+        assert not list(tmp_path.rglob("*")), list(tmp_path.rglob("*"))
+
+
+def test_failed_capture_leaves_no_partial_file(nicscope, tmp_path):
+    """A capture whose load fails writes no VCD, .gtkw or JSON, not even a part of one."""
+    binary, _ = nicscope
+    r = subprocess.run([str(binary), "--opts", OPTS, "--json", "o.json", "capture",
+                        "--trigger", "rise:dma_rd_req.valid", "--load", "dma",
+                        "--bytes", "64M"], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "wrote" not in r.stdout and "FAILED" in r.stderr
+    assert not list(tmp_path.iterdir())
