@@ -154,13 +154,14 @@ def run_case(argv, outputs, cwd):
     return None if time.monotonic() - t0 < TIMEOUT_S else "slow"
 
 
-def test_cli_fuzz(tmp_path, capsys):
+def test_cli_fuzz(tmp_path, record_property):
     for t in TOOLS:
         if not (BUILD / t).exists():
             pytest.fail(f"{BUILD / t} is missing: `make sim` (make test builds it)")
     seed = int(os.environ.get("CLI_FUZZ_SEED", str(random.SystemRandom().getrandbits(32))))
-    with capsys.disabled():
-        print(f"\ncli fuzz: seed {seed} (CLI_FUZZ_SEED), {CASES} cases (CLI_FUZZ_CASES)")
+    # Shown in the session's summary (the root conftest.py), with xdist too.
+    record_property("summary", f"cli fuzz: seed {seed} (CLI_FUZZ_SEED), {CASES} cases "
+                               "(CLI_FUZZ_CASES)")
     rng = random.Random(seed)
     keys = model_keys()
     cmds = {t: commands(t) for t in TOOLS}
