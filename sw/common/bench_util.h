@@ -21,10 +21,6 @@
 /* Unsigned integer, decimal or 0x-hex, with an optional binary suffix K/M/G (also k, KiB, MiB,
  * GiB). 0, or -1 when s is not such a number or it overflows. */
 int bu_parse_u64(const char *s, uint64_t *out);
-/* Command-line option `name` at argv[*i], as "--name=value" or "--name value" (then *i moves
- * to the value): 1 with *val set, 0 when argv[*i] is another option, -1 when the value is
- * missing. */
-int bu_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
 
 /* Comma-separated list of numbers and ranges; "A..B" is A, 2A, 4A, ... up to B inclusive.
  * Up to max entries in out. 0, or -1 with a message. */

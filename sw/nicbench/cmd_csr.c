@@ -177,24 +177,25 @@ static int stream_start(struct ctx *c, struct nic_dma_ring *ring, uint64_t bus)
 int cmd_csr(struct ctx *c, int argc, char **argv)
 {
     uint64_t samples = 1000, window_ns = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
+    static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
+                                         {"dma-window-ns", required_argument, NULL, 'w'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("csr", argc, argv, opts)) != -1) {
         int rc;
-        if ((m = bu_opt_value(argc, argv, &i, "--samples", &v))) {
-            if (m < 0)
-                return missing("--samples");
-            if ((rc = parse_num("--samples", v, &samples)))
+        switch (o) {
+        case 's':
+            if ((rc = parse_num("--samples", optarg, &samples)))
                 return rc;
             if (samples == 0 || samples > 100000000)
                 return usage_error("--samples: %" PRIu64 " out of range 1..1e8", samples);
-        } else if ((m = bu_opt_value(argc, argv, &i, "--dma-window-ns", &v))) {
-            if (m < 0)
-                return missing("--dma-window-ns");
-            if ((rc = parse_num("--dma-window-ns", v, &window_ns)))
+            break;
+        case 'w':
+            if ((rc = parse_num("--dma-window-ns", optarg, &window_ns)))
                 return rc;
-        } else {
-            return usage_error("csr: unknown option '%s'", argv[i]);
+            break;
+        default:
+            return EXIT_USAGE;
         }
     }
     int rc = open_backend(c, c->opts);

@@ -734,55 +734,55 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
     struct dma_args a = {.dirs = {true, true}, .min_bytes = 4u << 20, .count = 1000};
     const char *sizes_s = NULL, *mps_s = NULL, *mrrs_s = NULL, *inflight_s = NULL;
     bool dir_given = false, count_given = false;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
+    static const struct option opts[] = {
+        {"dir", required_argument, NULL, 'd'},       {"sizes", required_argument, NULL, 's'},
+        {"min-bytes", required_argument, NULL, 'b'}, {"inflight", required_argument, NULL, 'i'},
+        {"latency", no_argument, NULL, 'l'},         {"count", required_argument, NULL, 'c'},
+        {"mps", required_argument, NULL, 'p'},       {"mrrs", required_argument, NULL, 'r'},
+        {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("dma", argc, argv, opts)) != -1) {
         int rc;
-        if ((m = bu_opt_value(argc, argv, &i, "--dir", &v))) {
-            if (m < 0)
-                return missing("--dir");
+        switch (o) {
+        case 'd':
             dir_given = true;
-            if (strcmp(v, "h2c") == 0)
+            if (strcmp(optarg, "h2c") == 0)
                 a.dirs[H2C] = true, a.dirs[C2H] = false;
-            else if (strcmp(v, "c2h") == 0)
+            else if (strcmp(optarg, "c2h") == 0)
                 a.dirs[H2C] = false, a.dirs[C2H] = true;
-            else if (strcmp(v, "both") == 0)
+            else if (strcmp(optarg, "both") == 0)
                 a.dirs[H2C] = a.dirs[C2H] = true;
             else
-                return usage_error("--dir: '%s' is not h2c, c2h or both", v);
-        } else if ((m = bu_opt_value(argc, argv, &i, "--sizes", &v))) {
-            if (m < 0)
-                return missing("--sizes");
-            sizes_s = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--min-bytes", &v))) {
-            if (m < 0)
-                return missing("--min-bytes");
-            if ((rc = parse_num("--min-bytes", v, &a.min_bytes)))
+                return usage_error("--dir: '%s' is not h2c, c2h or both", optarg);
+            break;
+        case 's':
+            sizes_s = optarg;
+            break;
+        case 'b':
+            if ((rc = parse_num("--min-bytes", optarg, &a.min_bytes)))
                 return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--inflight", &v))) {
-            if (m < 0)
-                return missing("--inflight");
-            inflight_s = v;
-        } else if (strcmp(argv[i], "--latency") == 0) {
+            break;
+        case 'i':
+            inflight_s = optarg;
+            break;
+        case 'l':
             a.latency = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
-            if (m < 0)
-                return missing("--count");
-            if ((rc = parse_num("--count", v, &a.count)))
+            break;
+        case 'c':
+            if ((rc = parse_num("--count", optarg, &a.count)))
                 return rc;
             if (a.count == 0 || a.count > 1000000)
                 return usage_error("--count: %" PRIu64 " out of range 1..1000000", a.count);
             count_given = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--mps", &v))) {
-            if (m < 0)
-                return missing("--mps");
-            mps_s = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--mrrs", &v))) {
-            if (m < 0)
-                return missing("--mrrs");
-            mrrs_s = v;
-        } else {
-            return usage_error("dma: unknown option '%s'", argv[i]);
+            break;
+        case 'p':
+            mps_s = optarg;
+            break;
+        case 'r':
+            mrrs_s = optarg;
+            break;
+        default:
+            return EXIT_USAGE;
         }
     }
     uint64_t mps[MAX_PAIRS], mrrs[MAX_PAIRS];

@@ -11,30 +11,31 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
 {
     uint64_t count = 16, seed = 1, max_size = 64u << 10;
     bool unaligned = false;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
-        int rc;
-        if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
-            if (m < 0)
-                return missing("--count");
-            if ((rc = parse_num("--count", v, &count)))
-                return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--seed", &v))) {
-            if (m < 0)
-                return missing("--seed");
-            if ((rc = parse_num("--seed", v, &seed)))
-                return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--max-size", &v))) {
-            if (m < 0)
-                return missing("--max-size");
-            if ((rc = parse_num("--max-size", v, &max_size)))
-                return rc;
-        } else if (strcmp(argv[i], "--unaligned") == 0) {
+    static const struct option opts[] = {
+        {"count", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'},
+        {"max-size", required_argument, NULL, 'm'}, {"unaligned", no_argument, NULL, 'u'},
+        {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("loopback", argc, argv, opts)) != -1) {
+        int rc = EXIT_OK;
+        switch (o) {
+        case 'c':
+            rc = parse_num("--count", optarg, &count);
+            break;
+        case 's':
+            rc = parse_num("--seed", optarg, &seed);
+            break;
+        case 'm':
+            rc = parse_num("--max-size", optarg, &max_size);
+            break;
+        case 'u':
             unaligned = true;
-        } else {
-            return usage_error("loopback: unknown option '%s'", argv[i]);
+            break;
+        default:
+            return EXIT_USAGE;
         }
+        if (rc)
+            return rc;
     }
     if (max_size < 16 || max_size % 16)
         return usage_error("--max-size: %" PRIu64 " is not a positive multiple of 16", max_size);

@@ -164,40 +164,41 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     const char *coalesce_s = NULL;
     uint64_t count = 200, poll_ns = 8, reply_size = 0;
     bool irq = false;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m, rc;
-        if ((m = bu_opt_value(argc, argv, &i, "--sizes", &v)) ||
-            (m = bu_opt_value(argc, argv, &i, "--size", &v))) {
-            if (m < 0)
-                return missing("--sizes");
-            sizes_s = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--count", &v))) {
-            if (m < 0)
-                return missing("--count");
-            if ((rc = parse_num("--count", v, &count)))
+    static const struct option opts[] = {
+        {"sizes", required_argument, NULL, 's'},      {"size", required_argument, NULL, 's'},
+        {"count", required_argument, NULL, 'c'},      {"poll-ns", required_argument, NULL, 'p'},
+        {"reply-size", required_argument, NULL, 'r'}, {"irq", no_argument, NULL, 'i'},
+        {"coalesce", required_argument, NULL, 'C'},   {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("rr", argc, argv, opts)) != -1) {
+        int rc;
+        switch (o) {
+        case 's':
+            sizes_s = optarg;
+            break;
+        case 'c':
+            if ((rc = parse_num("--count", optarg, &count)))
                 return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--poll-ns", &v))) {
-            if (m < 0)
-                return missing("--poll-ns");
-            if ((rc = parse_num("--poll-ns", v, &poll_ns)))
+            break;
+        case 'p':
+            if ((rc = parse_num("--poll-ns", optarg, &poll_ns)))
                 return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--reply-size", &v))) {
-            if (m < 0)
-                return missing("--reply-size");
-            if ((rc = parse_num("--reply-size", v, &reply_size)))
+            break;
+        case 'r':
+            if ((rc = parse_num("--reply-size", optarg, &reply_size)))
                 return rc;
             if (reply_size < TX_HDR || reply_size > NIC_Q_FRAME_MAX)
                 return usage_error("--reply-size: frame of %" PRIu64 " bytes: must be %u..%u "
                                    "(without FCS)", reply_size, TX_HDR, NIC_Q_FRAME_MAX);
-        } else if (!strcmp(argv[i], "--irq")) {
+            break;
+        case 'i':
             irq = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--coalesce", &v))) {
-            if (m < 0)
-                return missing("--coalesce");
-            coalesce_s = v;
-        } else {
-            return usage_error("rr: unknown option '%s'", argv[i]);
+            break;
+        case 'C':
+            coalesce_s = optarg;
+            break;
+        default:
+            return EXIT_USAGE;
         }
     }
     uint64_t sizes[MAX_SIZES];

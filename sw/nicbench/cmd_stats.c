@@ -26,12 +26,13 @@ static void stat_row(struct ctx *c, const char *name, uint64_t v, const char *de
 
 int cmd_stats(struct ctx *c, int argc, char **argv)
 {
+    static const struct option opts[] = {{"all", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0}};
     bool all = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--all") == 0)
-            all = true;
-        else
-            return usage_error("stats: unknown option '%s'", argv[i]);
+    int o;
+    while ((o = next_option("stats", argc, argv, opts)) != -1) {
+        if (o != 'a')
+            return EXIT_USAGE;
+        all = true;
     }
     int rc = open_backend(c, c->opts);
     if (rc)

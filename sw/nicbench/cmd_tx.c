@@ -1136,11 +1136,11 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
                           .io_frame = TX_IO_FRAME, .min_bytes = TX_IO_MIN_BYTES};
     const char *sizes_s = NULL, *inflight_s = NULL, *range_s = NULL, *io_s = NULL,
                *gap_s = NULL, *window_s = NULL;
-    /* --name VALUE options: strings, then numbers (each at most its max) */
-    static const char *const snames[] = {"--size", "--sizes", "--size-range", "--inflight",
-                                         "--coalesce", "--io", "--gap-ns", "--window"};
-    const char **sdst[] = {&sizes_s, &sizes_s, &range_s, &inflight_s, &p.coalesce, &io_s,
-                           &gap_s, &window_s};
+    /* --name VALUE options: strings, then numbers (each at most its max); getopt_long's val
+     * is OPT_STR or OPT_NUM plus the index. */
+    enum { S_SIZES, S_RANGE, S_INFLIGHT, S_COALESCE, S_IO, S_GAP, S_WINDOW, NSTR };
+    const char **sdst[NSTR] = {&sizes_s, &range_s, &inflight_s, &p.coalesce, &io_s, &gap_s,
+                               &window_s};
     enum { N_FRAMES, N_QUEUES, N_RING, N_RX_RING, N_BATCH, N_POLL, N_IO_FRAME, N_MIN_BYTES,
            N_REFILL, NNUM };
     static const char *const nnames[NNUM] = {"--frames", "--queues", "--ring", "--rx-ring",
@@ -1148,38 +1148,44 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
                                              "--min-bytes", "--rx-refill-ns"};
     static const uint64_t nmax[NNUM] = {UINT64_MAX, 1000000, 1000000, 1000000, 1000000, 1000000,
                                         1000000, 1ull << 40, TX_GAP_MAX_NS};
+    enum { OPT_CSUM = 1, OPT_STR = 256, OPT_NUM = 512 };
+#define TX_OPT(name, val) {name, required_argument, NULL, val}
+    static const struct option opts[] = {
+        TX_OPT("size", OPT_STR + S_SIZES),         TX_OPT("sizes", OPT_STR + S_SIZES),
+        TX_OPT("size-range", OPT_STR + S_RANGE),   TX_OPT("inflight", OPT_STR + S_INFLIGHT),
+        TX_OPT("coalesce", OPT_STR + S_COALESCE),  TX_OPT("io", OPT_STR + S_IO),
+        TX_OPT("gap-ns", OPT_STR + S_GAP),         TX_OPT("window", OPT_STR + S_WINDOW),
+        TX_OPT("frames", OPT_NUM + N_FRAMES),      TX_OPT("queues", OPT_NUM + N_QUEUES),
+        TX_OPT("ring", OPT_NUM + N_RING),          TX_OPT("rx-ring", OPT_NUM + N_RX_RING),
+        TX_OPT("batch", OPT_NUM + N_BATCH),        TX_OPT("poll-ns", OPT_NUM + N_POLL),
+        TX_OPT("io-frame", OPT_NUM + N_IO_FRAME),  TX_OPT("min-bytes", OPT_NUM + N_MIN_BYTES),
+        TX_OPT("rx-refill-ns", OPT_NUM + N_REFILL),
+        {"csum", no_argument, NULL, OPT_CSUM},     {NULL, 0, NULL, 0}};
+#undef TX_OPT
     uint64_t num[NNUM] = {p.frames, p.queues, p.ring, p.rx_ring, p.batch, p.poll_ns, p.io_frame,
                           p.min_bytes, 0};
     bool given[NNUM] = {false};
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m = 0, rc;
-        size_t k;
-        if (strcmp(argv[i], "--csum") == 0) {
+    int o;
+    while ((o = next_option("tx", argc, argv, opts)) != -1) {
+        int rc;
+        switch (o) {
+        case 0:
+            return EXIT_USAGE;
+        case OPT_CSUM:
             p.csum = true;
-            continue;
-        }
-        for (k = 0; k < sizeof snames / sizeof snames[0]; k++)
-            if ((m = bu_opt_value(argc, argv, &i, snames[k], &v)))
+            break;
+        default:
+            if (o < OPT_NUM) {
+                *sdst[o - OPT_STR] = optarg;
                 break;
-        if (m < 0)
-            return missing(snames[k]);
-        if (m > 0) {
-            *sdst[k] = v;
-            continue;
+            }
+            const int k = o - OPT_NUM;
+            if ((rc = parse_num(nnames[k], optarg, &num[k])))
+                return rc;
+            if (num[k] > nmax[k])
+                return usage_error("%s: %" PRIu64 " is too large", nnames[k], num[k]);
+            given[k] = true;
         }
-        for (k = 0; k < NNUM; k++)
-            if ((m = bu_opt_value(argc, argv, &i, nnames[k], &v)))
-                break;
-        if (k == NNUM)
-            return usage_error("tx: unknown option '%s'", argv[i]);
-        if (m < 0)
-            return missing(nnames[k]);
-        if ((rc = parse_num(nnames[k], v, &num[k])))
-            return rc;
-        if (num[k] > nmax[k])
-            return usage_error("%s: %" PRIu64 " is too large", nnames[k], num[k]);
-        given[k] = true;
     }
     p.frames = num[N_FRAMES];
     p.queues = (unsigned)num[N_QUEUES];

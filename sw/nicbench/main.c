@@ -422,9 +422,29 @@ void print_params(struct ctx *c, const char *label)
 
 /* --- option parsing ---------------------------------------------------------------------------- */
 
-/* argv[*i] is --name VALUE or --name=VALUE: 1 with *val set, 0 if it is not --name, -1 when
- * the value is missing. */
-int missing(const char *name) { return usage_error("option %s needs a value", name); }
+/* The next option of argv by getopt_long and its table opts, for the global options (cmd NULL,
+ * with -h) or a command's (argv[0] its name; main() sets optind = 0 before the command parses,
+ * GNU getopt's reinitialisation). No permutation ('+'): parsing stops at the first argument
+ * that is not an option, the command name of the globals; a command takes none. Returns the
+ * option's val (optarg its value) or -1 at the end; 0 after a usage error, its message
+ * printed: an unknown option (or one given a value it does not take), a missing value, an
+ * argument of a command that is not an option. */
+int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
+{
+    opterr = 0;
+    const int at = optind ? optind : 1;
+    const int o = getopt_long(argc, argv, cmd ? "+:" : "+:h", opts, NULL);
+    if (o == ':') {
+        usage_error("option %s needs a value", argv[at]);
+        return 0;
+    }
+    if (o == '?' || (o == -1 && cmd && optind < argc)) {
+        usage_error("%s%sunknown option '%s'", cmd ? cmd : "", cmd ? ": " : "",
+                    argv[o == -1 ? optind : at]);
+        return 0;
+    }
+    return o;
+}
 
 int parse_num(const char *opt, const char *s, uint64_t *v)
 {
@@ -632,45 +652,45 @@ int main(int argc, char **argv)
     struct ctx *c = &ctx;
     c->argc = argc;
     c->argv = argv;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *v;
-        int m;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},          {"backend", required_argument, NULL, 'b'},
+        {"opts", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},         {"timeout-ms", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option(NULL, argc, argv, opts)) != -1) {
+        uint64_t ms;
+        int rc;
+        switch (o) {
+        case 'h':
             fputs(usage_text, stdout);
             return EXIT_OK;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--backend", &v))) {
-            if (m < 0)
-                return missing("--backend");
-            if (strcmp(v, "sim") != 0 && strcmp(v, "vfio") != 0)
-                return usage_error("--backend: '%s' is not sim or vfio", v);
-            c->kind = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--opts", &v))) {
-            if (m < 0)
-                return missing("--opts");
-            c->opts = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--json", &v))) {
-            if (m < 0)
-                return missing("--json");
-            c->json_path = v;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
+        case 'b':
+            if (strcmp(optarg, "sim") != 0 && strcmp(optarg, "vfio") != 0)
+                return usage_error("--backend: '%s' is not sim or vfio", optarg);
+            c->kind = optarg;
+            break;
+        case 'o':
+            c->opts = optarg;
+            break;
+        case 'j':
+            c->json_path = optarg;
+            break;
+        case 'q':
             c->quiet = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--timeout-ms", &v))) {
-            if (m < 0)
-                return missing("--timeout-ms");
-            uint64_t ms;
-            int rc = parse_num("--timeout-ms", v, &ms);
-            if (rc)
+            break;
+        case 't':
+            if ((rc = parse_num("--timeout-ms", optarg, &ms)))
                 return rc;
             if (ms == 0 || ms > 3600000)
                 return usage_error("--timeout-ms: %" PRIu64 " out of range 1..3600000", ms);
             c->timeout_ns = ms * 1000000ull;
-        } else if (argv[i][0] == '-') {
-            return usage_error("unknown option '%s'", argv[i]);
-        } else {
             break;
+        default:
+            return EXIT_USAGE;
         }
     }
+    const int i = optind;
     if (i >= argc)
         return usage_error("no command given (info, stats, csr, dma, loopback, tx or rr)");
     c->command = argv[i];
@@ -715,7 +735,10 @@ int main(int argc, char **argv)
     bu_json_arr_begin(&c->rec);
     bu_json_arr_begin(&c->configs);
     const uint64_t w0 = wall_ns();
-    int rc = cmd(c, argc - i - 1, argv + i + 1);
+    /* The command parses its own argv, argv[0] its name, from the start: optind = 0 makes
+     * getopt_long reinitialise. */
+    optind = 0;
+    int rc = cmd(c, argc - i, argv + i);
     bu_json_arr_end(&c->rec);
     bu_json_arr_end(&c->configs);
     if (rc == EXIT_USAGE) {

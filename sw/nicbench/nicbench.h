@@ -8,6 +8,7 @@
 #define NICBENCH_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -71,7 +72,7 @@ int open_backend(struct ctx *c, const char *opts);
 int dev_mps(struct nic_backend *b);
 int dev_mrrs(struct nic_backend *b);
 void print_params(struct ctx *c, const char *label);
-int missing(const char *name);
+int next_option(const char *cmd, int argc, char **argv, const struct option *opts);
 int parse_num(const char *opt, const char *s, uint64_t *v);
 int wait_msi(struct ctx *c, unsigned irq, const char *what);
 void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co);

@@ -142,38 +142,47 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     bool pre_given = false, post_given = false;
     const char *vcd = "nicscope.vcd", *gtkw = NULL;
     char err[1024];
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m, rc = EXIT_OK;
-        if (load_option(argc, argv, &i, &l, &rc)) {
-            if (rc)
-                return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--trigger", &v))) {
-            if (m < 0)
+    static const struct option opts[] = {
+        LOAD_OPTIONS,
+        {"trigger", required_argument, NULL, 't'}, {"pre", required_argument, NULL, 'p'},
+        {"post", required_argument, NULL, 'P'},    {"vcd", required_argument, NULL, 'v'},
+        {"gtkw", required_argument, NULL, 'g'},    {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("capture", argc, argv, opts)) != -1) {
+        int rc;
+        switch (o) {
+        case 't':
+            if (!optarg)
                 return usage_error("--trigger needs a stage");
             if (nst == NIC_SCOPE_NSTAGES)
                 return usage_error("--trigger: at most %d stages", NIC_SCOPE_NSTAGES);
-            if (nic_scope_parse_stage(v, &st[nst], err, sizeof err) < 0)
+            if (nic_scope_parse_stage(optarg, &st[nst], err, sizeof err) < 0)
                 return usage_error("--trigger: %s", err);
-            specs[nst++] = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--pre", &v))) {
-            if (m < 0 || bu_parse_u64(v, &pre) < 0 || pre >= NIC_SCOPE_DEPTH)
+            specs[nst++] = optarg;
+            break;
+        case 'p':
+            if (!optarg || bu_parse_u64(optarg, &pre) < 0 || pre >= NIC_SCOPE_DEPTH)
                 return usage_error("--pre: 0..%d entries", NIC_SCOPE_DEPTH - 1);
             pre_given = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--post", &v))) {
-            if (m < 0 || bu_parse_u64(v, &post) < 0 || post > UINT32_MAX)
+            break;
+        case 'P':
+            if (!optarg || bu_parse_u64(optarg, &post) < 0 || post > UINT32_MAX)
                 return usage_error("--post: cycles, 0..2^32-1");
             post_given = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--vcd", &v))) {
-            if (m < 0)
+            break;
+        case 'v':
+            if (!optarg)
                 return usage_error("--vcd needs a file");
-            vcd = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--gtkw", &v))) {
-            if (m < 0)
+            vcd = optarg;
+            break;
+        case 'g':
+            if (!optarg)
                 return usage_error("--gtkw needs a file");
-            gtkw = v;
-        } else {
-            return usage_error("capture: unknown option '%s'", argv[i]);
+            gtkw = optarg;
+            break;
+        default:
+            if ((rc = load_option(o, optarg, &l)))
+                return rc;
         }
     }
     /* Both files are created before the run and get their names only once complete. */

@@ -12,17 +12,20 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     l.bytes = 16 * 1024;
     l.kind = "dma";
     uint64_t boot_ms = 100;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m, rc = EXIT_OK;
-        if (load_option(argc, argv, &i, &l, &rc)) {
-            if (rc)
-                return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--boot-ms", &v))) {
-            if (m < 0 || bu_parse_u64(v, &boot_ms) < 0 || boot_ms == 0 || boot_ms > 100000)
+    static const struct option opts[] = {LOAD_OPTIONS, {"boot-ms", required_argument, NULL, 'b'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("cpu", argc, argv, opts)) != -1) {
+        int rc;
+        switch (o) {
+        case 'b':
+            if (!optarg || bu_parse_u64(optarg, &boot_ms) < 0 || boot_ms == 0 ||
+                boot_ms > 100000)
                 return usage_error("--boot-ms: 1..100000 ms of backend time");
-        } else {
-            return usage_error("cpu: unknown option '%s'", argv[i]);
+            break;
+        default:
+            if ((rc = load_option(o, optarg, &l)))
+                return rc;
         }
     }
     int rc = open_dev(c);

@@ -8,8 +8,9 @@
 
 int cmd_info(struct ctx *c, int argc, char **argv)
 {
-    if (argc > 0)
-        return usage_error("info: unknown option '%s'", argv[0]);
+    static const struct option opts[] = {{NULL, 0, NULL, 0}};
+    if (next_option("info", argc, argv, opts) != -1)
+        return EXIT_USAGE;
     int rc = open_dev(c);
     if (rc)
         return rc;

@@ -343,20 +343,25 @@ int cmd_report(struct ctx *c, int argc, char **argv)
 {
     struct load l = LOAD_DEFAULT;
     uint64_t bin_min = 0, bin_shift = 5;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m, rc = EXIT_OK;
-        if (load_option(argc, argv, &i, &l, &rc)) {
-            if (rc)
-                return rc;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--bin-min", &v))) {
-            if (m < 0 || bu_parse_u64(v, &bin_min) < 0 || bin_min > UINT32_MAX)
+    static const struct option opts[] = {LOAD_OPTIONS,
+                                         {"bin-min", required_argument, NULL, 'm'},
+                                         {"bin-shift", required_argument, NULL, 's'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("report", argc, argv, opts)) != -1) {
+        int rc;
+        switch (o) {
+        case 'm':
+            if (!optarg || bu_parse_u64(optarg, &bin_min) < 0 || bin_min > UINT32_MAX)
                 return usage_error("--bin-min: cycles, 0..2^32-1");
-        } else if ((m = bu_opt_value(argc, argv, &i, "--bin-shift", &v))) {
-            if (m < 0 || bu_parse_u64(v, &bin_shift) < 0 || bin_shift > 31)
+            break;
+        case 's':
+            if (!optarg || bu_parse_u64(optarg, &bin_shift) < 0 || bin_shift > 31)
                 return usage_error("--bin-shift: 0..31");
-        } else {
-            return usage_error("report: unknown option '%s'", argv[i]);
+            break;
+        default:
+            if ((rc = load_option(o, optarg, &l)))
+                return rc;
         }
     }
     int rc = open_dev(c);

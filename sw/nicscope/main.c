@@ -187,40 +187,36 @@ bool load_has(const struct load *l, const char *what)
     return strstr(l->kind, what) != NULL;
 }
 
-int load_option(int argc, char **argv, int *i, struct load *l, int *rc)
+int load_option(int opt, const char *v, struct load *l)
 {
-    const char *v;
-    int m;
-    if ((m = bu_opt_value(argc, argv, i, "--load", &v))) {
-        if (m < 0 || (strcmp(v, "dma") && strcmp(v, "tx") && strcmp(v, "dma+tx") &&
-                      strcmp(v, "none")))
-            *rc = usage_error("--load: dma, tx, dma+tx or none");
-        l->kind = m < 0 ? "" : v;
-        return 1;
-    }
-    if ((m = bu_opt_value(argc, argv, i, "--bytes", &v))) {
-        if (m < 0 || bu_parse_u64(v, &l->bytes) < 0 || l->bytes == 0 || l->bytes % 16 ||
+    switch (opt) {
+    case OPT_LOAD:
+        if (!v || (strcmp(v, "dma") && strcmp(v, "tx") && strcmp(v, "dma+tx") &&
+                   strcmp(v, "none")))
+            return usage_error("--load: dma, tx, dma+tx or none");
+        l->kind = v;
+        return EXIT_OK;
+    case OPT_BYTES:
+        if (!v || bu_parse_u64(v, &l->bytes) < 0 || l->bytes == 0 || l->bytes % 16 ||
             l->bytes > (64u << 20))
-            *rc = usage_error("--bytes: a multiple of 16 up to 64M");
-        return 1;
-    }
-    if ((m = bu_opt_value(argc, argv, i, "--frames", &v))) {
-        if (m < 0 || bu_parse_u64(v, &l->frames) < 0 || l->frames == 0 || l->frames > 1000000)
-            *rc = usage_error("--frames: 1..1000000");
-        return 1;
-    }
-    if ((m = bu_opt_value(argc, argv, i, "--frame-size", &v))) {
-        if (m < 0 || bu_parse_u64(v, &l->frame_size) < 0 || l->frame_size < 14 ||
+            return usage_error("--bytes: a multiple of 16 up to 64M");
+        return EXIT_OK;
+    case OPT_FRAMES:
+        if (!v || bu_parse_u64(v, &l->frames) < 0 || l->frames == 0 || l->frames > 1000000)
+            return usage_error("--frames: 1..1000000");
+        return EXIT_OK;
+    case OPT_FRAME_SIZE:
+        if (!v || bu_parse_u64(v, &l->frame_size) < 0 || l->frame_size < 14 ||
             l->frame_size > 1514)
-            *rc = usage_error("--frame-size: 14..1514 bytes (without FCS)");
-        return 1;
+            return usage_error("--frame-size: 14..1514 bytes (without FCS)");
+        return EXIT_OK;
+    case OPT_IDLE_NS:
+        if (!v || bu_parse_u64(v, &l->idle_ns) < 0)
+            return usage_error("--idle-ns: a number of ns");
+        return EXIT_OK;
+    default:
+        return EXIT_USAGE;
     }
-    if ((m = bu_opt_value(argc, argv, i, "--idle-ns", &v))) {
-        if (m < 0 || bu_parse_u64(v, &l->idle_ns) < 0)
-            *rc = usage_error("--idle-ns: a number of ns");
-        return 1;
-    }
-    return 0;
 }
 
 /* Both DMA directions at once (host-to-card into the pattern checker, card-to-host from the
@@ -491,44 +487,72 @@ uint64_t load_counter(const struct load_state *s, const char *name)
     return nic_q_counter_delta(&d[i], s->nic_cnt0[i], s->nic_cnt1[i]);
 }
 
+/* --- option parsing ---------------------------------------------------------------------------- */
+
+int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
+{
+    opterr = 0;
+    const int at = optind ? optind : 1;
+    const int o = getopt_long(argc, argv, cmd ? "+:" : "+:h", opts, NULL);
+    if (o == ':') {
+        optarg = NULL;
+        return optopt;
+    }
+    if (o != '?' && (o != -1 || !cmd || optind >= argc))
+        return o;
+    if (cmd)
+        usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
+    else
+        usage_error("unknown option '%s'", argv[at]);
+    return 0;
+}
+
 /* --- main -------------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     struct ctx ctx = {.kind = "sim", .opts = "", .timeout_ns = 100000000ull};
     struct ctx *c = &ctx;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *v;
-        int m;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},          {"backend", required_argument, NULL, 'b'},
+        {"opts", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},         {"timeout-ms", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option(NULL, argc, argv, opts)) != -1) {
+        uint64_t ms;
+        switch (o) {
+        case 'h':
             print_usage();
             return EXIT_OK;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--backend", &v))) {
-            if (m < 0 || (strcmp(v, "sim") && strcmp(v, "vfio")))
+        case 'b':
+            if (!optarg || (strcmp(optarg, "sim") && strcmp(optarg, "vfio")))
                 return usage_error("--backend: sim or vfio");
-            c->kind = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--opts", &v))) {
-            if (m < 0)
+            c->kind = optarg;
+            break;
+        case 'o':
+            if (!optarg)
                 return usage_error("--opts needs K=V,...");
-            c->opts = v;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--json", &v))) {
-            if (m < 0)
+            c->opts = optarg;
+            break;
+        case 'j':
+            if (!optarg)
                 return usage_error("--json needs a file");
-            c->json_path = v;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
+            c->json_path = optarg;
+            break;
+        case 'q':
             c->quiet = true;
-        } else if ((m = bu_opt_value(argc, argv, &i, "--timeout-ms", &v))) {
-            uint64_t ms;
-            if (m < 0 || bu_parse_u64(v, &ms) < 0 || ms == 0 || ms > 3600000)
+            break;
+        case 't':
+            if (!optarg || bu_parse_u64(optarg, &ms) < 0 || ms == 0 || ms > 3600000)
                 return usage_error("--timeout-ms: 1..3600000");
             c->timeout_ns = ms * 1000000ull;
-        } else if (argv[i][0] == '-') {
-            return usage_error("unknown option '%s'", argv[i]);
-        } else {
             break;
+        default:
+            return EXIT_USAGE;
         }
     }
+    const int i = optind;
     if (i >= argc)
         return usage_error("no command given (info, report, capture or cpu)");
     const char *command = argv[i];
@@ -556,7 +580,10 @@ int main(int argc, char **argv)
             return jr;
     }
     bu_json_init(&c->j);
-    int rc = cmd(c, argc - i - 1, argv + i + 1);
+    /* The command parses its own argv, argv[0] its name, from the start: optind = 0 makes
+     * getopt_long reinitialise. */
+    optind = 0;
+    int rc = cmd(c, argc - i, argv + i);
     if (rc == EXIT_OK && c->json_path && c->j.len) {
         /* The document: tool, command line, the backend's parameters, the command's result. */
         struct bu_json d;

@@ -6,6 +6,7 @@
 #ifndef NICSCOPE_H
 #define NICSCOPE_H
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -88,7 +89,21 @@ int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);
 bool load_has(const struct load *l, const char *what);
-int load_option(int argc, char **argv, int *i, struct load *l, int *rc);
+/* Option parsing: getopt_long, one table per command (argv[0] its name); main() sets optind = 0
+ * between the global options and the command's. next_option(): the next option's val with
+ * optarg its value, NULL when it is missing (each option's check says what it needs); -1 at
+ * the end; 0 after a usage error, its message printed (unknown option, an option given a value
+ * it does not take, an argument that is not an option). cmd NULL: the global options (-h). */
+int next_option(const char *cmd, int argc, char **argv, const struct option *opts);
+/* The LOAD options, in the table of each command that runs a load; their val go to
+ * load_option(): EXIT_OK, or a usage error (also for 0, next_option()'s). */
+enum { OPT_LOAD = 256, OPT_BYTES, OPT_FRAMES, OPT_FRAME_SIZE, OPT_IDLE_NS };
+#define LOAD_OPTIONS                                                                            \
+    {"load", required_argument, NULL, OPT_LOAD}, {"bytes", required_argument, NULL, OPT_BYTES}, \
+    {"frames", required_argument, NULL, OPT_FRAMES},                                            \
+    {"frame-size", required_argument, NULL, OPT_FRAME_SIZE},                                    \
+    {"idle-ns", required_argument, NULL, OPT_IDLE_NS}
+int load_option(int opt, const char *v, struct load *l);
 int load_prepare(struct ctx *c, const struct load *l, struct load_state *s);
 int run_load(struct ctx *c, const struct load *l, struct load_state *s);
 int load_finish(struct ctx *c, const struct load *l, struct load_state *s);
