@@ -172,7 +172,11 @@ def test_cli_fuzz(tmp_path, record_property):
         t = rng.choice(TOOLS)
         cases.append(case(rng, t, cmds[t], keys, tmp_path))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda c: run_case(*c, cwd=tmp_path), cases))
+        # Each case in its own folder: a bad value may be a file name two cases share.
+        dirs = [tmp_path / f"case{k}" for k in range(len(cases))]
+        for d in dirs:
+            d.mkdir()
+        results = list(pool.map(lambda cd: run_case(*cd[0], cwd=cd[1]), zip(cases, dirs)))
     bad = [(" ".join(argv), why) for (argv, _), why in zip(cases, results) if why]
     assert not bad, f"seed {seed}: {len(bad)} of {CASES} cases failed:\n" + "\n".join(
         f"{why}: {argv}" for argv, why in bad[:20])

@@ -72,6 +72,10 @@ struct nic_backend {
 struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *err,
                                      size_t errlen);
 struct nic_backend *nic_backend_sim_open(const char *opts, char *err, size_t errlen);
+/* Check a backend's options without opening it (sim: every key and value, and that every
+ * output file they ask for can be created), so a tool refuses them before any run: 0, or -1
+ * with a message in err. vfio options are checked when the device opens. */
+int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen);
 struct nic_backend *nic_backend_vfio_open(const char *opts, char *err, size_t errlen);
 /* The sim backend opened with peer=1 simulates two NIC + host systems back to back (their
  * Ethernet pins wired together): `a` (what nic_backend_open returned) acts on instance A, and

@@ -45,10 +45,7 @@ __attribute__((weak)) int nic_backend_sim_check(const char *opts, char *err, siz
     return 0;
 }
 
-/* Check a backend's options before any run: for sim every key and value and that every
- * output file it asks for (trace=, sample_log=, pcap=) can be created (sw/sim/backend_sim.cpp);
- * vfio options need the device and are checked when it opens. 0, or -1 with a message in err.
- * Declared by the tools that call it (sw/nicbench/main.c, sw/nicscope/nicscope.h). */
+/* nic_backend.h; the sim side is sw/sim/backend_sim.cpp. */
 int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen)
 {
     if (kind && strcmp(kind, "sim") == 0)

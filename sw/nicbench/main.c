@@ -18,10 +18,6 @@
 
 #include <sys/stat.h>
 
-/* sw/lib/backend.c: the backend's options checked without opening it (for sim: every key and
- * value, and that trace=, sample_log= and pcap= files can be created). 0, or -1 and err. */
-int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen);
-
 #define MSI_WAIT_SLICE_NS 10000u         /* irq_wait slice between backend error checks */
 
 static const char *const usage_text =
@@ -422,25 +418,22 @@ void print_params(struct ctx *c, const char *label)
 
 /* --- option parsing ---------------------------------------------------------------------------- */
 
-/* The next option of argv by getopt_long and its table opts, for the global options (cmd NULL,
- * with -h) or a command's (argv[0] its name; main() sets optind = 0 before the command parses,
- * GNU getopt's reinitialisation). No permutation ('+'): parsing stops at the first argument
- * that is not an option, the command name of the globals; a command takes none. Returns the
- * option's val (optarg its value) or -1 at the end; 0 after a usage error, its message
- * printed: an unknown option (or one given a value it does not take), a missing value, an
- * argument of a command that is not an option. */
+/* The next option of a command's argv (argv[0] its name; main() sets optind = 0 before the
+ * command parses, GNU getopt's reinitialisation) by getopt_long and the command's table. No
+ * permutation ('+'): a command takes no argument that is not an option. Returns the option's
+ * val (optarg its value) or -1 at the end; 0 after a usage error, its message printed: an
+ * unknown option (or one given a value it does not take), a missing value, an argument. */
 int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
 {
     opterr = 0;
     const int at = optind ? optind : 1;
-    const int o = getopt_long(argc, argv, cmd ? "+:" : "+:h", opts, NULL);
+    const int o = getopt_long(argc, argv, "+:", opts, NULL);
     if (o == ':') {
         usage_error("option %s needs a value", argv[at]);
         return 0;
     }
-    if (o == '?' || (o == -1 && cmd && optind < argc)) {
-        usage_error("%s%sunknown option '%s'", cmd ? cmd : "", cmd ? ": " : "",
-                    argv[o == -1 ? optind : at]);
+    if (o == '?' || (o == -1 && optind < argc)) {
+        usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
         return 0;
     }
     return o;
@@ -652,45 +645,19 @@ int main(int argc, char **argv)
     struct ctx *c = &ctx;
     c->argc = argc;
     c->argv = argv;
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},          {"backend", required_argument, NULL, 'b'},
-        {"opts", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},         {"timeout-ms", required_argument, NULL, 't'},
-        {NULL, 0, NULL, 0}};
-    int o;
-    while ((o = next_option(NULL, argc, argv, opts)) != -1) {
-        uint64_t ms;
-        int rc;
-        switch (o) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return EXIT_OK;
-        case 'b':
-            if (strcmp(optarg, "sim") != 0 && strcmp(optarg, "vfio") != 0)
-                return usage_error("--backend: '%s' is not sim or vfio", optarg);
-            c->kind = optarg;
-            break;
-        case 'o':
-            c->opts = optarg;
-            break;
-        case 'j':
-            c->json_path = optarg;
-            break;
-        case 'q':
-            c->quiet = true;
-            break;
-        case 't':
-            if ((rc = parse_num("--timeout-ms", optarg, &ms)))
-                return rc;
-            if (ms == 0 || ms > 3600000)
-                return usage_error("--timeout-ms: %" PRIu64 " out of range 1..3600000", ms);
-            c->timeout_ns = ms * 1000000ull;
-            break;
-        default:
-            return EXIT_USAGE;
-        }
+    struct global_opts g;
+    const int i = global_opts_parse(argc, argv, &g, usage_error);
+    if (i < 0)
+        return EXIT_USAGE;
+    if (g.help) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
     }
-    const int i = optind;
+    c->kind = g.kind;
+    c->opts = g.opts;
+    c->json_path = g.json_path;
+    c->quiet = g.quiet;
+    c->timeout_ns = g.timeout_ns;
     if (i >= argc)
         return usage_error("no command given (info, stats, csr, dma, loopback, tx or rr)");
     c->command = argv[i];

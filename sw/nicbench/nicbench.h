@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "global_opts.h"
 #include "nic_backend.h"
 #include "nic_dev.h"
 #include "nic_queues.h"

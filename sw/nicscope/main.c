@@ -489,21 +489,22 @@ uint64_t load_counter(const struct load_state *s, const char *name)
 
 /* --- option parsing ---------------------------------------------------------------------------- */
 
+/* The next option of a command's argv (argv[0] its name; main() sets optind = 0 first) by
+ * getopt_long and the command's table, no permutation. A missing value comes back as the
+ * option with optarg NULL, for the option's own check to say what it needs; an unknown option
+ * or an argument is a usage error (0, its message printed); -1 at the end. */
 int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
 {
     opterr = 0;
     const int at = optind ? optind : 1;
-    const int o = getopt_long(argc, argv, cmd ? "+:" : "+:h", opts, NULL);
+    const int o = getopt_long(argc, argv, "+:", opts, NULL);
     if (o == ':') {
         optarg = NULL;
         return optopt;
     }
-    if (o != '?' && (o != -1 || !cmd || optind >= argc))
+    if (o != '?' && (o != -1 || optind >= argc))
         return o;
-    if (cmd)
-        usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
-    else
-        usage_error("unknown option '%s'", argv[at]);
+    usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
     return 0;
 }
 
@@ -513,46 +514,19 @@ int main(int argc, char **argv)
 {
     struct ctx ctx = {.kind = "sim", .opts = "", .timeout_ns = 100000000ull};
     struct ctx *c = &ctx;
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},          {"backend", required_argument, NULL, 'b'},
-        {"opts", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},         {"timeout-ms", required_argument, NULL, 't'},
-        {NULL, 0, NULL, 0}};
-    int o;
-    while ((o = next_option(NULL, argc, argv, opts)) != -1) {
-        uint64_t ms;
-        switch (o) {
-        case 'h':
-            print_usage();
-            return EXIT_OK;
-        case 'b':
-            if (!optarg || (strcmp(optarg, "sim") && strcmp(optarg, "vfio")))
-                return usage_error("--backend: sim or vfio");
-            c->kind = optarg;
-            break;
-        case 'o':
-            if (!optarg)
-                return usage_error("--opts needs K=V,...");
-            c->opts = optarg;
-            break;
-        case 'j':
-            if (!optarg)
-                return usage_error("--json needs a file");
-            c->json_path = optarg;
-            break;
-        case 'q':
-            c->quiet = true;
-            break;
-        case 't':
-            if (!optarg || bu_parse_u64(optarg, &ms) < 0 || ms == 0 || ms > 3600000)
-                return usage_error("--timeout-ms: 1..3600000");
-            c->timeout_ns = ms * 1000000ull;
-            break;
-        default:
-            return EXIT_USAGE;
-        }
+    struct global_opts g;
+    const int i = global_opts_parse(argc, argv, &g, usage_error);
+    if (i < 0)
+        return EXIT_USAGE;
+    if (g.help) {
+        print_usage();
+        return EXIT_OK;
     }
-    const int i = optind;
+    c->kind = g.kind;
+    c->opts = g.opts;
+    c->json_path = g.json_path;
+    c->quiet = g.quiet;
+    c->timeout_ns = g.timeout_ns;
     if (i >= argc)
         return usage_error("no command given (info, report, capture or cpu)");
     const char *command = argv[i];

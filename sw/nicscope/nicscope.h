@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "global_opts.h"
 #include "nic_backend.h"
 #include "nic_console.h"
 #include "nic_dev.h"
@@ -82,9 +83,6 @@ int backend_check(struct ctx *c, const char *what);
  * EXIT_USAGE. out_commit(): rename it to its name once written (a failure: fail()). */
 int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o);
 int out_commit(struct ctx *c, struct out_file *o);
-/* sw/lib/backend.c: the backend's options checked without opening it (for sim: every key and
- * value, and that trace=, sample_log= and pcap= files can be created). 0, or -1 and err. */
-int nic_backend_check_opts(const char *kind, const char *opts, char *err, size_t errlen);
 int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);
