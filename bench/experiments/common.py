@@ -2,7 +2,6 @@
 # tools on the sim backend, and accessors for the records a job wrote.
 
 import dataclasses
-import statistics
 
 from ..jobs import Job
 
@@ -35,18 +34,6 @@ def rec(res, name, **match):
     return rs[0]
 
 
-def recs(res, name, **match):
-    return [r for r in res(name)["records"] if all(r.get(k) == v for k, v in match.items())]
-
-
 def wire_ns(size):
     """One frame's time on a 1 Gb/s wire (frames padded to 60 B, + FCS, preamble, gap)."""
     return (max(size, 60) + WIRE_OVERHEAD) * 8e9 / LINE_BPS
-
-
-def median(xs):
-    return statistics.median(xs)
-
-
-def kb(x):
-    return x / 1000.0

@@ -641,7 +641,7 @@ static int write_json(struct ctx *c, int status)
 
 int main(int argc, char **argv)
 {
-    struct ctx ctx = {.kind = "sim", .opts = "", .timeout_ns = 100000000ull};
+    struct ctx ctx = {0};                  /* the global options fill it below */
     struct ctx *c = &ctx;
     c->argc = argc;
     c->argv = argv;

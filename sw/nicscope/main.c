@@ -512,7 +512,7 @@ int next_option(const char *cmd, int argc, char **argv, const struct option *opt
 
 int main(int argc, char **argv)
 {
-    struct ctx ctx = {.kind = "sim", .opts = "", .timeout_ns = 100000000ull};
+    struct ctx ctx = {0};                  /* the global options fill it below */
     struct ctx *c = &ctx;
     struct global_opts g;
     const int i = global_opts_parse(argc, argv, &g, usage_error);
