@@ -1,0 +1,582 @@
+#
+# tb_soc_pcie.py: cocotb testbench of the whole SoC (nicsoc) under cocotbext-pcie's RootComplex,
+# through soc_pcie_device.SocPcieDevice; every TLP the SoC sends goes through tlp_rules.TlpRules.
+#
+# Tests: test_enumerate (config space, BAR0, MSI, bus mastering, the identification block and its
+# register-block table), test_mmio (reads of every byte-enable pattern, zero-length and 8-byte
+# reads, partial and multi-dword writes on CTRL_SCRATCH: the project's BAR0 policy), test_dma
+# (LitePCIe's DMA with the pattern generator / checker, both directions, random 16-byte aligned
+# offsets and lengths), test_nic_rings (the NIC's TX and RX rings through the MAC loopback,
+# via cocotb_tests/models/nic_driver.py, buffers at random byte offsets). Each ends asserting no
+# rule violation, no cocotbext-pcie check failure and no cocotbext-pcie warning.
+# Parameters: environment variable PCIE_RC_CFG (JSON): mps, mrrs (bytes the RC programs),
+# tx_ready_prob, rx_gap_prob (backpressure on the SoC's TX, gaps in its RX), split_rcb (the RC
+# splits read completions at every RCB), seed, dma_cases, nic_frames.
+# Registers: block types and in-block offsets from sw/include/nic_regs.h (build-independent);
+# block bases from the table at BAR0 offset 0, read at run time.
+
+import logging
+import os
+import random
+import re
+from pathlib import Path
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, RisingEdge
+
+from cocotb_tests.pcie_rc.soc_pcie_device import SocPcieDevice
+from cocotb_tests.pcie_rc.tlp_rules import TlpRules
+from cocotbext.pcie.core import RootComplex
+from cocotbext.pcie.core.tlp import CplStatus, Tlp, TlpType
+
+REPO = Path(__file__).resolve().parents[2]
+NIC_REGS = REPO / "sw" / "include" / "nic_regs.h"
+MAGIC = 0x4E494331
+MULTI_DW_READ_STATUS = CplStatus.CA     # the project's policy for BAR0 reads longer than 1 DW
+TIMEOUT_US = 20
+
+
+def parse_regs(path=NIC_REGS):
+    """({block: type}, {(block, reg): (offset, words)}, {(block, reg, field): (shift, width)})"""
+    text = path.read_text()
+    types = {m[0]: int(m[1], 16) for m in re.findall(r"NIC_RB_(\w+) = (0x[0-9a-f]+),", text)}
+    addrs = dict(re.findall(r"#define NIC_CSR_(\w+)_ADDR (0x[0-9a-f]+)u", text))
+    sizes = dict(re.findall(r"#define NIC_CSR_(\w+)_SIZE (\d+)\n", text))
+    offs = dict(re.findall(r"#define NIC_CSR_(\w+)_OFFSET (\d+)", text))
+    regs, fields = {}, {}
+    for blk in [*types, "INFO"]:
+        for name, a in addrs.items():
+            if name.startswith(blk + "_"):
+                regs[(blk, name[len(blk) + 1:])] = (int(a, 16), int(sizes.get(name, 1)))
+    for name, o in offs.items():
+        for (blk, reg) in regs:
+            stem = f"{blk}_{reg}_"
+            if name.startswith(stem) and name in sizes:
+                fields[(blk, reg, name[len(stem):])] = (int(o), int(sizes[name]))
+    return types, regs, fields
+
+
+class LogCounter(logging.Handler):
+    """Counts cocotbext-pcie's warnings and errors (every logger under cocotb.pcie)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+def _not_scan(record):
+    """Drops the RC's warnings about its scan of device numbers 1..31 on the SoC's bus (no
+    function there: expected)."""
+    return not record.getMessage().startswith("Failed to route config type 0 TLP")
+
+
+class TB:
+    def __init__(self, dut, cfg):
+        self.dut, self.cfg = dut, cfg
+        self.log = logging.getLogger("cocotb.tb")
+        self.rng = random.Random(cfg["seed"])
+        self.types, self.regs, self.fields = parse_regs()
+        self.rc = RootComplex()
+        self.rc.max_payload_size = (cfg["mps"] // 128).bit_length() - 1
+        self.rc.split_on_all_rcb = cfg.get("split_rcb", False)
+        self.rules = TlpRules(lambda: self.dev.fn.pcie_id, lambda: self.dev.mps,
+                              lambda: self.dev.mrrs)
+        self.dev = SocPcieDevice(dut, tx_ready_prob=cfg.get("tx_ready_prob", 0),
+                                 rx_gap_prob=cfg.get("rx_gap_prob", 0), rng=self.rng,
+                                 on_tx=self.rules.device_tlp, on_rx=self._on_rx)
+        self.rc.make_port().connect(self.dev)
+        self.rc.log.addFilter(_not_scan)
+        self.logs = LogCounter()
+        logging.getLogger("cocotb.pcie").addHandler(self.logs)
+        logging.getLogger("cocotb.pcie").setLevel(logging.WARNING)
+        self.msi_count = {}
+        self.blocks = {}
+
+    def _on_rx(self, tlp):
+        if tlp.fmt_type in {TlpType.CPL, TlpType.CPL_DATA}:
+            self.rules.host_completion(tlp)
+        else:
+            self.rules.host_request(tlp)
+
+    async def init(self):
+        d = self.dut
+        cocotb.start_soon(Clock(d.sys_clk, 8, "ns").start())
+        d.eth_rx_data.value = 0
+        d.eth_rx_dv.value = 0
+        d.eth_rx_er.value = 0
+        d.sys_rst.value = 1
+        await ClockCycles(d.sys_clk, 10)
+        d.sys_rst.value = 0
+        await ClockCycles(d.sys_clk, 10)
+        cocotb.start_soon(self._eth_loopback())
+        await self.rc.enumerate()
+        self.pdev = self.rc.find_device(self.dev.fn.pcie_id)
+        await self.pdev.enable_device()
+        await self.pdev.set_master()
+        await self.pdev.set_readrq((self.cfg["mrrs"] // 128).bit_length() - 1)
+        nvec = await self.pdev.alloc_irq_vectors(1, 32)
+        assert nvec == 32, f"MSI vectors: {nvec}"
+        for k in range(nvec):
+            self.pdev.request_irq(k, self._irq_handler(k))
+        self.bar0 = self.pdev.bar_window[0]
+        self.bar0_addr = self.pdev.bar_addr[0]
+        await self.discover()
+
+    def _irq_handler(self, k):
+        async def handler():
+            self.msi_count[k] = self.msi_count.get(k, 0) + 1
+        return handler
+
+    async def _eth_loopback(self):
+        """The Verilator harness's loopback: the TX pins sampled each cycle drive RX."""
+        d = self.dut
+        clk = RisingEdge(d.sys_clk)
+        while True:
+            await clk
+            d.eth_rx_data.value = d.eth_tx_data.value
+            d.eth_rx_dv.value = d.eth_tx_en.value
+            d.eth_rx_er.value = d.eth_tx_er.value
+
+    # --- MMIO --------------------------------------------------------------------------------
+
+    async def rd(self, off, n=4):
+        return await self.bar0.read(off, n, timeout=TIMEOUT_US, timeout_unit="us")
+
+    async def rd32(self, off):
+        return int.from_bytes(await self.rd(off, 4), "little")
+
+    async def wr32(self, off, v):
+        await self.bar0.write(off, int(v & 0xFFFFFFFF).to_bytes(4, "little"))
+
+    async def discover(self):
+        """The identification block and its register-block table: {type: (base, info)}."""
+        assert await self.rd32(0) == MAGIC
+        count = await self.rd32(self.regs[("INFO", "RB_COUNT")][0]) & 0xFF
+        table = self.regs[("INFO", "RB0_TYPE")][0]
+        for i in range(count):
+            t, _ver, base, info = [await self.rd32(table + 16 * i + 4 * k) for k in range(4)]
+            self.blocks[t] = (base, info)
+
+    def addr(self, blk, reg):
+        base, _ = self.blocks[self.types[blk]]
+        return base + self.regs[(blk, reg)][0]
+
+    async def read_reg(self, blk, reg):
+        a, words = self.addr(blk, reg), self.regs[(blk, reg)][1]
+        v = 0
+        for i in range(words):
+            v = (v << 32) | await self.rd32(a + 4 * i)
+        return v
+
+    async def write_reg(self, blk, reg, value):
+        a, words = self.addr(blk, reg), self.regs[(blk, reg)][1]
+        for i in range(words):
+            await self.wr32(a + 4 * i, value >> (32 * (words - 1 - i)))
+
+    def field(self, blk, reg, name, v):
+        shift, width = self.fields[(blk, reg, name)]
+        assert 0 <= v < 1 << width, (blk, reg, name, v)
+        return v << shift
+
+    def msi_of(self, blk, k=0):
+        _, info = self.blocks[self.types[blk]]
+        assert info & 0xFF != 0xFF and k < (info >> 8) & 0xFF, (blk, hex(info))
+        return (info & 0xFF) + k
+
+    async def raw_read(self, off, length, fbe, lbe):
+        """One MRd of `length` DW to BAR0+off with the given BEs: the completions."""
+        req = Tlp()
+        req.fmt_type = TlpType.MEM_READ
+        req.requester_id = self.rc.pcie_id if hasattr(self.rc, "pcie_id") else req.requester_id
+        req.address = self.bar0_addr + off
+        req.length, req.first_be, req.last_be = length, fbe, lbe
+        return await self.rc.perform_nonposted_operation(req, TIMEOUT_US, "us")
+
+    async def raw_write(self, off, data_dws, fbe, lbe):
+        req = Tlp()
+        req.fmt_type = TlpType.MEM_WRITE
+        req.address = self.bar0_addr + off
+        req.set_data(b"".join(v.to_bytes(4, "little") for v in data_dws))
+        req.length, req.first_be, req.last_be = len(data_dws), fbe, lbe
+        await self.rc.perform_posted_operation(req)
+
+    # --- verdict -----------------------------------------------------------------------------
+
+    def check_clean(self, fails=()):
+        """Asserts no test failure (`fails`), no rule violation, no cocotbext-pcie check
+        failure or warning, with every message."""
+        problems = (list(fails) + self.rules.violations + [f"cocotbext-pcie Tlp.check failed: {t}"
+                                             for t in self.dev.lib_check_failures]
+                    + [f"cocotbext-pcie: {m}" for m in self.logs.records])
+        self.log.info("TLPs from the SoC: %s; to it: %d; MSIs: %s", self.rules.counts,
+                      self.dev.rx_tlps, dict(sorted(self.dev.msi_per_vector.items())))
+        assert not problems, (f"{len(fails)} failures, {len(problems) - len(fails)} rule "
+                              "violations:\n" + "\n".join(problems[:40]))
+
+
+def config():
+    import json
+    return json.loads(os.environ["PCIE_RC_CFG"])
+
+
+# --- a. enumeration and the identification block ---------------------------------------------
+
+@cocotb.test()
+async def test_enumerate(dut):
+    tb = TB(dut, config())
+    await tb.init()
+    fn, d = tb.dev.fn, tb.dut
+    assert tb.pdev.vendor_id == fn.vendor_id and tb.pdev.device_id == fn.device_id
+    assert tb.pdev.bar_size[0] == 0x100000 and tb.bar0_addr & 0xFFFFF == 0
+    assert fn.bus_master_enable and fn.memory_space_enable and fn.msi_cap.msi_enable
+    assert int(d.pcie_id.value) == int(fn.pcie_id) and int(fn.pcie_id) != 0
+    assert int(d.pcie_max_payload_size.value) == tb.cfg["mps"] == tb.dev.mps
+    assert int(d.pcie_max_request_size.value) == tb.cfg["mrrs"] == tb.dev.mrrs
+    assert int(d.pcie_msi_enable.value) == 1 and int(d.pcie_bus_master_enable.value) == 1
+    # Every block the contract names is in the table, at distinct 4-byte aligned bases.
+    want = {"CTRL", "PCIE_PHY", "PCIE_MSI", "PCIE_DMA0", "DMA_PATTERN", "NIC"}
+    assert {tb.types[b] for b in want} <= set(tb.blocks), tb.blocks
+    bases = [b for b, _ in tb.blocks.values()]
+    assert len(set(bases)) == len(bases) and all(b % 4 == 0 and b < 0x100000 for b in bases)
+    # The SoC sees what the RC programmed (the PHY's status registers).
+    assert await tb.read_reg("PCIE_PHY", "PHY_MAX_PAYLOAD_SIZE") == tb.cfg["mps"]
+    assert await tb.read_reg("PCIE_PHY", "PHY_MAX_REQUEST_SIZE") == tb.cfg["mrrs"]
+    assert await tb.read_reg("PCIE_PHY", "PHY_BUS_MASTER_ENABLE") == 1
+    assert await tb.read_reg("PCIE_PHY", "PHY_MSI_ENABLE") == 1
+    tb.log.info("blocks: %s", {hex(t): hex(b) for t, (b, _i) in tb.blocks.items()})
+    tb.check_clean()
+
+
+# --- b. MMIO: byte enables, zero-length, multi-dword; the partial-write policy ----------------
+
+def _counter(tb, words):
+    """The BAR0 error counter whose name has one of `words` (PCIE_BAR's PARTIAL_WRITES,
+    UNSUPPORTED), if this build has it: (block, register) or None."""
+    for (blk, reg) in tb.regs:
+        if any(w in reg for w in words) and tb.types.get(blk) in tb.blocks:
+            return blk, reg
+    return None
+
+
+@cocotb.test()
+async def test_mmio(dut):
+    tb = TB(dut, config())
+    await tb.init()
+    scratch = tb.addr("CTRL", "SCRATCH")
+    fails = []
+    value = tb.rng.getrandbits(32)
+    await tb.wr32(scratch, value)
+    raw = value.to_bytes(4, "little")
+    ncases = 0
+    # Reads: every (offset, length) within the dword, through the library's read (it builds the
+    # BEs and checks byte count per completion), and the checker on the completion.
+    for off in range(4):
+        for n in range(1, 5 - off):
+            ncases += 1
+            try:
+                got = await tb.rd(scratch + off, n)
+                if got != raw[off:off + n]:
+                    fails.append(f"read {n} B at +{off}: {got.hex()}, want {raw[off:off+n].hex()}")
+            except Exception as e:
+                fails.append(f"read {n} B at +{off}: {type(e).__name__} {e}")
+    # Every first-BE pattern of a 1-DW read (non-contiguous ones too): the enabled bytes.
+    for fbe in range(16):
+        ncases += 1
+        cpls = await tb.raw_read(scratch, 1, fbe, 0)
+        if len(cpls) != 1 or cpls[0].status != CplStatus.SC:
+            fails.append(f"1-DW read BE {fbe:#x}: completions {cpls!r}")
+            continue
+        d = cpls[0].get_data()
+        for k in range(4):
+            if fbe >> k & 1 and d[k] != raw[k]:
+                fails.append(f"1-DW read BE {fbe:#x}: byte {k} {d[k]:#x}, want {raw[k]:#x}")
+    # 8-byte reads (2 DW) at the scratch and every dword-aligned neighbour: the policy's abort.
+    for off in (scratch - 4, scratch):
+        ncases += 1
+        cpls = await tb.raw_read(off, 2, 0xF, 0xF)
+        if len(cpls) != 1 or cpls[0].status != MULTI_DW_READ_STATUS:
+            fails.append(f"8-byte read at {off:#x}: want one {MULTI_DW_READ_STATUS.name} "
+                         f"completion, got {cpls!r}")
+    # Writes: only whole-dword writes take; partial ones are dropped (and counted).
+    drops = _counter(tb, ("PARTIAL", "MMIO_DROP"))
+    unsup = _counter(tb, ("UNSUPPORTED",))
+    drop0 = await tb.read_reg(*drops) if drops else None
+    unsup0 = await tb.read_reg(*unsup) if unsup else None
+    ndropped, nunsup = 0, 2
+    for fbe in range(1, 15):
+        ncases += 1
+        new = tb.rng.getrandbits(32)
+        await tb.raw_write(scratch, [new], fbe, 0)
+        ndropped += 1
+        got = await tb.rd32(scratch)
+        if got != value:
+            fails.append(f"partial write BE {fbe:#x} of {new:#010x}: scratch {got:#010x}, "
+                         f"want {value:#010x} (dropped)")
+            value = got
+    ncases += 1
+    await tb.raw_write(scratch, [tb.rng.getrandbits(32), tb.rng.getrandbits(32)], 0xF, 0xF)
+    nunsup += 1
+    got = await tb.rd32(scratch)
+    if got != value:
+        fails.append(f"2-DW write at scratch: scratch {got:#010x}, want {value:#010x} (dropped)")
+    ncases += 1
+    new = tb.rng.getrandbits(32)
+    await tb.wr32(scratch, new)
+    if await tb.rd32(scratch) != new:
+        fails.append("full-dword write did not take")
+    for ctr, c0, want in ((drops, drop0, ndropped), (unsup, unsup0, nunsup)):
+        if ctr:
+            got = await tb.read_reg(*ctr) - c0
+            if got != want:
+                fails.append(f"{ctr[0]}_{ctr[1]}: counted {got}, want {want}")
+        else:
+            tb.log.warning("no BAR0 error counter in nic_regs.h: not checked")
+    tb.log.info("MMIO cases: %d", ncases)
+    tb.check_clean(fails)
+
+
+# --- c. raw DMA with the pattern generator / checker ------------------------------------------
+
+LAST_DISABLE, IRQ_DISABLE = "LAST_DISABLE", "IRQ_DISABLE"
+
+
+async def dma_push(tb, eng, addr, size, flag):
+    value = (tb.field("PCIE_DMA0", f"{eng}_TABLE_VALUE", "ADDRESS_LSB", addr & 0xFFFFFFFF)
+             | tb.field("PCIE_DMA0", f"{eng}_TABLE_VALUE", "LENGTH", size)
+             | tb.field("PCIE_DMA0", f"{eng}_TABLE_VALUE", flag, 1))
+    await tb.write_reg("PCIE_DMA0", f"{eng}_TABLE_VALUE", value)
+    await tb.write_reg("PCIE_DMA0", f"{eng}_TABLE_WE", addr >> 32)
+
+
+async def dma_setup(tb, eng):
+    await tb.write_reg("PCIE_DMA0", f"{eng}_ENABLE", 0)
+    await tb.write_reg("PCIE_DMA0", f"{eng}_TABLE_RESET", 1)
+    await tb.write_reg("PCIE_DMA0", f"{eng}_TABLE_LOOP_PROG_N", 0)
+
+
+async def wait_until(tb, cond, what, cycles=200_000, step=64):
+    for _ in range(cycles // step):
+        if await cond():
+            return
+        await ClockCycles(tb.dut.sys_clk, step)
+    raise AssertionError(f"timeout waiting for {what}")
+
+
+def words(seed, n):
+    return b"".join(((seed + i) & 0xFFFFFFFF).to_bytes(4, "little") for i in range(n))
+
+
+async def dma_c2h(tb, mem, base, off, size, seed):
+    """Card-to-host: the pattern generator through the DMA writer to base+off."""
+    mem[off:off + size + 16] = bytes(b ^ 0xFF for b in words(seed, size // 4 + 4))
+    await tb.write_reg("DMA_PATTERN", "GEN_CONTROL", 0)
+    await dma_setup(tb, "WRITER")
+
+    async def drained():
+        st = await tb.read_reg("PCIE_DMA0", "BUFFERING_WRITER_FIFO_STATUS")
+        shift, width = tb.fields[("PCIE_DMA0", "BUFFERING_WRITER_FIFO_STATUS", "LEVEL")]
+        return (st >> shift) & ((1 << width) - 1) == 0
+    await wait_until(tb, drained, "the writer's buffering FIFO to drain")
+    await dma_push(tb, "WRITER", base + off, size, LAST_DISABLE)
+    await tb.write_reg("DMA_PATTERN", "GEN_SEED", seed)
+    await tb.write_reg("PCIE_DMA0", "WRITER_ENABLE", 1)
+    vec = tb.msi_of("PCIE_DMA0", 1)
+    msis = tb.msi_count.get(vec, 0)
+    await tb.write_reg("DMA_PATTERN", "GEN_CONTROL",
+                       tb.field("DMA_PATTERN", "GEN_CONTROL", "ENABLE", 1))
+    want = words(seed, size // 4)
+
+    async def done():
+        return tb.msi_count.get(vec, 0) > msis and mem[off + size - 16:off + size] == want[-16:]
+    await wait_until(tb, done, f"c2h {size} B at +{off:#x}: writer MSI and the last bytes")
+    await tb.write_reg("DMA_PATTERN", "GEN_CONTROL", 0)
+    await tb.write_reg("PCIE_DMA0", "WRITER_ENABLE", 0)
+    got = bytes(mem[off:off + size])
+    bad = [i for i in range(0, size, 4) if got[i:i + 4] != want[i:i + 4]]
+    after = bytes(mem[off + size:off + size + 16])
+    errs = []
+    if bad:
+        b = bad[0]
+        errs.append(f"c2h {size} B at +{off:#x} seed {seed:#x}: {len(bad)} words differ, first "
+                    f"at +{b}: {got[b:b + 4].hex()} want {want[b:b + 4].hex()}")
+    if after != bytes(b ^ 0xFF for b in words(seed + size // 4, 4)):
+        errs.append(f"c2h {size} B at +{off:#x}: wrote past the end")
+    return errs
+
+
+async def dma_h2c(tb, mem, base, off, size, seed):
+    """Host-to-card: base+off through the DMA reader into the pattern checker."""
+    mem[off:off + size] = words(seed, size // 4)
+    await tb.write_reg("DMA_PATTERN", "CHK_SEED", seed)
+    await tb.write_reg("DMA_PATTERN", "CHK_TARGET", size)
+    await tb.write_reg("DMA_PATTERN", "CHK_CONTROL",
+                       tb.field("DMA_PATTERN", "CHK_CONTROL", "RESTART", 1))
+    await dma_setup(tb, "READER")
+    await dma_push(tb, "READER", base + off, size, IRQ_DISABLE)
+    vec = tb.msi_of("DMA_PATTERN", 0)
+    msis = tb.msi_count.get(vec, 0)
+    await tb.write_reg("PCIE_DMA0", "READER_ENABLE", 1)
+
+    async def done():
+        return tb.msi_count.get(vec, 0) > msis
+    await wait_until(tb, done, f"h2c {size} B at +{off:#x}: the checker's MSI")
+    got = await tb.read_reg("DMA_PATTERN", "CHK_BYTES")
+    errors = await tb.read_reg("DMA_PATTERN", "CHK_ERRORS")
+    await tb.write_reg("PCIE_DMA0", "READER_ENABLE", 0)
+    if got != size or errors:
+        return [f"h2c {size} B at +{off:#x} seed {seed:#x}: checker counted {got} B and "
+                f"{errors} bad beats, want {size} and 0"]
+    return []
+
+
+def dma_cases(rng, n, buf_size):
+    """n random (direction, offset, size): 16-byte multiples, offsets often near a 4 KiB
+    boundary (page + 0x40 and the like) so transfers cross pages."""
+    out = []
+    for _ in range(n):
+        size = 16 * rng.randint(1, rng.choice([8, 64, 600]))
+        page = rng.randrange(0, (buf_size - size - 0x1000 - 32) // 0x1000)
+        inpage = rng.choice([0x40, 0x1000 - 0x40, 16 * rng.randrange(256)])
+        out.append((rng.choice(["c2h", "h2c"]), page * 0x1000 + inpage, size))
+    return out
+
+
+@cocotb.test()
+async def test_dma(dut):
+    tb = TB(dut, config())
+    await tb.init()
+    await tb.write_reg("PCIE_MSI", "ENABLE", 0xFFFFFFFF)
+    await tb.write_reg("PCIE_DMA0", "LOOPBACK_ENABLE", 0)
+    buf_size = 1 << 20
+    base, mem = tb.rc.alloc_region(buf_size)
+    assert base % 0x1000 == 0
+    cases = dma_cases(tb.rng, tb.cfg["dma_cases"], buf_size)
+    tb.log.info("DMA cases: %d (seed %d)", len(cases), tb.cfg["seed"])
+    errs = []
+    for k, (direction, off, size) in enumerate(cases):
+        seed = tb.rng.getrandbits(32)
+        tb.log.info("DMA %d: %s %d B at +%#x", k, direction, size, off)
+        f = dma_c2h if direction == "c2h" else dma_h2c
+        errs += await f(tb, mem, base, off, size, seed)
+    tb.check_clean(errs)
+
+
+# --- d. the NIC's TX and RX rings through the MAC loopback -------------------------------------
+
+class MmioRegisters:
+    """nic_driver's Registers interface over BAR0: a port's CSR is the NIC block's register of
+    its upper-case name (nic_datapath_csr.py's naming); a strobe writes the register of its stem
+    (or `<stem>_<field>`) with the fields packed; ops run in order in run()."""
+
+    def __init__(self, tb):
+        self.tb, self.ops = tb, []
+
+    def write(self, port, value):
+        self.ops.append(("write", port.upper(), int(value)))
+
+    def strobe(self, stem, **fields):
+        self.ops.append(("strobe", stem.upper(), fields))
+
+    def wait(self, cond, what):
+        self.ops.append(("wait", cond, what))
+
+    def _strobe_reg(self, stem, fields):
+        for reg in [stem] + [f"{stem}_{f.upper()}" for f in fields]:
+            if ("NIC", reg) in self.tb.regs and all(
+                    ("NIC", reg, f.upper()) in self.tb.fields for f in fields):
+                return reg
+        raise KeyError(f"no NIC register for strobe {stem} {fields}")
+
+    async def run(self):
+        tb = self.tb
+        while self.ops:
+            kind, a, b = self.ops.pop(0)
+            if kind == "write":
+                await tb.write_reg("NIC", a, b)
+            elif kind == "strobe":
+                reg = self._strobe_reg(a, b)
+                await tb.write_reg("NIC", reg, sum(tb.field("NIC", reg, f.upper(), v)
+                                                   for f, v in b.items()))
+            else:
+                names = []
+                a(lambda p: names.append(p) or 0)
+
+                async def ok():
+                    vals = {p: await tb.read_reg("NIC", p.upper()) for p in names}
+                    return a(lambda p: vals[p])
+                await wait_until(tb, ok, b)
+
+
+class HostMem:
+    def __init__(self, base, mem):
+        self.base, self.mem = base, mem
+
+    def read(self, addr, n):
+        return bytes(self.mem[addr - self.base:addr - self.base + n])
+
+    def write(self, addr, data):
+        self.mem[addr - self.base:addr - self.base + len(data)] = data
+
+
+@cocotb.test()
+async def test_nic_rings(dut):
+    from cocotb_tests.models.nic_driver import NicDriver, RxRing, TxRing
+    tb = TB(dut, config())
+    await tb.init()
+    await tb.write_reg("PCIE_MSI", "ENABLE", 0xFFFFFFFF)
+    base, mem = tb.rc.alloc_region(1 << 20)
+    hm, regs = HostMem(base, mem), MmioRegisters(tb)
+    buf_len = 2048
+    tx = TxRing(hm, regs, 0, base + 0x0000, base + 0x1000, 6)
+    rx = RxRing(hm, regs, base + 0x2000, base + 0x3000, base + 0x10000, buf_len, 6,
+                buf_stride=0x1000)
+    drv = NicDriver(regs, [tx], rx)
+    drv.open()
+    await regs.run()
+    nframes = tb.cfg["nic_frames"]
+    tb.log.info("NIC frames: %d (seed %d)", nframes, tb.cfg["seed"])
+    sent, got = [], []
+    tx_area = base + 0x40000
+    for k in range(nframes):
+        n = tb.rng.randint(60, 1514)
+        data = bytes(tb.rng.getrandbits(8) for _ in range(n))
+        addr = tx_area + k * 0x800 + tb.rng.randrange(0, 0x800 - n if n < 0x800 else 1)
+        # A random byte offset; one or two fragments.
+        if n > 200 and tb.rng.random() < 0.5:
+            cut = tb.rng.randint(1, n - 1)
+            hm.write(addr, data[:cut])
+            addr2 = tx_area + 0x40000 + k * 0x800 + tb.rng.randrange(0, 0x800 - (n - cut))
+            hm.write(addr2, data[cut:])
+            frags = [(addr, cut), (addr2, n - cut)]
+        else:
+            hm.write(addr, data)
+            frags = [(addr, n)]
+        assert tx.post(frags)
+        tx.doorbell()
+        await regs.run()
+        sent.append(data)
+
+        async def some():
+            got.extend(rx.poll())
+            rx.refill()
+            await regs.run()
+            tx.reclaim()
+            return len(got) >= len(sent) - 2
+        await wait_until(tb, some, "RX frames", step=256)
+
+    async def all_back():
+        got.extend(rx.poll())
+        rx.refill()
+        await regs.run()
+        return len(got) >= len(sent)
+    await wait_until(tb, all_back, f"all {nframes} frames back")
+    errs = [] if len(got) == len(sent) else [f"{len(sent)} frames sent, {len(got)} back"]
+    for i, (s, f) in enumerate(zip(sent, got)):
+        if f.status != 0 or f.len != len(s) or f.data != s:
+            errs.append(f"frame {i}: {len(s)} B sent, got status {f.status} len {f.len}"
+                        f"{'' if f.data == s else ', data differs'}")
+    tb.check_clean(errs)
