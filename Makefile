@@ -39,7 +39,7 @@ INCS     := -Isw/include -Isw/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 
-SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*")
+SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*") $(wildcard litex_soc/patches/litepcie/*.patch)
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
 SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cpp tlp_checker.cpp \
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)

@@ -6,7 +6,8 @@
 # LitePCIe crossbar master ports, coalesced interrupts) on a LiteEth MAC; LitePCIe's DMA channel
 # with the DMA pattern generator/checker as the raw DMA benchmark; the bus analyzer on the PCIe
 # PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI; the identification block
-# at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py).
+# at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
+# (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
 #
 # Parameters: platform; crg; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's
 # MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
@@ -24,6 +25,7 @@ from litex_soc.dmatest.dma_pattern import DMAPattern
 from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
+from litex_soc.pcie.bar_guard import BARGuard
 from rtl.scope.bus_analyzer import Probe
 
 ANALYZER_DEPTH = 1024
@@ -83,8 +85,12 @@ class NICSoC(SoCCore):
     def add_csr_bridge(self, name="csr", origin=None, register=False):
         # A registered Wishbone-to-CSR bridge, as LiteX builds in SoCs with SDRAM: the bridge's
         # decode and every CSR bank's decode are two short paths instead of one long one.
-        # One cycle more per CSR access.
+        # One cycle more per CSR access. BARGuard sits in front of it: it drops the partial
+        # writes the bridge would turn into whole-word writes. (SoC.finalize calls this.)
         super().add_csr_bridge(name=name, origin=origin, register=True)
+        self.pcie_bar = BARGuard(self.bus.slaves[name])
+        self.bus.slaves[name] = self.pcie_bar.bus
+        self.comb += self.pcie_bar.unsupported.eq(self.pcie_mmap.unsupported)
 
     def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,

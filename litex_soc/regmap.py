@@ -23,6 +23,13 @@ def regmap_markdown(soc, title="Register map (BAR0)"):
         "LiteX-generated `csr.h` with `CSR_BASE` 0. Registers are 32 bits wide; a wider one spans",
         "several words, most significant word first.",
         "",
+        "Access sizes: a BAR0 read of one dword with any byte enables returns that register's",
+        "bytes (a zero-length read, no byte enabled, reads nothing). A write must enable all four",
+        "bytes of the register: a partial write changes nothing and is counted in",
+        "`pcie_bar_partial_writes`. A request longer than one dword is refused (a read gets an",
+        "Unsupported Request completion, a write is dropped) and counted in",
+        "`pcie_bar_unsupported`.",
+        "",
     ]
     for name, region in sorted(soc.csr_regions.items(), key=lambda kv: kv[1].origin):
         if not isinstance(region.obj, list):

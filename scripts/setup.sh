@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # gtkwave + xvfb and tshark: the tests open the waveforms in GTKWave and check the wire capture
 # (pcapng) with Wireshark's dissector. libjansson-dev: the host tools' JSON writer
 # (sw/common/bench_util.c).
-APT_PACKAGES=(make g++ gcc python3 python3-venv verilator zlib1g-dev gtkwave xvfb linux-libc-dev
+APT_PACKAGES=(make patch g++ gcc python3 python3-venv verilator zlib1g-dev gtkwave xvfb linux-libc-dev
               tshark libjansson-dev)
 # The soft CPU's BIOS (make sim CPU=1) needs a RISC-V compiler, its C library and meson/ninja.
 if [ "${NIC_WITH_CPU:-0}" = 1 ]; then
@@ -43,4 +43,20 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
     .venv/bin/pip install -q --upgrade pip==24.3.1
     .venv/bin/pip install -q -r requirements.txt
     echo "$want" > "$stamp"
+fi
+
+# LitePCIe as pinned plus our patches (litex_soc/patches/litepcie/README.md), applied to a fresh
+# copy whenever the pin or a patch changes.
+pstamp=.venv/.litepcie-patches.sha256
+pwant=$(cat requirements.txt litex_soc/patches/litepcie/*.patch | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
+    echo "setup: patching LitePCIe (litex_soc/patches/litepcie/)"
+    lpver=$(sed -n 's/^litepcie==//p' requirements.txt)
+    .venv/bin/pip install -q --force-reinstall --no-deps "litepcie==$lpver"
+    site=$(.venv/bin/python -c 'import litepcie, os; print(os.path.dirname(os.path.dirname(litepcie.__file__)))')
+    for p in litex_soc/patches/litepcie/*.patch; do
+        patch -s -p1 -d "$site" < "$p"
+    done
+    find "$site/litepcie" -name __pycache__ -prune -exec rm -rf {} +
+    echo "$pwant" > "$pstamp"
 fi

@@ -21,6 +21,7 @@ enum nic_rb_type {
     NIC_RB_IDENTIFIER_MEM = 0x0002,  /* LiteX identifier string, one character per word */
     NIC_RB_PCIE_PHY = 0x0010,  /* LitePCIe PHY: link status, negotiated MPS/MRRS */
     NIC_RB_PCIE_MSI = 0x0011,  /* LitePCIe MSI, one vector per message number */
+    NIC_RB_PCIE_BAR = 0x0013,  /* BAR0 accesses refused: partial writes, longer than 1 DW */
     NIC_RB_PCIE_DMA0 = 0x0012,  /* LitePCIe DMA channel 0 with loopback and buffering */
     NIC_RB_DMA_PATTERN = 0x0020,  /* DMA pattern generator (card-to-host) and checker (host-to-card) */
     NIC_RB_NIC = 0x0100,  /* NIC datapath: TX queues, rings, engines, FIFOs, coalescing */
@@ -34,6 +35,7 @@ enum nic_rb_type {
     X(IDENTIFIER_MEM, identifier_mem) \
     X(PCIE_PHY, pcie_phy) \
     X(PCIE_MSI, pcie_msi) \
+    X(PCIE_BAR, pcie_bar) \
     X(PCIE_DMA0, pcie_dma0) \
     X(DMA_PATTERN, dma_pattern) \
     X(NIC, nic) \
@@ -243,6 +245,13 @@ enum nic_rb_type {
 #define NIC_RB_PCIE_MSI_VERSION 0x00012345u
 #define NIC_CSR_PCIE_MSI_ENABLE_ADDR 0x0000u  /* 32 bits, rw */
 #define NIC_CSR_PCIE_MSI_ENABLE_SIZE 1
+
+/* pcie_bar: BAR0 accesses refused: partial writes, longer than 1 DW */
+#define NIC_RB_PCIE_BAR_VERSION 0x0001c488u
+#define NIC_CSR_PCIE_BAR_PARTIAL_WRITES_ADDR 0x0000u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_BAR_PARTIAL_WRITES_SIZE 1
+#define NIC_CSR_PCIE_BAR_UNSUPPORTED_ADDR 0x0004u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_BAR_UNSUPPORTED_SIZE 1
 
 /* pcie_dma0: LitePCIe DMA channel 0 with loopback and buffering */
 #define NIC_RB_PCIE_DMA0_VERSION 0x00014f65u

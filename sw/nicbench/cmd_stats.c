@@ -72,6 +72,15 @@ int cmd_stats(struct ctx *c, int argc, char **argv)
             stat_row(c, name, x, arrays[r].desc);
         }
     }
+    /* BAR0 accesses the SoC refused (the pcie_bar block, when the build has it). */
+    if (nic_rb_find(b, NIC_RB_PCIE_BAR)) {
+        const uint32_t partial = nic_read32(b, NIC_CSR(b, PCIE_BAR, PARTIAL_WRITES));
+        const uint32_t longer = nic_read32(b, NIC_CSR(b, PCIE_BAR, UNSUPPORTED));
+        if (all || partial)
+            stat_row(c, "bar_partial_writes", partial, "BAR0 partial writes dropped");
+        if (all || longer)
+            stat_row(c, "bar_unsupported", longer, "BAR0 requests longer than 1 DW refused");
+    }
     bu_json_obj_end(&c->rec);
     bu_json_obj_end(&c->rec);
     return backend_check(c, "stats");

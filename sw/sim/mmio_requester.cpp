@@ -149,12 +149,13 @@ void MmioRequester::completion(const UpTlp &t)
         return;
     }
     const uint32_t want_dw = info.len / 4;
-    if (t.kind != Kind::CplD || t.len_dw != want_dw || bc != uint32_t(info.len)) {
+    const uint32_t la = h[2] & 0x7f, want_la = info.off & 0x7f;
+    if (t.kind != Kind::CplD || t.len_dw != want_dw || bc != uint32_t(info.len) || la != want_la) {
         log.error(&c.unexpected_completion, t.arr, h, 3,
                   "device %s for the host read of %d B at BAR0+%#llx: length %u DW, byte count "
-                  "%u; expected a CplD of %u DW, byte count %d", name, info.len,
-                  static_cast<unsigned long long>(info.off), t.kind == Kind::CplD ? t.len_dw : 0,
-                  bc, want_dw, info.len);
+                  "%u, lower address %#x; expected a CplD of %u DW, byte count %d, lower address "
+                  "%#x", name, info.len, static_cast<unsigned long long>(info.off),
+                  t.kind == Kind::CplD ? t.len_dw : 0, bc, la, want_dw, info.len, want_la);
         return;
     }
     uint64_t v = bswap32(t.pl[0]);

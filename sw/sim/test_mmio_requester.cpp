@@ -153,4 +153,24 @@ void test_mmio_timeout(int dw)
           "unexpected completion", dw);
 }
 
+/* A CplD whose lower address is not the read's (LitePCIe's dword-aligned one for a read at
+ * +0x46 would say 0x44) is refused: the read then times out. */
+void test_mmio_lower_address(int dw)
+{
+    const LinkParams p = base_params(dw);
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    const int id = m.mmio_read(0x48, 4);
+    d.run(100);
+    const uint8_t tag = (d.rx[0].dw[1] >> 8) & 0xff;
+    d.send(cpl(p.device_id, p.rc_id, tag, 0x40, 4, {0x1}));
+    d.run(200);
+    check(!m.mmio_result(id).done && counter(m, "unexpected_completion") == 1 &&
+              contains(last_error(m), "lower address 0x40") &&
+              contains(last_error(m), "lower address 0x48"),
+          "dw%d lower address: a CplD with lower address 0x40 for a read at 0x48 is refused "
+          "(%s)", dw, last_error(m).c_str());
+}
+
 } /* namespace model_test */

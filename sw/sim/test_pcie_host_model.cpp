@@ -170,6 +170,7 @@ int main(int argc, char **argv)
     test_mrd(dw);
     test_broken(dw);
     test_mmio_timeout(dw);
+    test_mmio_lower_address(dw);
     test_msi(dw);
     test_read_timing(dw);
     test_throughput(dw);
