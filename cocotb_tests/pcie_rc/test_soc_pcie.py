@@ -3,9 +3,9 @@
 # Verilator build of build/sim_dw128/gateware (soc_run.build, reused while its sources match),
 # run once per configuration below, each in its own build/cocotb/soc_pcie_dw128/run_<tag>/.
 #
-# Configurations (CONFIGS): the RC's MPS x MRRS, with and without backpressure on the SoC's TX
-# stream, gaps in its RX stream and completions split at every RCB; which cocotb tests each runs
-# (enumeration, MMIO and the NIC rings once; DMA in every configuration).
+# Configurations (CONFIGS): every MPS x MRRS the RC can program (128/256/512), each with and
+# without backpressure on the SoC's TX stream, gaps in its RX stream and completions split at
+# every RCB; each runs enumeration, DMA and the NIC rings, two of them the MMIO sweep.
 # Seeds: random per run, printed in the summary; PCIE_RC_SEED replays one. Counts: dma_cases
 # random DMA transfers per configuration, nic_frames frames for the ring test.
 
@@ -18,15 +18,19 @@ import pytest
 from cocotb_tests.pcie_rc.soc_run import run
 
 WIDTH = 128
-TESTS = {"full": "test_enumerate,test_mmio,test_dma,test_nic_rings", "dma": "test_dma"}
-CONFIGS = {
-    "mps256_mrrs512":      dict(mps=256, mrrs=512, tests="full"),
-    "mps128_mrrs128_bp":   dict(mps=128, mrrs=128, tx_ready_prob=0.3, rx_gap_prob=0.2,
-                                tests="dma"),
-    "mps512_mrrs256_rcb":  dict(mps=512, mrrs=256, split_rcb=True, tx_ready_prob=0.2,
-                                tests="dma"),
-}
-DMA_CASES, NIC_FRAMES = 12, 16
+SIZES = (128, 256, 512)
+# Every MPS x MRRS, each without and with backpressure ("_bp": the SoC's tx_ready low 30% of
+# cycles, 20% idle beats in its RX stream, the RC's read completions split at every RCB). The
+# MMIO sweep does not depend on MPS/MRRS: it runs in two configurations.
+CONFIGS = {}
+for _mps in SIZES:
+    for _mrrs in SIZES:
+        for _bp in (False, True):
+            _tag = f"mps{_mps}_mrrs{_mrrs}" + ("_bp" if _bp else "")
+            CONFIGS[_tag] = dict(mps=_mps, mrrs=_mrrs, tx_ready_prob=0.3 * _bp,
+                                 rx_gap_prob=0.2 * _bp, split_rcb=_bp)
+MMIO_IN = {"mps256_mrrs512", "mps256_mrrs512_bp"}
+DMA_CASES, NIC_FRAMES = 24, 8
 
 
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed")
@@ -34,8 +38,10 @@ DMA_CASES, NIC_FRAMES = 12, 16
 def test_soc_pcie(tag, record_property):
     seed = int(os.environ.get("PCIE_RC_SEED", str(random.SystemRandom().getrandbits(32))))
     cfg = dict(CONFIGS[tag], seed=seed, dma_cases=DMA_CASES, nic_frames=NIC_FRAMES)
-    tests = TESTS[cfg.pop("tests")]
+    tests = ["test_enumerate"] + (["test_mmio"] if tag in MMIO_IN else []) + [
+        "test_dma", "test_nic_rings"]
     record_property("summary", f"pcie_rc {tag}: seed {seed} (PCIE_RC_SEED), {DMA_CASES} DMA "
-                               f"cases" + (f", {NIC_FRAMES} NIC frames" if "nic" in tests else ""))
+                               f"cases, {NIC_FRAMES} NIC frames"
+                               + (", 44 MMIO cases" if tag in MMIO_IN else ""))
     run(WIDTH, "cocotb_tests.pcie_rc.tb_soc_pcie", env=dict(PCIE_RC_CFG=cfg), tag=tag,
-        testcase=tests)
+        testcase=",".join(tests))
