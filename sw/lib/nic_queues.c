@@ -144,9 +144,50 @@ static bool pow2(unsigned v) { return v && !(v & (v - 1)); }
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+static bool buf_offsets(const struct nic_q_config *c)
+{
+    return c->buf_offset || c->buf_offset_random;
+}
+
 /* Bytes between consecutive buffers: the frame rounded up to 64 B (16 B alignment is what the
- * RX engine needs; 64 keeps buffers on cache lines). */
-static size_t buf_stride(const struct nic_queues *nq) { return align_up(nq->cfg.buf_size, 64); }
+ * RX engine needs; 64 keeps buffers on cache lines); with buffer offsets, whole pages holding
+ * the frame (rounded up to 4 B, the RX writes) at any offset. */
+static size_t buf_stride(const struct nic_q_config *c)
+{
+    return buf_offsets(c) ? align_up(align_up(c->buf_size, 4) + 4095, 4096)
+                          : align_up(c->buf_size, 64);
+}
+
+/* splitmix64 (Vigna): the offsets of buf_offset_random. */
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The offset in its slot of the next TX frame or RX buffer. */
+static uint32_t tx_offset(struct nic_queues *nq)
+{
+    return nq->cfg.buf_offset_random ? (uint32_t)(next_rand(&nq->rng) % 4096)
+                                     : nq->cfg.buf_offset;
+}
+
+static uint16_t rx_offset(struct nic_queues *nq)
+{
+    return (uint16_t)(tx_offset(nq) / NIC_Q_RX_BUF_ALIGN * NIC_Q_RX_BUF_ALIGN);
+}
+
+static void rx_post_desc(struct nic_queues *nq, unsigned p)
+{
+    struct nic_rxq *r = &nq->rx;
+    /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
+     * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
+    r->desc[p] = (struct nic_rx_desc){
+        .addr = htole64(r->buf_bus + (uint64_t)p * nq->stride + r->off[p]),
+        .len = htole16((uint16_t)align_up(nq->cfg.buf_size, 4))};
+}
 
 /* --- open / close ---------------------------------------------------------------------------- */
 
@@ -168,6 +209,9 @@ static int check_config(struct nic_backend *b, const struct nic_q_config *c, cha
     if (c->buf_size < NIC_Q_FRAME_MIN || c->buf_size > NIC_Q_FRAME_MAX)
         return nic_errf(err, errlen, "buffer size %u: must be %u..%u bytes (the largest frame, "
                         "without FCS)", c->buf_size, NIC_Q_FRAME_MIN, NIC_Q_FRAME_MAX);
+    if (c->buf_offset > 4095)
+        return nic_errf(err, errlen, "buffer offset %u: must be 0..4095 (bytes into a page)",
+                        c->buf_offset);
     if (c->sched_mode > NIC_TX_SCHED_MODE_WRR)
         return nic_errf(err, errlen, "scheduler mode %u: 0 round-robin, 1 strict priority, 2 "
                         "weighted round-robin", c->sched_mode);
@@ -186,7 +230,8 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     nq->cfg = *cfg;
     if (nq->cfg.tx_limit == 0)
         nq->cfg.tx_limit = cfg->tx_ring - 1;
-    const size_t stride = buf_stride(nq);
+    nq->rng = cfg->buf_offset_seed;
+    const size_t stride = nq->stride = buf_stride(cfg);
 
     /* One DMA block: writeback slots (64 B apart), then per TX queue its ring and buffers, then
      * the RX ring, completion ring and buffers, each region 4 KiB aligned. */
@@ -213,11 +258,14 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
                         "%u and an RX ring of %u buffers of %zu bytes: %s", off, cfg->ntxq,
                         cfg->tx_ring, cfg->rx_ring, stride, e ? e : "dma_alloc failed");
     }
-    if (bus % 16)
-        return nic_errf(err, errlen, "DMA memory at %#llx is not 16-byte aligned",
-                        (unsigned long long)bus);
     nq->mem = mem;
     nq->mem_size = off;
+    if (bus % (buf_offsets(cfg) ? 4096 : 16))
+        return nic_errf(err, errlen, "DMA memory at %#llx is not %u-byte aligned",
+                        (unsigned long long)bus, buf_offsets(cfg) ? 4096 : 16);
+    nq->rx.off = calloc(cfg->rx_ring, sizeof *nq->rx.off);
+    if (!nq->rx.off)
+        return nic_errf(err, errlen, "out of memory");
 
     /* Frame FIFOs: TX takes whatever the engine builds (its max_frame), RX what a buffer holds. */
     wr(b, NIC_CSR(b, NIC, TXFIFO_MAX_LEN), NIC_Q_FRAME_MAX);
@@ -295,11 +343,8 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     wr(b, NIC_CSR(b, NIC, RXE_RING_SIZE_LOG2), r->size_log2);
     nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_CPL_BASE), NIC_CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
     for (unsigned p = 0; p < r->size; p++) {
-        /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
-         * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
-        r->desc[p] = (struct nic_rx_desc){
-            .addr = htole64(r->buf_bus + (uint64_t)p * stride),
-            .len = htole16((uint16_t)align_up(cfg->buf_size, 4))};
+        r->off[p] = rx_offset(nq);
+        rx_post_desc(nq, p);
         r->cpl[p].status = NIC_Q_RX_STATUS_FREE;
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -327,6 +372,8 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
     if (nq->mem)
         nic_dma_free(b, nq->mem, nq->mem_size);
     nq->mem = NULL;
+    free(nq->rx.off);
+    nq->rx.off = NULL;
     return rc;
 }
 
@@ -356,15 +403,15 @@ int nic_q_tx_post(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
         n = room;
     if (n == 0)
         return 0;
-    const size_t stride = buf_stride(nq);
     uint32_t idx = t->next_to_use;
     for (unsigned i = 0; i < n; i++) {
         const uint32_t len = frames[i].len;
         if (len == 0 || len > nq->cfg.buf_size)
             return nic_errf(err, errlen, "TX frame %u of the batch: %u bytes does not fit a "
                             "buffer (1..%u bytes)", i, len, nq->cfg.buf_size);
-        memcpy(t->buf + (size_t)idx * stride, frames[i].data, len);
-        t->desc[idx] = (struct nic_tx_desc){.addr = htole64(t->buf_bus + (uint64_t)idx * stride),
+        const size_t at = (size_t)idx * nq->stride + tx_offset(nq);
+        memcpy(t->buf + at, frames[i].data, len);
+        t->desc[idx] = (struct nic_tx_desc){.addr = htole64(t->buf_bus + at),
                                             .len = htole16((uint16_t)len),
                                             .flags = htole16(NIC_TX_DESC_FLAGS_EOP)};
         idx = (idx + 1) & (t->size - 1);
@@ -415,7 +462,6 @@ int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen
 int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max)
 {
     struct nic_rxq *r = &nq->rx;
-    const size_t stride = buf_stride(nq);
     unsigned n = 0;
     while (n < max) {
         volatile struct nic_rx_cpl *rec = &r->cpl[r->next_cpl];
@@ -430,7 +476,8 @@ int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned ma
          * record): they are all to be reposted. */
         const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
         r->to_repost += ((idx - expect) & (r->size - 1)) + 1;
-        out[n] = (struct nic_q_rx_frame){.data = r->buf + (size_t)idx * stride, .len = len,
+        out[n] = (struct nic_q_rx_frame){.data = r->buf + (size_t)idx * nq->stride + r->off[idx],
+                                         .len = len,
                                          .index = idx, .status = status, .timestamp = ts};
         rec->status = NIC_Q_RX_STATUS_FREE;
         r->next_cpl = (r->next_cpl + 1) & (r->size - 1);
@@ -448,6 +495,13 @@ int nic_q_rx_refill(struct nic_queues *nq)
     const unsigned n = r->to_repost;
     if (n == 0)
         return 0;
+    /* Random offsets: each buffer reposted at a new one (positions prod .. prod + n - 1 are
+     * beyond what the device may fetch until the doorbell). */
+    for (unsigned i = 0; i < n && nq->cfg.buf_offset_random; i++) {
+        const unsigned p = (r->prod + i) & (r->size - 1);
+        r->off[p] = rx_offset(nq);
+        rx_post_desc(nq, p);
+    }
     __atomic_thread_fence(__ATOMIC_RELEASE);
     r->prod = (r->prod + n) & (r->size - 1);
     r->to_repost = 0;

@@ -44,7 +44,18 @@ struct nic_q_config {
                                      * (no FCS) */
     unsigned sched_mode;            /* enum nic_tx_sched_mode: 0 round-robin, 1 strict priority,
                                      * 2 WRR */
+    /* Where buffers start in their pages, as a kernel driver's skbs do: 0 and not random, the
+     * default, packs buffers 64 B apart. Otherwise every buffer has a page-aligned slot of
+     * its own and starts buf_offset bytes into it (0..4095), or, with buf_offset_random, at an
+     * offset drawn from buf_offset_seed for each TX frame posted and each RX buffer posted.
+     * RX offsets are rounded down to 16 B (an RX buffer must be 16-byte aligned,
+     * rtl/contract/formats.py); TX offsets take any byte. */
+    unsigned buf_offset;
+    bool buf_offset_random;
+    uint64_t buf_offset_seed;
 };
+
+#define NIC_Q_RX_BUF_ALIGN 16u      /* RX buffer addresses: multiples of this */
 
 /* TX ring q: `size` descriptors, one payload buffer of buf_size bytes per ring slot (a frame
  * is one descriptor, EOP set) and a writeback slot where the device writes the queue's consumer
@@ -52,7 +63,8 @@ struct nic_q_config {
 struct nic_txq {
     struct nic_tx_desc *desc;       /* ring: size descriptors */
     uint64_t desc_bus;
-    uint8_t *buf;                   /* payload buffer of slot i at buf + i * buf_size */
+    uint8_t *buf;                   /* payload buffer of slot i at buf + i * stride (+ the
+                                     * frame's offset, nic_q_config.buf_offset*) */
     uint64_t buf_bus;
     volatile struct nic_tx_wb *wb;  /* consumer-index writeback slot */
     uint64_t wb_bus;
@@ -72,8 +84,9 @@ struct nic_rxq {
     uint64_t desc_bus;
     volatile struct nic_rx_cpl *cpl; /* completion records: size of them */
     uint64_t cpl_bus;
-    uint8_t *buf;                   /* buffer of ring position p at buf + p * buf_size */
+    uint8_t *buf;                   /* buffer of ring position p at buf + p * stride + off[p] */
     uint64_t buf_bus;
+    uint16_t *off;                  /* per ring position: its buffer's offset in its slot */
     unsigned size, size_log2;
     uint32_t prod;                  /* producer index written to the device (last doorbell) */
     uint32_t next_cpl;              /* next completion record to look at */
@@ -92,6 +105,8 @@ struct nic_queues {
     uint32_t tick_cycles;           /* system clock cycles per microsecond (INFO_CLK_FREQ) */
     void *mem;                      /* the one DMA block */
     size_t mem_size;
+    size_t stride;                  /* bytes between buffer slots */
+    uint64_t rng;                   /* buf_offset_random: offsets drawn from it */
     bool open;
 };
 

@@ -9,6 +9,7 @@
 
 #define MAX_PAIRS 16
 #define MAX_INFLIGHT 16                 /* --inflight list entries */
+#define MAX_OFFSETS 512                 /* --offset list entries */
 #define DMA_TABLE_DEPTH 256u            /* LitePCIe's descriptor table (LitePCIeDMA default) */
 #define RING_BYTES (2u << 20)           /* --inflight > 1: slots of one 2 MiB DMA buffer */
 #define LAT_SIZES "64..4K"
@@ -33,18 +34,24 @@ struct dma_run {
     uint64_t bus;
     size_t cap;
     uint32_t seed;                  /* advanced for every transfer */
+    uint32_t off;                   /* --offset: bytes past the buffer's (page-aligned) start */
+    bool pages;                     /* --offset given: slots are whole pages, each at off */
 };
+
+/* The transfer's host memory: the buffer at the current offset. */
+static uint8_t *run_buf(const struct dma_run *r) { return (uint8_t *)r->buf + r->off; }
+static uint64_t run_bus(const struct dma_run *r) { return r->bus + r->off; }
 
 static int dma_h2c_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_t *ns)
 {
     struct nic_backend *b = c->b;
     const uint32_t seed = r->seed++;
-    nic_pattern_fill(r->buf, size, seed);
+    nic_pattern_fill(run_buf(r), size, seed);
     nic_pattern_chk_restart(b, seed, size);
     nic_dma_enable(b, NIC_DMA_READER, false);
     nic_dma_table_reset(b, NIC_DMA_READER);
     nic_dma_set_loop(b, NIC_DMA_READER, false);
-    nic_dma_push(b, NIC_DMA_READER, r->bus, size, NIC_DMA_IRQ_DISABLE);
+    nic_dma_push(b, NIC_DMA_READER, run_bus(r), size, NIC_DMA_IRQ_DISABLE);
     if (nic_irq_drain(b) < 0)
         return fail(c, "h2c: irq_wait failed while draining MSIs: %s",
                     nic_last_error(b) ? nic_last_error(b) : "?");
@@ -70,9 +77,9 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
 {
     struct nic_backend *b = c->b;
     const uint32_t seed = r->seed++;
-    uint32_t *w = r->buf;
+    uint32_t *w = (uint32_t *)run_buf(r);
     /* Sentinel: the pattern's complement, so no word already matches. */
-    const size_t words = (size + 16 <= r->cap ? size + 16 : size) / 4;
+    const size_t words = (size + 16 <= r->cap - r->off ? size + 16 : size) / 4;
     for (size_t i = 0; i < words; i++)
         w[i] = ~nic_pattern_word(seed, i);
     uint8_t tail[16];
@@ -89,7 +96,7 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
                     nic_dma_buffering_level(b, NIC_DMA_WRITER));
     nic_dma_table_reset(b, NIC_DMA_WRITER);
     nic_dma_set_loop(b, NIC_DMA_WRITER, false);
-    nic_dma_push(b, NIC_DMA_WRITER, r->bus, size, NIC_DMA_LAST_DISABLE);
+    nic_dma_push(b, NIC_DMA_WRITER, run_bus(r), size, NIC_DMA_LAST_DISABLE);
     nic_pattern_gen_seed(b, seed);
     nic_dma_enable(b, NIC_DMA_WRITER, true);
     if (nic_irq_drain(b) < 0)
@@ -101,22 +108,22 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
     int rc = wait_msi(c, nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1), "c2h: writer interrupt");
     if (rc)
         return rc;
-    rc = wait_tail(c, (const volatile uint8_t *)r->buf + size - 16, tail, "c2h");
+    rc = wait_tail(c, (const volatile uint8_t *)run_buf(r) + size - 16, tail, "c2h");
     const uint64_t t1 = nic_now_ns(b);
     if (rc)
         return rc;
     *ns = t1 - t0;
 
     size_t first = 0;
-    const size_t bad = nic_pattern_check(r->buf, size, seed, &first);
+    const size_t bad = nic_pattern_check(w, size, seed, &first);
     if (bad) {
-        const uint32_t got = ((const volatile uint32_t *)r->buf)[first / 4];
+        const uint32_t got = ((const volatile uint32_t *)w)[first / 4];
         return fail(c, "c2h %u B (seed %#x): %zu of %u words differ from the pattern, first at "
                     "byte %zu: %#010x, expected %#010x", size, seed, bad, size / 4, first, got,
                     nic_pattern_word(seed, first / 4));
     }
     if (words > size / 4) {
-        const volatile uint32_t *after = (const volatile uint32_t *)r->buf + size / 4;
+        const volatile uint32_t *after = (const volatile uint32_t *)w + size / 4;
         for (size_t i = 0; i < 4; i++)
             if (after[i] != ~nic_pattern_word(seed, size / 4 + i))
                 return fail(c, "c2h %u B: the DMA wrote past the end of the buffer (byte %zu)",
@@ -135,7 +142,8 @@ static int dma_c2h_once(struct ctx *c, struct dma_run *r, uint32_t size, uint64_
  * the engine never waits for the host. Descriptor k points to slot k; transfer j (the j-th the
  * engine runs) uses slot j % q and carries stream bytes [j * size, (j + 1) * size) of the
  * pattern. A slot's stride is size rounded up to a power of two (to 4 KiB multiples above
- * 4 KiB), so no request crosses a 4 KiB boundary. The host keeps the slots' data one lap
+ * 4 KiB), so no request crosses a 4 KiB boundary; with --offset it is whole pages and each
+ * slot starts at the offset in its first page. The host keeps the slots' data one lap
  * ahead: h2c writes transfer j + q's data into a slot once the checker counted transfer j's
  * bytes; c2h checks transfer j's data in place, then puts the sentinel for j + q in its slot.
  */
@@ -147,8 +155,12 @@ struct flight {
     uint64_t run_ns;                /* start to the reps-th transfer's data checked or in place */
 };
 
-static uint32_t slot_stride(uint32_t size)
+static uint32_t slot_stride(uint32_t size, bool pages)
 {
+    /* --offset: whole pages with room for the size at any offset, so every transfer sits at
+     * the same offset in its page. */
+    if (pages)
+        return (uint32_t)bu_ceil_div(size + 4095u, 4096) * 4096;
     if (size > 4096)
         return (uint32_t)bu_ceil_div(size, 4096) * 4096;
     uint32_t s = 16;
@@ -159,7 +171,7 @@ static uint32_t slot_stride(uint32_t size)
 
 static uint8_t *slot(const struct dma_run *r, const struct flight *f, uint64_t j)
 {
-    return (uint8_t *)r->buf + (size_t)(j % f->q) * f->stride;
+    return run_buf(r) + (size_t)(j % f->q) * f->stride;
 }
 
 /* The pattern's seed for transfer j: the stream continues across transfers. */
@@ -176,7 +188,7 @@ static void flight_table(struct nic_backend *b, const struct dma_run *r, const s
     nic_dma_table_reset(b, e);
     nic_dma_set_loop(b, e, false);
     for (uint32_t k = 0; k < f->q; k++)
-        nic_dma_push(b, e, r->bus + (uint64_t)k * f->stride, f->size, flags);
+        nic_dma_push(b, e, run_bus(r) + (uint64_t)k * f->stride, f->size, flags);
     nic_dma_set_loop(b, e, true);
 }
 
@@ -409,9 +421,10 @@ struct dma_cfg {
 /* Descriptors queued for --inflight N at this size: N, for h2c at least H2C_MIN_LAP of data,
  * at most the table's depth and the slots the buffer holds; 1 (one at a time) when it holds
  * one slot only. */
-static uint32_t flight_depth(enum dir d, uint32_t size, uint64_t inflight, size_t cap)
+static uint32_t flight_depth(enum dir d, uint32_t size, uint64_t inflight, size_t cap,
+                             bool pages)
 {
-    const uint64_t nslots = cap / slot_stride(size);
+    const uint64_t nslots = cap / slot_stride(size, pages);
     uint64_t q = inflight;
     if (q <= 1 || nslots < 2)
         return 1;
@@ -429,7 +442,7 @@ static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
     struct nic_backend *b = c->b;
     uint64_t reps, time_ns, run_ns = 0;
     struct bu_dist dist = {0};
-    struct flight f = {.size = size, .stride = slot_stride(size), .q = inflight};
+    struct flight f = {.size = size, .stride = slot_stride(size, r->pages), .q = inflight};
     const bool hw_queue = inflight > 1;
     if (!hw_queue) {
         const uint64_t reps64 = bu_ceil_div(min_bytes, size);
@@ -480,9 +493,9 @@ static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
         snprintf(lim, sizeof lim, "n/a");
         snprintf(rat, sizeof rat, "n/a");
     }
-    out(c, "%10s %4s %5d %5d %6u %7" PRIu64 " %10" PRIu64 " %8.3f %9.2f %8.3f %10s %6s\n",
-        sz, dir_name[d], cfg->mps, cfg->mrrs, inflight, reps, time_ns, gbps, mbps, tps / 1e6,
-        lim, rat);
+    out(c, "%10s %5u %4s %5d %5d %6u %7" PRIu64 " %10" PRIu64 " %8.3f %9.2f %8.3f %10s %6s\n",
+        sz, r->off, dir_name[d], cfg->mps, cfg->mrrs, inflight, reps, time_ns, gbps, mbps,
+        tps / 1e6, lim, rat);
     fflush(stdout);
 
     bu_json_obj_begin(&c->rec);
@@ -490,6 +503,7 @@ static int dma_size(struct ctx *c, struct dma_run *r, enum dir d, uint32_t size,
     bu_json_kstr(&c->rec, "mode", "bandwidth");
     bu_json_kstr(&c->rec, "dir", dir_name[d]);
     bu_json_ku64(&c->rec, "size", size);
+    bu_json_ku64(&c->rec, "offset", r->off);
     bu_json_ku64(&c->rec, "inflight", inflight);
     json_opt_u64(&c->rec, "mps", cfg->mps >= 0, (uint64_t)cfg->mps);
     json_opt_u64(&c->rec, "mrrs", cfg->mrrs >= 0, (uint64_t)cfg->mrrs);
@@ -574,12 +588,12 @@ static int dma_latency(struct ctx *c, struct dma_run *r, uint32_t size, uint64_t
     free(lat);
 
     if (have)
-        out(c, "%10u %4s %5d %5d %6" PRIu64 " %4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-            " %9" PRIu64 " %9.1f\n", size, "h2c", cfg->mps, cfg->mrrs, count, reqs, dist.min,
-            dist.median, dist.p99, dist.max, dist.mean);
+        out(c, "%10u %5u %4s %5d %5d %6" PRIu64 " %4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9"
+            PRIu64 " %9" PRIu64 " %9.1f\n", size, r->off, "h2c", cfg->mps, cfg->mrrs, count,
+            reqs, dist.min, dist.median, dist.p99, dist.max, dist.mean);
     else
-        out(c, "%10u %4s %5d %5d %6s %4s %9s %9s %9s %9s %9s\n", size, "h2c", cfg->mps,
-            cfg->mrrs, "0", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a");
+        out(c, "%10u %5u %4s %5d %5d %6s %4s %9s %9s %9s %9s %9s\n", size, r->off, "h2c",
+            cfg->mps, cfg->mrrs, "0", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a");
     fflush(stdout);
 
     bu_json_obj_begin(&c->rec);
@@ -587,6 +601,7 @@ static int dma_latency(struct ctx *c, struct dma_run *r, uint32_t size, uint64_t
     bu_json_kstr(&c->rec, "mode", "latency");
     bu_json_kstr(&c->rec, "dir", "h2c");
     bu_json_ku64(&c->rec, "size", size);
+    bu_json_ku64(&c->rec, "offset", r->off);
     json_opt_u64(&c->rec, "mps", cfg->mps >= 0, (uint64_t)cfg->mps);
     json_opt_u64(&c->rec, "mrrs", cfg->mrrs >= 0, (uint64_t)cfg->mrrs);
     json_opt_u64(&c->rec, "dev_mps", cfg->dev_mps >= 0, (uint64_t)cfg->dev_mps);
@@ -614,6 +629,9 @@ struct dma_args {
     size_t ninflight;
     bool latency;
     uint64_t count;                 /* --latency: reads per size */
+    uint64_t offsets[MAX_OFFSETS];  /* --offset: bytes past the page-aligned buffer */
+    size_t noffsets;
+    bool pages;                     /* --offset given */
 };
 
 static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
@@ -634,18 +652,27 @@ static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
         if (a->sizes[i] > maxsize)
             maxsize = a->sizes[i];
     }
+    for (size_t i = 0; i < a->noffsets; i++) {
+        char err[256];
+        if (nic_dma_desc_check(b, a->offsets[i], (uint32_t)maxsize, c->align, err,
+                               sizeof err) < 0)
+            return usage_error("dma: --offset %" PRIu64 " unusable: a multiple of %u bytes "
+                               "(this build's datapath) is needed", a->offsets[i], c->align);
+    }
     for (size_t i = 0; i < a->ninflight; i++)
         if (a->inflight[i] > maxinflight)
             maxinflight = a->inflight[i];
-    struct dma_run r = {.seed = 0x1000};
+    struct dma_run r = {.seed = 0x1000, .pages = a->pages};
     /* The largest size fills the buffer; smaller ones leave room to detect overruns. One huge
      * page holds it up to 2 MiB (the sysfs fallback needs physically contiguous memory). With
-     * descriptors kept queued it is at least RING_BYTES of slots. */
-    r.cap = (size_t)maxsize;
+     * descriptors kept queued it is at least RING_BYTES of slots. --offset adds a page (one
+     * slot more when queued). */
+    r.cap = (size_t)maxsize + (a->pages ? DMA_ALIGN_PAGE : 0);
     if (maxinflight > 1) {
-        r.cap = (size_t)slot_stride((uint32_t)maxsize);
-        if (r.cap < RING_BYTES)
-            r.cap = RING_BYTES;
+        const size_t stride = slot_stride((uint32_t)maxsize, a->pages);
+        r.cap = stride > RING_BYTES ? stride : RING_BYTES;
+        if (a->pages)
+            r.cap += stride;
     }
     r.buf = nic_dma_alloc(b, r.cap, &r.bus);
     if (!r.buf) {
@@ -667,12 +694,12 @@ static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
         out(c, "note: read latency at the PHY needs the sim backend (the host model's per-read "
             "timestamps); n/a on the %s backend\n", b->kind);
     if (a->latency)
-        out(c, "%10s %4s %5s %5s %6s %4s %9s %9s %9s %9s %9s\n", "size_B", "dir", "mps", "mrrs",
-            "count", "reqs", "min_ns", "median_ns", "p99_ns", "max_ns", "mean_ns");
+        out(c, "%10s %5s %4s %5s %5s %6s %4s %9s %9s %9s %9s %9s\n", "size_B", "off_B", "dir",
+            "mps", "mrrs", "count", "reqs", "min_ns", "median_ns", "p99_ns", "max_ns", "mean_ns");
     else
-        out(c, "%10s %4s %5s %5s %6s %7s %10s %8s %9s %8s %10s %6s\n", "size_B", "dir",
-            "mps", "mrrs", "inflt", "reps", "time_ns", "Gb/s", "MB/s", "Mtr/s", "limit_Gb/s",
-            "ratio");
+        out(c, "%10s %5s %4s %5s %5s %6s %7s %10s %8s %9s %8s %10s %6s\n", "size_B", "off_B",
+            "dir", "mps", "mrrs", "inflt", "reps", "time_ns", "Gb/s", "MB/s", "Mtr/s",
+            "limit_Gb/s", "ratio");
 
     bu_json_obj_begin(&c->configs);
     bu_json_kstr(&c->configs, "opts", opts);
@@ -688,7 +715,10 @@ static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
     if (a->latency) {
         nic_msi_enable(b, nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)));
         for (size_t i = 0; i < a->nsizes && !rc; i++)
-            rc = dma_latency(c, &r, (uint32_t)a->sizes[i], timed ? a->count : 0, &cfg);
+            for (size_t o = 0; o < a->noffsets && !rc; o++) {
+                r.off = (uint32_t)a->offsets[o];
+                rc = dma_latency(c, &r, (uint32_t)a->sizes[i], timed ? a->count : 0, &cfg);
+            }
         nic_msi_enable(b, 0);
     }
     for (int d = 0; d < 2 && !rc && !a->latency; d++) {
@@ -703,13 +733,15 @@ static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
                 "host rewrites a slot's data one lap ahead of the reader\n", H2C_MIN_LAP >> 10);
         nic_msi_enable(b, d == H2C ? nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0))
                                    : nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1)));
-        for (size_t i = 0; i < a->nsizes && !rc; i++) {
-            const uint32_t size = (uint32_t)a->sizes[i];
+        for (size_t n = 0; n < a->nsizes * a->noffsets && !rc; n++) {
+            const uint32_t size = (uint32_t)a->sizes[n / a->noffsets];
+            r.off = (uint32_t)a->offsets[n % a->noffsets];
             uint32_t done[MAX_INFLIGHT];
             size_t ndone = 0;
             for (size_t k = 0; k < a->ninflight && !rc; k++) {
                 /* Requests that come to the same depth run once. */
-                const uint32_t q = flight_depth((enum dir)d, size, a->inflight[k], r.cap);
+                const uint32_t q = flight_depth((enum dir)d, size, a->inflight[k], r.cap - r.off,
+                                                r.pages);
                 bool seen = false;
                 for (size_t j = 0; j < ndone; j++)
                     seen |= done[j] == q;
@@ -729,17 +761,59 @@ static int dma_config(struct ctx *c, const char *opts, const struct dma_args *a)
     return rc;
 }
 
+/* --offset LIST: bu_parse_list's items, and A..B:S (A, A+S, .. <= B). 0, or -1 with err. */
+static int parse_offsets(const char *s, uint64_t *out, size_t max, size_t *n, char *err,
+                         size_t errlen)
+{
+    *n = 0;
+    for (const char *p = s; p;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char it[64];
+        if (len == 0 || len >= sizeof it)
+            return nic_errf(err, errlen, "bad list item in '%s'", s);
+        memcpy(it, p, len);
+        it[len] = 0;
+        p = comma ? comma + 1 : NULL;
+        char *dots = strstr(it, ".."), *colon = strchr(it, ':');
+        if (!colon) {
+            size_t k = 0;
+            if (bu_parse_list(it, out + *n, max - *n, &k, err, errlen) < 0)
+                return -1;
+            *n += k;
+            continue;
+        }
+        uint64_t a, b, step;
+        if (!dots || dots > colon)
+            return nic_errf(err, errlen, "bad item '%s' (want A..B:STEP)", it);
+        *dots = *colon = 0;
+        if (bu_parse_u64(it, &a) < 0 || bu_parse_u64(dots + 2, &b) < 0 ||
+            bu_parse_u64(colon + 1, &step) < 0 || step == 0 || a > b)
+            return nic_errf(err, errlen, "bad range '%s..%s:%s' (want A..B:STEP, A <= B, "
+                            "STEP > 0)", it, dots + 2, colon + 1);
+        for (uint64_t v = a; v <= b; v += step) {
+            if (*n >= max)
+                return nic_errf(err, errlen, "list '%s' has more than %zu entries", s, max);
+            out[(*n)++] = v;
+            if (v > UINT64_MAX - step)
+                break;
+        }
+    }
+    return *n ? 0 : nic_errf(err, errlen, "empty list");
+}
+
 int cmd_dma(struct ctx *c, int argc, char **argv)
 {
     struct dma_args a = {.dirs = {true, true}, .min_bytes = 4u << 20, .count = 1000};
-    const char *sizes_s = NULL, *mps_s = NULL, *mrrs_s = NULL, *inflight_s = NULL;
+    const char *sizes_s = NULL, *mps_s = NULL, *mrrs_s = NULL, *inflight_s = NULL,
+               *offset_s = NULL;
     bool dir_given = false, count_given = false;
     static const struct option opts[] = {
         {"dir", required_argument, NULL, 'd'},       {"sizes", required_argument, NULL, 's'},
         {"min-bytes", required_argument, NULL, 'b'}, {"inflight", required_argument, NULL, 'i'},
         {"latency", no_argument, NULL, 'l'},         {"count", required_argument, NULL, 'c'},
         {"mps", required_argument, NULL, 'p'},       {"mrrs", required_argument, NULL, 'r'},
-        {NULL, 0, NULL, 0}};
+        {"offset", required_argument, NULL, 'o'},    {NULL, 0, NULL, 0}};
     int o;
     while ((o = next_option("dma", argc, argv, opts)) != -1) {
         int rc;
@@ -781,6 +855,9 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
         case 'r':
             mrrs_s = optarg;
             break;
+        case 'o':
+            offset_s = optarg;
+            break;
         default:
             return EXIT_USAGE;
         }
@@ -820,6 +897,18 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
             if (a.inflight[i] > 1 && a.min_bytes > (1ull << 31))
                 return usage_error("--min-bytes: at most 2G with --inflight above 1 (the "
                                    "checker's byte target is 32 bits)");
+    }
+    a.pages = offset_s != NULL;
+    if (!offset_s) {
+        a.noffsets = 1;             /* offset 0 */
+    } else {
+        if (parse_offsets(offset_s, a.offsets, MAX_OFFSETS, &a.noffsets, err, sizeof err) < 0)
+            return usage_error("--offset: %s", err);
+        for (size_t i = 0; i < a.noffsets; i++)
+            if (a.offsets[i] >= DMA_ALIGN_PAGE || a.offsets[i] % 8)
+                return usage_error("--offset: %" PRIu64 " is not a buffer offset (a multiple "
+                                   "of the datapath width, 8 or 16 B, below %u)", a.offsets[i],
+                                   DMA_ALIGN_PAGE);
     }
     if (mps_s && bu_parse_list(mps_s, mps, MAX_PAIRS, &nmps, err, sizeof err) < 0)
         return usage_error("--mps: %s", err);

@@ -60,6 +60,9 @@ struct tx_params {
     uint64_t min_bytes;                  /* --io: bytes per run at least */
     uint64_t rx_refill_ns;               /* --gap-ns: repost RX buffers only every N ns (0: per
                                           * batch, as the other modes) */
+    bool buf_offset_given, buf_random;   /* --buf-offset N | random[:SEED] */
+    unsigned buf_offset;
+    uint64_t buf_seed;
 };
 
 /* One run of the sweep. */
@@ -947,6 +950,9 @@ static void tx_json(struct ctx *c, const struct tx_params *p, const struct tx_po
     bu_json_ku64(j, "rx_ring", p->rx_ring);
     bu_json_ku64(j, "batch", p->batch);
     bu_json_ku64(j, "inflight", pt->inflight);
+    /* --buf-offset: TX frames' (RX buffers': rounded down to 16 B) offset in their pages */
+    json_opt_u64(j, "buf_offset", !p->buf_random, p->buf_offset);
+    json_opt_u64(j, "buf_offset_seed", p->buf_random, p->buf_seed);
     /* --window: frames per queue sent and not received at most, and the round trips */
     json_opt_u64(j, "window", pt->window, pt->window);
     json_opt_u64(j, "rtts", pt->window, r->rtts);
@@ -1138,9 +1144,10 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
                *gap_s = NULL, *window_s = NULL;
     /* --name VALUE options: strings, then numbers (each at most its max); getopt_long's val
      * is OPT_STR or OPT_NUM plus the index. */
-    enum { S_SIZES, S_RANGE, S_INFLIGHT, S_COALESCE, S_IO, S_GAP, S_WINDOW, NSTR };
+    const char *bufoff_s = NULL;
+    enum { S_SIZES, S_RANGE, S_INFLIGHT, S_COALESCE, S_IO, S_GAP, S_WINDOW, S_BUF_OFFSET, NSTR };
     const char **sdst[NSTR] = {&sizes_s, &range_s, &inflight_s, &p.coalesce, &io_s, &gap_s,
-                               &window_s};
+                               &window_s, &bufoff_s};
     enum { N_FRAMES, N_QUEUES, N_RING, N_RX_RING, N_BATCH, N_POLL, N_IO_FRAME, N_MIN_BYTES,
            N_REFILL, NNUM };
     static const char *const nnames[NNUM] = {"--frames", "--queues", "--ring", "--rx-ring",
@@ -1159,7 +1166,7 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
         TX_OPT("ring", OPT_NUM + N_RING),          TX_OPT("rx-ring", OPT_NUM + N_RX_RING),
         TX_OPT("batch", OPT_NUM + N_BATCH),        TX_OPT("poll-ns", OPT_NUM + N_POLL),
         TX_OPT("io-frame", OPT_NUM + N_IO_FRAME),  TX_OPT("min-bytes", OPT_NUM + N_MIN_BYTES),
-        TX_OPT("rx-refill-ns", OPT_NUM + N_REFILL),
+        TX_OPT("rx-refill-ns", OPT_NUM + N_REFILL), TX_OPT("buf-offset", OPT_STR + S_BUF_OFFSET),
         {"csum", no_argument, NULL, OPT_CSUM},     {NULL, 0, NULL, 0}};
 #undef TX_OPT
     uint64_t num[NNUM] = {p.frames, p.queues, p.ring, p.rx_ring, p.batch, p.poll_ns, p.io_frame,
@@ -1289,6 +1296,23 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
     size_t nwindows = 1;
     if (window_s && (rc = tx_list("--window", window_s, windows, &nwindows, 1, TX_WINDOW_MAX)))
         return rc;
+    if (bufoff_s) {
+        uint64_t v = 0;
+        p.buf_offset_given = true;
+        if (strncmp(bufoff_s, "random", 6) == 0 && (!bufoff_s[6] || bufoff_s[6] == ':')) {
+            p.buf_random = true;
+            p.buf_seed = wall_ns();
+            if (bufoff_s[6] && (rc = parse_num("--buf-offset random:SEED", bufoff_s + 7,
+                                               &p.buf_seed)))
+                return rc;
+        } else if ((rc = parse_num("--buf-offset", bufoff_s, &v))) {
+            return rc;
+        } else if (v > 4095) {
+            return usage_error("--buf-offset: %" PRIu64 " is not an offset in a page (0..4095)",
+                               v);
+        }
+        p.buf_offset = (unsigned)v;
+    }
     char err[512];
     struct nic_q_coalesce co;
     nic_q_coalesce_defaults(&co);
@@ -1305,7 +1329,9 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
                                     .rx_ring = p.rx_ring,
                                     .buf_size = (unsigned)(max_size < NIC_Q_FRAME_MIN ?
                                                            NIC_Q_FRAME_MIN : max_size),
-                                    .sched_mode = 0};
+                                    .sched_mode = 0, .buf_offset = p.buf_offset,
+                                    .buf_offset_random = p.buf_random,
+                                    .buf_offset_seed = p.buf_seed};
     if (nic_q_open(&nq, b, &qc, c->timeout_ns, err, sizeof err) < 0) {
         nic_q_close(&nq, c->timeout_ns, NULL, 0);
         return fail(c, "tx: %s", err);
@@ -1342,6 +1368,12 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
             window_s ? ", at most --window frames per queue sent and not yet received" : "");
     if (p.rx_refill_ns)
         out(c, " (%" PRIu64 " ns)", p.rx_refill_ns);
+    if (p.buf_random)
+        out(c, "; each TX frame and RX buffer at a random offset in its page (RX: a multiple "
+            "of %u B), seed %" PRIu64, NIC_Q_RX_BUF_ALIGN, p.buf_seed);
+    else if (p.buf_offset_given)
+        out(c, "; TX frames at offset %u in their pages, RX buffers at %u", p.buf_offset,
+            p.buf_offset / NIC_Q_RX_BUF_ALIGN * NIC_Q_RX_BUF_ALIGN);
     out(c, ", poll %" PRIu64 " ns; coalescing rx-usecs=%u rx-frames=%u tx-usecs=%u "
         "tx-frames=%u (each of %u TX vectors: queue q on vector q %% %u); %sframes through "
         "the MAC loopback, checked bit-exact and in order per queue\n", p.poll_ns, co.rx_usecs,

@@ -44,7 +44,9 @@ static const char *const usage_text =
 "                         vfio: dev=0000:01:00.0[,mode=auto|vfio|sysfs]\n"
 "    --json FILE          also write one JSON document: {\"tool\":\"nicbench\", \"command\",\n"
 "                         \"backend\", \"params\", \"records\":[...], \"status\", ...}, also\n"
-"                         when the run fails (\"status\":\"fail\", \"error\")\n"
+"                         when the run fails (\"status\":\"fail\", \"error\"); sim:\n"
+"                         \"model_checks\", the host model's error counts (boundary_violations,\n"
+"                         mps_violations, ...; each 0 on a run that passed)\n"
 "    --quiet              print only errors and the final status line\n"
 "    --timeout-ms N       longest wait for an MSI or for DMA data, backend time (default 100)\n"
 "    -h, --help           this text\n"
@@ -79,8 +81,8 @@ static const char *const usage_text =
 "        \"CSR access inserts PCI STOPs\" (Hughes-Jones et al.).\n"
 "\n"
 "    dma [--dir h2c|c2h|both] [--sizes LIST] [--min-bytes N] [--inflight LIST]\n"
-"        [--mps LIST] [--mrrs LIST]\n"
-"    dma --latency [--sizes LIST] [--count N] [--mps LIST] [--mrrs LIST]\n"
+"        [--offset LIST] [--mps LIST] [--mrrs LIST]\n"
+"    dma --latency [--sizes LIST] [--count N] [--offset LIST] [--mps LIST] [--mrrs LIST]\n"
 "        Throughput vs transfer size (default sizes 256..2M: powers of two), per size and\n"
 "        --inflight value: size, dir, mps, mrrs, inflt (descriptors queued), reps, time_ns\n"
 "        per transfer, Gb/s and MB/s (10^6 B/s), Mtr/s (10^6 transfers/s), the model limit\n"
@@ -123,9 +125,16 @@ static const char *const usage_text =
 "          e.g. --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096. Without them the\n"
 "          backend's own setting is used (sim model default MPS 256, MRRS 512). On vfio MPS\n"
 "          and MRRS are fixed by the platform: the sweep is reported and run once.\n"
-"        Sizes must be multiples of the datapath width (16 B at 128 bits, 8 B at 64 bits):\n"
-"        other sizes are usage errors.\n"
-"        JSON: experiment \"dma\" (mode \"bandwidth\": inflight, reps, time_ns, run_ns,\n"
+"        --offset LIST (bytes, 0..4095; also A..B:STEP, e.g. 0..4080:16): pcie-bench's\n"
+"          alignment test. Each transfer's host buffer starts this far past a 4 KiB page\n"
+"          boundary (default 0); every measurement runs at each offset (column off_B, JSON\n"
+"          offset). With --offset the --inflight slots are whole pages (size + 4095 rounded\n"
+"          up to 4 KiB), each transfer at the offset in its page, so a transfer whose offset\n"
+"          + size passes 4 KiB straddles a page boundary: the device must split its requests\n"
+"          there (the sim model counts any that cross it: model_checks.boundary_violations).\n"
+"        Sizes and offsets must be multiples of the datapath width (16 B at 128 bits, 8 B at\n"
+"        64 bits): others are usage errors.\n"
+"        JSON: experiment \"dma\" (mode \"bandwidth\": offset, inflight, reps, time_ns, run_ns,\n"
 "        gbps, mbps, tps, limit_gbps, ratio) and \"dma_latency\" (mode \"latency\": count,\n"
 "        requests, lat_min_ns, lat_median_ns, lat_p99_ns, lat_max_ns, lat_mean_ns).\n"
 "\n"
@@ -138,6 +147,7 @@ static const char *const usage_text =
 "\n"
 "    tx [--frames N] [--sizes LIST | --size-range LO-HI] [--queues Q] [--ring R] [--batch B]\n"
 "       [--inflight LIST] [--window LIST] [--rx-ring R] [--poll-ns N] [--csum]\n"
+"       [--buf-offset N|random[:SEED]]\n"
 "       [--coalesce rx-usecs=U,rx-frames=F,tx-usecs=..,...]\n"
 "    tx --io LIST [--io-frame F] [--min-bytes N] [--queues Q] [--ring R] [--csum] ...\n"
 "    tx --gap-ns LIST [--frames N] [--sizes LIST] [--rx-ring R] [--rx-refill-ns N] [--csum] ...\n"
@@ -172,6 +182,13 @@ static const char *const usage_text =
 "        Coalescing defaults: frames 1, usecs 0. --size-range LO-HI: one run whose frames\n"
 "        have sizes drawn uniformly in LO..HI (per frame, from its queue and sequence\n"
 "        number).\n"
+"        --buf-offset N (0..4095): every TX frame's buffer starts N bytes into a page and\n"
+"        every RX buffer N rounded down to 16 B (the RX engine takes 16-byte aligned\n"
+"        buffers only), each buffer in page-aligned room of its own, as a kernel driver's\n"
+"        skbs sit in their pages; frames then cross 4 KiB boundaries, which the NIC's DMA\n"
+"        splits. random[:SEED]: an offset drawn for every TX frame posted and every RX\n"
+"        buffer posted (SEED default: from the clock; printed, JSON buf_offset_seed).\n"
+"        Default: buffers packed 64 B apart. Any mode.\n"
 "        --csum: the host computes the Internet checksum (RFC 1071) over every frame from\n"
 "        byte 14 and writes it into bytes 20..21 before posting; the receive side verifies it\n"
 "        on every frame (frames of 22 B at least). Every run also prints host_ns/fr, the\n"
@@ -244,6 +261,7 @@ static const char *const usage_text =
 "    nicbench --backend sim --opts mps=128,mrrs=256 dma --dir c2h --sizes 4096..1M\n"
 "    nicbench dma --dir both --sizes 64..4K --inflight 1,32\n"
 "    nicbench dma --latency --sizes 64..4K --count 1000\n"
+"    nicbench dma --dir both --sizes 256 --inflight 32 --offset 0..240:16,256..3840:256\n"
 "    nicbench --json results/dma.json dma --mps 128,256,512 --mrrs 128,256,512,1024,2048,4096\n"
 "    nicbench --backend vfio --opts dev=0000:01:00.0 dma --dir both\n"
 "    nicbench loopback --count 100 --seed 7 --max-size 32K\n"
@@ -365,11 +383,36 @@ void quiesce(struct ctx *c)
     nic_msi_enable(c->b, 0);
 }
 
+/* The host model's counts of errors in device TLPs and host requests (sw/sim/model_log.h):
+ * JSON "model_checks". */
+static const char *const model_check_names[] = {
+    "errors", "mps_violations", "mrrs_violations", "boundary_violations", "bad_address",
+    "unexpected_completion", "completion_timeouts", "unsupported_tlps", "length_errors",
+    "be_errors", "framing_errors", "byte_enable_errors", "poisoned_tlps", "bad_mmio",
+    "ur_completions"};
+#define N_MODEL_CHECKS (sizeof model_check_names / sizeof model_check_names[0])
+_Static_assert(N_MODEL_CHECKS <= sizeof ((struct ctx *)0)->model_checks / sizeof(uint64_t),
+               "ctx.model_checks too small");
+
+static void model_checks_add(struct ctx *c)
+{
+    for (size_t i = 0; i < N_MODEL_CHECKS; i++) {
+        char n[64];
+        uint64_t v;
+        snprintf(n, sizeof n, "model.%s", model_check_names[i]);
+        if (counter(c, n, &v)) {
+            c->have_model_checks = true;
+            c->model_checks[i] += v;
+        }
+    }
+}
+
 void close_backend(struct ctx *c)
 {
     if (!c->b)
         return;
     speed_end(c);
+    model_checks_add(c);
     nic_close(c->b);
     c->b = NULL;
 }
@@ -608,6 +651,15 @@ static int write_json(struct ctx *c, int status)
         bu_json_kdouble(&j, "wall_s", (double)c->wall_ns / 1e9);
         bu_json_kdouble(&j, "cycles_per_wall_s",
                         c->wall_ns ? (double)c->cycles * 1e9 / (double)c->wall_ns : NAN);
+        bu_json_obj_end(&j);
+    } else {
+        bu_json_null(&j);
+    }
+    bu_json_key(&j, "model_checks");
+    if (c->have_model_checks) {
+        bu_json_obj_begin(&j);
+        for (size_t i = 0; i < N_MODEL_CHECKS; i++)
+            bu_json_ku64(&j, model_check_names[i], c->model_checks[i]);
         bu_json_obj_end(&j);
     } else {
         bu_json_null(&j);

@@ -47,6 +47,9 @@ struct ctx {
     size_t nconfigs;
     char *params;                   /* params_json of the first backend opened */
     char failmsg[2048];
+    /* the host model's error counts (model.<name>), summed over the backends opened */
+    bool have_model_checks;
+    uint64_t model_checks[16];
     /* simulator speed */
     bool have_cycles;
     uint64_t cyc0, wall0, sim0;
