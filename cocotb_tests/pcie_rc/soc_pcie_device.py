@@ -78,7 +78,7 @@ class SocPcieDevice(Device):
         self.on_tx, self.on_rx = on_tx, on_rx
         self.rx_queue = Queue()                  # TLPs to the SoC
         self.tx_queue = Queue()                  # TLPs from the SoC (and MSIs) to the RC
-        self.tx_tlps = self.rx_tlps = self.msis = 0
+        self.tx_tlps = self.rx_tlps = self.rx_cpls = self.msis = 0
         self.msi_per_vector = {}
         self.lib_check_failures = []             # TLPs whose Tlp.check() failed
         for name, v in (("rx_valid", 0), ("rx_first", 0), ("rx_last", 0), ("rx_dat", 0),
@@ -116,6 +116,7 @@ class SocPcieDevice(Device):
         if ((tlp.fmt_type in _MEM_TYPES and self.fn.match_bar(tlp.address))
                 or (tlp.fmt_type in _CPL_TYPES and tlp.requester_id == self.fn.pcie_id)):
             tlp.release_fc()
+            self.rx_cpls += tlp.fmt_type in _CPL_TYPES
             if self.on_rx:
                 self.on_rx(tlp)
             self.rx_queue.put_nowait(tlp)

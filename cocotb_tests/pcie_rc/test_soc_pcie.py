@@ -9,12 +9,15 @@
 # Seeds: random per run, printed in the summary; PCIE_RC_SEED replays one. Counts: dma_cases
 # random DMA transfers per configuration, nic_frames frames for the ring test.
 
+import json
 import os
 import random
 import shutil
+import subprocess
 
 import pytest
 
+from cocotb_tests.cocotb_run import BUILD, REPO
 from cocotb_tests.pcie_rc.soc_run import run
 
 WIDTH = 128
@@ -45,3 +48,34 @@ def test_soc_pcie(tag, record_property):
                                + (", 44 MMIO cases" if tag in MMIO_IN else ""))
     run(WIDTH, "cocotb_tests.pcie_rc.tb_soc_pcie", env=dict(PCIE_RC_CFG=cfg), tag=tag,
         testcase=",".join(tests))
+
+
+# One h2c transfer as `nicbench dma --latency` makes it (4 KiB-aligned buffer + offset): the
+# SoC's read requests and the bytes they ask for must be what the C++ host model counted.
+ONE = [dict(size=4096, offset=64, mps=256, mrrs=512), dict(size=1040, offset=0xFC0, mps=128,
+                                                            mrrs=128)]
+NICBENCH = REPO / "build" / f"sim_dw{WIDTH}" / "nicbench"
+
+
+@pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed")
+@pytest.mark.parametrize("one", ONE, ids=lambda o: "h2c{size}_off{offset}_mps{mps}_mrrs{mrrs}"
+                         .format(**o))
+def test_dma_agrees_with_cpp_model(one, tmp_path):
+    if not NICBENCH.exists():
+        pytest.fail(f"{NICBENCH} is missing: `make sim W={WIDTH}` (make test builds it)")
+    js = tmp_path / "cpp.json"
+    r = subprocess.run([str(NICBENCH), "--backend", "sim", "--opts",
+                        f"mps={one['mps']},mrrs={one['mrrs']}", "--json", str(js), "dma",
+                        "--latency", "--sizes", str(one["size"]), "--count", "2", "--offset",
+                        str(one["offset"])], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cpp = json.loads(js.read_text())["records"][0]
+    tag = "one_h2c{size}_off{offset}_mps{mps}_mrrs{mrrs}".format(**one)
+    out = BUILD / f"soc_pcie_dw{WIDTH}" / f"run_{tag}" / "one.json"
+    out.unlink(missing_ok=True)
+    cfg = dict(mps=one["mps"], mrrs=one["mrrs"], seed=1, one=dict(dir="h2c", **{
+        k: one[k] for k in ("size", "offset")}))
+    run(WIDTH, "cocotb_tests.pcie_rc.tb_soc_pcie", env=dict(PCIE_RC_CFG=cfg,
+        PCIE_RC_OUT=str(out)), tag=tag, testcase="test_dma_one")
+    ours = json.loads(out.read_text())
+    assert (ours["requests"], ours["bytes"]) == (cpp["requests"], one["size"]), (ours, cpp)

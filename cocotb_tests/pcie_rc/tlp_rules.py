@@ -7,7 +7,8 @@
 # bytes now in force; host_request(tlp) for every request the host sends the endpoint (so its
 # completions can be checked); device_tlp(tlp) for every TLP the endpoint sends;
 # host_completion(tlp) for every completion the host sends it (releases read tags).
-# violations: [str], one readable message per broken rule; counts: TLPs seen per kind.
+# violations: [str], one readable message per broken rule; counts: TLPs seen per kind; bytes:
+# bytes the endpoint wrote (MWr payload) and requested (MRd length).
 # Rules (PCIe Base 3.0 2.2): as many dwords on the stream as header + payload (tlp.wire_dws,
 # set by the adapter); MWr payload <= MPS; MRd length <= MRRS; no request crosses 4 KiB;
 # 3DW header below 4 GiB; byte enables (length 1: last BE 0; length > 1: both nonzero and, but
@@ -56,6 +57,7 @@ class TlpRules:
         self.ids, self.mps, self.mrrs = ids, mps, mrrs
         self.violations = []
         self.counts = {"mwr": 0, "mrd": 0, "cpl": 0, "other": 0}
+        self.bytes = {"mwr": 0, "mrd": 0}      # payload written, bytes requested
         self.dev_reads = {}     # tag -> (request, bytes still to come) for the device's reads
         self.host_reads = {}    # (requester id, tag) -> request, for the host's reads
 
@@ -99,6 +101,7 @@ class TlpRules:
         rd = tlp.fmt_type in MRD
         self.counts["mrd" if rd else "mwr"] += 1
         nbytes = tlp.length * 4
+        self.bytes["mrd" if rd else "mwr"] += nbytes
         if tlp.requester_id != self.ids():
             self._bad(tlp, f"requester ID {tlp.requester_id} is not the assigned {self.ids()}")
         if rd and nbytes > self.mrrs():
