@@ -283,6 +283,12 @@ async def test_mmio(dut):
                     fails.append(f"read {n} B at +{off}: {got.hex()}, want {raw[off:off+n].hex()}")
             except Exception as e:
                 fails.append(f"read {n} B at +{off}: {type(e).__name__} {e}")
+    # The zero-length read (the library's: first BE 0, byte count 1 asserted per completion).
+    ncases += 1
+    try:
+        await tb.rd(scratch, 0)
+    except Exception as e:
+        fails.append(f"zero-length read: {type(e).__name__} {e}")
     # Every first-BE pattern of a 1-DW read (non-contiguous ones too): the enabled bytes.
     for fbe in range(16):
         ncases += 1
@@ -294,6 +300,11 @@ async def test_mmio(dut):
         for k in range(4):
             if fbe >> k & 1 and d[k] != raw[k]:
                 fails.append(f"1-DW read BE {fbe:#x}: byte {k} {d[k]:#x}, want {raw[k]:#x}")
+    # The BAR0 error counters (PCIE_BAR: partial writes, requests longer than 1 DW).
+    drops = _counter(tb, ("PARTIAL", "MMIO_DROP"))
+    unsup = _counter(tb, ("UNSUPPORTED",))
+    drop0 = await tb.read_reg(*drops) if drops else None
+    unsup0 = await tb.read_reg(*unsup) if unsup else None
     # 8-byte reads (2 DW) at the scratch and every dword-aligned neighbour: the policy's abort.
     for off in (scratch - 4, scratch):
         ncases += 1
@@ -302,10 +313,6 @@ async def test_mmio(dut):
             fails.append(f"8-byte read at {off:#x}: want one {MULTI_DW_READ_STATUS.name} "
                          f"completion, got {cpls!r}")
     # Writes: only whole-dword writes take; partial ones are dropped (and counted).
-    drops = _counter(tb, ("PARTIAL", "MMIO_DROP"))
-    unsup = _counter(tb, ("UNSUPPORTED",))
-    drop0 = await tb.read_reg(*drops) if drops else None
-    unsup0 = await tb.read_reg(*unsup) if unsup else None
     ndropped, nunsup = 0, 2
     for fbe in range(1, 15):
         ncases += 1
@@ -317,6 +324,13 @@ async def test_mmio(dut):
             fails.append(f"partial write BE {fbe:#x} of {new:#010x}: scratch {got:#010x}, "
                          f"want {value:#010x} (dropped)")
             value = got
+    # The zero-length write: no access, not counted.
+    ncases += 1
+    await tb.raw_write(scratch, [tb.rng.getrandbits(32)], 0x0, 0)
+    got = await tb.rd32(scratch)
+    if got != value:
+        fails.append(f"zero-length write: scratch {got:#010x}, want {value:#010x}")
+        value = got
     ncases += 1
     await tb.raw_write(scratch, [tb.rng.getrandbits(32), tb.rng.getrandbits(32)], 0xF, 0xF)
     nunsup += 1

@@ -45,7 +45,7 @@ def test_soc_pcie(tag, record_property):
         "test_dma", "test_nic_rings"]
     record_property("summary", f"pcie_rc {tag}: seed {seed} (PCIE_RC_SEED), {DMA_CASES} DMA "
                                f"cases, {NIC_FRAMES} NIC frames"
-                               + (", 44 MMIO cases" if tag in MMIO_IN else ""))
+                               + (", 46 MMIO cases" if tag in MMIO_IN else ""))
     run(WIDTH, "cocotb_tests.pcie_rc.tb_soc_pcie", env=dict(PCIE_RC_CFG=cfg), tag=tag,
         testcase=",".join(tests))
 
