@@ -7,11 +7,13 @@
 # reads, partial and multi-dword writes on CTRL_SCRATCH: the project's BAR0 policy), test_dma
 # (LitePCIe's DMA with the pattern generator / checker, both directions, random 16-byte aligned
 # offsets and lengths), test_nic_rings (the NIC's TX and RX rings through the MAC loopback,
-# via cocotb_tests/models/nic_driver.py, buffers at random byte offsets). Each ends asserting no
+# via cocotb_tests/models/nic_driver.py, TX buffers at random byte offsets, RX buffers at random
+# 16-byte offsets, many across 4 KiB; every frame compared), test_dma_one (one transfer, its
+# request counts to PCIE_RC_OUT for the comparison with the C++ model). Each ends asserting no
 # rule violation, no cocotbext-pcie check failure and no cocotbext-pcie warning.
 # Parameters: environment variable PCIE_RC_CFG (JSON): mps, mrrs (bytes the RC programs),
 # tx_ready_prob, rx_gap_prob (backpressure on the SoC's TX, gaps in its RX), split_rcb (the RC
-# splits read completions at every RCB), seed, dma_cases, nic_frames.
+# splits read completions at every RCB), seed, dma_cases, nic_frames, one.
 # Registers: block types and in-block offsets from sw/include/nic_regs.h (build-independent);
 # block bases from the table at BAR0 offset 0, read at run time.
 
@@ -559,9 +561,31 @@ class HostMem:
         self.mem[addr - self.base:addr - self.base + len(data)] = data
 
 
+RX_BUF_ALIGN = 16           # sw/lib/nic_queues.h NIC_Q_RX_BUF_ALIGN: the RX engine's
+
+
+def _offset_rx_ring():
+    from cocotb_tests.models.nic_driver import RxRing
+
+    class OffsetRxRing(RxRing):
+        """An RxRing whose buffer p sits at a random RX_BUF_ALIGN multiple in its page-sized
+        slot (as nic_queues.c's buf_offset_random), many crossing a 4 KiB boundary."""
+
+        def __init__(self, *args, rng, **kwargs):
+            super().__init__(*args, **kwargs)
+            room = self.buf_stride - ((self.buf_len + 3) & ~3)
+            self.offs = [RX_BUF_ALIGN * rng.randrange(room // RX_BUF_ALIGN + 1)
+                         for _ in range(self.size)]
+
+        def buf(self, p):
+            return super().buf(p) + self.offs[p]
+    return OffsetRxRing
+
+
 @cocotb.test()
 async def test_nic_rings(dut):
-    from cocotb_tests.models.nic_driver import NicDriver, RxRing, TxRing
+    from cocotb_tests.models.nic_driver import NicDriver, TxRing
+    OffsetRxRing = _offset_rx_ring()
     tb = TB(dut, config())
     await tb.init()
     await tb.write_reg("PCIE_MSI", "ENABLE", 0xFFFFFFFF)
@@ -569,15 +593,15 @@ async def test_nic_rings(dut):
     hm, regs = HostMem(base, mem), MmioRegisters(tb)
     buf_len = 2048
     tx = TxRing(hm, regs, 0, base + 0x0000, base + 0x1000, 6)
-    rx = RxRing(hm, regs, base + 0x2000, base + 0x3000, base + 0x10000, buf_len, 6,
-                buf_stride=0x1000)
+    rx = OffsetRxRing(hm, regs, base + 0x2000, base + 0x3000, base + 0x10000, buf_len, 6,
+                      buf_stride=0x2000, rng=tb.rng)
     drv = NicDriver(regs, [tx], rx)
     drv.open()
     await regs.run()
     nframes = tb.cfg["nic_frames"]
     tb.log.info("NIC frames: %d (seed %d)", nframes, tb.cfg["seed"])
     sent, got = [], []
-    tx_area = base + 0x40000
+    tx_area = base + 0xA0000              # after the RX buffers (64 slots of 8 KiB)
     for k in range(nframes):
         n = tb.rng.randint(60, 1514)
         data = bytes(tb.rng.getrandbits(8) for _ in range(n))
@@ -586,7 +610,7 @@ async def test_nic_rings(dut):
         if n > 200 and tb.rng.random() < 0.5:
             cut = tb.rng.randint(1, n - 1)
             hm.write(addr, data[:cut])
-            addr2 = tx_area + 0x40000 + k * 0x800 + tb.rng.randrange(0, 0x800 - (n - cut))
+            addr2 = tx_area + 0x20000 + k * 0x800 + tb.rng.randrange(0, 0x800 - (n - cut))
             hm.write(addr2, data[cut:])
             frags = [(addr, cut), (addr2, n - cut)]
         else:

@@ -33,7 +33,7 @@ for _mps in SIZES:
             CONFIGS[_tag] = dict(mps=_mps, mrrs=_mrrs, tx_ready_prob=0.3 * _bp,
                                  rx_gap_prob=0.2 * _bp, split_rcb=_bp)
 MMIO_IN = {"mps256_mrrs512", "mps256_mrrs512_bp"}
-DMA_CASES, NIC_FRAMES = 24, 8
+DMA_CASES, NIC_FRAMES = 24, 12
 
 
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed")
