@@ -160,21 +160,31 @@ class SocPcieDevice(Device):
         """Samples the SoC's TX stream and MSI requests every cycle; drives the readies."""
         d = self.dut
         clk = RisingEdge(d.sys_clk)
-        dws = []
+        dws, framing, beats = [], [], 0
         p = self.tx_ready_prob
+        full = (1 << (4 * self.dws)) - 1
         d.pcie_tx_ready.value = 1
         d.pcie_msi_ready.value = 1
         while True:
             await clk
             if d.pcie_tx_valid.value and d.pcie_tx_ready.value:
                 dat, be = int(d.pcie_tx_dat.value), int(d.pcie_tx_be.value)
+                last = bool(d.pcie_tx_last.value)
+                if bool(d.pcie_tx_first.value) != (beats == 0):
+                    framing.append(f"beat {beats}: first={int(d.pcie_tx_first.value)}")
+                # be: 0xf per dword of the TLP, from dword 0, zeros only past its end.
+                if be not in [full >> (4 * k) for k in range(self.dws)] or (be != full
+                                                                             and not last):
+                    framing.append(f"beat {beats}: be {be:#x}{'' if last else ' (not last)'}")
+                beats += 1
                 dws += [(dat >> (32 * k)) & 0xFFFFFFFF for k in range(self.dws)
                         if (be >> (4 * k)) & 0xF]
-                if d.pcie_tx_last.value:
+                if last:
                     raw = b"".join(v.to_bytes(4, "big") for v in dws)
                     tlp = Tlp.unpack(raw)
                     tlp.wire_dws = len(dws)          # dwords the stream marked valid
-                    dws = []
+                    tlp.framing = framing            # stream format errors, for the checker
+                    dws, framing, beats = [], [], 0
                     self.tx_queue.put_nowait(tlp)
             if d.pcie_msi_valid.value and d.pcie_msi_ready.value:
                 self.tx_queue.put_nowait(self._msi_tlp(int(d.pcie_msi_dat.value)))

@@ -93,7 +93,10 @@ class TB:
         self.rc.make_port().connect(self.dev)
         self.rc.log.addFilter(_not_scan)
         self.logs = LogCounter()
-        logging.getLogger("cocotb.pcie").addHandler(self.logs)
+        pcie_log = logging.getLogger("cocotb.pcie")
+        for h in [h for h in pcie_log.handlers if isinstance(h, LogCounter)]:
+            pcie_log.removeHandler(h)           # a previous test's
+        pcie_log.addHandler(self.logs)
         logging.getLogger("cocotb.pcie").setLevel(logging.WARNING)
         self.msi_count = {}
         self.blocks = {}

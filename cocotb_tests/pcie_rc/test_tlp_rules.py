@@ -142,6 +142,10 @@ def test_completion_without_request_and_framing():
     r.host_request(req)
     v = one(r, ca)
     assert len(v) == 1 and "4 dwords" in v[0], v
+    w = mwr(0x1000_0000, 4)
+    w.framing = ["beat 0: first=0"]
+    v = one(r, w)
+    assert len(v) == 1 and "framing" in v[0], v
     bad = cpld(req, 4, 0x10, status=CplStatus.UR)
     r.host_request(req)
     v = one(r, bad)

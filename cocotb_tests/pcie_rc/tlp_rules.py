@@ -9,13 +9,14 @@
 # host_completion(tlp) for every completion the host sends it (releases read tags).
 # violations: [str], one readable message per broken rule; counts: TLPs seen per kind; bytes:
 # bytes the endpoint wrote (MWr payload) and requested (MRd length).
-# Rules (PCIe Base 3.0 2.2): as many dwords on the stream as header + payload (tlp.wire_dws,
-# set by the adapter); MWr payload <= MPS; MRd length <= MRRS; no request crosses 4 KiB;
-# 3DW header below 4 GiB; byte enables (length 1: last BE 0; length > 1: both nonzero and, but
-# for QW-aligned length 2, contiguous); read tags unique among outstanding reads; requester /
-# completer ID = the assigned one; completions answer an outstanding host request (tag, ID),
-# with byte count, lower address and length as 2.2.9 and 2.3.1.1 give them for the request's
-# first/last BE (zero-length read: byte count 1, lower address bits 1:0 = 00).
+# Rules (PCIe Base 3.0 2.2): the adapter's stream framing errors (tlp.framing) and as many
+# dwords on the stream as header + payload (tlp.wire_dws); MWr payload <= MPS; MRd length <=
+# MRRS; no request crosses 4 KiB; 3DW header below 4 GiB; byte enables (length 1: last BE 0;
+# length > 1: both nonzero and, but for QW-aligned length 2, contiguous); read tags unique
+# among outstanding reads; requester / completer ID = the assigned one; completions answer an
+# outstanding host request (tag, ID), with byte count, lower address and length as 2.2.9 and
+# 2.3.1.1 give them for the request's first/last BE (zero-length read: byte count 1, lower
+# address bits 1:0 = 00).
 
 from cocotbext.pcie.core.tlp import CplStatus, TlpType
 
@@ -83,6 +84,8 @@ class TlpRules:
 
     def device_tlp(self, tlp):
         t = tlp.fmt_type
+        for f in getattr(tlp, "framing", ()):
+            self._bad(tlp, f"stream framing: {f}")
         want = tlp.get_header_size_dw() + (tlp.length if tlp.has_data() else 0)
         wire = getattr(tlp, "wire_dws", want)
         if wire != want:
