@@ -168,7 +168,7 @@ static uint64_t next_rand(uint64_t *s)
 }
 
 /* The offset in its slot of the next TX frame or RX buffer. */
-static uint32_t tx_offset(struct nic_queues *nq)
+static uint32_t next_offset(struct nic_queues *nq)
 {
     return nq->cfg.buf_offset_random ? (uint32_t)(next_rand(&nq->rng) % 4096)
                                      : nq->cfg.buf_offset;
@@ -176,7 +176,7 @@ static uint32_t tx_offset(struct nic_queues *nq)
 
 static uint16_t rx_offset(struct nic_queues *nq)
 {
-    return (uint16_t)(tx_offset(nq) / NIC_Q_RX_BUF_ALIGN * NIC_Q_RX_BUF_ALIGN);
+    return (uint16_t)(next_offset(nq) / NIC_Q_RX_BUF_ALIGN * NIC_Q_RX_BUF_ALIGN);
 }
 
 static void rx_post_desc(struct nic_queues *nq, unsigned p)
@@ -409,7 +409,7 @@ int nic_q_tx_post(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
         if (len == 0 || len > nq->cfg.buf_size)
             return nic_errf(err, errlen, "TX frame %u of the batch: %u bytes does not fit a "
                             "buffer (1..%u bytes)", i, len, nq->cfg.buf_size);
-        const size_t at = (size_t)idx * nq->stride + tx_offset(nq);
+        const size_t at = (size_t)idx * nq->stride + next_offset(nq);
         memcpy(t->buf + at, frames[i].data, len);
         t->desc[idx] = (struct nic_tx_desc){.addr = htole64(t->buf_bus + at),
                                             .len = htole16((uint16_t)len),
