@@ -217,6 +217,10 @@ class NICDatapathCSR(LiteXModule):
             setattr(self, csr_name, csr)
 
         # -- DMA ---------------------------------------------------------------------------------
+        # The engines split at the MRRS and MPS the PHY reports (LitePCIe clamps them to what
+        # it is built for).
+        ports.update(i_mrrs=pcie_endpoint.phy.max_request_size[:13],
+                     i_mps=pcie_endpoint.phy.max_payload_size[:13])
         req_id = pcie_endpoint.phy.id
         xbar = pcie_endpoint.crossbar
         self.rdadp = rd = DMAReadAdapter(xbar.get_master_port(read_only=True), data_width,

@@ -249,6 +249,10 @@ class NICDatapath(wiring.Component):
             **flat_members(write_signature(data_width), "wr_"),
             "irq_valid":     Out(ntxirq + 1),
             "irq_ready":     In(ntxirq + 1),
+            # The MRRS and MPS the link negotiated (bytes); above max_read / max_payload they
+            # are taken as those.
+            "mrrs":          In(13, init=max_read),
+            "mps":           In(13, init=max_payload),
         })
 
     def elaborate(self, platform):
@@ -278,6 +282,7 @@ class NICDatapath(wiring.Component):
                     m.d.comb += getattr(self, prefix + name).eq(
                         outs_[0] if len(outs_) == 1 else sum(outs_))
         m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
+        m.d.comb += [self.txe.mrrs.eq(self.mrrs), self.rxe.mps.eq(self.mps)]
 
         # -- TX: scheduler, queue manager, engine, FIFO, MAC -------------------------------------
         # Frames may span jobs (TXEngine "Open frames"), so a job is created only when the engine

@@ -110,11 +110,12 @@ class RXEngine(wiring.Component):
     is ignored), followed by 0..3 zero bytes up to a multiple of 4 (PCIe writes through LitePCIe
     are whole DWORDs: its packetizer cannot express a partial last DWORD, so the buffer must hold
     the frame rounded up to 4 bytes), are written at the buffer address in writes of
-    min(remaining, max_payload, bytes to the next 4 KiB boundary) bytes, whose data beats are the
-    frame's beats (every write but the last is a multiple of W/8 bytes, as the address is 16-byte
-    aligned). Beats after those are discarded up to s.p.last; a frame whose s.p.last comes before
-    s.p.len bytes is padded with zero beats (its next frame is never touched). TOO_BIG, BAD_ADDR:
-    the frame's beats are discarded.
+    min(remaining, the MPS in use, bytes to the next 4 KiB boundary) bytes (input `mps`: the
+    link's MPS in bytes, reset value max_payload, taken as max_payload when above it), whose
+    data beats are the frame's beats (every write but the last is a multiple of W/8 bytes, as
+    the address is 16-byte aligned). Beats after those are discarded up to s.p.last; a frame
+    whose s.p.last comes before s.p.len bytes is padded with zero beats (its next frame is
+    never touched). TOO_BIG, BAD_ADDR: the frame's beats are discarded.
 
     Then the completion record is written (one 16-byte write, after the frame's data writes in the
     write stream), cpl_index += 1, and frames/bytes (OK), drop_too_big or drop_bad_desc count it
@@ -178,6 +179,7 @@ class RXEngine(wiring.Component):
         self.max_batch = min(FIFO_DEPTH, max_read // 16)
         w = data_width
         super().__init__({
+            "mps":            In(13, init=max_payload),
             "ring_base":      In(64),
             "ring_size_log2": In(4),
             "cpl_base":       In(64),
@@ -341,8 +343,13 @@ class RXEngine(wiring.Component):
         ]
 
         w_to4k = Signal(13)
-        m.d.comb += w_to4k.eq(4096 - waddr[:12])
-        clen = _min(m, "wr_chunk", 16, rem, Const(self.max_payload, 16), w_to4k)
+        w_max = Signal(13)                         # MPS in use: mps, at most max_payload
+        m.d.comb += [
+            w_to4k.eq(4096 - waddr[:12]),
+            w_max.eq(Mux((self.mps >= 16) & (self.mps < self.max_payload), self.mps,
+                         self.max_payload)),
+        ]
+        clen = _min(m, "wr_chunk", 16, rem, w_max, w_to4k)
         cur = Signal(13)                           # bytes of the current write left, this beat
         nb = Signal(5)                             # bytes in this beat
         m.d.comb += [

@@ -433,6 +433,17 @@ def test_splits_at_4k_and_max_payload():
     assert [n for _, _, n, _ in host.writes] == [128, 256, 256, 256, 104, 16]
 
 
+def test_splits_at_runtime_mps():
+    # Built for MPS 256, run at the link's MPS 128: the same 1000 bytes go as 7 x 128 and 104.
+    data = bytes(random.Random(1).randrange(256) for _ in range(1000))
+    dut = RXEngine(data_width=128)
+    host = Host(dut, 2, [(20, data)], random.Random(0),
+                post={0: [(BUF_BASE + 0x1000 - 0x100, 2048)]})
+    got = simulate(host, config=lambda ctx, cyc: ctx.set(dut.mps, 128))
+    assert check(host, got) == [(0, OK)]
+    assert [n for _, _, n, _ in host.writes] == [128] * 7 + [104, 16]
+
+
 def test_frame_bigger_than_buffer():
     # 600-byte frame, 512-byte buffer: nothing written to the buffer, record: length 0, index 0,
     # status TOO_BIG, the timestamp of the first (discarded) beat. The next frame uses buffer 1.

@@ -181,10 +181,12 @@ def reference(host, bases, jobs, max_read, max_frame):
 
 def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=9216, max_batch=8,
              nqueues=4, p_req=0.7, p_cpl=0.8, p_tx=0.7, max_lat=20, max_cycles=200_000,
-             fifo=False):
+             fifo=False, mrrs=None):
     """Runs the jobs on the core against the host model; returns what it observed: requests,
     frames [(bytes, error, [(data, keep, last)])], cpls, dones, counters, cycles. fifo: the
-    frames are observed at the output of a FrameFIFO fed by the core (error always 0)."""
+    frames are observed at the output of a FrameFIFO fed by the core (error always 0). mrrs:
+    the run-time MRRS input (None: left at its reset value, max_read)."""
+    limit = max_read if mrrs is None else min(max_read, mrrs)
     dut = TXEngine(data_width=data_width, nqueues=nqueues, max_read=max_read,
                    max_frame=max_frame, max_batch=max_batch)
     top = EngineFIFO(dut) if fifo else dut
@@ -199,6 +201,8 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
 
     async def bench(ctx):
         nonlocal nframes_cpl
+        if mrrs is not None:
+            ctx.set(dut.mrrs, mrrs)
         for q, base in bases.items():
             ctx.set(dut.base_valid, 1)
             ctx.set(dut.base_queue, q)
@@ -246,7 +250,7 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
             if req_ready and ctx.get(dut.rd.req.valid):
                 addr, ln = ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)
                 obs["reqs"].append((addr, ln))
-                assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= max_read, (addr, ln)
+                assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= limit, (addr, ln)
                 assert addr // 4096 == (addr + ln - 1) // 4096, (hex(addr), ln)
                 err = host.fails(addr, ln)
                 payload = rng.randbytes(ln) if err else host.read(addr, ln)
@@ -389,7 +393,7 @@ def random_frame(rng, max_frame, max_frags=4):
 
 
 def random_run(seed, data_width, max_read, max_frame, max_batch, nframes, nqueues=4,
-               profile="random", fifo=False):
+               profile="random", fifo=False, mrrs=None):
     """Random frames on random queues, cut into jobs of random length (1..max_batch) without
     regard to frame boundaries, as TXQueueManager cuts them; while a frame is open the next job
     is of its queue, or now and then an ABORT (the rest of that frame is then never posted)."""
@@ -415,13 +419,14 @@ def random_run(seed, data_width, max_read, max_frame, max_batch, nframes, nqueue
         if rng.random() < 0.03:
             host.poison.append((at, at + 16 * len(descs)))   # descriptor read error
             open_q = q                                       # skipping up to the next EOP
-    expected = reference(host, ring.bases, ring.jobs, max_read, max_frame)
+    expected = reference(host, ring.bases, ring.jobs,
+                         max_read if mrrs is None else min(max_read, mrrs), max_frame)
     flow = PROFILES[profile] if profile != "random" else dict(
         p_req=rng.choice([0.3, 0.7, 1]), p_cpl=rng.choice([0.3, 0.8, 1]),
         p_tx=rng.choice([0.2, 0.6, 1]), max_lat=rng.choice([0, 5, 40]))
     obs = simulate(host, ring.bases, ring.jobs, rng, data_width=data_width, max_read=max_read,
                    max_frame=max_frame, max_batch=max_batch, nqueues=nqueues, fifo=fifo,
-                   **flow)
+                   mrrs=mrrs, **flow)
     check(obs, expected, data_width, fifo)
     return expected, obs
 
@@ -449,6 +454,15 @@ def test_random_frames(data_width, max_read, max_frame, max_batch, nframes, nque
         max_batch, nframes, nqueues, profile)
     assert sum(f is not None for f in frames) >= nframes // 2
     assert any(f is None for f in frames)
+
+
+@pytest.mark.parametrize("data_width,mrrs", [(128, 128), (64, 256)])
+def test_runtime_mrrs(data_width, mrrs):
+    """Built for MRRS 512, run at the MRRS the link negotiated: every read is cut at it."""
+    (reqs, frames, _, _, _), _ = random_run(f"mrrs-{data_width}-{mrrs}", data_width, 512, 9216,
+                                            8, 30, mrrs=mrrs)
+    assert max(ln for _a, ln in reqs) == mrrs
+    assert sum(f is not None for f in frames) >= 15
 
 
 @pytest.mark.parametrize("data_width", [64, 128])

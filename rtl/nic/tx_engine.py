@@ -67,9 +67,10 @@ class TXEngine(wiring.Component):
     rd.req
         Request stream {addr (64), len (13)}: read len bytes at addr. The address is 16-byte
         aligned, the length a multiple of 16 in 16..max_read, and a request never crosses a 4 KiB
-        boundary: the core splits every read itself, each request being min(bytes left, max_read,
-        bytes to the 4 KiB boundary). rd.req.valid and .payload are functions of registers only (a
-        stable stream).
+        boundary: the core splits every read itself, each request being min(bytes left, the MRRS
+        in use, bytes to the 4 KiB boundary). The MRRS in use is input `mrrs` (bytes, what the
+        link negotiated; reset value max_read), taken as max_read when above it. rd.req.valid
+        and .payload are functions of registers only (a stable stream).
     rd.cpl
         Completion stream {data (W), last, err}: the completions come back in request order, each
         request as len*8/W beats, the first byte of the request in byte lane 0 (lane i is
@@ -200,6 +201,7 @@ class TXEngine(wiring.Component):
         self.cbits = max_batch.bit_length()
         B = data_width // 8
         super().__init__({
+            "mrrs":         In(13, init=max_read),
             "base_valid":   In(1),
             "base_queue":   In(qbits),
             "base_addr":    In(64),
@@ -263,9 +265,12 @@ class TXEngine(wiring.Component):
         to_4k = Signal(13)
         c1 = Signal(LEN_BITS)
         rq_len = Signal(13)
+        rq_max = Signal(13)                      # MRRS in use: mrrs, at most max_read
         m.d.comb += [
+            rq_max.eq(Mux((self.mrrs >= 16) & (self.mrrs < self.max_read), self.mrrs & ~15,
+                          self.max_read)),
             to_4k.eq(4096 - rq_addr[0:12]),
-            c1.eq(Mux(rq_rem < self.max_read, rq_rem, self.max_read)),
+            c1.eq(Mux(rq_rem < rq_max, rq_rem, rq_max)),
             rq_len.eq(Mux(c1 < to_4k, c1, to_4k)),
             self.rd.req.valid.eq(rq_rem != 0),
             self.rd.req.p.addr.eq(rq_addr),
