@@ -35,7 +35,9 @@ from cocotbext.pcie.core.tlp import CplStatus, Tlp, TlpType
 REPO = Path(__file__).resolve().parents[2]
 NIC_REGS = REPO / "sw" / "include" / "nic_regs.h"
 MAGIC = 0x4E494331
-MULTI_DW_READ_STATUS = CplStatus.CA     # the project's policy for BAR0 reads longer than 1 DW
+# BAR0 reads longer than 1 DW: refused with an Unsupported Request completion (LitePCIe patch
+# 0002, docs/register_map.md).
+MULTI_DW_READ_STATUS = CplStatus.UR
 TIMEOUT_US = 20
 
 
