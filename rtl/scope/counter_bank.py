@@ -17,10 +17,7 @@
 #   max_inc     list: the largest increment of each entry (its accumulator is sized from it).
 #   width       count width (48: 26 days of cycles at 125 MHz before wrapping).
 
-import operator
-from functools import reduce
-
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -127,12 +124,12 @@ class CounterBank(wiring.Component):
         with m.Else():
             m.d.sync += pending.eq(pending & ~token)
 
-        # Stage 0: the visit. The visited entry's accumulator and residual are selected by the
-        # one-hot token (an AND-OR of each entry's own bits: a binary multiplexer would carry
-        # every entry at the widest entry's width). The padding entries of a short bank are
-        # never pending.
+        # Stage 0: the visit. The visited entry's accumulator and residual are selected by its
+        # index (a multiplexer: simulated as one case statement, where an AND-OR of every
+        # entry costs a simulator every entry every cycle). The padding entries of a short bank
+        # read 0 and are never pending.
         def select(regs):
-            return reduce(operator.or_, [Mux0(~token[i], r) for i, r in enumerate(regs)])
+            return Array(list(regs) + [Const(0, 1)] * (period - n))[idx]
 
         pass0 = Signal()
         m.d.comb += [pass0.eq((pending & token) != 0), live_rd.addr.eq(idx)]
