@@ -86,9 +86,9 @@ struct PcieHostModel::Impl {
     Fifo<Irq> irqs;                   /* MSIs that reached the host */
 
     /* Device reads: start time and bytes by tag while open; the timed ones (a ring). */
-    uint64_t rd_start[256] = {};
+    uint64_t rd_start[256] = {}, rd_first[256] = {};
     uint32_t rd_bytes[256] = {};
-    bool rd_open[256] = {};
+    bool rd_open[256] = {}, rd_seen[256] = {};
     std::vector<ReadTiming> rd_log;
     uint64_t rd_count = 0;
 
@@ -224,6 +224,23 @@ struct PcieHostModel::Impl {
         rd_start[tag] = ncycles * period;
         rd_bytes[tag] = 4 * (len ? len : 1024);
         rd_open[tag] = true;
+        rd_seen[tag] = false;
+    }
+
+    /* A TLP's first beat taken by the device: a completion of an open read (tag in dword 2)
+     * times its first. */
+    void read_first_cpl(const DnTlp &d)
+    {
+        if (d.dw.size() < 3)
+            return;
+        const uint8_t ft = static_cast<uint8_t>(d.dw[0] >> 24);
+        if (ft != kCpl && ft != kCplD)
+            return;
+        const uint8_t tag = static_cast<uint8_t>(d.dw[2] >> 8);
+        if (rd_open[tag] && !rd_seen[tag]) {
+            rd_first[tag] = ncycles * period;
+            rd_seen[tag] = true;
+        }
     }
 
     /* The last beat of a read's last completion taken by the device. */
@@ -234,6 +251,7 @@ struct PcieHostModel::Impl {
         rd_open[tag] = false;
         ReadTiming r;
         r.start_ps = rd_start[tag];
+        r.first_cpl_ps = rd_first[tag];
         r.end_ps = ncycles * period;
         r.bytes = rd_bytes[tag];
         r.tag = tag;
@@ -261,6 +279,8 @@ struct PcieHostModel::Impl {
         if (prev_rx_valid) {
             if (in.rx_ready) {
                 DnTlp &d = dnq.front();
+                if (rx_beat == 0)
+                    read_first_cpl(d);
                 if (++rx_beat * W >= static_cast<int>(d.dw.size())) {
                     if (d.mmio_id >= 0)
                         mmio.write_taken(d.mmio_id, now);

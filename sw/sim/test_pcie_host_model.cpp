@@ -129,7 +129,8 @@ void test_read_timing(int dw)
     ReadTiming r;
     const bool got = m.read_timing(0, &r);
     check(got && d.rx.size() == 2 && r.start_ps == d.tx_first_t.at(0) &&
-              r.end_ps == d.rx.back().t_last && r.bytes == 512 && r.tag == 7,
+              r.first_cpl_ps == d.rx.front().t_first && r.end_ps == d.rx.back().t_last &&
+              r.bytes == 512 && r.tag == 7,
           "dw%d read timing: 512 B MRd from its first beat (%llu ps) to the last beat of its "
           "second CplD (%llu ps)", dw, static_cast<unsigned long long>(r.start_ps),
           static_cast<unsigned long long>(r.end_ps));
@@ -146,6 +147,7 @@ void test_read_timing(int dw)
     const bool both = m.read_timing(1, &a) && m.read_timing(2, &b);
     check(both && d.rx.size() == 2 && a.tag == 1 && b.tag == 2 &&
               a.start_ps == d.tx_first_t.at(nf) && b.start_ps == d.tx_first_t.at(nf + 1) &&
+              a.first_cpl_ps == d.rx[0].t_first && b.first_cpl_ps == d.rx[1].t_first &&
               a.end_ps == d.rx[0].t_last && b.end_ps == d.rx[1].t_last && a.bytes == 256 &&
               b.bytes == 64,
           "dw%d read timing: two reads in flight, rx_ready low at times, each timed to its "
