@@ -12,7 +12,8 @@
 # Parameters: platform; crg; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's
 # MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
 # LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
-# (IDENTIFIER_MEM); with_analyzer; nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
+# (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
+# breakdown, ANALYZER_BREAKDOWN); nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
 # group q % n), each with its own MSI (NIC_RX, then NIC_TX, NIC_TX1, ..., numbered
 # consecutively); build_dir (where emitted Amaranth Verilog goes).
 
@@ -26,11 +27,22 @@ from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
-from rtl.scope.bus_analyzer import Probe
+from rtl.scope.bus_analyzer import Breakdown, Probe
 
 ANALYZER_DEPTH = 1024
 MAX_DATA_WIDTH = 128
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
+# The latency breakdown's request classes: LitePCIe's DMA reader, the NIC datapath's reads.
+ANALYZER_BD_CLASSES = ("raw_dma", "nic")
+ANALYZER_BREAKDOWN = True
+MAX_PENDING_REQUESTS = 8
+
+
+def analyzer_breakdown(data_width):
+    """The latency breakdown as the SoC builds it: a completion's tag (header dword 2) is in
+    its first PHY beat at 128 bits, in the second at 64."""
+    return Breakdown(ANALYZER_BD_CLASSES, nslots=MAX_PENDING_REQUESTS,
+                     tag_beat=0 if data_width >= 96 else 1)
 
 
 def analyzer_probes(data_width):
@@ -94,7 +106,7 @@ class NICSoC(SoCCore):
 
     def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 nic_ntxq=4, nic_ntxirq=2):
+                 with_breakdown=ANALYZER_BREAKDOWN, nic_ntxq=4, nic_ntxirq=2):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -114,7 +126,8 @@ class NICSoC(SoCCore):
         nic_irq_tx, nic_irq_rx = [Signal() for _ in tx_msi], Signal()
         msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq, "NIC_RX": nic_irq_rx}
         msis.update(zip(tx_msi, nic_irq_tx))
-        self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32, max_pending_requests=8,
+        self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32,
+                      max_pending_requests=MAX_PENDING_REQUESTS,
                       with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                       msi_type=pcie_phy.msi_type)
         self.comb += [
@@ -140,12 +153,13 @@ class NICSoC(SoCCore):
         self.csr_busy = Signal()
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
-            self.add_analyzer(platform, data_width, build_dir)
+            self.add_analyzer(platform, data_width, build_dir, with_breakdown)
 
-    def add_analyzer(self, platform, data_width, build_dir):
+    def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True):
         probes = analyzer_probes(data_width)
-        self.analyzer = an = BusAnalyzerCSR(platform, probes, build_dir,
-                                            depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY)
+        self.analyzer = an = BusAnalyzerCSR(
+            platform, probes, build_dir, depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY,
+            breakdown=analyzer_breakdown(data_width) if with_breakdown else None)
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
         # run-length compression is not defeated by payload bits.
@@ -173,4 +187,35 @@ class NICSoC(SoCCore):
         msi = phy.msi
         an.probe("msi", msi.valid, msi.ready, 1, 1, vector=Mux(msi.valid, msi.dat[:8], 0))
         self.comb += an.hold.eq(self.csr_busy)
+        if with_breakdown:
+            an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
         an.watch(self)
+
+    def add_breakdown_inputs(self, an, data_width):
+        # Each read's hand-offs: its engine's port, the TLP controller's input (after the
+        # crossbar's arbiter) and output (with its tag), the PHY streams (tags from the TLP
+        # headers), the controller's in-order completion output.
+        # The crossbar makes its TLP controller when it is finalized.
+        self.pcie_endpoint.crossbar.finalize()
+        ctrl = self.pcie_endpoint.crossbar.controller
+        engines = [self.pcie_dma0.reader.port, self.nic.rdadp.port]
+        cin, cout, cmp = ctrl.master_in.sink, ctrl.master_out.sink, ctrl.master_in.source
+        an.breakdown_input("bd_raised", classes=[
+            dict(valid=p.source.valid, ready=p.source.ready) for p in engines])
+        an.breakdown_input("bd_granted", classes=[
+            dict(valid=cin.valid & cin.first & ~cin.we & (cin.channel == p.channel),
+                 ready=cin.ready) for p in engines])
+        an.breakdown_input("bd_issue", valid=cout.valid & cout.first & ~cout.we,
+                           ready=cout.ready, cls=Mux(cout.channel == engines[1].channel, 1, 0),
+                           tag=cout.tag)
+        tx, rx = self.pcie_phy.sink, self.pcie_phy.source
+        an.breakdown_input("bd_tx", valid=tx.valid, ready=tx.ready, first=tx.first,
+                           fmt_type=Mux(tx.first, tx.dat[24:32], 0), tag=tx.dat[40:48])
+        # The tag: header byte 10, in dword 2 (lane 2 of beat 0 at 128 bits, lane 0 of beat 1
+        # at 64); length and byte count in dwords 0 and 1 of the first beat.
+        tag = rx.dat[72:80] if data_width >= 96 else rx.dat[8:16]
+        an.breakdown_input("bd_rx", valid=rx.valid, ready=rx.ready, first=rx.first,
+                           last=rx.last, fmt_type=Mux(rx.first, rx.dat[24:32], 0),
+                           length=rx.dat[0:10], byte_count=rx.dat[32:44], tag=tag)
+        an.breakdown_input("bd_handoff", valid=cmp.valid & cmp.ready & cmp.last & cmp.end,
+                           tag=cmp.tag)

@@ -9,19 +9,22 @@
 # counter selectors) for host code. How the taps are placed: BusAnalyzerCSR's docstring.
 #
 # Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
-# to Migen expressions (every probe given at construction must be connected once); `hold` (a
-# host CSR access is in progress); `watch(design)` (the design the probes are in); and for the
+# to Migen expressions (every probe given at construction must be connected once);
+# `breakdown_input(name, **fields)` connects a latency breakdown input (bd_raised, ...) the
+# same way, its fields packed in the core's layout; `hold` (a host CSR access is in progress);
+# `watch(design)` (the design the probes are in); and for the
 # simulation's cross-check `snapshot_pulse`, `sample` and `now`.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
-# names), module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
+# names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), module_name, tap_stages
+# (registers between a probed signal and the analyzer, >= 1).
 
 import os
 from functools import reduce
 from operator import or_
 
-from migen import ClockSignal, Instance, ResetSignal, Signal
+from migen import Cat, ClockSignal, Constant, Instance, ResetSignal, Signal
 
 from amaranth.back import verilog
 
@@ -29,7 +32,10 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from litex_soc.scope.probe_taps import ProbeTaps, delay_line
-from rtl.scope.bus_analyzer import HANDSHAKE, BusAnalyzer
+from amaranth.lib import data
+
+from rtl.scope.bus_analyzer import CNT_SEL_WIDTH, HANDSHAKE, BusAnalyzer
+from rtl.scope.latency_breakdown import NSTAGES
 from rtl.scope.trace_capture import State
 from rtl.scope.trace_trigger import Mode, Op
 
@@ -65,12 +71,15 @@ class BusAnalyzerCSR(LiteXModule):
     """
 
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
-                 module_name="nic_bus_analyzer", tap_stages=TAP_STAGES):
+                 breakdown=None, module_name="nic_bus_analyzer", tap_stages=TAP_STAGES):
         if tap_stages < 1:
             raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
         self.tap_stages = tap_stages
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
-                           register_inputs=False)
+                           breakdown=breakdown, register_inputs=False)
+        self.breakdown = breakdown
+        self._bd_connected = set()
+        self._deferred = []     # connections to make when finalized (at_finalize)
         self.core = core
         w = core.sample_width
         aw = (depth - 1).bit_length()
@@ -104,11 +113,14 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("stop", size=1, pulse=True, description="Write ``1``: end an armed or "
                      "triggered capture now."),
         ], description="Analyzer strobes.")
-        self.cnt_sel = CSRStorage(8, description="Counter selector: probe ``p`` count ``k`` "
-            "is ``p*8+k`` (busy, stall, idle, bytes, frames, stall_hold); TLP probe ``t`` type "
-            "``k`` is ``0x80+t*8+k`` (MRd, MWr, CplD, Cpl, Msg, other); latency bin ``i`` is "
-            "``0xC0+i``; latency statistic ``k`` is ``0xE0+k`` (below, above, count, sum, min, "
-            "max, lost, unmatched).")
+        self.cnt_sel = CSRStorage(CNT_SEL_WIDTH, description=(
+            "Counter selector: probe ``p`` count ``k`` is ``p*8+k`` (busy, stall, idle, bytes, "
+            "frames, stall_hold); TLP probe ``t`` type ``k`` is ``0x80+t*8+k`` (MRd, MWr, CplD, "
+            "Cpl, Msg, other); latency bin ``i`` is ``0xC0+i``; latency statistic ``k`` is "
+            "``0xE0+k`` (below, above, count, sum, min, max, lost, unmatched); latency breakdown "
+            "class ``c`` stage ``s`` bin ``i`` is ``0x100+c*0x200+s*0x20+i``, its sum, min, max "
+            "at ``+0x10``, ``+0x11``, ``+0x12``; class ``c``'s count, raises, occupancy at "
+            "``0x200+c*0x200+k``; tag mismatches at ``0x700``."))
         self.cnt_value = CSRStatus(48, description="The selected counter of the last closed "
             "window (valid two cycles after ``cnt_sel`` is written, and once ``cnt_status.busy`` "
             "is 0 after a snapshot).")
@@ -171,6 +183,16 @@ class BusAnalyzerCSR(LiteXModule):
         self.cap_rd_addr = CSRStorage(aw, description="Entry to read through ``cap_rd_data``.")
         self.cap_rd_data = CSRStatus(w + 32, description="Entry ``cap_rd_addr``: the sample "
             "in the low ``sample_width`` bits, the low 32 bits of its cycle above them.")
+        bd = breakdown
+        self.bd_info = CSRStatus(fields=[
+            CSRField("nclasses", size=4, reset=len(bd.classes) if bd else 0,
+                     description="Request classes of the latency breakdown (0: not built)."),
+            CSRField("nstages", size=4, reset=NSTAGES if bd else 0,
+                     description="Stages per class (the last is the total)."),
+            CSRField("nslots", size=9, offset=8, reset=bd.nslots if bd else 0,
+                     description="Read tags tracked."),
+        ], description="Build-time parameters of the per-request DMA read latency breakdown; "
+                       "its classes' names are in ``analyzer_layout.h``.")
 
         # # #
 
@@ -250,11 +272,53 @@ class BusAnalyzerCSR(LiteXModule):
                     dict(zip(HANDSHAKE, (valid, ready, first, last)))[sig_name]
                 self.comb += self.sample[off:off + width].eq(src)
 
+    def breakdown_input(self, name, **fields):
+        """Connect the breakdown's input `name` (bd_raised, bd_granted: a list of dicts, one
+        per class; the others a dict), each field a Migen expression, packed as the core's
+        layout has it; fields left out are 0."""
+        lay = self.breakdown.ports()[name] if self.breakdown else None
+        if lay is None:
+            raise ValueError(f"BusAnalyzerCSR: no breakdown input {name!r}")
+        if name in self._bd_connected:
+            raise ValueError(f"BusAnalyzerCSR: breakdown input {name!r} connected twice")
+        self._bd_connected.add(name)
+
+        def pack(layout, values):
+            unknown = set(values) - {n for n, _ in layout}
+            if unknown:
+                raise ValueError(f"BusAnalyzerCSR: {name} has no fields {sorted(unknown)}")
+            parts = []
+            for n, f in sorted(layout, key=lambda nf: nf[1].offset):
+                w = f.width
+                v = values.get(n, 0)
+                parts.append(Constant(v, w) if isinstance(v, int) else v[:w])
+            return Cat(*parts)
+
+        if isinstance(lay, data.ArrayLayout):
+            elems = fields["classes"]
+            if len(elems) != lay.length:
+                raise ValueError(f"BusAnalyzerCSR: {name} needs {lay.length} classes")
+            expr = Cat(*[pack(lay.elem_shape, e) for e in elems])
+        else:
+            expr = pack(lay, fields)
+        # Delayed as the probes are, so the breakdown's inputs keep their relative timing and
+        # reach the analyzer through registers.
+        self._probe_in[f"i_{name}"] = self._delayed(expr, self.tap_stages)
+
     def _delayed(self, sig, n):
         return (delay_line(self, sig, n) or [sig])[-1]
 
+    def at_finalize(self, fn):
+        """Call fn() first thing in do_finalize: for probes on signals the design creates when
+        it is finalized (LitePCIe's crossbar makes its TLP controller then)."""
+        self._deferred.append(fn)
+
     def do_finalize(self):
+        for fn in self._deferred:
+            fn()
         missing = set(self._probes) - self._connected
+        if self.breakdown:
+            missing |= set(self.breakdown.ports()) - self._bd_connected
         if missing:
             raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
         # Made here, after the statements it looks at: a submodule made before would be

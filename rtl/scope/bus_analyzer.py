@@ -13,23 +13,28 @@
 #   snapshot             in: pulse, closes every count's window (refused while cnt_busy).
 #   cnt_busy             out: the last snapshot's counts are being written.
 #   snap_refused         out, 16 bits: snapshots refused because cnt_busy (wraps).
-#   cnt_sel / cnt_value  in 8 bits / out 48 bits, two cycles later: see counter_map().
+#   cnt_sel / cnt_value  in 12 bits / out 48 bits, two cycles later: see counter_map().
+#   bd_raised, bd_granted, bd_issue, bd_tx, bd_rx, bd_handoff   in: the latency breakdown's
+#                        hand-offs (LatencyBreakdown), when built.
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
 #   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
-# None), register_inputs (False: the caller has registered the probes and hold).
+# None), breakdown (Breakdown: the per-request latency breakdown's classes, or None),
+# register_inputs (False: the caller has registered the probes, hold and the bd_* inputs).
 
 from types import SimpleNamespace
 
 from amaranth import Module, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import CounterBank
 from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
+from .latency_breakdown import CLASS_COUNTS, NSTAGES, STAGES, LatencyBreakdown
+from .latency_breakdown import handoff_layout, handshake, issue_layout, rx_layout, tx_layout
 from .occupancy_counter import COUNTS, OccupancyCounter
 from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
 from .trace_capture import TS_WIDTH, State, TraceCapture
@@ -38,8 +43,32 @@ from .trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger, stage_ports
 HANDSHAKE = ("valid", "ready", "first", "last")
 # Counter selector map (cnt_sel): probe p, count k -> p * 8 + k; TLP probe t (in probe order
 # among those with tlp=True), type k -> 0x80 + t * 8 + k; histogram bin i -> 0xC0 + i;
-# histogram statistic k -> 0xE0 + k.
+# histogram statistic k -> 0xE0 + k. Latency breakdown (laid out for BD_MAX_CLASSES classes):
+# class c stage s bin i -> 0x100 + c * 0x200 + s * 0x20 + i, its sum/min/max at + 0x10/0x11/0x12;
+# class c count k (CLASS_COUNTS) -> 0x200 + c * 0x200 + k; tag mismatches -> 0x700.
 SEL_TLP, SEL_BIN, SEL_LAT = 0x80, 0xC0, 0xE0
+SEL_BD, BD_CLASS_STRIDE, BD_STAGE_STRIDE, BD_SUM, BD_CLASS_COUNTS, SEL_BD_MISMATCH = \
+    0x100, 0x200, 0x20, 0x10, 0x100, 0x700
+BD_MAX_CLASSES, BD_NBINS = 3, 16
+CNT_SEL_WIDTH = 12
+
+
+class Breakdown:
+    """The latency breakdown's build parameters: its request classes (names, in class-index
+    order), the tags the TLP controller uses (nslots) and the PHY beat holding a completion's
+    tag (tag_beat: 0 at 128 bits, 1 at 64)."""
+
+    def __init__(self, classes, nslots=8, tag_beat=0):
+        if not 1 <= len(classes) <= BD_MAX_CLASSES:
+            raise ValueError(f"Breakdown: {len(classes)} classes, 1..{BD_MAX_CLASSES}")
+        self.classes, self.nslots, self.tag_beat = tuple(classes), nslots, tag_beat
+
+    def ports(self):
+        n = len(self.classes)
+        return {"bd_raised": data.ArrayLayout(handshake, n),
+                "bd_granted": data.ArrayLayout(handshake, n),
+                "bd_issue": issue_layout(n), "bd_tx": tx_layout, "bd_rx": rx_layout,
+                "bd_handoff": handoff_layout}
 
 
 class Probe:
@@ -107,7 +136,7 @@ class BusAnalyzer(wiring.Component):
     """
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
-                 register_inputs=True):
+                 breakdown=None, register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -126,6 +155,8 @@ class BusAnalyzer(wiring.Component):
                 raise ValueError(f"BusAnalyzer: completion probe {cpl!r} needs a field ('end', 1)")
         self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
         self.latency, self.register_inputs = latency, register_inputs
+        self.breakdown = breakdown
+        bd_ports = {n: In(lay) for n, lay in breakdown.ports().items()} if breakdown else {}
         self.sample_width = sample_width(probes)
         aw = (depth - 1).bit_length()
         super().__init__({
@@ -134,7 +165,7 @@ class BusAnalyzer(wiring.Component):
             "snapshot":  In(1),
             "cnt_busy":  Out(1),
             "snap_refused": Out(16),
-            "cnt_sel":   In(8),
+            "cnt_sel":   In(CNT_SEL_WIDTH),
             "cnt_value": Out(48),
             "bin_min":   In(32),
             "bin_shift": In(5),
@@ -158,6 +189,7 @@ class BusAnalyzer(wiring.Component):
             "cap_triggered": Out(1),
             "cap_rd_addr": In(aw),
             "cap_rd_data": Out(self.sample_width + TS_WIDTH),
+            **bd_ports,
         })
 
     # --- what host software needs to know -------------------------------------------------
@@ -181,7 +213,24 @@ class BusAnalyzer(wiring.Component):
         if self.latency is not None:
             out += [(SEL_BIN + i, "latency", f"bin{i}") for i in range(self.nbins)]
             out += [(SEL_LAT + k, "latency", s) for k, s in enumerate(LAT_STATS)]
+        if self.breakdown is not None:
+            for c, cname in enumerate(self.breakdown.classes):
+                base = SEL_BD + c * BD_CLASS_STRIDE
+                for s, sname in enumerate(STAGES):
+                    b = base + s * BD_STAGE_STRIDE
+                    out += [(b + i, f"bd.{cname}.{sname}", f"bin{i}") for i in range(BD_NBINS)]
+                    out += [(b + BD_SUM + k, f"bd.{cname}.{sname}", st)
+                            for k, st in enumerate(("sum", "min", "max"))]
+                out += [(base + BD_CLASS_COUNTS + k, f"bd.{cname}", n)
+                        for k, n in enumerate(CLASS_COUNTS)]
+            out.append((SEL_BD_MISMATCH, "bd", "mismatch"))
         return out
+
+    def snapshot_cycles(self):
+        """CNT_STATUS.BUSY's length after a snapshot: the CounterBank's pass over its counts
+        (min and max are registers, not in the bank)."""
+        n = sum(name not in ("min", "max") for _sel, _grp, name in self.counter_map())
+        return max(n, CounterBank.PIPE + 2) + 3
 
     def header(self, prefix="NIC_SCOPE"):
         """A C header with the sample layout and counter map (for host software)."""
@@ -204,6 +253,27 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_SEL_TLP {SEL_TLP:#x}",
             f"#define {prefix}_SEL_BIN {SEL_BIN:#x}",
             f"#define {prefix}_SEL_LAT {SEL_LAT:#x}",
+            f"#define {prefix}_CNT_SEL_WIDTH {CNT_SEL_WIDTH}",
+            "/* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the",
+            " * last one is refused, so a window must be longer. */",
+            f"#define {prefix}_SNAPSHOT_CYCLES {self.snapshot_cycles()}",
+            "",
+            "/* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this",
+            " * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */",
+            f"#define {prefix}_SEL_BD {SEL_BD:#x}",
+            f"#define {prefix}_BD_CLASS_STRIDE {BD_CLASS_STRIDE:#x}",
+            f"#define {prefix}_BD_STAGE_STRIDE {BD_STAGE_STRIDE:#x}",
+            f"#define {prefix}_BD_SUM {BD_SUM:#x}",
+            f"#define {prefix}_BD_CLASS_COUNTS {BD_CLASS_COUNTS:#x}",
+            f"#define {prefix}_SEL_BD_MISMATCH {SEL_BD_MISMATCH:#x}",
+            f"#define {prefix}_BD_MAX_CLASSES {BD_MAX_CLASSES}",
+            f"#define {prefix}_BD_NBINS {BD_NBINS}",
+            f"#define {prefix}_BD_NSTAGES {NSTAGES}",
+            f"#define {prefix}_BD_NCLASSES {len(self.breakdown.classes) if self.breakdown else 0}",
+            f"#define {prefix}_BD_STAGE_NAMES " + ", ".join(f'"{n}"' for n in STAGES),
+            f"#define {prefix}_BD_COUNT_NAMES " + ", ".join(f'"{n}"' for n in CLASS_COUNTS),
+            f"#define {prefix}_BD_CLASS_NAMES " + (", ".join(
+                f'"{n}"' for n in self.breakdown.classes) if self.breakdown else '""'),
         ]
         for enum in (Mode, Op, State):
             lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
@@ -302,7 +372,39 @@ class BusAnalyzer(wiring.Component):
                 else:
                     incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
 
+        if self.breakdown is not None:
+            bd = self.breakdown
+            m.submodules.breakdown = lb = LatencyBreakdown(
+                nclasses=len(bd.classes), nslots=bd.nslots, nbins=BD_NBINS,
+                tag_beat=bd.tag_beat, counters=False)
+            for name in bd.ports():
+                port = getattr(self, name)
+                if self.register_inputs:
+                    reg = Signal(port.shape(), name=f"{name}_q")
+                    m.d.sync += reg.eq(port)
+                    port = reg
+                m.d.comb += getattr(lb, name[3:]).eq(port)
+            m.d.comb += lb.snapshot.eq(taken)
+            for c in range(len(bd.classes)):
+                base = SEL_BD + c * BD_CLASS_STRIDE
+                for s in range(NSTAGES):
+                    b = base + s * BD_STAGE_STRIDE
+                    for i in range(BD_NBINS):
+                        incs[b + i] = (lb.inc_bins[c][s][i], 1)
+                    incs[b + BD_SUM] = (lb.inc_sum[c][s], lb.max_inc["sum"])
+                    regs[b + BD_SUM + 1] = lb.min[c][s]
+                    regs[b + BD_SUM + 2] = lb.max[c][s]
+                for k, n in enumerate(CLASS_COUNTS):
+                    incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
+                                                        lb.max_inc[n])
+            incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
+
         sels = sorted(incs)
+        # Every selector of counter_map() is one counter or register here, none twice.
+        want = [sel for sel, _, _ in self.counter_map()]
+        if (len(set(want)) != len(want) or sorted(want) != sorted(sels + list(regs))
+                or max(want) >= 2**CNT_SEL_WIDTH):
+            raise AssertionError("BusAnalyzer: counter selectors collide or do not fit cnt_sel")
         m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels])
         for a, sel in enumerate(sels):
             m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
@@ -322,7 +424,7 @@ class BusAnalyzer(wiring.Component):
                     m.d.comb += bank.rd_addr.eq(a)
             with m.Default():
                 m.d.comb += bank.rd_addr.eq(0)
-        sel_q = Signal(8)
+        sel_q = Signal(CNT_SEL_WIDTH)
         m.d.sync += sel_q.eq(self.cnt_sel)
         with m.Switch(sel_q):
             with m.Case(*sels):

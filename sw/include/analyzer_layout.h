@@ -15,6 +15,26 @@
 #define NIC_SCOPE_SEL_TLP 0x80
 #define NIC_SCOPE_SEL_BIN 0xc0
 #define NIC_SCOPE_SEL_LAT 0xe0
+#define NIC_SCOPE_CNT_SEL_WIDTH 12
+/* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
+ * last one is refused, so a window must be longer. */
+#define NIC_SCOPE_SNAPSHOT_CYCLES 388
+
+/* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this
+ * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
+#define NIC_SCOPE_SEL_BD 0x100
+#define NIC_SCOPE_BD_CLASS_STRIDE 0x200
+#define NIC_SCOPE_BD_STAGE_STRIDE 0x20
+#define NIC_SCOPE_BD_SUM 0x10
+#define NIC_SCOPE_BD_CLASS_COUNTS 0x100
+#define NIC_SCOPE_SEL_BD_MISMATCH 0x700
+#define NIC_SCOPE_BD_MAX_CLASSES 3
+#define NIC_SCOPE_BD_NBINS 16
+#define NIC_SCOPE_BD_NSTAGES 8
+#define NIC_SCOPE_BD_NCLASSES 2
+#define NIC_SCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
+#define NIC_SCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
+#define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic"
 #define NIC_SCOPE_MODE_LEVEL 0
 #define NIC_SCOPE_MODE_RISE 1
 #define NIC_SCOPE_MODE_FALL 2

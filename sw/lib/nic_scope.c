@@ -120,6 +120,20 @@ void nic_scope_snapshot(struct nic_backend *b)
     nic_write32(b, NIC_CSR(b, ANALYZER, CONTROL), 1u << NIC_CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET);
 }
 
+uint64_t nic_scope_pass_ns(struct nic_backend *b)
+{
+    const uint32_t hz = nic_read32(b, NIC_CSR_INFO_CLK_FREQ_ADDR);
+    return hz ? (NIC_SCOPE_SNAPSHOT_CYCLES * 1000000000ull + hz - 1) / hz : 0;
+}
+
+void nic_scope_snapshot_close(struct nic_backend *b, uint64_t not_before_ns)
+{
+    const uint64_t now = nic_now_ns(b);
+    if (now < not_before_ns)
+        nic_idle(b, not_before_ns - now);
+    nic_scope_snapshot(b);
+}
+
 uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel)
 {
     nic_write32(b, NIC_CSR(b, ANALYZER, CNT_SEL), sel);
@@ -160,6 +174,46 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
         c->bins[i] = nic_scope_counter(b, NIC_SCOPE_SEL_BIN + i);
     for (unsigned k = 0; k < NIC_SCOPE_NLAT; k++)
         c->lat[k] = nic_scope_counter(b, NIC_SCOPE_SEL_LAT + k);
+    return 0;
+}
+
+const char *const nic_scope_bd_stage_names[NIC_SCOPE_BD_NSTAGES] = {NIC_SCOPE_BD_STAGE_NAMES};
+const char *const nic_scope_bd_class_names[] = {NIC_SCOPE_BD_CLASS_NAMES};
+
+int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, char *err,
+                             size_t errlen)
+{
+    memset(bd, 0, sizeof *bd);
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, BD_INFO));
+    bd->nclasses = field(info, NIC_CSR_ANALYZER_BD_INFO_NCLASSES_OFFSET,
+                         NIC_CSR_ANALYZER_BD_INFO_NCLASSES_SIZE);
+    bd->nslots = field(info, NIC_CSR_ANALYZER_BD_INFO_NSLOTS_OFFSET,
+                       NIC_CSR_ANALYZER_BD_INFO_NSLOTS_SIZE);
+    const unsigned nstages = field(info, NIC_CSR_ANALYZER_BD_INFO_NSTAGES_OFFSET,
+                                   NIC_CSR_ANALYZER_BD_INFO_NSTAGES_SIZE);
+    if (bd->nclasses == 0)
+        return 0;
+    if (bd->nclasses != NIC_SCOPE_BD_NCLASSES || nstages != NIC_SCOPE_BD_NSTAGES)
+        return nic_errf(err, errlen, "ANALYZER_BD_INFO: %u classes, %u stages; "
+                        "analyzer_layout.h: %d, %d", bd->nclasses, nstages,
+                        NIC_SCOPE_BD_NCLASSES, NIC_SCOPE_BD_NSTAGES);
+    for (unsigned c = 0; c < bd->nclasses; c++) {
+        struct nic_scope_bd_class *k = &bd->cls[c];
+        const unsigned base = NIC_SCOPE_SEL_BD + c * NIC_SCOPE_BD_CLASS_STRIDE;
+        k->count = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 0);
+        k->raises = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 1);
+        k->occupancy = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 2);
+        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
+            struct nic_scope_bd_stage *st = &k->st[s];
+            const unsigned sb = base + s * NIC_SCOPE_BD_STAGE_STRIDE;
+            st->sum = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM);
+            st->min = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 1);
+            st->max = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 2);
+            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+                st->bins[i] = nic_scope_counter(b, sb + i);
+        }
+    }
+    bd->mismatch = nic_scope_counter(b, NIC_SCOPE_SEL_BD_MISMATCH);
     return 0;
 }
 

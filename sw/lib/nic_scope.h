@@ -74,6 +74,14 @@ struct nic_scope_counts {
 };
 /* Close every counter's window on one cycle (CONTROL.SNAPSHOT). */
 void nic_scope_snapshot(struct nic_backend *b);
+/* A snapshot's pass in ns (NIC_SCOPE_SNAPSHOT_CYCLES at INFO_CLK_FREQ: one MMIO read, so ask
+ * before the window). A snapshot sooner than that after the last is refused. */
+uint64_t nic_scope_pass_ns(struct nic_backend *b);
+/* Close the window no sooner than backend time not_before_ns (nic_now_ns()), idling until then
+ * without an MMIO access, so the window holds only the load's traffic. Opened at T, closed
+ * with not_before_ns = T + 2 * nic_scope_pass_ns(): the opening pass is over (the margin covers
+ * the time a posted write takes to reach the device). */
+void nic_scope_snapshot_close(struct nic_backend *b, uint64_t not_before_ns);
 uint64_t nic_scope_counter(struct nic_backend *b, unsigned sel);
 /* CNT_STATUS: busy (the last snapshot's counts are still being written) and refused (snapshots
  * refused since reset because one was still being written). */
@@ -83,6 +91,31 @@ uint32_t nic_scope_cnt_status(struct nic_backend *b, unsigned *refused);
 int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, char *err,
                           size_t errlen);
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift);
+
+/* Per-request DMA read latency breakdown (ANALYZER_BD_INFO; rtl/scope/latency_breakdown.py):
+ * per request class (NIC_SCOPE_BD_CLASS_NAMES) and stage (NIC_SCOPE_BD_STAGE_NAMES, the last
+ * the total), in cycles, over the last closed window. */
+extern const char *const nic_scope_bd_stage_names[NIC_SCOPE_BD_NSTAGES];
+extern const char *const nic_scope_bd_class_names[];
+struct nic_scope_bd_stage {
+    uint64_t sum, min, max;         /* min 2**32-1, max 0 in a window without requests */
+    uint64_t bins[NIC_SCOPE_BD_NBINS];  /* bin i: bit length i (the last: longer) */
+};
+struct nic_scope_bd_class {
+    uint64_t count;                 /* requests handed to their engine */
+    uint64_t raises;                /* requests raised by their engine */
+    uint64_t occupancy;             /* sum over cycles of the requests outstanding */
+    struct nic_scope_bd_stage st[NIC_SCOPE_BD_NSTAGES];
+};
+struct nic_scope_bd {
+    unsigned nclasses, nslots;      /* 0 classes: not built */
+    uint64_t mismatch;              /* hand-offs whose tag was not the oldest request's */
+    struct nic_scope_bd_class cls[NIC_SCOPE_BD_MAX_CLASSES];
+};
+/* Read the breakdown of the last closed window (after nic_scope_read_counts(), which waits for
+ * the snapshot's counts). -1 and a message if the block's parameters disagree with the header. */
+int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, char *err,
+                             size_t errlen);
 
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */
 struct nic_scope_cmp {

@@ -373,10 +373,12 @@ int cmd_report(struct ctx *c, int argc, char **argv)
         return rc;
     unsigned refused0;
     nic_scope_cnt_status(c->b, &refused0);
+    const uint64_t pass_ns = nic_scope_pass_ns(c->b);
     nic_scope_snapshot(c->b);               /* opens the window */
+    const uint64_t opened = nic_now_ns(c->b);
     if ((rc = run_load(c, &l, &ls)))
         return rc;
-    nic_scope_snapshot(c->b);               /* closes it */
+    nic_scope_snapshot_close(c->b, opened + 2 * pass_ns);   /* closes it */
     if ((rc = load_finish(c, &l, &ls)))
         return rc;
     struct nic_scope_counts k;
