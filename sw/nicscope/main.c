@@ -4,7 +4,7 @@
  * over VFIO).
  *
  *   nicscope [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet] [--timeout-ms N]
- *            info | report | capture | cpu [options]
+ *            info | report | capture | cpu | breakdown [options]
  *
  * Each command is cmd_<name>.c; this file holds option parsing, the usage text (every option),
  * the JSON document and what the commands share (nicscope.h): opening the device, snapshot
@@ -28,6 +28,10 @@ static const char *const usage_text =
 "                                triggered trace -> VCD (+ FST) and GTKWave save file\n"
 "                                (default nicscope.vcd, and FILE.gtkw beside the VCD)\n"
 "  cpu [LOAD] [--boot-ms N]      read the analyzer from the soft CPU too (CPU=1 builds)\n"
+"  breakdown [--path dma|tx] [--sizes LIST] [--count N]\n"
+"                                per-request DMA read latency by stage, per transfer size\n"
+"                                (dma: h2c transfers of each size, default 64,256,1024,4096;\n"
+"                                tx: NIC frames, default 64,256,1024,1514; N each, default 16)\n"
 "LOAD: --load dma|tx|dma+tx|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
 "      --frames N --frame-size N (tx: through the MAC loopback, default 32 x 1514 B)\n"
 "      --idle-ns N (none)\n"
@@ -528,7 +532,7 @@ int main(int argc, char **argv)
     c->quiet = g.quiet;
     c->timeout_ns = g.timeout_ns;
     if (i >= argc)
-        return usage_error("no command given (info, report, capture or cpu)");
+        return usage_error("no command given (info, report, capture, cpu or breakdown)");
     const char *command = argv[i];
     int (*cmd)(struct ctx *, int, char **) = NULL;
     if (strcmp(command, "info") == 0)
@@ -539,8 +543,11 @@ int main(int argc, char **argv)
         cmd = cmd_capture;
     else if (strcmp(command, "cpu") == 0)
         cmd = cmd_cpu;
+    else if (strcmp(command, "breakdown") == 0)
+        cmd = cmd_breakdown;
     else
-        return usage_error("unknown command '%s' (info, report, capture or cpu)", command);
+        return usage_error("unknown command '%s' (info, report, capture, cpu or breakdown)",
+                           command);
     /* Everything the run is to write must be writable before it starts. */
     char err[1024] = "";
     if (nic_backend_check_opts(c->kind, c->opts, err, sizeof err) < 0) {

@@ -113,5 +113,6 @@ int cmd_info(struct ctx *c, int argc, char **argv);
 int cmd_report(struct ctx *c, int argc, char **argv);
 int cmd_capture(struct ctx *c, int argc, char **argv);
 int cmd_cpu(struct ctx *c, int argc, char **argv);
+int cmd_breakdown(struct ctx *c, int argc, char **argv);
 
 #endif /* NICSCOPE_H */

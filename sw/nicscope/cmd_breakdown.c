@@ -1,0 +1,426 @@
+/*
+ * cmd_breakdown.c: `nicscope breakdown`, where a DMA read's time goes. Per transfer size, one
+ * snapshot window around a load of reads (--path dma: h2c transfers on LitePCIe's DMA reader,
+ * descriptors back to back; --path tx: frames through the NIC's TX ring and the MAC loopback),
+ * then the analyzer's per-request latency breakdown (rtl/scope/latency_breakdown.py) per
+ * request class: mean, min and max cycles of each stage, as a table and a stacked bar.
+ * Checks, each a failure when it does not hold: every request of the window completed (count ==
+ * raises), the stages add up to the total, the occupancy integral equals the total (Little's
+ * law over a window of whole requests), no tag mismatch; on a backend that times device reads
+ * at the PHY (the sim host model), its count and its rtt and cpl stages equal the model's
+ * timestamps of the same TLPs, sum, min, max and bins. Options: the usage text in main.c.
+ */
+#include "nicscope.h"
+
+#define MAX_SIZES 16
+enum { STG_PHY = 3, STG_RTT = 4, STG_CPL = 5, STG_TOTAL = NIC_SCOPE_BD_NSTAGES - 1 };
+/* One letter per stage in the stacked bar. */
+static const char stage_mark[NIC_SCOPE_BD_NSTAGES] = {'q', 't', 'c', 'p', 'R', 'C', 'o', '='};
+
+struct bd_args {
+    const char *path;                      /* "dma" or "tx" */
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+    uint64_t count;                        /* transfers or frames per size */
+};
+
+/* count h2c transfers of size bytes, back to back from one buffer, into the pattern checker. */
+static int h2c_run(struct ctx *c, uint32_t size, uint32_t count)
+{
+    struct nic_backend *b = c->b;
+    char err[256];
+    const uint32_t total = size * count;
+    uint64_t bus;
+    if (nic_dma_desc_check(b, 0, size, c->info.data_width / 8, err, sizeof err) < 0)
+        return fail(c, "breakdown: %u B: %s", size, err);
+    uint8_t *buf = nic_dma_alloc(b, total, &bus);
+    if (!buf)
+        return fail(c, "breakdown: cannot allocate %u B of DMA memory", total);
+    nic_pattern_fill(buf, total, 0x3000);
+    nic_dma_stop(b, NIC_DMA_READER);
+    nic_dma_set_loop(b, NIC_DMA_READER, false);
+    nic_pattern_chk_restart(b, 0x3000, total);
+    for (uint32_t i = 0; i < count; i++)
+        nic_dma_push(b, NIC_DMA_READER, bus + (uint64_t)i * size, size, NIC_DMA_IRQ_DISABLE);
+    nic_dma_enable(b, NIC_DMA_READER, true);
+    const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
+    int rc = EXIT_OK;
+    while (nic_pattern_chk_bytes(b) < total && !nic_last_error(b)) {
+        if (nic_now_ns(b) > deadline) {
+            rc = fail(c, "breakdown: the checker has %" PRIu64 " of %u B after %" PRIu64 " ns",
+                      nic_pattern_chk_bytes(b), total, c->timeout_ns);
+            break;
+        }
+        nic_idle(b, 200);
+    }
+    nic_dma_enable(b, NIC_DMA_READER, false);
+    const uint32_t errors = nic_pattern_chk_errors(b);
+    nic_dma_free(b, buf, total);
+    if (!rc && errors)
+        rc = fail(c, "breakdown: the checker counted %u bad beats", errors);
+    return rc ? rc : backend_check(c, "breakdown h2c");
+}
+
+/* --- the host model's own timing of the same reads ---------------------------------------------- */
+
+struct stage_ref {
+    uint64_t count, sum, min, max, bins[NIC_SCOPE_BD_NBINS];
+};
+
+static unsigned bin_of(uint64_t v)
+{
+    unsigned n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n < NIC_SCOPE_BD_NBINS ? n : NIC_SCOPE_BD_NBINS - 1;
+}
+
+static void ref_add(struct stage_ref *r, uint64_t v)
+{
+    if (r->count == 0 || v < r->min)
+        r->min = v;
+    if (v > r->max)
+        r->max = v;
+    r->count++;
+    r->sum += v;
+    r->bins[bin_of(v)]++;
+}
+
+static bool model_read(struct ctx *c, uint64_t i, const char *field, uint64_t *v)
+{
+    char n[64];
+    snprintf(n, sizeof n, "model_read_%s:%" PRIu64, field, i);
+    return nic_counter(c->b, n, v) == 0;
+}
+
+/* The model's reads [n0, n1): rtt (MRd first beat -> first completion beat) and cpl (-> last
+ * completion beat) in cycles. */
+static int model_stages(struct ctx *c, uint64_t n0, uint64_t n1, struct stage_ref *rtt,
+                        struct stage_ref *cpl)
+{
+    const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
+    memset(rtt, 0, sizeof *rtt);
+    memset(cpl, 0, sizeof *cpl);
+    for (uint64_t i = n0; i < n1; i++) {
+        uint64_t s, f, e;
+        if (!model_read(c, i, "start_ps", &s) || !model_read(c, i, "first_cpl_ps", &f) ||
+            !model_read(c, i, "end_ps", &e))
+            return fail(c, "breakdown: the host model no longer holds read %" PRIu64, i);
+        if (f < s || e < f || (f - s) % period_ps || (e - f) % period_ps)
+            return fail(c, "breakdown: model read %" PRIu64 ": times %" PRIu64 ", %" PRIu64
+                        ", %" PRIu64 " ps are not in order on the %" PRIu64 " ps clock", i, s, f,
+                        e, period_ps);
+        ref_add(rtt, (f - s) / period_ps);
+        ref_add(cpl, (e - f) / period_ps);
+    }
+    return EXIT_OK;
+}
+
+/* Stage s over every class, as the model sees it (all the device's reads). */
+static void merged(const struct nic_scope_bd *bd, unsigned s, struct stage_ref *m)
+{
+    memset(m, 0, sizeof *m);
+    for (unsigned k = 0; k < bd->nclasses; k++) {
+        const struct nic_scope_bd_class *cl = &bd->cls[k];
+        const struct nic_scope_bd_stage *st = &cl->st[s];
+        if (!cl->count)
+            continue;
+        if (m->count == 0 || st->min < m->min)
+            m->min = st->min;
+        if (st->max > m->max)
+            m->max = st->max;
+        m->count += cl->count;
+        m->sum += st->sum;
+        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+            m->bins[i] += st->bins[i];
+    }
+}
+
+static int ref_compare(struct ctx *c, const char *what, const struct stage_ref *an,
+                       const struct stage_ref *model, size_t *compared)
+{
+    const struct { const char *name; uint64_t a, m; } v[] = {
+        {"count", an->count, model->count}, {"sum", an->sum, model->sum},
+        {"min", an->min, model->min}, {"max", an->max, model->max}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i].a != v[i].m)
+            return fail(c, "cross-check: breakdown %s %s = %" PRIu64 ", host model %" PRIu64,
+                        what, v[i].name, v[i].a, v[i].m);
+    for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+        if (an->bins[i] != model->bins[i])
+            return fail(c, "cross-check: breakdown %s bin %u = %" PRIu64 ", host model %" PRIu64,
+                        what, i, an->bins[i], model->bins[i]);
+    *compared += 4 + NIC_SCOPE_BD_NBINS;
+    return EXIT_OK;
+}
+
+/* --- checks, table, JSON ------------------------------------------------------------------------ */
+
+static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
+{
+    if (bd->mismatch)
+        return fail(c, "breakdown: %" PRIu64 " hand-offs were not of the oldest request's tag",
+                    bd->mismatch);
+    for (unsigned k = 0; k < bd->nclasses; k++) {
+        const struct nic_scope_bd_class *cl = &bd->cls[k];
+        const char *name = nic_scope_bd_class_names[k];
+        uint64_t parts = 0;
+        for (unsigned s = 0; s < STG_TOTAL; s++)
+            parts += cl->st[s].sum;
+        if (cl->count != cl->raises)
+            return fail(c, "breakdown %s: %" PRIu64 " requests raised, %" PRIu64 " completed in "
+                        "the window", name, cl->raises, cl->count);
+        if (parts != cl->st[STG_TOTAL].sum) {
+            char sums[256];
+            size_t at = 0;
+            for (unsigned s = 0; s <= STG_TOTAL && at < sizeof sums; s++)
+                at += (size_t)snprintf(sums + at, sizeof sums - at, " %s %" PRIu64,
+                                       nic_scope_bd_stage_names[s], cl->st[s].sum);
+            return fail(c, "breakdown %s: the stages add up to %" PRIu64 " cycles, the total is "
+                        "%" PRIu64 " (%" PRIu64 " requests:%s)", name, parts,
+                        cl->st[STG_TOTAL].sum, cl->count, sums);
+        }
+        if (cl->occupancy != cl->st[STG_TOTAL].sum)
+            return fail(c, "breakdown %s: Little's law: occupancy integral %" PRIu64 " request-"
+                        "cycles, latency sum %" PRIu64, name, cl->occupancy,
+                        cl->st[STG_TOTAL].sum);
+    }
+    return EXIT_OK;
+}
+
+#define BAR 48
+
+static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *bd,
+                       uint64_t window)
+{
+    const double per = period_ns();
+    struct bu_table t;
+    const char *h[NIC_SCOPE_BD_NSTAGES + 4];
+    h[0] = "class";
+    h[1] = "reads";
+    for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++)
+        h[2 + s] = nic_scope_bd_stage_names[s];
+    h[NIC_SCOPE_BD_NSTAGES + 2] = "min..max total";
+    h[NIC_SCOPE_BD_NSTAGES + 3] = "mean ns per stage, stacked";
+    bu_table_init(&t, NIC_SCOPE_BD_NSTAGES + 4, h);
+    out(c, "\n%" PRIu64 " B: window %" PRIu64 " cycles; mean ns per stage (q queue, t tag, c "
+        "credit, p phy, R rtt, C cpl, o reorder)\n", size, window);
+    for (unsigned k = 0; k < bd->nclasses; k++) {
+        const struct nic_scope_bd_class *cl = &bd->cls[k];
+        if (!cl->count)
+            continue;
+        char cells[NIC_SCOPE_BD_NSTAGES + 3][32], bar[BAR + 1];
+        const char *row[NIC_SCOPE_BD_NSTAGES + 4];
+        const double n = (double)cl->count, tot = (double)cl->st[STG_TOTAL].sum;
+        row[0] = nic_scope_bd_class_names[k];
+        snprintf(cells[0], 32, "%" PRIu64, cl->count);
+        row[1] = cells[0];
+        size_t at = 0;
+        uint64_t acc = 0;
+        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
+            snprintf(cells[1 + s], 32, "%.1f", (double)cl->st[s].sum / n * per);
+            row[2 + s] = cells[1 + s];
+            if (s == STG_TOTAL)
+                continue;
+            acc += cl->st[s].sum;
+            const size_t end = tot > 0 ? (size_t)((double)acc * BAR / tot + 0.5) : 0;
+            while (at < end && at < BAR)
+                bar[at++] = stage_mark[s];
+        }
+        bar[at] = 0;
+        snprintf(cells[NIC_SCOPE_BD_NSTAGES + 1], 32, "%.0f..%.0f",
+                 (double)cl->st[STG_TOTAL].min * per, (double)cl->st[STG_TOTAL].max * per);
+        row[NIC_SCOPE_BD_NSTAGES + 2] = cells[NIC_SCOPE_BD_NSTAGES + 1];
+        row[NIC_SCOPE_BD_NSTAGES + 3] = bar;
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+}
+
+static void json_size(struct ctx *c, uint64_t size, uint64_t window,
+                      const struct nic_scope_bd *bd, size_t compared)
+{
+    struct bu_json *j = &c->j;
+    bu_json_obj_begin(j);
+    bu_json_ku64(j, "size", size);
+    bu_json_ku64(j, "window_cycles", window);
+    bu_json_ku64(j, "model_crosschecked", compared);
+    bu_json_key(j, "classes");
+    bu_json_obj_begin(j);
+    for (unsigned k = 0; k < bd->nclasses; k++) {
+        const struct nic_scope_bd_class *cl = &bd->cls[k];
+        bu_json_key(j, nic_scope_bd_class_names[k]);
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "count", cl->count);
+        bu_json_ku64(j, "raises", cl->raises);
+        bu_json_ku64(j, "occupancy", cl->occupancy);
+        bu_json_kdouble(j, "mean_outstanding", window ? (double)cl->occupancy / (double)window
+                                                      : 0.0);
+        bu_json_key(j, "stages");
+        bu_json_obj_begin(j);
+        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
+            const struct nic_scope_bd_stage *st = &cl->st[s];
+            bu_json_key(j, nic_scope_bd_stage_names[s]);
+            bu_json_obj_begin(j);
+            bu_json_ku64(j, "sum", st->sum);
+            bu_json_ku64(j, "min", cl->count ? st->min : 0);
+            bu_json_ku64(j, "max", st->max);
+            bu_json_kdouble(j, "mean_ns", cl->count ? (double)st->sum / (double)cl->count *
+                                                      period_ns() : 0.0);
+            bu_json_key(j, "bins");
+            bu_json_arr_begin(j);
+            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+                bu_json_u64(j, st->bins[i]);
+            bu_json_arr_end(j);
+            bu_json_obj_end(j);
+        }
+        bu_json_obj_end(j);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+    bu_json_obj_end(j);
+}
+
+/* --- one size ----------------------------------------------------------------------------------- */
+
+static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_t *compared)
+{
+    struct nic_backend *b = c->b;
+    static struct load_state ls;
+    const struct load l = {.kind = "tx", .frames = a->count, .frame_size = size};
+    const bool tx = strcmp(a->path, "tx") == 0;
+    int rc;
+    if (tx && (rc = load_prepare(c, &l, &ls)))
+        return rc;
+    uint64_t n0 = 0, n1 = 0;
+    const bool timed = nic_counter(b, "model.reads_timed", &n0) == 0;
+    unsigned refused0;
+    nic_scope_cnt_status(b, &refused0);
+    const uint64_t pass_ns = nic_scope_pass_ns(b);
+    nic_scope_snapshot(b);                              /* opens the window */
+    const uint64_t opened = nic_now_ns(b);
+    rc = tx ? run_load(c, &l, &ls) : h2c_run(c, (uint32_t)size, (uint32_t)a->count);
+    if (!rc && tx)
+        nic_idle(b, 5000);          /* the RX descriptor prefetch after the last refill */
+    nic_scope_snapshot_close(b, opened + 2 * pass_ns);  /* closes it */
+    if (timed && nic_counter(b, "model.reads_timed", &n1) != 0)
+        rc = rc ? rc : fail(c, "breakdown: counter model.reads_timed disappeared");
+    if (tx) {
+        const int r2 = load_finish(c, &l, &ls);
+        rc = rc ? rc : r2;
+    }
+    if (rc)
+        return rc;
+    struct nic_scope_counts k;
+    struct nic_scope_bd bd;
+    char err[256];
+    if ((rc = read_window(c, refused0, &k)))
+        return rc;
+    if (nic_scope_read_breakdown(b, &bd, err, sizeof err) < 0)
+        return fail(c, "breakdown read-out: %s", err);
+    if (bd.nclasses == 0)
+        return fail(c, "this analyzer was built without the latency breakdown "
+                    "(ANALYZER_BD_INFO.NCLASSES 0)");
+    const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
+    if ((rc = self_check(c, &bd)))
+        return rc;
+    size_t n = 0;
+    if (timed) {
+        struct stage_ref mrtt, mcpl, artt, acpl;
+        if ((rc = model_stages(c, n0, n1, &mrtt, &mcpl)))
+            return rc;
+        merged(&bd, STG_RTT, &artt);
+        merged(&bd, STG_CPL, &acpl);
+        if ((rc = ref_compare(c, "rtt", &artt, &mrtt, &n)) ||
+            (rc = ref_compare(c, "cpl", &acpl, &mcpl, &n)))
+            return rc;
+    }
+    print_size(c, size, &bd, window);
+    json_size(c, size, window, &bd, n);
+    *compared += n;
+    return EXIT_OK;
+}
+
+int cmd_breakdown(struct ctx *c, int argc, char **argv)
+{
+    struct bd_args a = {.path = "dma", .count = 16};
+    const char *sizes = NULL;
+    char err[256];
+    static const struct option opts[] = {{"path", required_argument, NULL, 'p'},
+                                         {"sizes", required_argument, NULL, 's'},
+                                         {"count", required_argument, NULL, 'n'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = next_option("breakdown", argc, argv, opts)) != -1) {
+        switch (o) {
+        case 'p':
+            if (!optarg || (strcmp(optarg, "dma") && strcmp(optarg, "tx")))
+                return usage_error("--path: dma or tx");
+            a.path = optarg;
+            break;
+        case 's':
+            if (!optarg)
+                return usage_error("--sizes: a list of bytes");
+            sizes = optarg;
+            break;
+        case 'n':
+            if (!optarg || bu_parse_u64(optarg, &a.count) < 0 || a.count == 0 ||
+                a.count > 256)
+                return usage_error("--count: 1..256");
+            break;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    const bool tx = strcmp(a.path, "tx") == 0;
+    if (!sizes)
+        sizes = tx ? "64,256,1024,1514" : "64,256,1024,4096";
+    if (bu_parse_list(sizes, a.sizes, MAX_SIZES, &a.nsizes, err, sizeof err) < 0)
+        return usage_error("--sizes: %s", err);
+    for (size_t i = 0; i < a.nsizes; i++) {
+        const uint64_t s = a.sizes[i];
+        if (tx && (s < 14 || s > 1514))
+            return usage_error("--sizes: %" PRIu64 ": --path tx frames are 14..1514 bytes", s);
+        if (!tx && (s == 0 || s % 16 || s > 65536))
+            return usage_error("--sizes: %" PRIu64 ": --path dma transfers are multiples of 16 "
+                               "up to 64K", s);
+        if (!tx && s * a.count > (64u << 20))
+            return usage_error("--sizes x --count: %" PRIu64 " B, at most 64M", s * a.count);
+    }
+    int rc = open_dev(c);
+    if (rc)
+        return rc;
+    out(c, "latency breakdown of the device's DMA reads: %s, %" PRIu64 " %s per size\n",
+        tx ? "frames through the NIC's TX ring (descriptor and payload reads) and the MAC "
+             "loopback" : "h2c transfers on the raw DMA reader, descriptors back to back",
+        a.count, tx ? "frames" : "transfers");
+    bu_json_obj_begin(&c->j);
+    bu_json_kstr(&c->j, "path", a.path);
+    bu_json_ku64(&c->j, "count", a.count);
+    bu_json_kdouble(&c->j, "ns_per_cycle", period_ns());
+    bu_json_key(&c->j, "stages");
+    bu_json_arr_begin(&c->j);
+    for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++)
+        bu_json_str(&c->j, nic_scope_bd_stage_names[s]);
+    bu_json_arr_end(&c->j);
+    bu_json_key(&c->j, "sizes");
+    bu_json_arr_begin(&c->j);
+    size_t compared = 0;
+    for (size_t i = 0; i < a.nsizes && !rc; i++)
+        rc = run_size(c, &a, a.sizes[i], &compared);
+    bu_json_arr_end(&c->j);
+    bu_json_ku64(&c->j, "model_crosschecked", compared);
+    bu_json_obj_end(&c->j);
+    if (rc)
+        return rc;
+    out(c, "\nchecks: every request of each window completed; stages add up to the total; "
+        "occupancy integral = latency sum (Little's law); no tag mismatch\n");
+    if (compared)
+        out(c, "cross-check: %zu breakdown counts (rtt, cpl) equal the host model's timestamps "
+            "of the same TLPs\n", compared);
+    return EXIT_OK;
+}
