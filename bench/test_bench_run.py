@@ -31,6 +31,12 @@ def test_report_from_real_runs(tmp_path):
     assert (tmp_path / "csv" / "s002_tx.csv").read_text().startswith("size,")
     assert "txe_frames" in (tmp_path / "csv" / "jobs" / "s002_tx_60_if1.csv").read_text()
     assert (tmp_path / "trace.vcd").exists() and (tmp_path / "trace.gtkw").exists()
+    scope = (tmp_path / "scope.md").read_text()
+    for word in ("breakdown, dma 64 B transfers", "breakdown, dma 4096 B transfers",
+                 "Little's law over 4 windows", "equal the host model's timestamps"):
+        assert word in scope, word
+    assert (tmp_path / "plots" / "scope_breakdown.png").stat().st_size > 1000
+    assert (tmp_path / "csv" / "scope_breakdown.csv").read_text().startswith("path,size,")
     rc, out = bench(tmp_path, "--only", "002,scope")
     assert rc == 0 and " 0 to run" in out, out
 

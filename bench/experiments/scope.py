@@ -1,12 +1,18 @@
 # scope.py: the on-chip analyzer's own section: occupancy of every probed bus during DMA in both
-# directions plus frames through the NIC, and a triggered capture for GTKWave (trace.vcd and
-# trace.gtkw beside the report).
+# directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
+# trace.gtkw beside the report), and the per-request DMA read latency breakdown (`nicscope
+# breakdown`) on the raw DMA engine and the NIC's TX path, with Little's law per window.
 
+from .. import plot
 from ..section import Section, table
 from .common import nicscope
 
-TITLE = "The bus analyzer: occupancy under DMA and frames, and a triggered capture"
+TITLE = "The bus analyzer: occupancy, a triggered capture, where a DMA read's time goes"
 TRIGGER = "rise:mac_tx.valid"
+BD_PATHS = {"dma": ("raw_dma", "64,128,256,512,1024,2048,4096"),
+            "tx": ("nic", "64,256,512,1024,1514")}
+BD_COUNT = 32
+BD_QUICK = {"dma": "64,4096", "tx": "64,1514"}
 
 
 def jobs(cfg):
@@ -16,7 +22,79 @@ def jobs(cfg):
         nicscope(cfg, "scope_capture", "capture", "--load", "dma+tx", "--bytes", 65536,
                  "--frames", 4, "--trigger", TRIGGER, "--pre", 256, "--post", 1200,
                  "--vcd", f"{cfg.outdir}/trace.vcd", "--gtkw", f"{cfg.outdir}/trace.gtkw", est=6),
-    ]
+    ] + [nicscope(cfg, f"scope_breakdown_{p}", "breakdown", "--path", p, "--sizes",
+                  BD_QUICK[p] if cfg.quick else sizes, "--count", 8 if cfg.quick else BD_COUNT,
+                  est=6) for p, (_cls, sizes) in BD_PATHS.items()]
+
+
+def breakdown_rows(res):
+    """One row per path and size: the class's mean ns per stage, counts and Little's law."""
+    rows = []
+    for p, (cls, _sizes) in BD_PATHS.items():
+        doc = res(f"scope_breakdown_{p}")["result"]
+        ns = doc["ns_per_cycle"]
+        for row in doc["sizes"]:
+            c = row["classes"][cls]
+            w = row["window_cycles"]
+            st = c["stages"]
+            r = {"path": p, "size": row["size"], "reads": c["count"]}
+            r.update({f"{n}_ns": st[n]["mean_ns"] for n in doc["stages"]})
+            r.update({"total_min_ns": st["total"]["min"] * ns,
+                      "total_max_ns": st["total"]["max"] * ns,
+                      # Little's law: mean outstanding (occupancy integral / window) against
+                      # arrival rate (reads / window) x mean latency (latency sum / reads).
+                      "mean_outstanding": c["occupancy"] / w,
+                      "rate_x_latency": (c["count"] / w) * (st["total"]["sum"] / c["count"]),
+                      "model_crosschecked": row["model_crosschecked"]})
+            rows.append(r)
+    return rows, doc["stages"]
+
+
+def breakdown_part(res, outdir):
+    rows, stages = breakdown_rows(res)
+    parts = [s for s in stages if s != "total"]
+    fig, axes = plot.figure(len(BD_PATHS), width=6.5)
+    colors = ["tab:gray", "tab:olive", "tab:brown", "tab:purple", "tab:blue", "tab:cyan",
+              "tab:orange"]
+    for ax, p in zip(axes, BD_PATHS):
+        pts = [r for r in rows if r["path"] == p]
+        x = [str(r["size"]) for r in pts]
+        bottom = [0.0] * len(pts)
+        for s, col in zip(parts, colors):
+            v = [r[f"{s}_ns"] for r in pts]
+            ax.bar(x, v, bottom=bottom, color=col, label=s)
+            bottom = [b + d for b, d in zip(bottom, v)]
+        ax.set(xlabel="transfer size (B)" if p == "dma" else "frame size (B)",
+               ylabel="mean ns per read request",
+               title="ours: raw DMA reads" if p == "dma" else "ours: NIC TX path reads")
+        ax.legend(fontsize=7)
+    plots = plot.save(fig, outdir, "scope_breakdown")
+    worst = max(abs(r["mean_outstanding"] - r["rate_x_latency"]) / r["mean_outstanding"]
+                for r in rows)
+    verdicts = []
+    for p, size in (("dma", 64), ("dma", 4096)):
+        r = next(r for r in rows if (r["path"], r["size"]) == (p, size))
+        verdicts.append(f"breakdown, {p} {size} B transfers, mean ns per read request: "
+                        + ", ".join(f"{s} {r[f'{s}_ns']:.1f}" for s in parts)
+                        + f" = total {r['total_ns']:.1f} (min {r['total_min_ns']:.0f}, max "
+                          f"{r['total_max_ns']:.0f})")
+    verdicts.append(f"Little's law over {len(rows)} windows: mean outstanding reads against "
+                    f"rate x mean latency, largest difference {100 * worst:.3f} %; e.g. dma "
+                    + ", ".join(f"{r['size']} B {r['mean_outstanding']:.3f} = "
+                                f"{r['rate_x_latency']:.3f}"
+                                for r in rows if r["path"] == "dma" and r["size"] in (64, 4096)))
+    verdicts.append(f"cross-check: {sum(r['model_crosschecked'] for r in rows)} breakdown "
+                    "counts (rtt and cpl stages) equal the host model's timestamps")
+    body = ("\nWhere a DMA read request's time goes (`nicscope breakdown`, "
+            f"{BD_COUNT} transfers or frames per size; mean ns per read request; queue: raised "
+            "by its engine -> granted by the crossbar; tag: -> issued with a tag; credit: -> "
+            "taken by the packetizer; phy: -> first MRd beat on the PHY; rtt: -> first "
+            "completion beat back; cpl: -> last completion beat; reorder: -> handed to the "
+            "engine in request order):\n\n"
+            + table(["path", "size B", "reads"] + stages + ["outstanding", "rate x latency"],
+                    [[r["path"], r["size"], r["reads"]] + [r[f"{s}_ns"] for s in stages]
+                     + [r["mean_outstanding"], r["rate_x_latency"]] for r in rows]))
+    return verdicts, plots, body, {"scope_breakdown": rows}
 
 
 def section(cfg, res, outdir):
@@ -41,7 +119,10 @@ def section(cfg, res, outdir):
             + table(["probe", "group", "busy %", "stall %", "idle %", "bytes", "frames/TLPs",
                      "Gb/s"], rows)
             + "\nOpen the capture with `gtkwave trace.gtkw` (in this folder).\n")
-    csv = [dict(zip(["probe", "group", "busy_pct", "stall_pct", "idle_pct", "bytes", "frames",
-                     "gbps"], r)) for r in rows]
+    csv = {"scope_occupancy": [dict(zip(["probe", "group", "busy_pct", "stall_pct", "idle_pct",
+                                         "bytes", "frames", "gbps"], r)) for r in rows]}
+    bd_verdicts, bd_plots, bd_body, bd_csv = breakdown_part(res, outdir)
+    csv.update(bd_csv)
     return Section("scope", TITLE, "No paper: the instrument the papers' logic analyzers stand "
-                   "for, on our own buses.", verdicts, body, [], {"scope_occupancy": csv})
+                   "for, on our own buses.", verdicts + bd_verdicts, body + bd_body, [bd_plots],
+                   csv)
