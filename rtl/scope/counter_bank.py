@@ -126,10 +126,10 @@ class CounterBank(wiring.Component):
 
         # Stage 0: the visit. The visited entry's accumulator and residual are selected by its
         # index (a multiplexer: simulated as one case statement, where an AND-OR of every
-        # entry costs a simulator every entry every cycle). The padding entries of a short bank
-        # read 0 and are never pending.
+        # entry costs a simulator every entry every cycle), over every value of the index. The
+        # padding entries read 0 and are never pending.
         def select(regs):
-            return Array(list(regs) + [Const(0, 1)] * (period - n))[idx]
+            return Array(list(regs) + [Const(0, 1)] * (2**self.addr_width - n))[idx]
 
         pass0 = Signal()
         m.d.comb += [pass0.eq((pending & token) != 0), live_rd.addr.eq(idx)]
