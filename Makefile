@@ -159,11 +159,13 @@ trace: sim
 	$(PY) scripts/gtkw.py results/sim_trace.fst results/sim_trace.gtkw
 
 # --- Tests and lint ---------------------------------------------------------------------------
-# Both simulator configurations are built first, so pytest's workers only run them.
+# The simulator configurations and the cocotb tests' Verilated SoC are built first, so pytest's
+# workers only run them.
 test: setup
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1
+	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
 	$(PY) -m pytest -n $(JOBS) -q
 
 lint: setup $(BUILD)/gateware/nicsoc.v

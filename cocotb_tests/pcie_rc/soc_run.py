@@ -3,13 +3,16 @@
 # Verilator for cocotb and run a cocotb testbench on it; the sibling of cocotb_tests/cocotb_run.py
 # (which emits Amaranth cores) for a LiteX SoC whose file list is gateware/sources.f.
 #
-# Interfaces: build(width) -> (runner, sim_build); run(width, tb_module, env, tag, testcase) ->
-# number of cocotb tests (fails with cocotb_run's message format); soc_gateware(width).
+# Interfaces: build(width, jobs) -> (runner, sim_build); run(width, tb_module, env, tag,
+# testcase) -> number of cocotb tests (fails with cocotb_run's message format); soc_gateware(width).
+# `python -m cocotb_tests.pcie_rc.soc_run --width W --jobs N`: the build alone (`make test` makes
+# it before pytest, on every core, so no test waits for it).
 # Files go to build/cocotb/soc_pcie_dw<W>/: sim_build/ (one Verilator build per data width,
 # reused while the stamp of the sources, their init files, the arguments and the Verilator version
 # matches) and run_<tag>/ (results.xml, sim.log).
 # Parameters: width (64 or 128, the SoC's PCIe data width).
 
+import argparse
 import hashlib
 import json
 import sys
@@ -38,10 +41,10 @@ def _sources(width):
     return [Path(s) for s in f.read_text().split()]
 
 
-def build(width):
+def build(width, jobs=1):
     """Verilates the SoC's sources.f into build/cocotb/soc_pcie_dw<W>/sim_build unless its stamp
-    (sha256 of every source and *.init file, BUILD_ARGS, Verilator version) matches. One CPU
-    core (MAKEFLAGS=-j1), serialised by a file lock. Returns (runner, build_dir)."""
+    (sha256 of every source and *.init file, BUILD_ARGS, Verilator version) matches. `jobs` CPU
+    cores (MAKEFLAGS=-j<jobs>), serialised by a file lock. Returns (runner, build_dir)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         from cocotb.runner import get_runner
@@ -61,7 +64,7 @@ def build(width):
         fresh = stamp.exists() and stamp.read_text() == stamp_text and (sim_build / TOP).exists()
         if not fresh:
             stamp.unlink(missing_ok=True)
-            with _environ(MAKEFLAGS="-j1", PYTEST_CURRENT_TEST=None):
+            with _environ(MAKEFLAGS=f"-j{jobs}", PYTEST_CURRENT_TEST=None):
                 runner.build(verilog_sources=srcs, hdl_toplevel=TOP, build_dir=sim_build,
                              build_args=BUILD_ARGS, always=True, log_file=bdir / "build.log")
             if not (sim_build / TOP).exists():
@@ -112,3 +115,12 @@ def run(width, tb_module, env=None, tag="run", testcase=None):
         raise AssertionError(f"{TOP} dw{width} [{tag}]: {len(failed)} of {ntests} cocotb tests "
                              f"failed (log: {log}):\n{text}")
     return ntests
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description="Verilate the SoC for the cocotb tests (reused "
+                                 "while its sources match).")
+    ap.add_argument("--width", type=int, choices=(64, 128), default=128)
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    build(a.width, jobs=max(1, a.jobs))
