@@ -2,7 +2,8 @@
 # cocotb_run.py: emit an Amaranth core's Verilog, build it with Verilator for cocotb and run a
 # cocotb testbench on it; the one helper every cocotb_tests/test_<core>.py uses.
 #
-# Interfaces: run(core, name, tb_module, env, tag) (the steps in its docstring) and build();
+# Interfaces: run(core, name, tb_module, env, tag) (the steps in its docstring), build() and
+# run_built() (a testbench on a runner already built: also the SoC's, pcie_rc/soc_run.py);
 # env_params(var) reads a JSON environment variable in a testbench. Files go to
 # build/cocotb/<name>/: the Verilog, sim_build/ (one Verilator build per configuration, reused
 # while its stamp matches) and run_<tag>/ (results.xml, sim.log).
@@ -123,11 +124,22 @@ def run(core, name, tb_module, env=None, tag="run"):
     environment variables (the testbench's parameters; other than strings as JSON). Fails
     (AssertionError) unless the results xml lists at least one test and no failure; the message
     names the failing tests and their text. Returns the number of tests."""
+    runner, sim_build = build(core, name)
+    return run_built(runner, sim_build, name, tb_module, BUILD / name / f"run_{tag}", env,
+                     label=name)
+
+
+def run_built(runner, sim_build, toplevel, tb_module, test_dir, env=None, testcase=None,
+              label=None):
+    """Runs the cocotb module `tb_module` on a built `runner` (its sim_build and toplevel) in
+    test_dir, with `env` as extra environment variables (other than strings as JSON) and only
+    the tests `testcase` names (comma-separated; None: all). Fails (AssertionError, starting
+    with `label`) unless the results xml lists at least one test and no failure; the message
+    names the failing tests with each one's part of the log. Returns the number of tests."""
+    label = label or toplevel
     for p in (str(REPO), str(REPO / "cocotb_tests")):
         if p not in sys.path:
             sys.path.insert(0, p)            # the runner passes sys.path as PYTHONPATH
-    runner, sim_build = build(core, name)
-    test_dir = BUILD / name / f"run_{tag}"
     test_dir.mkdir(parents=True, exist_ok=True)
     results = test_dir / "results.xml"
     results.unlink(missing_ok=True)
@@ -136,20 +148,28 @@ def run(core, name, tb_module, env=None, tag="run"):
     # Without PYTEST_CURRENT_TEST the runner writes the xml where we say and does not raise:
     # the verdict is ours.
     with _environ(PYTEST_CURRENT_TEST=None):
-        runner.test(test_module=tb_module, hdl_toplevel=name, build_dir=sim_build,
-                    test_dir=test_dir, results_xml=str(results), extra_env=extra, log_file=log)
+        runner.test(test_module=tb_module, hdl_toplevel=toplevel, build_dir=sim_build,
+                    test_dir=test_dir, results_xml=str(results), extra_env=extra, log_file=log,
+                    testcase=testcase.split(",") if testcase else None)
     if not results.exists():
-        raise AssertionError(f"{name}: the simulation ended without results; see {log}")
+        raise AssertionError(f"{label}: the simulation ended without results; see {log}")
     ntests, failed = failures(results)
     if ntests == 0:
-        raise AssertionError(f"{name}: no cocotb test ran; see {log}")
+        raise AssertionError(f"{label}: no cocotb test ran; see {log}")
     if failed:
         text = "\n".join(f"{t}: {msg.strip()[-3000:]}" for t, msg in failed)
         lines = log.read_text(errors="replace").splitlines()
-        tb = [i for i, line in enumerate(lines) if "Traceback" in line or "Error" in line]
-        if tb:                               # the first traceback, from the log
-            text += "\n" + "\n".join(lines[tb[0]:tb[0] + 40])
-        raise AssertionError(f"{name}: {len(failed)} of {ntests} cocotb tests failed "
+        for t, _msg in failed:
+            # The test's part of the log: from its "failed" line to the next test or the end
+            # banner; else the log's first traceback.
+            start = [i for i, line in enumerate(lines) if line.rstrip().endswith(f"{t} failed")]
+            start = start or [i for i, line in enumerate(lines)
+                              if "Traceback" in line or "Error" in line]
+            for i in start[:1]:
+                end = next((j for j in range(i + 1, len(lines))
+                            if "*****" in lines[j] or "running test" in lines[j]), i + 80)
+                text += "\n" + "\n".join(x.strip() for x in lines[i:min(end, i + 80)])
+        raise AssertionError(f"{label}: {len(failed)} of {ntests} cocotb tests failed "
                              f"(log: {log}):\n{text}")
     return ntests
 

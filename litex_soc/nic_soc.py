@@ -41,7 +41,10 @@ MAX_PENDING_REQUESTS = 8
 def analyzer_breakdown(data_width):
     """The latency breakdown as the SoC builds it: a completion's tag (header dword 2) is in
     its first PHY beat at 128 bits, in the second at 64."""
-    return Breakdown(ANALYZER_BD_CLASSES, nslots=MAX_PENDING_REQUESTS,
+    # Slots: requests from issue to hand-off. LitePCIe frees a tag when its last completion
+    # arrives and its request queue (buffered) holds one request more than its tags, so more
+    # than max_pending_requests can wait for their hand-off: twice that many slots.
+    return Breakdown(ANALYZER_BD_CLASSES, nslots=2 * MAX_PENDING_REQUESTS,
                      tag_beat=0 if data_width >= 96 else 1)
 
 

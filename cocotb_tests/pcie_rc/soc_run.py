@@ -14,12 +14,10 @@
 
 import argparse
 import hashlib
-import json
-import sys
 import warnings
 from pathlib import Path
 
-from cocotb_tests.cocotb_run import BUILD, REPO, _environ, _locked, _verilator_version, failures
+from cocotb_tests.cocotb_run import BUILD, REPO, _environ, _locked, _verilator_version, run_built
 
 TOP = "nicsoc"
 # The Makefile's lint waivers for the SoC (its VL_FLAGS without -O3 and the OPT_FAST split:
@@ -83,38 +81,10 @@ def run(width, tb_module, env=None, tag="run", testcase=None):
     build/cocotb/soc_pcie_dw<W>/run_<tag> with `env` (non-strings as JSON). Fails unless the
     results list at least one test and no failure; testcase: the cocotb tests to run (comma-
     separated; None: all). Returns the number of tests."""
-    for p in (str(REPO), str(REPO / "cocotb_tests")):
-        if p not in sys.path:
-            sys.path.insert(0, p)
     runner, sim_build = build(width)
-    test_dir = BUILD / f"soc_pcie_dw{width}" / f"run_{tag}"
-    test_dir.mkdir(parents=True, exist_ok=True)
-    results = test_dir / "results.xml"
-    results.unlink(missing_ok=True)
-    log = test_dir / "sim.log"
-    extra = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (env or {}).items()}
-    with _environ(PYTEST_CURRENT_TEST=None):
-        runner.test(test_module=tb_module, hdl_toplevel=TOP, build_dir=sim_build,
-                    test_dir=test_dir, results_xml=str(results), extra_env=extra, log_file=log,
-                    testcase=testcase.split(",") if testcase else None)
-    if not results.exists():
-        raise AssertionError(f"{TOP}: the simulation ended without results; see {log}")
-    ntests, failed = failures(results)
-    if ntests == 0:
-        raise AssertionError(f"{TOP}: no cocotb test ran; see {log}")
-    if failed:
-        text = "\n".join(f"{t}: {msg.strip()[-3000:]}" for t, msg in failed)
-        # Each failed test's traceback and message, from the log.
-        lines = log.read_text(errors="replace").splitlines()
-        for t, _msg in failed:
-            start = [i for i, line in enumerate(lines) if line.rstrip().endswith(f"{t} failed")]
-            for i in start[:1]:
-                end = next((j for j in range(i + 1, len(lines))
-                            if "*****" in lines[j] or "running test" in lines[j]), i + 80)
-                text += "\n" + "\n".join(x.strip() for x in lines[i:min(end, i + 80)])
-        raise AssertionError(f"{TOP} dw{width} [{tag}]: {len(failed)} of {ntests} cocotb tests "
-                             f"failed (log: {log}):\n{text}")
-    return ntests
+    return run_built(runner, sim_build, TOP, tb_module,
+                     BUILD / f"soc_pcie_dw{width}" / f"run_{tag}", env, testcase,
+                     label=f"{TOP} dw{width} [{tag}]")
 
 
 if __name__ == "__main__":
