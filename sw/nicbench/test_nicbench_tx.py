@@ -219,7 +219,6 @@ def test_tx_csum_host_cpu(nicbench, tmp_path):
         on, off = recs[True, size], recs[False, size]
         assert on["host_csum_ns_per_frame"] > 0 and off["host_csum_ns_per_frame"] == 0
         assert on["time_ns"] == off["time_ns"]
-    assert recs[True, 1514]["host_csum_ns_per_frame"] > recs[True, 60]["host_csum_ns_per_frame"]
 
 
 @pytest.mark.parametrize("args, message", [
