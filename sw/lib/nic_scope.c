@@ -120,12 +120,6 @@ void nic_scope_snapshot(struct nic_backend *b)
     nic_write32(b, NIC_CSR(b, ANALYZER, CONTROL), 1u << NIC_CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET);
 }
 
-uint64_t nic_scope_pass_ns(struct nic_backend *b)
-{
-    const uint32_t hz = nic_read32(b, NIC_CSR_INFO_CLK_FREQ_ADDR);
-    return hz ? (NIC_SCOPE_SNAPSHOT_CYCLES * 1000000000ull + hz - 1) / hz : 0;
-}
-
 void nic_scope_snapshot_close(struct nic_backend *b, uint64_t not_before_ns)
 {
     const uint64_t now = nic_now_ns(b);

@@ -74,9 +74,12 @@ struct nic_scope_counts {
 };
 /* Close every counter's window on one cycle (CONTROL.SNAPSHOT). */
 void nic_scope_snapshot(struct nic_backend *b);
-/* A snapshot's pass in ns (NIC_SCOPE_SNAPSHOT_CYCLES at INFO_CLK_FREQ: one MMIO read, so ask
- * before the window). A snapshot sooner than that after the last is refused. */
-uint64_t nic_scope_pass_ns(struct nic_backend *b);
+/* A snapshot's pass in ns (NIC_SCOPE_SNAPSHOT_CYCLES at ns_per_cycle, from INFO_CLK_FREQ): a
+ * snapshot sooner than that after the last is refused. */
+static inline uint64_t nic_scope_pass_ns(double ns_per_cycle)
+{
+    return (uint64_t)(NIC_SCOPE_SNAPSHOT_CYCLES * ns_per_cycle) + 1;
+}
 /* Close the window no sooner than backend time not_before_ns (nic_now_ns()), idling until then
  * without an MMIO access, so the window holds only the load's traffic. Opened at T, closed
  * with not_before_ns = T + 2 * nic_scope_pass_ns(): the opening pass is over (the margin covers

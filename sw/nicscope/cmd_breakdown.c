@@ -298,15 +298,12 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
         return rc;
     uint64_t n0 = 0, n1 = 0;
     const bool timed = nic_counter(b, "model.reads_timed", &n0) == 0;
-    unsigned refused0;
-    nic_scope_cnt_status(b, &refused0);
-    const uint64_t pass_ns = nic_scope_pass_ns(b);
-    nic_scope_snapshot(b);                              /* opens the window */
-    const uint64_t opened = nic_now_ns(b);
+    struct window w;
+    window_open(c, &w);
     rc = tx ? run_load(c, &l, &ls) : h2c_run(c, (uint32_t)size, (uint32_t)a->count);
     if (!rc && tx)
         nic_idle(b, 5000);          /* the RX descriptor prefetch after the last refill */
-    nic_scope_snapshot_close(b, opened + 2 * pass_ns);  /* closes it */
+    window_close(c, &w);
     if (timed && nic_counter(b, "model.reads_timed", &n1) != 0)
         rc = rc ? rc : fail(c, "breakdown: counter model.reads_timed disappeared");
     if (tx) {
@@ -318,7 +315,7 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     struct nic_scope_counts k;
     struct nic_scope_bd bd;
     char err[256];
-    if ((rc = read_window(c, refused0, &k)))
+    if ((rc = read_window(c, w.refused0, &k)))
         return rc;
     if (nic_scope_read_breakdown(b, &bd, err, sizeof err) < 0)
         return fail(c, "breakdown read-out: %s", err);

@@ -371,18 +371,15 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     static struct load_state ls;
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
-    unsigned refused0;
-    nic_scope_cnt_status(c->b, &refused0);
-    const uint64_t pass_ns = nic_scope_pass_ns(c->b);
-    nic_scope_snapshot(c->b);               /* opens the window */
-    const uint64_t opened = nic_now_ns(c->b);
+    struct window w;
+    window_open(c, &w);
     if ((rc = run_load(c, &l, &ls)))
         return rc;
-    nic_scope_snapshot_close(c->b, opened + 2 * pass_ns);   /* closes it */
+    window_close(c, &w);
     if ((rc = load_finish(c, &l, &ls)))
         return rc;
     struct nic_scope_counts k;
-    if ((rc = read_window(c, refused0, &k)))
+    if ((rc = read_window(c, w.refused0, &k)))
         return rc;
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
     for (int p = 1; p < NIC_SCOPE_NPROBES; p++)

@@ -99,6 +99,18 @@ int backend_check(struct ctx *c, const char *what)
     return e ? fail(c, "%s: backend error: %s", what, e) : EXIT_OK;
 }
 
+void window_open(struct ctx *c, struct window *w)
+{
+    nic_scope_cnt_status(c->b, &w->refused0);
+    nic_scope_snapshot(c->b);
+    w->close_after_ns = nic_now_ns(c->b) + 2 * nic_scope_pass_ns(period_ns());
+}
+
+void window_close(struct ctx *c, const struct window *w)
+{
+    nic_scope_snapshot_close(c->b, w->close_after_ns);
+}
+
 /* Reads the counts of the window just closed; fails if the read-out or the backend does, or if a
  * snapshot was refused since CNT_STATUS.REFUSED read `refused0` (read before the window was
  * opened): then a window was not closed where asked. */

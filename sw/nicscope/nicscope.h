@@ -83,6 +83,15 @@ int backend_check(struct ctx *c, const char *what);
  * EXIT_USAGE. out_commit(): rename it to its name once written (a failure: fail()). */
 int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o);
 int out_commit(struct ctx *c, struct out_file *o);
+/* A snapshot window around a load: window_open() notes CNT_STATUS.REFUSED and opens it;
+ * window_close() closes it, no sooner than two snapshot passes after it opened (so the opening
+ * pass is over) and without an MMIO read; read_window() then reads its counts. */
+struct window {
+    unsigned refused0;
+    uint64_t close_after_ns;
+};
+void window_open(struct ctx *c, struct window *w);
+void window_close(struct ctx *c, const struct window *w);
 int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);

@@ -17,10 +17,6 @@ def nicscope(request):
     return build(request.param).parent / "nicscope", request.param
 
 
-def stages_of(cls):
-    return {name: s for name, s in cls["stages"].items()}
-
-
 def test_breakdown_raw_dma(nicscope, tmp_path):
     binary, _ = nicscope
     sizes = (64, 512, 4096)
@@ -34,7 +30,7 @@ def test_breakdown_raw_dma(nicscope, tmp_path):
         # One read request per MRRS bytes of each transfer, all on the raw engine.
         assert raw["count"] == raw["raises"] == COUNT * -(-size // MRRS)
         assert nic["count"] == 0
-        st = stages_of(raw)
+        st = raw["stages"]
         assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
         assert raw["occupancy"] == st["total"]["sum"]
         for n, s in st.items():
@@ -42,8 +38,8 @@ def test_breakdown_raw_dma(nicscope, tmp_path):
             assert s["min"] <= s["sum"] / raw["count"] <= s["max"], n
         # The link's round trip is most of a read; a larger read's completions take longer.
         assert st["rtt"]["min"] > 0 and st["cpl"]["sum"] >= 0
-    big = stages_of(r["sizes"][-1]["classes"]["raw_dma"])
-    small = stages_of(r["sizes"][0]["classes"]["raw_dma"])
+    big = r["sizes"][-1]["classes"]["raw_dma"]["stages"]
+    small = r["sizes"][0]["classes"]["raw_dma"]["stages"]
     assert big["cpl"]["mean_ns"] > small["cpl"]["mean_ns"]
 
 
@@ -60,7 +56,7 @@ def test_breakdown_nic_tx(nicscope, tmp_path):
         assert row["classes"]["raw_dma"]["count"] == 0
         # At least a descriptor and a payload read per frame.
         assert nic["count"] == nic["raises"] >= 2 * frames
-        st = stages_of(nic)
+        st = nic["stages"]
         assert nic["occupancy"] == st["total"]["sum"]
         assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
 
