@@ -235,15 +235,22 @@ def resource_rows(xc7, ecp5):
     return rows
 
 
-def feature_rows(full, without):
-    """What each feature adds: full minus the analyzer built without it, per family."""
+# The headline figures a feature is priced in, per family.
+FEATURE_COSTS = {"xc7": ("lut", "ff", "bram_36k_equiv", "lutram", "carry"),
+                 "ecp5": ("lut4_equiv", "ff", "dp16kd", "dpr16x4")}
+
+
+def feature_cost(full, without):
+    """What a feature adds: the analyzer's summaries minus those of the analyzer without it."""
+    return {fam: {k: full[fam][k] - without[fam][k] for k in keys}
+            for fam, keys in FEATURE_COSTS.items()}
+
+
+def feature_rows(features):
     rows = []
-    for name, (what, _args) in FEATURES.items():
-        x = {k: full["xc7"][k] - without[name]["xc7"][k]
-             for k in ("lut", "ff", "bram_36k_equiv", "lutram", "carry")}
-        e = {k: full["ecp5"][k] - without[name]["ecp5"][k]
-             for k in ("lut4_equiv", "ff", "dp16kd", "dpr16x4")}
-        rows.append((what, f"{x['lut']} LUT, {x['ff']} FF, {x['bram_36k_equiv']:g} x 36 Kb "
+    for f in features.values():
+        x, e = f["xc7"], f["ecp5"]
+        rows.append((f["what"], f"{x['lut']} LUT, {x['ff']} FF, {x['bram_36k_equiv']:g} x 36 Kb "
                            f"BRAM, {x['lutram']} LUTRAM",
                      f"{e['lut4_equiv']} LUT4 eq., {e['ff']} FF, {e['dp16kd']} DP16KD, "
                      f"{e['dpr16x4']} DPR16X4"))
@@ -483,14 +490,10 @@ def main():
                            "summary": summarize(fam, cells), "seconds": round(dt, 1)}
         without = {name: {fam: summarize(fam, vfuts[name, fam].result()[0]) for fam in FAMILIES}
                    for name in variants}
-    result["features"] = {
-        name: {"what": FEATURES[name][0],
-               "without": without[name],
-               "xc7_lut": result["xc7"]["summary"]["lut"] - without[name]["xc7"]["lut"],
-               "xc7_ff": result["xc7"]["summary"]["ff"] - without[name]["xc7"]["ff"],
-               "ecp5_lut4_equiv": (result["ecp5"]["summary"]["lut4_equiv"]
-                                   - without[name]["ecp5"]["lut4_equiv"])}
-        for name in variants}
+    full = {fam: result[fam]["summary"] for fam in FAMILIES}
+    result["features"] = {name: {"what": FEATURES[name][0], "without": without[name],
+                                 **feature_cost(full, without[name])}
+                          for name in variants}
     result["ecp5"]["sta"] = sta = parse_sta(out_dir / "ecp5.log")
 
     print(f"Bus analyzer, out of context: {len(probes())} probes, depth {CONFIG['depth']} "
@@ -502,7 +505,7 @@ def main():
                 resource_rows(result["xc7"]["summary"], result["ecp5"]["summary"])))
     print("\nWhat each build option adds (the analyzer above minus the analyzer without it):\n")
     print(table(("feature", FAMILIES["xc7"]["title"], FAMILIES["ecp5"]["title"]),
-                feature_rows({f: result[f]["summary"] for f in FAMILIES}, without)))
+                feature_rows(result["features"])))
     if sta:
         print(f"\nLongest LUT path in the analyzer (yosys sta, ECP5 LUT/mux cell delays only: no "
               f"routing, no carry chains): {sta['arrival_ps'] / 1000:.2f} ns through "

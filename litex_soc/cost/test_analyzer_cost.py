@@ -64,3 +64,10 @@ def test_feature_variants(tmp_path):
         assert a.breakdown is None
         assert "bd_handoff" in full_v.read_text() and "bd_handoff" not in v.read_text()
         assert v.stat().st_size < full_v.stat().st_size
+    full = {"xc7": dict(lut=10, ff=20, bram_36k_equiv=1.5, lutram=2, carry=3),
+            "ecp5": dict(lut4_equiv=30, ff=21, dp16kd=4, dpr16x4=5)}
+    less = {"xc7": dict(lut=4, ff=5, bram_36k_equiv=1.0, lutram=2, carry=1),
+            "ecp5": dict(lut4_equiv=9, ff=6, dp16kd=4, dpr16x4=0)}
+    assert cost.feature_cost(full, less) == {
+        "xc7": dict(lut=6, ff=15, bram_36k_equiv=0.5, lutram=0, carry=2),
+        "ecp5": dict(lut4_equiv=21, ff=15, dp16kd=0, dpr16x4=5)}

@@ -190,7 +190,7 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("nstages", size=4, reset=NSTAGES if bd else 0,
                      description="Stages per class (the last is the total)."),
             CSRField("nslots", size=9, offset=8, reset=bd.nslots if bd else 0,
-                     description="Read tags tracked."),
+                     description="Read requests followed at once, from issue to hand-off."),
         ], description="Build-time parameters of the per-request DMA read latency breakdown; "
                        "its classes' names are in ``analyzer_layout.h``.")
 

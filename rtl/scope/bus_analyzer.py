@@ -55,8 +55,8 @@ CNT_SEL_WIDTH = 12
 
 class Breakdown:
     """The latency breakdown's build parameters: its request classes (names, in class-index
-    order), the tags the TLP controller uses (nslots) and the PHY beat holding a completion's
-    tag (tag_beat: 0 at 128 bits, 1 at 64)."""
+    order), the requests it can follow from issue to hand-off at once (nslots) and the PHY beat
+    holding a completion's tag (tag_beat: 0 at 128 bits, 1 at 64)."""
 
     def __init__(self, classes, nslots=8, tag_beat=0):
         if not 1 <= len(classes) <= BD_MAX_CLASSES:
@@ -390,7 +390,7 @@ class BusAnalyzer(wiring.Component):
                 for s in range(NSTAGES):
                     b = base + s * BD_STAGE_STRIDE
                     for i in range(BD_NBINS):
-                        incs[b + i] = (lb.inc_bins[c][s][i], 1)
+                        incs[b + i] = (lb.inc_bins[c][s][i], lb.max_inc["bin"])
                     incs[b + BD_SUM] = (lb.inc_sum[c][s], lb.max_inc["sum"])
                     regs[b + BD_SUM + 1] = lb.min[c][s]
                     regs[b + BD_SUM + 2] = lb.max[c][s]

@@ -16,10 +16,10 @@
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
 #   snapshot                in: pulse; inc_*, min, max out (see the docstring).
 #
-# Parameters: nclasses (1..4), nslots (outstanding tags, a power of two), nbins (log2 bins,
-# 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion holding its tag: 0 at
-# 128 bits, 1 at 64), counters (True: counts in registers here, for tests; False: increments
-# for the bus analyzer's CounterBank, `max_inc` giving their largest values).
+# Parameters: nclasses (1..4), nslots (requests followed from issue to hand-off, a power of
+# two), nbins (log2 bins, 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion
+# holding its tag: 0 at 128 bits, 1 at 64), counters (True: counts in registers here, for
+# tests; False: increments for the bus analyzer's CounterBank, `max_inc` their largest values).
 
 from amaranth import Module, Mux, Signal
 from amaranth.lib import data, wiring
