@@ -5,7 +5,8 @@
 # (litex_soc/nic/nic_datapath_csr.py: descriptor rings in host memory, TX queues, DMA through
 # LitePCIe crossbar master ports, coalesced interrupts) on a LiteEth MAC; LitePCIe's DMA channel
 # with the DMA pattern generator/checker as the raw DMA benchmark; the bus analyzer on the PCIe
-# PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI; the identification block
+# PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI, with the occupancy
+# integrals of read tags, credits, TX descriptors and FIFO fill; the identification block
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
 # (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
 #
@@ -13,11 +14,12 @@
 # MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
 # LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
-# breakdown, ANALYZER_BREAKDOWN); nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
+# breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
+# ANALYZER_LEVELS); nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
 # group q % n), each with its own MSI (NIC_RX, then NIC_TX, NIC_TX1, ..., numbered
 # consecutively); build_dir (where emitted Amaranth Verilog goes).
 
-from migen import Mux, Signal
+from migen import Constant, Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
@@ -27,6 +29,7 @@ from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
+from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.scope.bus_analyzer import Breakdown, Probe
 
 ANALYZER_DEPTH = 1024
@@ -35,6 +38,7 @@ ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
 # The latency breakdown's request classes: LitePCIe's DMA reader, the NIC datapath's reads.
 ANALYZER_BD_CLASSES = ("raw_dma", "nic")
 ANALYZER_BREAKDOWN = True
+ANALYZER_LEVELS = True
 MAX_PENDING_REQUESTS = 8
 
 
@@ -46,6 +50,17 @@ def analyzer_breakdown(data_width):
     # than max_pending_requests can wait for their hand-off: twice that many slots.
     return Breakdown(ANALYZER_BD_CLASSES, nslots=2 * MAX_PENDING_REQUESTS,
                      tag_beat=0 if data_width >= 96 else 1)
+
+
+def analyzer_levels(ntxq):
+    """The levels whose occupancy integral and maximum the analyzer keeps, (name, width):
+    LitePCIe's read tags in use, the NIC's reads outstanding in its read arbiter, the transmit
+    flow-control credits in use (the PHY's fc_*: posted header, posted data, non-posted header),
+    each TX queue's descriptors in flight, the TX and RX frame FIFOs' fill in bytes."""
+    return (("rd_tags", MAX_PENDING_REQUESTS.bit_length()), ("nic_rd", 5),
+            ("fc_ph", 12), ("fc_pd", 12), ("fc_nph", 12),
+            *[(f"txq{q}_desc", TXQ_CNT_BITS) for q in range(ntxq)],
+            ("tx_fifo", 16), ("rx_fifo", 16))
 
 
 def analyzer_probes(data_width):
@@ -109,7 +124,8 @@ class NICSoC(SoCCore):
 
     def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 with_breakdown=ANALYZER_BREAKDOWN, nic_ntxq=4, nic_ntxirq=2):
+                 with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS, nic_ntxq=4,
+                 nic_ntxirq=2):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -156,13 +172,16 @@ class NICSoC(SoCCore):
         self.csr_busy = Signal()
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
-            self.add_analyzer(platform, data_width, build_dir, with_breakdown)
+            self.add_analyzer(platform, data_width, build_dir, with_breakdown,
+                              nic_ntxq if with_levels else 0)
 
-    def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True):
+    def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4):
+        # ntxq: the TX queues whose levels the analyzer keeps; 0: no levels at all.
         probes = analyzer_probes(data_width)
         self.analyzer = an = BusAnalyzerCSR(
             platform, probes, build_dir, depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY,
-            breakdown=analyzer_breakdown(data_width) if with_breakdown else None)
+            breakdown=analyzer_breakdown(data_width) if with_breakdown else None,
+            levels=analyzer_levels(ntxq) if ntxq else ())
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
         # run-length compression is not defeated by payload bits.
@@ -192,7 +211,25 @@ class NICSoC(SoCCore):
         self.comb += an.hold.eq(self.csr_busy)
         if with_breakdown:
             an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
+        if ntxq:
+            an.at_finalize(lambda: self.add_levels(an, ntxq))
         an.watch(self)
+
+    def add_levels(self, an, ntxq):
+        # LitePCIe's tag queue holds the free tags (filled after reset); the NIC's counts are
+        # its datapath's own; a PHY without flow-control credit outputs gives 0.
+        self.pcie_endpoint.crossbar.finalize()
+        tags = self.pcie_endpoint.crossbar.controller.tag_queue
+        an.level("rd_tags", Constant(MAX_PENDING_REQUESTS, 8) - tags.level)
+        an.level("nic_rd", self.nic.port("rdarb_outstanding"))
+        fc = getattr(self.pcie_phy, "fc", None)
+        for k in ("ph", "pd", "nph"):
+            an.level(f"fc_{k}", getattr(fc, k) if fc is not None else Constant(0, 1))
+        w = TXQ_CNT_BITS
+        for q in range(ntxq):
+            an.level(f"txq{q}_desc", self.nic.txq_in_flight[q * w:(q + 1) * w])
+        an.level("tx_fifo", self.nic.port("txfifo_level"))
+        an.level("rx_fifo", self.nic.port("rxfifo_level"))
 
     def add_breakdown_inputs(self, an, data_width):
         # Each read's hand-offs: its engine's port, the TLP controller's input (after the

@@ -17,9 +17,10 @@ def test_verilator_lint(core, data_width, tmp_path):
 def test_verilator_lint_bus_analyzer(data_width, tmp_path):
     """The bus analyzer as the SoC builds it (litex_soc/nic_soc.py's probes)."""
     from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_LATENCY, analyzer_breakdown,
-                                   analyzer_probes)
+                                   analyzer_levels, analyzer_probes)
     from rtl.scope.bus_analyzer import BusAnalyzer
 
     core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
-                       latency=ANALYZER_LATENCY, breakdown=analyzer_breakdown(data_width))
+                       latency=ANALYZER_LATENCY, breakdown=analyzer_breakdown(data_width),
+                       levels=analyzer_levels(4))
     verilator_lint(core, "nic_bus_analyzer", tmp_path)

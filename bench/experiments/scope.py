@@ -1,7 +1,8 @@
 # scope.py: the on-chip analyzer's own section: occupancy of every probed bus during DMA in both
 # directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
 # trace.gtkw beside the report), and the per-request DMA read latency breakdown (`nicscope
-# breakdown`) on the raw DMA engine and the NIC's TX path, with Little's law per window.
+# breakdown`) on the raw DMA engine and the NIC's TX path, with Little's law per window (the
+# breakdown's own occupancy, and the read tags from three counters), and the occupancy levels.
 
 from .. import plot
 from ..section import Section, table
@@ -46,6 +47,9 @@ def breakdown_rows(res):
                       "mean_outstanding": c["occupancy"] / w,
                       "rate_x_latency": (c["count"] / w) * (st["total"]["sum"] / c["count"]),
                       "model_crosschecked": row["model_crosschecked"]})
+            lt = row["little_tags"]
+            r.update({"mean_tags": lt["mean_tags"], "mrd_rate_x_hold":
+                      lt["mrd_rate"] * lt["mean_hold_cycles"], "tags_diff_pct": lt["diff_pct"]})
             rows.append(r)
     return rows, doc["stages"]
 
@@ -83,6 +87,12 @@ def breakdown_part(res, outdir):
                     + ", ".join(f"{r['size']} B {r['mean_outstanding']:.3f} = "
                                 f"{r['rate_x_latency']:.3f}"
                                 for r in rows if r["path"] == "dma" and r["size"] in (64, 4096)))
+    worst_tags = max(rows, key=lambda r: r["tags_diff_pct"])
+    verdicts.append(f"Little's law on read tags over {len(rows)} windows, three counters (tag "
+                    "FIFO level, PHY MRd count, breakdown phy+rtt+cpl): largest difference "
+                    f"{worst_tags['tags_diff_pct']:.3f} % ({worst_tags['path']} "
+                    f"{worst_tags['size']} B: {worst_tags['mean_tags']:.4f} tags in use = "
+                    f"{worst_tags['mrd_rate_x_hold']:.4f})")
     verdicts.append(f"cross-check: {sum(r['model_crosschecked'] for r in rows)} breakdown "
                     "counts (rtt and cpl stages) equal the host model's timestamps")
     body = ("\nWhere a DMA read request's time goes (`nicscope breakdown`, "
@@ -91,9 +101,11 @@ def breakdown_part(res, outdir):
             "taken by the packetizer; phy: -> first MRd beat on the PHY; rtt: -> first "
             "completion beat back; cpl: -> last completion beat; reorder: -> handed to the "
             "engine in request order):\n\n"
-            + table(["path", "size B", "reads"] + stages + ["outstanding", "rate x latency"],
+            + table(["path", "size B", "reads"] + stages + ["outstanding", "rate x latency",
+                                                            "tags in use", "MRd rate x hold"],
                     [[r["path"], r["size"], r["reads"]] + [r[f"{s}_ns"] for s in stages]
-                     + [r["mean_outstanding"], r["rate_x_latency"]] for r in rows]))
+                     + [r["mean_outstanding"], r["rate_x_latency"], r["mean_tags"],
+                        r["mrd_rate_x_hold"]] for r in rows]))
     return verdicts, plots, body, {"scope_breakdown": rows}
 
 
@@ -115,9 +127,18 @@ def section(cfg, res, outdir):
         f"over cycles {cap['first_cycle']}..{cap['end_cycle']}, overflow {cap['overflow']}: "
         "trace.vcd + trace.gtkw",
     ]
+    lv = occ["levels"]
+    verdicts.append("occupancy levels (mean / max): " + ", ".join(
+        f"{n} {v['mean']:.2f} / {v['max']}" for n, v in lv.items()
+        if n in ("rd_tags", "nic_rd", "fc_pd", "fc_nph", "txq0_desc", "tx_fifo")))
     body = ("Ours (`nicscope report --load dma+tx`):\n\n"
             + table(["probe", "group", "busy %", "stall %", "idle %", "bytes", "frames/TLPs",
                      "Gb/s"], rows)
+            + "\nOccupancy levels over the same window (mean: the integral over the window's "
+              "cycles; rd_tags: LitePCIe read tags in use; nic_rd: NIC reads outstanding; fc_*: "
+              "transmit credits in use; txqN_desc: descriptors in flight; *_fifo: bytes):\n\n"
+            + table(["level", "mean", "max", "integral"],
+                    [[n, v["mean"], v["max"], v["sum"]] for n, v in lv.items()])
             + "\nOpen the capture with `gtkwave trace.gtkw` (in this folder).\n")
     csv = {"scope_occupancy": [dict(zip(["probe", "group", "busy_pct", "stall_pct", "idle_pct",
                                          "bytes", "frames", "gbps"], r)) for r in rows]}

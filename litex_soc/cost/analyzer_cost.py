@@ -70,7 +70,7 @@ sys.path.insert(0, str(ROOT))
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_LATENCY,  # noqa: E402
-                                analyzer_breakdown, analyzer_probes)
+                                analyzer_breakdown, analyzer_levels, analyzer_probes)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
@@ -100,14 +100,16 @@ def yosys_available():
 # Build options of the analyzer, each measured by leaving it out: name -> (what it is, the
 # BusAnalyzer arguments without it).
 FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
-                          dict(breakdown=None))}
+                          dict(breakdown=None)),
+            "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill "
+                       "(with_levels)", dict(levels=()))}
 
 
 def build_analyzer(**without):
     """The analyzer as the SoC builds it (with its latency breakdown), or with `without`."""
     from rtl.scope.bus_analyzer import BusAnalyzer
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
-                                    **without})
+                                    "levels": analyzer_levels(4), **without})
 
 
 def emit(out_dir, **without):

@@ -157,6 +157,10 @@ class NICDatapathCSR(LiteXModule):
         MSI block latches a pulse).
     """
 
+    def port(self, name):
+        """The signal on the datapath's output port `name` (what its CSR shows)."""
+        return self._ports[f"o_{name}"]
+
     def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
                  max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
                  ntxirq=1):
@@ -272,6 +276,10 @@ class NICDatapathCSR(LiteXModule):
         self.irq_rx = Signal()
         irq_valid = Signal(ntxirq + 1)
         ports.update(o_irq_valid=irq_valid, i_irq_ready=(1 << (ntxirq + 1)) - 1)
+
+        # -- for the bus analyzer ----------------------------------------------------------------
+        self.txq_in_flight = Signal(port_width("txq_in_flight"))
+        ports.update(o_txq_in_flight=self.txq_in_flight)
         self.comb += [irq.eq(irq_valid[g]) for g, irq in enumerate(self.irq_tx)]
         self.comb += self.irq_rx.eq(irq_valid[ntxirq])
 

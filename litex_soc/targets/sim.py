@@ -25,7 +25,7 @@ from litex.soc.integration.builder import Builder
 from litex_soc.nic_soc import NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
 from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
-from litex_soc.targets.sim_pcie_phy import SimPCIePHY
+from litex_soc.targets.sim_pcie_phy import FC_WIDTH, SimPCIePHY
 from rtl.contract.gen_c import write_header as write_contract_header
 from rtl.scope.bus_analyzer import sample_width
 
@@ -62,6 +62,8 @@ def sim_io(data_width):
             Subsignal("max_request_size", Pins(16)), Subsignal("max_payload_size", Pins(16)),
             Subsignal("link_up", Pins(1)), Subsignal("msi_enable", Pins(1)),
             Subsignal("bus_master_enable", Pins(1)),
+            Subsignal("fc_ph", Pins(FC_WIDTH)), Subsignal("fc_pd", Pins(FC_WIDTH)),
+            Subsignal("fc_nph", Pins(FC_WIDTH)),
         ),
         ("probe", 0,
             Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),

@@ -5,8 +5,8 @@
 # hard block, the link and the host.
 #
 # Interfaces: pcie_rx_* (host -> device TLP stream), pcie_tx_* (device -> host), pcie_msi_* (MSI
-# requests) and the configuration the root complex negotiated, as top-level pins; the S7 PHY's
-# status registers. Pins and stream format: the class docstring.
+# requests), the configuration the root complex negotiated and the flow-control credits in use,
+# as top-level pins; the S7 PHY's status registers. Pins and stream format: the class docstring.
 #
 # Parameters: data_width (64 or 128), bar0_size (a power of two), msi_type ("msi" or
 # "msi-multi-vector"), checked at construction. Negotiated MPS/MRRS above what LitePCIe is
@@ -24,6 +24,8 @@ from litepcie.common import get_bar_mask, msi_layout, phy_layout
 from litepcie.tlp.common import max_payload_size as LITEPCIE_MAX_PAYLOAD
 from litepcie.tlp.common import max_request_size as LITEPCIE_MAX_REQUEST
 
+FC_WIDTH = 12       # bits of each flow-control credit count (pcie_fc_*)
+
 
 class SimPCIePHY(LiteXModule):
     """A LitePCIe PHY whose streams, MSI and configuration are the top-level pins of `pads`.
@@ -36,6 +38,10 @@ class SimPCIePHY(LiteXModule):
       pcie_msi_*  MSI request (LitePCIe `msi`): valid(out), ready, dat[8].
       pcie_id, pcie_max_request_size, pcie_max_payload_size, pcie_link_up, pcie_msi_enable,
       pcie_bus_master_enable: the configuration the root complex negotiated (sizes in bytes).
+      pcie_fc_ph, pcie_fc_pd, pcie_fc_nph: the transmit credits in use (taken by TLPs sent, not
+                  yet returned by the root complex): posted header, posted data (16 bytes
+                  each), non-posted header; FC_WIDTH bits. The 7-series block gives the credits
+                  available (fc_ph/fc_pd/fc_nph with fc_sel): in use is the limit less those.
 
     Stream format (the 7-series AXI core's with LitePCIe endianness "big"): a TLP starts at the
     start of a beat, dword i of the TLP sits in dat[32*i%W...], each dword holds TLP bytes in
@@ -77,6 +83,8 @@ class SimPCIePHY(LiteXModule):
         self.id               = Signal(16, reset_less=True)
         self.max_request_size = Signal(16, reset_less=True)
         self.max_payload_size = Signal(16, reset_less=True)
+        self.fc               = SimpleNamespace(**{k: Signal(FC_WIDTH, name=f"fc_{k}")
+                                                   for k in ("ph", "pd", "nph")})
         self.msi_type         = msi_type
         self.with_ptm         = False
         # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; we run in sys.
@@ -120,6 +128,7 @@ class SimPCIePHY(LiteXModule):
             pads.msi_dat.eq(self.msi.dat),
             # Configuration.
             self.id.eq(pads.id),
+            self.fc.ph.eq(pads.fc_ph), self.fc.pd.eq(pads.fc_pd), self.fc.nph.eq(pads.fc_nph),
             self._link_status.fields.status.eq(pads.link_up),
             self._msi_enable.status.eq(pads.msi_enable),
             self._bus_master_enable.status.eq(pads.bus_master_enable),

@@ -16,13 +16,15 @@
 #   cnt_sel / cnt_value  in 12 bits / out 48 bits, two cycles later: see counter_map().
 #   bd_raised, bd_granted, bd_issue, bd_tx, bd_rx, bd_handoff   in: the latency breakdown's
 #                        hand-offs (LatencyBreakdown), when built.
+#   level_<name>         in: one per level: its occupancy integral and maximum (LevelMonitor).
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
 #   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
-# None), breakdown (Breakdown: the per-request latency breakdown's classes, or None),
-# register_inputs (False: the caller has registered the probes, hold and the bd_* inputs).
+# None), breakdown (Breakdown: the per-request latency breakdown's classes, or None), levels
+# ((name, width) pairs, up to 64), register_inputs (False: the caller has registered the probes,
+# hold, the bd_* and level_* inputs).
 
 from types import SimpleNamespace
 
@@ -35,6 +37,8 @@ from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
 from .latency_breakdown import CLASS_COUNTS, NSTAGES, STAGES, LatencyBreakdown
 from .latency_breakdown import handoff_layout, handshake, issue_layout, rx_layout, tx_layout
+from .level_monitor import STATS as LEVEL_STATS
+from .level_monitor import LevelMonitor
 from .occupancy_counter import COUNTS, OccupancyCounter
 from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
 from .trace_capture import TS_WIDTH, State, TraceCapture
@@ -45,11 +49,13 @@ HANDSHAKE = ("valid", "ready", "first", "last")
 # among those with tlp=True), type k -> 0x80 + t * 8 + k; histogram bin i -> 0xC0 + i;
 # histogram statistic k -> 0xE0 + k. Latency breakdown (laid out for BD_MAX_CLASSES classes):
 # class c stage s bin i -> 0x100 + c * 0x200 + s * 0x20 + i, its sum/min/max at + 0x10/0x11/0x12;
-# class c count k (CLASS_COUNTS) -> 0x200 + c * 0x200 + k; tag mismatches -> 0x700.
+# class c count k (CLASS_COUNTS) -> 0x200 + c * 0x200 + k; tag mismatches -> 0x700. Level l's
+# sum and max -> 0x780 + l * 2 + k (LEVEL_STATS).
 SEL_TLP, SEL_BIN, SEL_LAT = 0x80, 0xC0, 0xE0
 SEL_BD, BD_CLASS_STRIDE, BD_STAGE_STRIDE, BD_SUM, BD_CLASS_COUNTS, SEL_BD_MISMATCH = \
     0x100, 0x200, 0x20, 0x10, 0x100, 0x700
 BD_MAX_CLASSES, BD_NBINS = 3, 16
+SEL_LEVEL, MAX_LEVELS = 0x780, 64
 CNT_SEL_WIDTH = 12
 
 
@@ -136,7 +142,7 @@ class BusAnalyzer(wiring.Component):
     """
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
-                 breakdown=None, register_inputs=True):
+                 breakdown=None, levels=(), register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -156,6 +162,9 @@ class BusAnalyzer(wiring.Component):
         self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
         self.latency, self.register_inputs = latency, register_inputs
         self.breakdown = breakdown
+        self.levels = tuple(levels)
+        if len(self.levels) > MAX_LEVELS:
+            raise ValueError(f"BusAnalyzer: {len(self.levels)} levels, at most {MAX_LEVELS}")
         bd_ports = {n: In(lay) for n, lay in breakdown.ports().items()} if breakdown else {}
         self.sample_width = sample_width(probes)
         aw = (depth - 1).bit_length()
@@ -190,6 +199,7 @@ class BusAnalyzer(wiring.Component):
             "cap_rd_addr": In(aw),
             "cap_rd_data": Out(self.sample_width + TS_WIDTH),
             **bd_ports,
+            **{f"level_{n}": In(w) for n, w in self.levels},
         })
 
     # --- what host software needs to know -------------------------------------------------
@@ -224,6 +234,8 @@ class BusAnalyzer(wiring.Component):
                 out += [(base + BD_CLASS_COUNTS + k, f"bd.{cname}", n)
                         for k, n in enumerate(CLASS_COUNTS)]
             out.append((SEL_BD_MISMATCH, "bd", "mismatch"))
+        for i, (n, _w) in enumerate(self.levels):
+            out += [(SEL_LEVEL + 2 * i + k, f"level.{n}", st) for k, st in enumerate(LEVEL_STATS)]
         return out
 
     def snapshot_cycles(self):
@@ -274,6 +286,12 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_BD_COUNT_NAMES " + ", ".join(f'"{n}"' for n in CLASS_COUNTS),
             f"#define {prefix}_BD_CLASS_NAMES " + (", ".join(
                 f'"{n}"' for n in self.breakdown.classes) if self.breakdown else '""'),
+            "",
+            "/* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */",
+            f"#define {prefix}_SEL_LEVEL {SEL_LEVEL:#x}",
+            f"#define {prefix}_NLEVELS {len(self.levels)}",
+            f"#define {prefix}_LEVEL_NAMES " + (", ".join(
+                f'"{n}"' for n, _w in self.levels) if self.levels else '""'),
         ]
         for enum in (Mode, Op, State):
             lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
@@ -398,6 +416,19 @@ class BusAnalyzer(wiring.Component):
                     incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
                                                         lb.max_inc[n])
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
+
+        if self.levels:
+            m.submodules.levels = lm = LevelMonitor(self.levels)
+            for i, (n, w) in enumerate(self.levels):
+                port = getattr(self, f"level_{n}")
+                if self.register_inputs:
+                    reg = Signal(w, name=f"level_{n}_q")
+                    m.d.sync += reg.eq(port)
+                    port = reg
+                m.d.comb += getattr(lm, n).eq(port)
+                incs[SEL_LEVEL + 2 * i] = (getattr(lm, f"inc_{n}"), lm.max_inc[n])
+                regs[SEL_LEVEL + 2 * i + 1] = getattr(lm, f"max_{n}")
+            m.d.comb += lm.snapshot.eq(taken)
 
         sels = sorted(incs)
         # Every selector of counter_map() is one counter or register here, none twice.

@@ -18,7 +18,7 @@
 #define NIC_SCOPE_CNT_SEL_WIDTH 12
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
-#define NIC_SCOPE_SNAPSHOT_CYCLES 388
+#define NIC_SCOPE_SNAPSHOT_CYCLES 399
 
 /* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this
  * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
@@ -35,6 +35,11 @@
 #define NIC_SCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
 #define NIC_SCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
 #define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic"
+
+/* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */
+#define NIC_SCOPE_SEL_LEVEL 0x780
+#define NIC_SCOPE_NLEVELS 11
+#define NIC_SCOPE_LEVEL_NAMES "rd_tags", "nic_rd", "fc_ph", "fc_pd", "fc_nph", "txq0_desc", "txq1_desc", "txq2_desc", "txq3_desc", "tx_fifo", "rx_fifo"
 #define NIC_SCOPE_MODE_LEVEL 0
 #define NIC_SCOPE_MODE_RISE 1
 #define NIC_SCOPE_MODE_FALL 2

@@ -211,6 +211,35 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
     return 0;
 }
 
+const char *const nic_scope_level_names[] = {NIC_SCOPE_LEVEL_NAMES};
+
+int nic_scope_level_index(const char *name)
+{
+    for (unsigned l = 0; l < NIC_SCOPE_NLEVELS; l++)
+        if (strcmp(nic_scope_level_names[l], name) == 0)
+            return (int)l;
+    return -1;
+}
+
+int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, char *err,
+                          size_t errlen)
+{
+    memset(lv, 0, sizeof *lv);
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO));
+    lv->n = field(info, NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_OFFSET,
+                  NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_SIZE);
+    if (lv->n == 0)
+        return 0;
+    if (lv->n != NIC_SCOPE_NLEVELS)
+        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u levels; analyzer_layout.h: %d",
+                        lv->n, NIC_SCOPE_NLEVELS);
+    for (unsigned l = 0; l < lv->n; l++) {
+        lv->sum[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l);
+        lv->max[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l + 1);
+    }
+    return 0;
+}
+
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift)
 {
     nic_write32(b, NIC_CSR(b, ANALYZER, BIN_MIN), bin_min);

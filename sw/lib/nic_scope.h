@@ -120,6 +120,21 @@ struct nic_scope_bd {
 int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, char *err,
                              size_t errlen);
 
+/* Occupancy integrals (ANALYZER_LEVELS_INFO; rtl/scope/level_monitor.py): per level
+ * (NIC_SCOPE_LEVEL_NAMES), the sum of its value over the cycles of the last closed window (the
+ * window's cycles: busy + stall + idle of any probe) and its largest value. */
+extern const char *const nic_scope_level_names[];
+struct nic_scope_levels {
+    unsigned n;                     /* 0: not built */
+    uint64_t sum[NIC_SCOPE_NLEVELS + 1], max[NIC_SCOPE_NLEVELS + 1];
+};
+/* Index of a level by name, or -1. */
+int nic_scope_level_index(const char *name);
+/* Read the levels of the last closed window (after nic_scope_read_counts()). -1 and a message
+ * if the block's level count disagrees with the header. */
+int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, char *err,
+                          size_t errlen);
+
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */
 struct nic_scope_cmp {
     uint32_t mask[NIC_SCOPE_SAMPLE_WORDS], value[NIC_SCOPE_SAMPLE_WORDS];

@@ -6,11 +6,16 @@
  * request class: mean, min and max cycles of each stage, as a table and a stacked bar.
  * Checks, each a failure when it does not hold: every request of the window completed (count ==
  * raises), the stages add up to the total, the occupancy integral equals the total (Little's
- * law over a window of whole requests), no tag mismatch; on a backend that times device reads
+ * law over a window of whole requests), no tag mismatch; Little's law on the read tags from
+ * three counters measured apart (the rd_tags level: LitePCIe's tag FIFO; the MRd count on the
+ * PHY; the breakdown's phy + rtt + cpl stages, a tag's life from issue to last completion)
+ * within 1 %, when the analyzer has levels; on a backend that times device reads
  * at the PHY (the sim host model), its count and its rtt and cpl stages equal the model's
  * timestamps of the same TLPs, sum, min, max and bins. Options: the usage text in main.c.
  */
 #include "nicscope.h"
+
+#include <math.h>
 
 #define MAX_SIZES 16
 enum { STG_PHY = 3, STG_RTT = 4, STG_CPL = 5, STG_TOTAL = NIC_SCOPE_BD_NSTAGES - 1 };
@@ -190,6 +195,48 @@ static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
     return EXIT_OK;
 }
 
+/* Little's law on the read tags: mean tags in use (the rd_tags level over the window) against
+ * the MRd rate (the PHY's TLP counter) x the mean tag hold (the breakdown's phy + rtt + cpl:
+ * from the cycle the packetizer takes the request, and its tag leaves the tag FIFO, to its last
+ * completion beat). Three counters of different hardware; the check is 1 %. */
+struct little {
+    bool have;
+    double mean_tags, mrd_rate, mean_hold, diff_pct;
+};
+
+static int little_tags(struct ctx *c, const struct nic_scope_counts *k,
+                       const struct nic_scope_bd *bd, uint64_t window, struct little *lt)
+{
+    struct nic_scope_levels lv;
+    char err[256];
+    *lt = (struct little){0};
+    if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
+        return fail(c, "levels: %s", err);
+    const int tags = nic_scope_level_index("rd_tags"), ptx = nic_scope_probe_index("pcie_tx");
+    if (!lv.n || tags < 0 || ptx < 0 || !window)
+        return EXIT_OK;
+    uint64_t held = 0, reads = 0;
+    for (unsigned q = 0; q < bd->nclasses; q++) {
+        for (unsigned s = STG_PHY; s <= STG_CPL; s++)
+            held += bd->cls[q].st[s].sum;
+        reads += bd->cls[q].count;
+    }
+    const uint64_t mrd = k->tlp[ptx][0];
+    if (!reads || !mrd || !lv.sum[tags])
+        return fail(c, "Little's law on tags: %" PRIu64 " reads, %" PRIu64 " MRd TLPs, tag "
+                    "integral %" PRIu64 " in the window", reads, mrd, lv.sum[tags]);
+    lt->have = true;
+    lt->mean_tags = (double)lv.sum[tags] / (double)window;
+    lt->mrd_rate = (double)mrd / (double)window;
+    lt->mean_hold = (double)held / (double)reads;
+    lt->diff_pct = 100.0 * fabs(lt->mean_tags - lt->mrd_rate * lt->mean_hold) / lt->mean_tags;
+    if (lt->diff_pct > 1.0)
+        return fail(c, "Little's law on tags: mean tags in use %.4f, MRd rate %.6f/cycle x mean "
+                    "hold %.2f cycles = %.4f: %.2f %% apart (more than 1 %%)", lt->mean_tags,
+                    lt->mrd_rate, lt->mean_hold, lt->mrd_rate * lt->mean_hold, lt->diff_pct);
+    return EXIT_OK;
+}
+
 #define BAR 48
 
 static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *bd,
@@ -242,13 +289,22 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
 }
 
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
-                      const struct nic_scope_bd *bd, size_t compared)
+                      const struct nic_scope_bd *bd, size_t compared, const struct little *lt)
 {
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
     bu_json_ku64(j, "size", size);
     bu_json_ku64(j, "window_cycles", window);
     bu_json_ku64(j, "model_crosschecked", compared);
+    if (lt->have) {
+        bu_json_key(j, "little_tags");
+        bu_json_obj_begin(j);
+        bu_json_kdouble(j, "mean_tags", lt->mean_tags);
+        bu_json_kdouble(j, "mrd_rate", lt->mrd_rate);
+        bu_json_kdouble(j, "mean_hold_cycles", lt->mean_hold);
+        bu_json_kdouble(j, "diff_pct", lt->diff_pct);
+        bu_json_obj_end(j);
+    }
     bu_json_key(j, "classes");
     bu_json_obj_begin(j);
     for (unsigned k = 0; k < bd->nclasses; k++) {
@@ -336,8 +392,15 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
             (rc = ref_compare(c, "cpl", &acpl, &mcpl, &n)))
             return rc;
     }
+    struct little lt;
+    if ((rc = little_tags(c, &k, &bd, window, &lt)))
+        return rc;
     print_size(c, size, &bd, window);
-    json_size(c, size, window, &bd, n);
+    if (lt.have)
+        out(c, "  Little's law on read tags: mean in use %.4f (tag FIFO) = MRd rate %.6f/cycle "
+            "(PHY) x mean hold %.2f cycles (phy+rtt+cpl) = %.4f; %.3f %% apart\n", lt.mean_tags,
+            lt.mrd_rate, lt.mean_hold, lt.mrd_rate * lt.mean_hold, lt.diff_pct);
+    json_size(c, size, window, &bd, n, &lt);
     *compared += n;
     return EXIT_OK;
 }
@@ -415,7 +478,8 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     out(c, "\nchecks: every request of each window completed; stages add up to the total; "
-        "occupancy integral = latency sum (Little's law); no tag mismatch\n");
+        "occupancy integral = latency sum (Little's law); no tag mismatch; tags in use = MRd "
+        "rate x tag hold within 1 %% (Little's law, three counters)\n");
     if (compared)
         out(c, "cross-check: %zu breakdown counts (rtt, cpl) equal the host model's timestamps "
             "of the same TLPs\n", compared);

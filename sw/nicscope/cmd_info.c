@@ -1,6 +1,6 @@
 /*
- * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout and counters. Options: the
- * usage text in main.c.
+ * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, counters and levels.
+ * Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -35,6 +35,19 @@ int cmd_info(struct ctx *c, int argc, char **argv)
         bu_json_obj_end(&c->j);
     }
     bu_json_arr_end(&c->j);
+    struct nic_scope_levels lv;
+    char err[256];
+    if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
+        return fail(c, "levels: %s", err);
+    out(c, "levels (occupancy integral and maximum):");
+    bu_json_key(&c->j, "levels");
+    bu_json_arr_begin(&c->j);
+    for (unsigned l = 0; l < lv.n; l++) {
+        out(c, " %s", nic_scope_level_names[l]);
+        bu_json_str(&c->j, nic_scope_level_names[l]);
+    }
+    bu_json_arr_end(&c->j);
+    out(c, "%s\n", lv.n ? "" : " none built");
     bu_json_obj_end(&c->j);
     return EXIT_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * cmd_report.c: `nicscope report`, snapshot, run a load, snapshot: per bus % busy / stalled /
- * idle, bytes, frames, CSR hold-off, TLPs by type, the DMA read latency histogram, bus time per
- * Ethernet frame. Options: the usage text in main.c.
+ * idle, bytes, frames, CSR hold-off, TLPs by type, the DMA read latency histogram, the mean and
+ * largest occupancy of each level (tags, credits, descriptors, FIFO fill), bus time per Ethernet
+ * frame. Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -147,6 +148,47 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
         out(c, "\nbus time per Ethernet frame: n/a (this build has no MAC probes)\n");
 }
 
+/* Levels: mean occupancy (the integral over the window's cycles) and the largest value. */
+static void levels_print(struct ctx *c, const struct nic_scope_levels *lv, uint64_t window)
+{
+    if (!lv->n)
+        return;
+    out(c, "\nOccupancy (mean over the window and largest value)\n");
+    struct bu_table t;
+    static const char *const h[] = {"level", "mean", "max", "integral"};
+    bu_table_init(&t, 4, h);
+    for (unsigned l = 0; l < lv->n; l++) {
+        char a[32], b[24], s[24];
+        snprintf(a, sizeof a, "%.3f", window ? (double)lv->sum[l] / (double)window : 0.0);
+        snprintf(b, sizeof b, "%" PRIu64, lv->max[l]);
+        snprintf(s, sizeof s, "%" PRIu64, lv->sum[l]);
+        const char *row[] = {nic_scope_level_names[l], a, b, s};
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+    out(c, "(rd_tags: LitePCIe read tags in use; nic_rd: NIC reads outstanding; fc_*: transmit "
+        "credits in use, posted header / data (16 B) / non-posted header; txqN_desc: TX queue "
+        "N's descriptors fetched, not completed; tx/rx_fifo: frame FIFO bytes)\n");
+}
+
+static void levels_json(struct ctx *c, const struct nic_scope_levels *lv, uint64_t window)
+{
+    struct bu_json *j = &c->j;
+    bu_json_key(j, "levels");
+    bu_json_obj_begin(j);
+    for (unsigned l = 0; l < lv->n; l++) {
+        bu_json_key(j, nic_scope_level_names[l]);
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "sum", lv->sum[l]);
+        bu_json_ku64(j, "max", lv->max[l]);
+        bu_json_kdouble(j, "mean", window ? (double)lv->sum[l] / (double)window : 0.0);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+}
+
 /* The NIC datapath's DMA over the window, from its own counters (read before and after the
  * window; it is idle outside the load), beside the analyzer's TLP counts: what the TX and RX
  * engines fetched and wrote per frame, and what that was on the link. */
@@ -239,7 +281,8 @@ static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const stru
     bu_json_obj_end(j);
 }
 
-static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+static void report_json(struct ctx *c, const struct nic_scope_counts *k,
+                        const struct nic_scope_levels *lv, uint64_t window,
                         uint32_t bin_min, unsigned bin_shift, const struct load *l,
                         const struct load_state *s, size_t compared)
 {
@@ -275,6 +318,7 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_
     bu_json_obj_end(j);
     if (load_has(l, "tx"))
         nic_json(c, k, l, s);
+    levels_json(c, lv, window);
     if (NIC_SCOPE_HAS_LATENCY) {
         bu_json_key(j, "latency");
         bu_json_obj_begin(j);
@@ -294,7 +338,8 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k, uint64_
 
 /* On a backend that sees the same signals itself (the simulation's probe.an.* counters), every
  * count must be equal. Returns the number of counts compared (0: the backend has none). */
-static int crosscheck(struct ctx *c, const struct nic_scope_counts *k, size_t *compared)
+static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
+                      const struct nic_scope_levels *lv, size_t *compared)
 {
     char name[128];
     uint64_t v;
@@ -335,6 +380,18 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k, size_t *c
             n++;
         }
     }
+    for (unsigned l = 0; l < lv->n; l++)
+        for (int s = 0; s < 2; s++) {
+            snprintf(name, sizeof name, "probe.an.level.%s.%s", nic_scope_level_names[l],
+                     s ? "max" : "sum");
+            const uint64_t got = s ? lv->max[l] : lv->sum[l];
+            if (nic_counter(c->b, name, &v) == 0) {
+                if (v != got)
+                    return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
+                                name + 9, got, v);
+                n++;
+            }
+        }
     *compared = n;
     return EXIT_OK;
 }
@@ -379,8 +436,12 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     if ((rc = load_finish(c, &l, &ls)))
         return rc;
     struct nic_scope_counts k;
+    struct nic_scope_levels lv;
+    char err[256];
     if ((rc = read_window(c, w.refused0, &k)))
         return rc;
+    if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
+        return fail(c, "levels: %s", err);
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
     for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
         if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
@@ -390,14 +451,15 @@ int cmd_report(struct ctx *c, int argc, char **argv)
                         nic_scope_probes[0].name, window);
     load_describe(c, &l);
     report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
+    levels_print(c, &lv, window);
     if (load_has(&l, "tx"))
         nic_print(c, &k, window, &l, &ls);
     size_t compared = 0;
-    if ((rc = crosscheck(c, &k, &compared)))
+    if ((rc = crosscheck(c, &k, &lv, &compared)))
         return rc;
     if (compared)
         out(c, "cross-check: %zu counts equal the simulator's own cycle-by-cycle count of the "
             "same signals\n", compared);
-    report_json(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, &ls, compared);
+    report_json(c, &k, &lv, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, &ls, compared);
     return EXIT_OK;
 }

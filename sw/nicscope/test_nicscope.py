@@ -83,6 +83,29 @@ def test_report_mac_frames(nicscope, tmp_path):
     assert r["crosschecked_counts"] >= 70
 
 
+def test_report_levels(nicscope, tmp_path):
+    """Occupancy integrals under DMA and frames: every level of the build is reported, the
+    credits in use equal (sum and max) the simulator's own count of the PHY pins, and each level
+    stays within what its hardware holds."""
+    binary, _ = nicscope
+    info, _ = layout(binary, tmp_path)
+    out, r = run(binary, tmp_path, "report", "--load", "dma+tx", "--bytes", "65536",
+                 "--frames", "16", "--frame-size", "1514")
+    lv, window = r["levels"], r["window_cycles"]
+    assert list(lv) == info["levels"]
+    assert "Occupancy (mean over the window" in out
+    for name, v in lv.items():
+        assert v["mean"] == pytest.approx(v["sum"] / window), name
+        assert v["sum"] <= v["max"] * window, name
+    # 78 probe, TLP and latency counts, and the three credit levels' sum and max.
+    assert r["crosschecked_counts"] == 78 + 6
+    assert 0 < lv["rd_tags"]["max"] <= 8              # LitePCIe's max_pending_requests
+    assert 0 < lv["fc_pd"]["max"] and 0 < lv["fc_nph"]["max"]
+    assert 0 < lv["txq0_desc"]["max"] <= 8 and lv["txq1_desc"]["sum"] == 0
+    assert 0 < lv["tx_fifo"]["max"] <= 32768 and 0 < lv["rx_fifo"]["max"] <= 32768
+    assert lv["nic_rd"]["max"] > 0
+
+
 def test_report_tx_tlps_match_the_engines(nicscope, tmp_path):
     """`report --load tx`: PCIe bus time and TLPs per frame for frames through the NIC's DMA
     rings, consistent with what the TX and RX engines fetched and wrote by their own counters:

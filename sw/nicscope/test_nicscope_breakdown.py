@@ -1,8 +1,9 @@
 # Full-system tests of the analyzer's per-request DMA read latency breakdown through `nicscope
 # breakdown` on the Verilated SoC, both PHY widths: per transfer size and path, every stage
 # adds up to the total, the occupancy integral equals the latency sum (Little's law), and the
-# rtt and cpl stages equal the host model's own timestamps of the same TLPs (the command fails
-# otherwise; here the figures are checked against what the transfer must look like).
+# rtt and cpl stages equal the host model's own timestamps of the same TLPs, the read tags in
+# use agree with MRd rate x tag hold within 1 % (the command fails otherwise; here the figures
+# are checked against what the transfer must look like).
 import pytest
 
 from sw.nicscope.test_nicscope import MRRS, run
@@ -33,6 +34,11 @@ def test_breakdown_raw_dma(nicscope, tmp_path):
         st = raw["stages"]
         assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
         assert raw["occupancy"] == st["total"]["sum"]
+        # Little's law on the read tags, from the tag FIFO's level, the PHY's MRd count and
+        # the breakdown: the MRds are the requests, and the three agree within 1 %.
+        lt = row["little_tags"]
+        assert lt["mrd_rate"] * row["window_cycles"] == pytest.approx(raw["count"])
+        assert lt["diff_pct"] < 1.0 and 0 < lt["mean_tags"] <= 8
         for n, s in st.items():
             assert sum(s["bins"]) == raw["count"], n
             assert s["min"] <= s["sum"] / raw["count"] <= s["max"], n
@@ -58,6 +64,7 @@ def test_breakdown_nic_tx(nicscope, tmp_path):
         assert nic["count"] == nic["raises"] >= 2 * frames
         st = nic["stages"]
         assert nic["occupancy"] == st["total"]["sum"]
+        assert row["little_tags"]["diff_pct"] < 1.0
         assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
 
 

@@ -256,10 +256,13 @@ bool LinkParams::validate(std::string *err) const
                     ": must be 0 (pcie-bench table) or more than the 8-byte UpdateFC DLLP");
     if (!(tlp_gbps() > 0))
         return fail("ack_limit/fc_limit leave no link time for TLPs (tlp_gbps <= 0)");
-    if (ph_credits < 1)
-        return fail("ph_credits=" + std::to_string(ph_credits) + ": must be >= 1");
-    if (nph_credits < 1)
-        return fail("nph_credits=" + std::to_string(nph_credits) + ": must be >= 1");
+    /* The device sees the credits in use on 12-bit pins (pcie_fc_*). */
+    if (ph_credits < 1 || ph_credits > 4095)
+        return fail("ph_credits=" + std::to_string(ph_credits) + ": must be in 1..4095");
+    if (nph_credits < 1 || nph_credits > 4095)
+        return fail("nph_credits=" + std::to_string(nph_credits) + ": must be in 1..4095");
+    if (pd_credits > 4095)
+        return fail("pd_credits=" + std::to_string(pd_credits) + ": must be at most 4095");
     if (pd_credits < mps / 16)
         return fail("pd_credits=" + std::to_string(pd_credits) + ": must be >= mps/16 = " +
                     std::to_string(mps / 16) + " (room for one MPS payload)");

@@ -319,6 +319,9 @@ struct PcieHostModel::Impl {
         out->link_up = out->msi_enable = out->bus_master_enable = true;
         out->msi_ready = true;
         out->tx_ready = txq.size() < static_cast<size_t>(p.tx_buf_tlps);
+        out->fc_ph = static_cast<uint16_t>(credits.ph_used());
+        out->fc_pd = static_cast<uint16_t>(credits.pd_used());
+        out->fc_nph = static_cast<uint16_t>(credits.nph_used());
         out->rx_valid = out->rx_first = out->rx_last = false;
         out->rx_be = 0;
         std::fill(out->rx_dat, out->rx_dat + 4, 0u);

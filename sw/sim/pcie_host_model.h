@@ -51,6 +51,7 @@ struct PhyOut {
     bool msi_ready = false;
     uint16_t id = 0, max_request_size = 0, max_payload_size = 0;
     bool link_up = false, msi_enable = false, bus_master_enable = false;
+    uint16_t fc_ph = 0, fc_pd = 0, fc_nph = 0;   /* transmit credits in use (pcie_fc_*) */
 };
 
 struct MmioResult {

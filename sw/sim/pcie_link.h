@@ -57,9 +57,9 @@ class Credits {
 public:
     void init(int ph, int pd, int nph, double return_ps)
     {
-        ph_ = ph;
-        pd_ = pd;
-        nph_ = nph;
+        ph_ = ph_init_ = ph;
+        pd_ = pd_init_ = pd;
+        nph_ = nph_init_ = nph;
         return_ps_ = return_ps;
     }
     bool enough(int ph, int pd, int nph) const { return ph_ >= ph && pd_ >= pd && nph_ >= nph; }
@@ -75,6 +75,10 @@ public:
         if (ph || pd || nph)
             returns_.push_slot() = Return{arrival + return_ps_, ph, pd, nph};
     }
+    /* Credits in use: taken by TLPs sent and not yet returned. */
+    int ph_used() const { return ph_init_ - ph_; }
+    int pd_used() const { return pd_init_ - pd_; }
+    int nph_used() const { return nph_init_ - nph_; }
     double next_return() const { return returns_.empty() ? kInf : returns_.front().t; }
     void return_next()
     {
@@ -91,6 +95,7 @@ private:
         int ph, pd, nph;
     };
     int ph_ = 0, pd_ = 0, nph_ = 0;
+    int ph_init_ = 0, pd_init_ = 0, nph_init_ = 0;
     double return_ps_ = 0;
     Fifo<Return> returns_;
 };

@@ -12,6 +12,7 @@
  */
 #include "sim_harness.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -146,6 +147,7 @@ struct ScopeRef {
         uint64_t occ[NIC_SCOPE_NPROBES][NIC_SCOPE_NCOUNTS] = {};
         uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES] = {};
         uint64_t lat_count = 0, lat_sum = 0, lat_min = UINT32_MAX, lat_max = 0;
+        uint64_t fc_sum[3] = {}, fc_max[3] = {};   /* the fc_ph, fc_pd, fc_nph levels */
     };
     Window live, closed;
     uint64_t windows = 0;
@@ -207,6 +209,15 @@ struct ScopeRef {
             o[4] += last;
             if (first && ftype >= 0)
                 live.tlp[p][ftype]++;
+        }
+    }
+
+    /* The credits in use the PHY pins show this cycle (the analyzer's fc_* levels). */
+    void add_credits(const uint16_t fc[3])
+    {
+        for (int k = 0; k < 3; k++) {
+            live.fc_sum[k] += fc[k];
+            live.fc_max[k] = std::max<uint64_t>(live.fc_max[k], fc[k]);
         }
     }
 
@@ -342,6 +353,8 @@ struct SimHarness::Impl {
         r.lat_pending[0] = r.lat_pending[1];
         r.lat_value[0] = r.lat_value[1];
         r.lat_pending[1] = false;
+        const uint16_t fc[3] = {out.fc_ph, out.fc_pd, out.fc_nph};
+        r.add_credits(fc);
         for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
             if (r.kind[p] == ScopeRef::kPcieRx) {
                 r.count(p, out.rx_valid, in.rx_ready, out.rx_first, out.rx_last,
@@ -460,6 +473,9 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         top->pcie_link_up = out.link_up;
         top->pcie_msi_enable = out.msi_enable;
         top->pcie_bus_master_enable = out.bus_master_enable;
+        top->pcie_fc_ph = out.fc_ph;
+        top->pcie_fc_pd = out.fc_pd;
+        top->pcie_fc_nph = out.fc_nph;
         eth_apply(top.get(), eth_rx);
     }
 
@@ -583,6 +599,11 @@ std::map<std::string, uint64_t> SimHarness::scope_map() const
     m["an.latency.sum"] = w.lat_sum;
     m["an.latency.min"] = w.lat_min;
     m["an.latency.max"] = w.lat_max;
+    static const char *const fc_names[3] = {"fc_ph", "fc_pd", "fc_nph"};
+    for (int k = 0; k < 3; k++) {
+        m[std::string("an.level.") + fc_names[k] + ".sum"] = w.fc_sum[k];
+        m[std::string("an.level.") + fc_names[k] + ".max"] = w.fc_max[k];
+    }
     m["an.windows"] = r.windows;
     return m;
 }
