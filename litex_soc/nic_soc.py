@@ -6,7 +6,8 @@
 # LitePCIe crossbar master ports, coalesced interrupts) on a LiteEth MAC; LitePCIe's DMA channel
 # with the DMA pattern generator/checker as the raw DMA benchmark; the bus analyzer on the PCIe
 # PHY streams, both DMA engines' ports, the MAC, the CSR bus and MSI, with the occupancy
-# integrals of read tags, credits, TX descriptors and FIFO fill; the identification block
+# integrals of read tags, credits, TX descriptors and FIFO fill and device-side event latencies;
+# the identification block
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
 # (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
 #
@@ -15,9 +16,13 @@
 # LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
 # breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
-# ANALYZER_LEVELS); nic_ntxq TX queues in nic_ntxirq TX queue groups (queue q in
-# group q % n), each with its own MSI (NIC_RX, then NIC_TX, NIC_TX1, ..., numbered
-# consecutively); build_dir (where emitted Amaranth Verilog goes).
+# ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); nic_ntxq TX
+# queues in nic_ntxirq TX queue groups (queue q in group q % n), each with its own MSI (NIC_RX,
+# then NIC_TX, NIC_TX1, ..., numbered consecutively); build_dir (where emitted Amaranth Verilog
+# goes).
+
+from functools import reduce
+from operator import or_
 
 from migen import Constant, Mux, Signal
 
@@ -30,7 +35,7 @@ from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
-from rtl.scope.bus_analyzer import Breakdown, Probe
+from rtl.scope.bus_analyzer import Breakdown, Event, Probe
 
 ANALYZER_DEPTH = 1024
 MAX_DATA_WIDTH = 128
@@ -39,6 +44,13 @@ ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
 ANALYZER_BD_CLASSES = ("raw_dma", "nic")
 ANALYZER_BREAKDOWN = True
 ANALYZER_LEVELS = True
+ANALYZER_EVENTS = True
+# The device-side latencies: a TX doorbell write to the TX engine's next descriptor read (the
+# doorbells before that read merged into the first), a host MMIO read's MRd on the PHY to its
+# completion's first beat, the RX coalescer's interrupt decision to its MSI request (an irq while
+# its MSI is pending merged into it, as LitePCIe's MSI block merges them; masked MSIs ignored).
+ANALYZER_EVENT_LIST = (Event("db_desc", depth=1, merge=True), Event("mmio_rd", depth=4),
+                       Event("rx_irq_msi", depth=1, merge=True))
 MAX_PENDING_REQUESTS = 8
 
 
@@ -124,8 +136,8 @@ class NICSoC(SoCCore):
 
     def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
-                 with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS, nic_ntxq=4,
-                 nic_ntxirq=2):
+                 with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS,
+                 with_events=ANALYZER_EVENTS, nic_ntxq=4, nic_ntxirq=2):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -173,15 +185,17 @@ class NICSoC(SoCCore):
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
             self.add_analyzer(platform, data_width, build_dir, with_breakdown,
-                              nic_ntxq if with_levels else 0)
+                              nic_ntxq if with_levels else 0, with_events)
 
-    def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4):
+    def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4,
+                     with_events=True):
         # ntxq: the TX queues whose levels the analyzer keeps; 0: no levels at all.
         probes = analyzer_probes(data_width)
         self.analyzer = an = BusAnalyzerCSR(
             platform, probes, build_dir, depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY,
             breakdown=analyzer_breakdown(data_width) if with_breakdown else None,
-            levels=analyzer_levels(ntxq) if ntxq else ())
+            levels=analyzer_levels(ntxq) if ntxq else (),
+            events=ANALYZER_EVENT_LIST if with_events else ())
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
         # run-length compression is not defeated by payload bits.
@@ -213,7 +227,21 @@ class NICSoC(SoCCore):
             an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
         if ntxq:
             an.at_finalize(lambda: self.add_levels(an, ntxq))
+        if with_events:
+            self.add_events(an)
         an.watch(self)
+
+    def add_events(self, an):
+        rx, tx, msi = self.pcie_phy.source, self.pcie_phy.sink, self.pcie_phy.msi
+        def first_beat(ep, types):
+            fmt = ep.dat[24:32]
+            return ep.valid & ep.ready & ep.first & reduce(or_, [fmt == t for t in types])
+        an.event("db_desc", start=self.nic.txq_db.re, end=self.nic.txe_desc_rd)
+        an.event("mmio_rd", start=first_beat(rx, (0x00, 0x20)), end=first_beat(tx, (0x0A, 0x4A)))
+        v = self.constants["NIC_RX_INTERRUPT"]
+        v = getattr(v, "value", v)
+        an.event("rx_irq_msi", start=self.nic.irq_rx & self.pcie_msi.enable.storage[v],
+                 end=msi.valid & msi.ready & (msi.dat[:8] == v))
 
     def add_levels(self, an, ntxq):
         # LitePCIe's tag queue holds the free tags (filled after reset); the NIC's counts are

@@ -69,8 +69,9 @@ sys.path.insert(0, str(ROOT))
 
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
                                       synth_script, sys_fmax, timing_weight_args, tool)
-from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_LATENCY,  # noqa: E402
-                                analyzer_breakdown, analyzer_levels, analyzer_probes)
+from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
+                                ANALYZER_LATENCY, analyzer_breakdown, analyzer_levels,
+                                analyzer_probes)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
@@ -102,14 +103,17 @@ def yosys_available():
 FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
                           dict(breakdown=None)),
             "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill "
-                       "(with_levels)", dict(levels=()))}
+                       "(with_levels)", dict(levels=())),
+            "events": ("device-side latencies: doorbell to descriptor read, MMIO read, "
+                       "interrupt to MSI (with_events)", dict(events=()))}
 
 
 def build_analyzer(**without):
     """The analyzer as the SoC builds it (with its latency breakdown), or with `without`."""
     from rtl.scope.bus_analyzer import BusAnalyzer
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
-                                    "levels": analyzer_levels(4), **without})
+                                    "levels": analyzer_levels(4),
+                                    "events": ANALYZER_EVENT_LIST, **without})
 
 
 def emit(out_dir, **without):

@@ -279,7 +279,8 @@ class NICDatapathCSR(LiteXModule):
 
         # -- for the bus analyzer ----------------------------------------------------------------
         self.txq_in_flight = Signal(port_width("txq_in_flight"))
-        ports.update(o_txq_in_flight=self.txq_in_flight)
+        self.txe_desc_rd = Signal()
+        ports.update(o_txq_in_flight=self.txq_in_flight, o_txe_desc_rd=self.txe_desc_rd)
         self.comb += [irq.eq(irq_valid[g]) for g, irq in enumerate(self.irq_tx)]
         self.comb += self.irq_rx.eq(irq_valid[ntxirq])
 

@@ -12,14 +12,16 @@
 # to Migen expressions (every probe given at construction must be connected once);
 # `breakdown_input(name, **fields)` connects a latency breakdown input (bd_raised, ...) the
 # same way, its fields packed in the core's layout; `level(name, expr)` connects a level (an
-# occupancy integral); `hold` (a host CSR access is in progress);
+# occupancy integral); `event(name, start, end)` connects an event latency's start and end
+# strobes; `hold` (a host CSR access is in progress);
 # `watch(design)` (the design the probes are in); and for the
 # simulation's cross-check `snapshot_pulse`, `sample` and `now`.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
 # names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), levels ((name, width) pairs),
-# module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
+# events (rtl.scope.bus_analyzer.Event list), module_name, tap_stages (registers between a
+# probed signal and the analyzer, >= 1).
 
 import os
 from functools import reduce
@@ -72,17 +74,20 @@ class BusAnalyzerCSR(LiteXModule):
     """
 
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
-                 breakdown=None, levels=(), module_name="nic_bus_analyzer",
+                 breakdown=None, levels=(), events=(), module_name="nic_bus_analyzer",
                  tap_stages=TAP_STAGES):
         if tap_stages < 1:
             raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
         self.tap_stages = tap_stages
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
-                           breakdown=breakdown, levels=levels, register_inputs=False)
+                           breakdown=breakdown, levels=levels, events=events,
+                           register_inputs=False)
         self.breakdown = breakdown
         self._bd_connected = set()
         self._levels = dict(levels)
         self._levels_connected = set()
+        self._events = {e.name for e in events}
+        self._events_connected = set()
         self._deferred = []     # connections to make when finalized (at_finalize)
         self.core = core
         w = core.sample_width
@@ -124,8 +129,10 @@ class BusAnalyzerCSR(LiteXModule):
             "``0xE0+k`` (below, above, count, sum, min, max, lost, unmatched); latency breakdown "
             "class ``c`` stage ``s`` bin ``i`` is ``0x100+c*0x200+s*0x20+i``, its sum, min, max "
             "at ``+0x10``, ``+0x11``, ``+0x12``; class ``c``'s count, raises, occupancy at "
-            "``0x200+c*0x200+k``; tag mismatches at ``0x700``; level ``l``'s sum (occupancy "
-            "integral) and maximum at ``0x780+l*2``, ``0x781+l*2``."))
+            "``0x200+c*0x200+k``; tag mismatches at ``0x700``; reorder distance bin ``i`` at "
+            "``0x710+i``; level ``l``'s sum (occupancy integral) and maximum at ``0x780+l*2``, "
+            "``0x781+l*2``; event latency ``e``'s bin ``i`` at ``0x800+e*0x20+i``, its count, "
+            "sum, merged, lost, unmatched, min, max at ``0x810+e*0x20+k``."))
         self.cnt_value = CSRStatus(48, description="The selected counter of the last closed "
             "window (valid two cycles after ``cnt_sel`` is written, and once ``cnt_status.busy`` "
             "is 0 after a snapshot).")
@@ -202,7 +209,10 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("nlevels", size=7, reset=len(self._levels),
                      description="Levels whose occupancy integral and maximum are counted (0: "
                                  "none); their names are in ``analyzer_layout.h``."),
-        ], description="Build-time parameters of the occupancy integrals.")
+            CSRField("nevents", size=4, offset=8, reset=len(self._events),
+                     description="Device-side event latencies (0: none); their names are in "
+                                 "``analyzer_layout.h``."),
+        ], description="Build-time parameters of the occupancy integrals and event latencies.")
 
         # # #
 
@@ -324,6 +334,16 @@ class BusAnalyzerCSR(LiteXModule):
         self._levels_connected.add(name)
         self._probe_in[f"i_level_{name}"] = expr[:self._levels[name]]
 
+    def event(self, name, start, end):
+        """Connect event latency `name`'s start and end strobes (through the taps)."""
+        if name not in self._events:
+            raise ValueError(f"BusAnalyzerCSR: no event {name!r}; built: {sorted(self._events)}")
+        if name in self._events_connected:
+            raise ValueError(f"BusAnalyzerCSR: event {name!r} connected twice")
+        self._events_connected.add(name)
+        self._probe_in[f"i_ev_{name}_start"] = start
+        self._probe_in[f"i_ev_{name}_end"] = end
+
     def _delayed(self, sig, n):
         return (delay_line(self, sig, n) or [sig])[-1]
 
@@ -339,6 +359,7 @@ class BusAnalyzerCSR(LiteXModule):
         if self.breakdown:
             missing |= set(self.breakdown.ports()) - self._bd_connected
         missing |= set(self._levels) - self._levels_connected
+        missing |= self._events - self._events_connected
         if missing:
             raise ValueError(f"BusAnalyzerCSR: probes not connected: {sorted(missing)}")
         # Made here, after the statements it looks at: a submodule made before would be

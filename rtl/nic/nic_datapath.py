@@ -171,9 +171,10 @@ class NICDatapath(wiring.Component):
     irq_valid (ntxirq + 1), irq_ready (ntxirq + 1, in)
         Bit g < ntxirq: TX vector g (queue group g), bit ntxirq: RX. With ntxirq 1: bit 0 TX, bit
         1 RX.
-    txq_in_flight (13 * ntxq)
-        For the bus analyzer's occupancy integrals (no register): TX queue q's descriptors fetched
-        and not yet completed (TXQueueManager in_flight), at bits 13q...
+    txq_in_flight (13 * ntxq), txe_desc_rd
+        For the bus analyzer (no register): TX queue q's descriptors fetched and not yet
+        completed (TXQueueManager in_flight), at bits 13q..; a TX descriptor read request taken
+        this cycle (TXEngine desc_rd).
 
     Parameters
     ----------
@@ -253,6 +254,7 @@ class NICDatapath(wiring.Component):
             "irq_valid":     Out(ntxirq + 1),
             "irq_ready":     In(ntxirq + 1),
             "txq_in_flight": Out(tx_queue_manager.CNT_BITS * ntxq),
+            "txe_desc_rd":   Out(1),
             # The MRRS and MPS the link negotiated (bytes); above max_read / max_payload they
             # are taken as those.
             "mrrs":          In(13, init=max_read),
@@ -286,7 +288,8 @@ class NICDatapath(wiring.Component):
                     m.d.comb += getattr(self, prefix + name).eq(
                         outs_[0] if len(outs_) == 1 else sum(outs_))
         m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
-        m.d.comb += self.txq_in_flight.eq(Cat(txq.q_in_flight))
+        m.d.comb += [self.txq_in_flight.eq(Cat(txq.q_in_flight)),
+                     self.txe_desc_rd.eq(txe.desc_rd)]
         m.d.comb += [self.txe.mrrs.eq(self.mrrs), self.rxe.mps.eq(self.mps)]
 
         # -- TX: scheduler, queue manager, engine, FIFO, MAC -------------------------------------

@@ -169,6 +169,9 @@ class TXEngine(wiring.Component):
     done : Out(stream of done_layout: queue, len (16), status (3); always_ready)
         One per frame. status: rtl/contract/formats.py TxStatus (OK, DESC_LEN0, DESC_LEN,
         FRAME_LEN, READ, NO_EOP, DESC_READ).
+    desc_rd : Out
+        A descriptor read request is taken by the DMA read port this cycle (for the bus
+        analyzer's doorbell-to-descriptor-read latency).
     frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
     err_no_eop, err_desc_read : Out, 32 bits each (wrapping)
         Good frames and their bytes, DMA read requests for descriptors / payload, errored frames
@@ -214,6 +217,7 @@ class TXEngine(wiring.Component):
             "tx":           Out(stream.Signature(beat_layout(B))),
             "cpl":          Out(stream.Signature(cpl_layout(nqueues), always_ready=True)),
             "done":         Out(stream.Signature(done_layout(nqueues), always_ready=True)),
+            "desc_rd":      Out(1),
             **{s.name: Out(s.width) for s in registers.CORES["tx_engine"].counters},
             **{s.name: Out(data.ArrayLayout(s.width, nqueues))
                for s in registers.CORES["tx_engine"].arrays},
@@ -276,6 +280,7 @@ class TXEngine(wiring.Component):
             self.rd.req.p.addr.eq(rq_addr),
             self.rd.req.p.len.eq(rq_len),
         ]
+        m.d.comb += self.desc_rd.eq(self.rd.req.valid & self.rd.req.ready & rq_desc)
         with m.If(self.rd.req.valid & self.rd.req.ready):
             m.d.sync += [rq_addr.eq(rq_addr + rq_len), rq_rem.eq(rq_rem - rq_len)]
             with m.If(rq_desc):

@@ -17,14 +17,15 @@
 #   bd_raised, bd_granted, bd_issue, bd_tx, bd_rx, bd_handoff   in: the latency breakdown's
 #                        hand-offs (LatencyBreakdown), when built.
 #   level_<name>         in: one per level: its occupancy integral and maximum (LevelMonitor).
+#   ev_<name>_start, ev_<name>_end   in: one pair per event latency (EventLatency).
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
 #   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
 # None), breakdown (Breakdown: the per-request latency breakdown's classes, or None), levels
-# ((name, width) pairs, up to 64), register_inputs (False: the caller has registered the probes,
-# hold, the bd_* and level_* inputs).
+# ((name, width) pairs, up to 64), events (Event list, up to 8), register_inputs (False: the
+# caller has registered the probes, hold, the bd_*, level_* and ev_* inputs).
 
 from types import SimpleNamespace
 
@@ -37,6 +38,9 @@ from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
 from .latency_breakdown import CLASS_COUNTS, NSTAGES, STAGES, LatencyBreakdown
 from .latency_breakdown import handoff_layout, handshake, issue_layout, rx_layout, tx_layout
+from .event_latency import COUNTS as EV_COUNTS
+from .event_latency import STATS as EV_STATS
+from .event_latency import EventLatency
 from .level_monitor import STATS as LEVEL_STATS
 from .level_monitor import LevelMonitor
 from .occupancy_counter import COUNTS, OccupancyCounter
@@ -50,12 +54,15 @@ HANDSHAKE = ("valid", "ready", "first", "last")
 # histogram statistic k -> 0xE0 + k. Latency breakdown (laid out for BD_MAX_CLASSES classes):
 # class c stage s bin i -> 0x100 + c * 0x200 + s * 0x20 + i, its sum/min/max at + 0x10/0x11/0x12;
 # class c count k (CLASS_COUNTS) -> 0x200 + c * 0x200 + k; tag mismatches -> 0x700. Level l's
-# sum and max -> 0x780 + l * 2 + k (LEVEL_STATS).
+# sum and max -> 0x780 + l * 2 + k (LEVEL_STATS). Reorder distance bin i -> 0x710 + i. Event
+# latency e: bin i -> 0x800 + e * 0x20 + i, statistic k -> 0x800 + e * 0x20 + 0x10 + k (EV_STATS).
 SEL_TLP, SEL_BIN, SEL_LAT = 0x80, 0xC0, 0xE0
 SEL_BD, BD_CLASS_STRIDE, BD_STAGE_STRIDE, BD_SUM, BD_CLASS_COUNTS, SEL_BD_MISMATCH = \
     0x100, 0x200, 0x20, 0x10, 0x100, 0x700
 BD_MAX_CLASSES, BD_NBINS = 3, 16
 SEL_LEVEL, MAX_LEVELS = 0x780, 64
+SEL_BD_REORDER = 0x710
+SEL_EV, EV_STRIDE, EV_NBINS, MAX_EVENTS = 0x800, 0x20, 16, 8
 CNT_SEL_WIDTH = 12
 
 
@@ -67,6 +74,8 @@ class Breakdown:
     def __init__(self, classes, nslots=8, tag_beat=0):
         if not 1 <= len(classes) <= BD_MAX_CLASSES:
             raise ValueError(f"Breakdown: {len(classes)} classes, 1..{BD_MAX_CLASSES}")
+        if nslots > 64:
+            raise ValueError(f"Breakdown: nslots={nslots}, at most 64 (reorder distance bins)")
         self.classes, self.nslots, self.tag_beat = tuple(classes), nslots, tag_beat
 
     def ports(self):
@@ -75,6 +84,17 @@ class Breakdown:
                 "bd_granted": data.ArrayLayout(handshake, n),
                 "bd_issue": issue_layout(n), "bd_tx": tx_layout, "bd_rx": rx_layout,
                 "bd_handoff": handoff_layout}
+
+
+class Event:
+    """A device-side latency: from `start` events to `end` events, matched in order
+    (EventLatency): name, depth (starts waiting at once), merge (a start while one waits is
+    merged into it)."""
+
+    def __init__(self, name, depth=4, merge=False):
+        if not name.isidentifier():
+            raise ValueError(f"Event {name!r}: the name must be an identifier")
+        self.name, self.depth, self.merge = name, depth, merge
 
 
 class Probe:
@@ -142,7 +162,7 @@ class BusAnalyzer(wiring.Component):
     """
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
-                 breakdown=None, levels=(), register_inputs=True):
+                 breakdown=None, levels=(), events=(), register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -165,6 +185,11 @@ class BusAnalyzer(wiring.Component):
         self.levels = tuple(levels)
         if len(self.levels) > MAX_LEVELS:
             raise ValueError(f"BusAnalyzer: {len(self.levels)} levels, at most {MAX_LEVELS}")
+        self.events = tuple(events)
+        if len(self.events) > MAX_EVENTS or len({e.name for e in self.events}) != len(
+                self.events):
+            raise ValueError(f"BusAnalyzer: events {[e.name for e in self.events]}: at most "
+                             f"{MAX_EVENTS}, names unique")
         bd_ports = {n: In(lay) for n, lay in breakdown.ports().items()} if breakdown else {}
         self.sample_width = sample_width(probes)
         aw = (depth - 1).bit_length()
@@ -200,6 +225,7 @@ class BusAnalyzer(wiring.Component):
             "cap_rd_data": Out(self.sample_width + TS_WIDTH),
             **bd_ports,
             **{f"level_{n}": In(w) for n, w in self.levels},
+            **{f"ev_{e.name}_{k}": In(1) for e in self.events for k in ("start", "end")},
         })
 
     # --- what host software needs to know -------------------------------------------------
@@ -234,8 +260,14 @@ class BusAnalyzer(wiring.Component):
                 out += [(base + BD_CLASS_COUNTS + k, f"bd.{cname}", n)
                         for k, n in enumerate(CLASS_COUNTS)]
             out.append((SEL_BD_MISMATCH, "bd", "mismatch"))
+            out += [(SEL_BD_REORDER + i, "bd.reorder", f"bin{i}")
+                    for i in range(self.breakdown.nslots)]
         for i, (n, _w) in enumerate(self.levels):
             out += [(SEL_LEVEL + 2 * i + k, f"level.{n}", st) for k, st in enumerate(LEVEL_STATS)]
+        for i, e in enumerate(self.events):
+            base = SEL_EV + i * EV_STRIDE
+            out += [(base + b, f"ev.{e.name}", f"bin{b}") for b in range(EV_NBINS)]
+            out += [(base + 0x10 + k, f"ev.{e.name}", st) for k, st in enumerate(EV_STATS)]
         return out
 
     def snapshot_cycles(self):
@@ -292,6 +324,19 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_NLEVELS {len(self.levels)}",
             f"#define {prefix}_LEVEL_NAMES " + (", ".join(
                 f'"{n}"' for n, _w in self.levels) if self.levels else '""'),
+            "",
+            "/* Reorder distance (latency breakdown): bin i at SEL_BD_REORDER + i, BD_NSLOTS bins.",
+            " * Event latencies: event e's bin i at SEL_EV + e * EV_STRIDE + i, statistic k",
+            " * (EV_STAT_NAMES) at SEL_EV + e * EV_STRIDE + 0x10 + k. */",
+            f"#define {prefix}_SEL_BD_REORDER {SEL_BD_REORDER:#x}",
+            f"#define {prefix}_BD_NSLOTS {self.breakdown.nslots if self.breakdown else 0}",
+            f"#define {prefix}_SEL_EV {SEL_EV:#x}",
+            f"#define {prefix}_EV_STRIDE {EV_STRIDE:#x}",
+            f"#define {prefix}_EV_NBINS {EV_NBINS}",
+            f"#define {prefix}_NEVENTS {len(self.events)}",
+            f"#define {prefix}_EV_NAMES " + (", ".join(
+                f'"{e.name}"' for e in self.events) if self.events else '""'),
+            f"#define {prefix}_EV_STAT_NAMES " + ", ".join(f'"{n}"' for n in EV_STATS),
         ]
         for enum in (Mode, Op, State):
             lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
@@ -416,6 +461,8 @@ class BusAnalyzer(wiring.Component):
                     incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
                                                         lb.max_inc[n])
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
+            for i in range(bd.nslots):
+                incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
 
         if self.levels:
             m.submodules.levels = lm = LevelMonitor(self.levels)
@@ -429,6 +476,26 @@ class BusAnalyzer(wiring.Component):
                 incs[SEL_LEVEL + 2 * i] = (getattr(lm, f"inc_{n}"), lm.max_inc[n])
                 regs[SEL_LEVEL + 2 * i + 1] = getattr(lm, f"max_{n}")
             m.d.comb += lm.snapshot.eq(taken)
+
+        for i, e in enumerate(self.events):
+            el = EventLatency(depth=e.depth, merge=e.merge, nbins=EV_NBINS)
+            m.submodules[f"ev_{e.name}"] = el
+            for k in ("start", "end"):
+                port = getattr(self, f"ev_{e.name}_{k}")
+                if self.register_inputs:
+                    reg = Signal(name=f"ev_{e.name}_{k}_q")
+                    m.d.sync += reg.eq(port)
+                    port = reg
+                m.d.comb += getattr(el, k).eq(port)
+            m.d.comb += el.snapshot.eq(taken)
+            base = SEL_EV + i * EV_STRIDE
+            for b in range(EV_NBINS):
+                incs[base + b] = (el.inc_bins[b], 1)
+            for k, st in enumerate(EV_STATS):
+                if st in EV_COUNTS:
+                    incs[base + 0x10 + k] = (getattr(el, f"inc_{st}"), el.max_inc[st])
+                else:
+                    regs[base + 0x10 + k] = getattr(el, st)
 
         sels = sorted(incs)
         # Every selector of counter_map() is one counter or register here, none twice.

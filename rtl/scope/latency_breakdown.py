@@ -6,7 +6,9 @@
 # by the packetizer, its MRd's first beat on the PHY, its first and last completion beats on
 # the PHY, handed to the engine in request order), and per request class, per stage, the sum,
 # min, max and a log2 histogram of the stage's cycles; plus per class the requests raised and
-# handed and the integral of requests outstanding (for Little's law). Class docstring: to the cycle.
+# handed and the integral of requests outstanding (for Little's law); the reorder distance of
+# every request (how many requests issued before it still lacked their last completion when its
+# own came) as a histogram. Class docstring: to the cycle.
 #
 # Interfaces (levels, as the SoC's streams carry them; see the docstring):
 #   raised[c], granted[c]   in: {valid, ready} of class c's request, at its engine / the arbiter.
@@ -14,14 +16,15 @@
 #   tx                      in: {valid, ready, first, fmt_type, tag} the PHY's TX stream.
 #   rx                      in: {valid, ready, first, last, fmt_type, length, byte_count, tag}.
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
-#   snapshot                in: pulse; inc_*, min, max out (see the docstring).
+#   snapshot                in: pulse; inc_*, min, max out (see the docstring); inc_reorder
+#                           out: a request's reorder distance, one-hot.
 #
 # Parameters: nclasses (1..4), nslots (requests followed from issue to hand-off, a power of
 # two), nbins (log2 bins, 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion
 # holding its tag: 0 at 128 bits, 1 at 64), counters (True: counts in registers here, for
 # tests; False: increments for the bus analyzer's CounterBank, `max_inc` their largest values).
 
-from amaranth import Module, Mux, Signal
+from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -79,7 +82,10 @@ class LatencyBreakdown(wiring.Component):
     then the bins and min/max): per class `count`, per stage `sum`, min, max and bin
     min(bit_length(cycles), nbins - 1). `raises` counts t0 events on their cycle;
     `occupancy` adds, every cycle, the class's requests with t0 <= cycle < t7, so over a
-    window holding whole requests its sum equals the total's sum (Little's law). An event
+    window holding whole requests its sum equals the total's sum (Little's law). Reorder
+    distance: when a request's last completion beat moves (t6), the requests issued before it
+    whose last completion beat has not moved yet; counted three cycles after t6 in
+    `inc_reorder` bin `distance` (at most nslots - 1). An event
     counted on a snapshot cycle goes to the new window; min and max read 2**ts_width-1 and 0
     for a window without requests.
     """
@@ -105,6 +111,7 @@ class LatencyBreakdown(wiring.Component):
                                                           NSTAGES), nclasses)),
             **{n: Out(data.ArrayLayout(48, nclasses)) for n in CLASS_COUNTS},
             "mismatch": Out(48),
+            "reorder": Out(data.ArrayLayout(48, nslots)),
         } if counters else {}
         super().__init__({
             "raised":   In(data.ArrayLayout(handshake, nclasses)),
@@ -119,7 +126,8 @@ class LatencyBreakdown(wiring.Component):
             "inc_count": Out(nclasses),
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
-            "inc_mismatch": Out(1),
+"inc_mismatch": Out(1),
+            "inc_reorder": Out(nslots),
             "min":      Out(stage_arr, init=[[2**ts_width - 1] * NSTAGES] * nclasses),
             "max":      Out(stage_arr),
             **counts,
@@ -151,7 +159,7 @@ class LatencyBreakdown(wiring.Component):
 
         # Slots in issue order: class, tag, t0..t6, and whether a completion beat was seen.
         rec_layout = data.StructLayout({"cls": len(self.issue.cls), "tag": 8, "seen": 1,
-                                        "t": data.ArrayLayout(tw, 7)})
+                                        "done": 1, "t": data.ArrayLayout(tw, 7)})
         rec = [Signal(rec_layout, name=f"slot{i}") for i in range(ns)]
         tag_slot = [Signal(sw, name=f"tag_slot{t}") for t in range(ns)]
         icnt, hcnt = Signal(sw), Signal(sw)
@@ -177,7 +185,8 @@ class LatencyBreakdown(wiring.Component):
             for i in range(ns):
                 with m.If(icnt == i):
                     m.d.sync += [rec[i].cls.eq(iss.cls), rec[i].tag.eq(iss.tag),
-                                 rec[i].seen.eq(0), rec[i].t[2].eq(now)]
+                                 rec[i].seen.eq(0), rec[i].done.eq(0),
+                                 rec[i].t[2].eq(now)]
                     for c in range(nc):
                         with m.If(iss.cls == c):
                             m.d.sync += [rec[i].t[0].eq(t0c[c]), rec[i].t[1].eq(t1c[c])]
@@ -220,8 +229,12 @@ class LatencyBreakdown(wiring.Component):
                         m.d.sync += [rec[i].t[5].eq(ev_ts), rec[i].seen.eq(1)]
         last_slot = Mux(tag_ev, ev_slot, cur_slot)
         last_cpl_end = Mux(tag_ev, ev_cpl & ev_end, cur_cpl & cur_end)
-        with m.If(rx_move & rx.last & last_cpl_end):
+        last_ev = rx_move & rx.last & last_cpl_end
+        with m.If(last_ev):
             set_t(last_slot, 6, now)
+            for i in range(ns):
+                with m.If(last_slot == i):
+                    m.d.sync += rec[i].done.eq(1)
 
         # Hand-off: the oldest slot. Stage A: the differences.
         hv = self.handoff.valid
@@ -282,8 +295,27 @@ class LatencyBreakdown(wiring.Component):
                     m.d.sync += [lmin.eq(nmin), lmax.eq(nmax)]
         m.d.comb += self.inc_mismatch.eq(mb)
 
+        # Reorder distance: a cycle after t6 the older slots (from the oldest not handed, hcnt,
+        # up to the request's) without their last beat; their count's bin a cycle later.
+        rv, rslot = Signal(), Signal(sw)
+        m.d.sync += [rv.eq(last_ev), rslot.eq(last_slot)]
+        span = Signal(sw)
+        m.d.comb += span.eq(rslot - hcnt)
+        older = Signal(ns)
+        for i in range(ns):
+            rel = Signal(sw, name=f"rel{i}")
+            m.d.comb += [rel.eq(i - hcnt), older[i].eq((rel < span) & ~rec[i].done)]
+        dist = Signal(range(ns + 1))
+        m.d.comb += dist.eq(sum(older[i] for i in range(ns)))
+        rbin = Signal(ns)
+        m.d.sync += rbin.eq(Mux(rv, Const(1, ns) << dist, 0))
+        m.d.comb += self.inc_reorder.eq(rbin)
+
         if self.counters:
             incs, outs = {"mismatch": self.inc_mismatch}, {"mismatch": self.mismatch}
+            for i in range(ns):
+                incs[f"reorder{i}"] = self.inc_reorder[i]
+                outs[f"reorder{i}"] = self.reorder[i]
             for c in range(nc):
                 for n in CLASS_COUNTS:
                     incs[f"{n}{c}"] = getattr(self, f"inc_{n}")[c]

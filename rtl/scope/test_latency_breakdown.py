@@ -93,7 +93,8 @@ def drive(dut, reqs, tag_beat, bad_handoff=()):
                 ctx.set(s, 0)
         ctx.set(dut.snapshot, 0)
         await ctx.tick()
-        for name in ("sum", "min", "max", "bins", "count", "raises", "occupancy", "mismatch"):
+        for name in ("sum", "min", "max", "bins", "count", "raises", "occupancy", "mismatch",
+                     "reorder"):
             out[name] = ctx.get(getattr(dut, name))
 
     sim = Simulator(dut)
@@ -138,6 +139,11 @@ def test_stages_match_the_schedule(tag_beat, seed):
         assert sum(out["sum"][c][s] for s in range(7)) == out["sum"][c][7]
         assert out["occupancy"][c] == out["sum"][c][7]
     assert out["mismatch"] == 0
+    # Reorder distance: the requests issued before each whose last completion came after its.
+    dist = [0] * NSLOTS
+    for k, r in enumerate(reqs):
+        dist[sum(q["t"][6] > r["t"][6] for q in reqs[:k])] += 1
+    assert list(out["reorder"]) == dist and sum(dist[1:]) > 0
     # The schedule makes the stages vary: a stage that is always 0 would prove nothing.
     assert all(max(exp[c][s]) > 0 for c in range(nclasses) for s in range(NSTAGES) if exp[c][s]
                and STAGES[s] not in ("queue", "credit"))

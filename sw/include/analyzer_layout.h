@@ -18,7 +18,7 @@
 #define NIC_SCOPE_CNT_SEL_WIDTH 12
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
-#define NIC_SCOPE_SNAPSHOT_CYCLES 399
+#define NIC_SCOPE_SNAPSHOT_CYCLES 478
 
 /* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this
  * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
@@ -40,6 +40,18 @@
 #define NIC_SCOPE_SEL_LEVEL 0x780
 #define NIC_SCOPE_NLEVELS 11
 #define NIC_SCOPE_LEVEL_NAMES "rd_tags", "nic_rd", "fc_ph", "fc_pd", "fc_nph", "txq0_desc", "txq1_desc", "txq2_desc", "txq3_desc", "tx_fifo", "rx_fifo"
+
+/* Reorder distance (latency breakdown): bin i at SEL_BD_REORDER + i, BD_NSLOTS bins.
+ * Event latencies: event e's bin i at SEL_EV + e * EV_STRIDE + i, statistic k
+ * (EV_STAT_NAMES) at SEL_EV + e * EV_STRIDE + 0x10 + k. */
+#define NIC_SCOPE_SEL_BD_REORDER 0x710
+#define NIC_SCOPE_BD_NSLOTS 16
+#define NIC_SCOPE_SEL_EV 0x800
+#define NIC_SCOPE_EV_STRIDE 0x20
+#define NIC_SCOPE_EV_NBINS 16
+#define NIC_SCOPE_NEVENTS 3
+#define NIC_SCOPE_EV_NAMES "db_desc", "mmio_rd", "rx_irq_msi"
+#define NIC_SCOPE_EV_STAT_NAMES "count", "sum", "merged", "lost", "unmatched", "min", "max"
 #define NIC_SCOPE_MODE_LEVEL 0
 #define NIC_SCOPE_MODE_RISE 1
 #define NIC_SCOPE_MODE_FALL 2

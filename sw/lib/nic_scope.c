@@ -208,6 +208,8 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
         }
     }
     bd->mismatch = nic_scope_counter(b, NIC_SCOPE_SEL_BD_MISMATCH);
+    for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++)
+        bd->reorder[i] = nic_scope_counter(b, NIC_SCOPE_SEL_BD_REORDER + i);
     return 0;
 }
 
@@ -236,6 +238,41 @@ int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, ch
     for (unsigned l = 0; l < lv->n; l++) {
         lv->sum[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l);
         lv->max[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l + 1);
+    }
+    return 0;
+}
+
+const char *const nic_scope_ev_names[] = {NIC_SCOPE_EV_NAMES};
+
+int nic_scope_ev_index(const char *name)
+{
+    for (unsigned e = 0; e < NIC_SCOPE_NEVENTS; e++)
+        if (strcmp(nic_scope_ev_names[e], name) == 0)
+            return (int)e;
+    return -1;
+}
+
+int nic_scope_read_events(struct nic_backend *b, struct nic_scope_events *e, char *err,
+                          size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO));
+    e->n = field(info, NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_OFFSET,
+                 NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_SIZE);
+    if (e->n == 0)
+        return 0;
+    if (e->n != NIC_SCOPE_NEVENTS)
+        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u events; analyzer_layout.h: %d",
+                        e->n, NIC_SCOPE_NEVENTS);
+    for (unsigned k = 0; k < e->n; k++) {
+        struct nic_scope_event *v = &e->ev[k];
+        const unsigned base = NIC_SCOPE_SEL_EV + k * NIC_SCOPE_EV_STRIDE;
+        uint64_t *stat[] = {&v->count, &v->sum, &v->merged, &v->lost, &v->unmatched, &v->min,
+                            &v->max};
+        for (unsigned s = 0; s < sizeof stat / sizeof stat[0]; s++)
+            *stat[s] = nic_scope_counter(b, base + 0x10 + s);
+        for (unsigned i = 0; i < NIC_SCOPE_EV_NBINS; i++)
+            v->bins[i] = nic_scope_counter(b, base + i);
     }
     return 0;
 }

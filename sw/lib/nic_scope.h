@@ -113,6 +113,9 @@ struct nic_scope_bd_class {
 struct nic_scope_bd {
     unsigned nclasses, nslots;      /* 0 classes: not built */
     uint64_t mismatch;              /* hand-offs whose tag was not the oldest request's */
+    /* reorder[i]: requests whose last completion came while i requests issued before them
+     * still lacked theirs */
+    uint64_t reorder[NIC_SCOPE_BD_NSLOTS + 1];
     struct nic_scope_bd_class cls[NIC_SCOPE_BD_MAX_CLASSES];
 };
 /* Read the breakdown of the last closed window (after nic_scope_read_counts(), which waits for
@@ -133,6 +136,21 @@ int nic_scope_level_index(const char *name);
 /* Read the levels of the last closed window (after nic_scope_read_counts()). -1 and a message
  * if the block's level count disagrees with the header. */
 int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, char *err,
+                          size_t errlen);
+
+/* Device-side event latencies (ANALYZER_LEVELS_INFO.NEVENTS; rtl/scope/event_latency.py): per
+ * event (NIC_SCOPE_EV_NAMES), in cycles over the last closed window. */
+extern const char *const nic_scope_ev_names[];
+struct nic_scope_event {
+    uint64_t count, sum, merged, lost, unmatched, min, max;   /* min 2**32-1 without events */
+    uint64_t bins[NIC_SCOPE_EV_NBINS];                        /* bin i: bit length i */
+};
+struct nic_scope_events {
+    unsigned n;                     /* 0: not built */
+    struct nic_scope_event ev[NIC_SCOPE_NEVENTS + 1];
+};
+int nic_scope_ev_index(const char *name);
+int nic_scope_read_events(struct nic_backend *b, struct nic_scope_events *e, char *err,
                           size_t errlen);
 
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */

@@ -3,7 +3,9 @@
  * snapshot window around a load of reads (--path dma: h2c transfers on LitePCIe's DMA reader,
  * descriptors back to back; --path tx: frames through the NIC's TX ring and the MAC loopback),
  * then the analyzer's per-request latency breakdown (rtl/scope/latency_breakdown.py) per
- * request class: mean, min and max cycles of each stage, as a table and a stacked bar.
+ * request class: mean, min and max cycles of each stage, as a table and a stacked bar, and the
+ * reorder distance of the window's reads (how many earlier reads still lacked their last
+ * completion when a read's own came) as a histogram.
  * Checks, each a failure when it does not hold: every request of the window completed (count ==
  * raises), the stages add up to the total, the occupancy integral equals the total (Little's
  * law over a window of whole requests), no tag mismatch; Little's law on the read tags from
@@ -286,6 +288,19 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
     if (!c->quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
+    uint64_t reads = 0, later = 0;
+    unsigned top = 0;
+    for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++) {
+        reads += bd->reorder[i];
+        later += i ? bd->reorder[i] : 0;
+        if (bd->reorder[i])
+            top = i;
+    }
+    out(c, "  reorder distance: %" PRIu64 " of %" PRIu64 " reads completed behind earlier ones"
+        " (at most %u);", later, reads, top);
+    for (unsigned i = 0; i <= top; i++)
+        out(c, " %u:%" PRIu64, i, bd->reorder[i]);
+    out(c, "\n");
 }
 
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
@@ -296,6 +311,11 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
     bu_json_ku64(j, "size", size);
     bu_json_ku64(j, "window_cycles", window);
     bu_json_ku64(j, "model_crosschecked", compared);
+    bu_json_key(j, "reorder");
+    bu_json_arr_begin(j);
+    for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++)
+        bu_json_u64(j, bd->reorder[i]);
+    bu_json_arr_end(j);
     if (lt->have) {
         bu_json_key(j, "little_tags");
         bu_json_obj_begin(j);

@@ -1,8 +1,8 @@
 /*
  * cmd_report.c: `nicscope report`, snapshot, run a load, snapshot: per bus % busy / stalled /
  * idle, bytes, frames, CSR hold-off, TLPs by type, the DMA read latency histogram, the mean and
- * largest occupancy of each level (tags, credits, descriptors, FIFO fill), bus time per Ethernet
- * frame. Options: the usage text in main.c.
+ * largest occupancy of each level (tags, credits, descriptors, FIFO fill), the device-side event
+ * latencies, bus time per Ethernet frame. Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -173,6 +173,66 @@ static void levels_print(struct ctx *c, const struct nic_scope_levels *lv, uint6
         "N's descriptors fetched, not completed; tx/rx_fifo: frame FIFO bytes)\n");
 }
 
+/* Device-side event latencies: count, mean / min / max ns, merged, lost, unmatched. */
+static void events_print(struct ctx *c, const struct nic_scope_events *e)
+{
+    if (!e->n)
+        return;
+    const double per = period_ns();
+    out(c, "\nDevice-side latencies (db_desc: TX doorbell write -> next TX descriptor read "
+        "request, later reads of one doorbell unmatched; mmio_rd: host MRd on the PHY -> its "
+        "completion's first beat; rx_irq_msi: RX coalescer's interrupt -> its MSI request)\n");
+    struct bu_table t;
+    static const char *const h[] = {"event", "count", "mean ns", "min ns", "max ns", "merged",
+                                    "lost", "unmatched"};
+    bu_table_init(&t, 8, h);
+    for (unsigned k = 0; k < e->n; k++) {
+        const struct nic_scope_event *v = &e->ev[k];
+        char cells[7][32];
+        snprintf(cells[0], 32, "%" PRIu64, v->count);
+        snprintf(cells[1], 32, "%.1f", v->count ? (double)v->sum / (double)v->count * per : 0.0);
+        snprintf(cells[2], 32, "%.1f", v->count ? (double)v->min * per : 0.0);
+        snprintf(cells[3], 32, "%.1f", (double)v->max * per);
+        snprintf(cells[4], 32, "%" PRIu64, v->merged);
+        snprintf(cells[5], 32, "%" PRIu64, v->lost);
+        snprintf(cells[6], 32, "%" PRIu64, v->unmatched);
+        const char *row[] = {nic_scope_ev_names[k], cells[0], cells[1], cells[2], cells[3],
+                             cells[4], cells[5], cells[6]};
+        bu_table_row(&t, row);
+    }
+    if (!c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+}
+
+static void events_json(struct ctx *c, const struct nic_scope_events *e)
+{
+    struct bu_json *j = &c->j;
+    bu_json_key(j, "events");
+    bu_json_obj_begin(j);
+    for (unsigned k = 0; k < e->n; k++) {
+        const struct nic_scope_event *v = &e->ev[k];
+        bu_json_key(j, nic_scope_ev_names[k]);
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "count", v->count);
+        bu_json_ku64(j, "sum", v->sum);
+        bu_json_ku64(j, "min", v->count ? v->min : 0);
+        bu_json_ku64(j, "max", v->max);
+        bu_json_kdouble(j, "mean_ns", v->count ? (double)v->sum / (double)v->count * period_ns()
+                                               : 0.0);
+        bu_json_ku64(j, "merged", v->merged);
+        bu_json_ku64(j, "lost", v->lost);
+        bu_json_ku64(j, "unmatched", v->unmatched);
+        bu_json_key(j, "bins");
+        bu_json_arr_begin(j);
+        for (unsigned i = 0; i < NIC_SCOPE_EV_NBINS; i++)
+            bu_json_u64(j, v->bins[i]);
+        bu_json_arr_end(j);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+}
+
 static void levels_json(struct ctx *c, const struct nic_scope_levels *lv, uint64_t window)
 {
     struct bu_json *j = &c->j;
@@ -282,7 +342,8 @@ static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const stru
 }
 
 static void report_json(struct ctx *c, const struct nic_scope_counts *k,
-                        const struct nic_scope_levels *lv, uint64_t window,
+                        const struct nic_scope_levels *lv, const struct nic_scope_events *ev,
+                        uint64_t window,
                         uint32_t bin_min, unsigned bin_shift, const struct load *l,
                         const struct load_state *s, size_t compared)
 {
@@ -319,6 +380,7 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
     if (load_has(l, "tx"))
         nic_json(c, k, l, s);
     levels_json(c, lv, window);
+    events_json(c, ev);
     if (NIC_SCOPE_HAS_LATENCY) {
         bu_json_key(j, "latency");
         bu_json_obj_begin(j);
@@ -339,7 +401,8 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
 /* On a backend that sees the same signals itself (the simulation's probe.an.* counters), every
  * count must be equal. Returns the number of counts compared (0: the backend has none). */
 static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
-                      const struct nic_scope_levels *lv, size_t *compared)
+                      const struct nic_scope_levels *lv, const struct nic_scope_events *ev,
+                      size_t *compared)
 {
     char name[128];
     uint64_t v;
@@ -392,6 +455,20 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
                 n++;
             }
         }
+    for (unsigned e = 0; e < ev->n; e++) {
+        const struct nic_scope_event *x = &ev->ev[e];
+        const struct { const char *name; uint64_t v; } st[] = {
+            {"count", x->count}, {"sum", x->sum}, {"min", x->min}, {"max", x->max}};
+        for (size_t s = 0; s < sizeof st / sizeof st[0]; s++) {
+            snprintf(name, sizeof name, "probe.an.ev.%s.%s", nic_scope_ev_names[e], st[s].name);
+            if (nic_counter(c->b, name, &v) == 0) {
+                if (v != st[s].v)
+                    return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
+                                name + 9, st[s].v, v);
+                n++;
+            }
+        }
+    }
     *compared = n;
     return EXIT_OK;
 }
@@ -437,11 +514,14 @@ int cmd_report(struct ctx *c, int argc, char **argv)
         return rc;
     struct nic_scope_counts k;
     struct nic_scope_levels lv;
+    struct nic_scope_events ev;
     char err[256];
     if ((rc = read_window(c, w.refused0, &k)))
         return rc;
     if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
         return fail(c, "levels: %s", err);
+    if (nic_scope_read_events(c->b, &ev, err, sizeof err) < 0)
+        return fail(c, "events: %s", err);
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
     for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
         if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
@@ -452,14 +532,15 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     load_describe(c, &l);
     report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
     levels_print(c, &lv, window);
+    events_print(c, &ev);
     if (load_has(&l, "tx"))
         nic_print(c, &k, window, &l, &ls);
     size_t compared = 0;
-    if ((rc = crosscheck(c, &k, &lv, &compared)))
+    if ((rc = crosscheck(c, &k, &lv, &ev, &compared)))
         return rc;
     if (compared)
         out(c, "cross-check: %zu counts equal the simulator's own cycle-by-cycle count of the "
             "same signals\n", compared);
-    report_json(c, &k, &lv, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, &ls, compared);
+    report_json(c, &k, &lv, &ev, window, (uint32_t)bin_min, (unsigned)bin_shift, &l, &ls, compared);
     return EXIT_OK;
 }

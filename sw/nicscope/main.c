@@ -34,6 +34,7 @@ static const char *const usage_text =
 "                                tx: NIC frames, default 64,256,1024,1514; N each, default 16)\n"
 "LOAD: --load dma|tx|dma+tx|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
 "      --frames N --frame-size N (tx: through the MAC loopback, default 32 x 1514 B)\n"
+"      --irq (tx: the RX vector raises MSIs, default coalescing; else polled, no MSI)\n"
 "      --idle-ns N (none)\n"
 "STAGE (up to 4, in sequence): cmp [&|| cmp] [#N] | always[#N]\n"
 "  cmp  = [level|rise|fall|change:]probe.signal[==value][,probe.signal[==value]...]\n"
@@ -230,6 +231,9 @@ int load_option(int opt, const char *v, struct load *l)
         if (!v || bu_parse_u64(v, &l->idle_ns) < 0)
             return usage_error("--idle-ns: a number of ns");
         return EXIT_OK;
+    case OPT_IRQ:
+        l->irq = true;
+        return EXIT_OK;
     default:
         return EXIT_USAGE;
     }
@@ -242,6 +246,7 @@ struct dma_load {
     void *h2c, *c2h;
     uint64_t h2c_bus, c2h_bus;
     uint32_t size, want;
+    uint32_t keep;                  /* MSIs of the other load left enabled (the tx load's) */
 };
 static const uint32_t seed_h2c = 0x1000, seed_c2h = 0x2000;
 
@@ -249,7 +254,9 @@ static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
 {
     struct nic_backend *b = c->b;
     char err[256];
+    const uint32_t keep = d->keep;
     memset(d, 0, sizeof *d);
+    d->keep = keep;
     d->size = (uint32_t)bytes;
     if (d->size > nic_dma_max_len() ||
         nic_dma_desc_check(b, 0, d->size, c->info.data_width / 8, err, sizeof err) < 0)
@@ -275,7 +282,7 @@ static int dma_start(struct ctx *c, uint64_t bytes, struct dma_load *d)
     nic_pattern_gen_seed(b, seed_c2h);
     nic_dma_enable(b, NIC_DMA_WRITER, true);
     d->want = nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)) | nic_msi_bit(nic_rb_msi(b, NIC_RB_PCIE_DMA0, 1));
-    nic_msi_enable(b, d->want);
+    nic_msi_enable(b, d->want | d->keep);
     if (nic_irq_drain(b) < 0)
         return fail(c, "load: irq_wait failed");
     nic_dma_enable(b, NIC_DMA_READER, true);
@@ -308,7 +315,7 @@ static int dma_finish(struct ctx *c, struct dma_load *d)
     nic_pattern_gen_enable(b, false);
     nic_dma_enable(b, NIC_DMA_WRITER, false);
     nic_dma_enable(b, NIC_DMA_READER, false);
-    nic_msi_enable(b, 0);
+    nic_msi_enable(b, d->keep);
     size_t first;
     const size_t bad = nic_pattern_check(d->c2h, d->size, seed_c2h, &first);
     const uint64_t got = nic_pattern_chk_bytes(b);
@@ -374,7 +381,17 @@ static int tx_prepare(struct ctx *c, const struct load *l, struct load_state *s)
         return fail(c, "load tx: %s", err);
     }
     s->nq_open = true;
-    nic_msi_enable(c->b, 0);        /* polled: no MSI traffic */
+    if (l->irq) {                   /* the RX vector's MSIs, at the default coalescing */
+        struct nic_q_coalesce co;
+        nic_q_coalesce_defaults(&co);
+        if (nic_q_coalesce_set(&s->nq, &co, err, sizeof err) < 0)
+            return fail(c, "load tx: %s", err);
+        nic_msi_enable(c->b, nic_msi_bit(nic_q_rx_msi(c->b)));
+    } else {
+        nic_msi_enable(c->b, 0);    /* polled: no MSI traffic */
+    }
+    if (nic_irq_drain(c->b) < 0)
+        return fail(c, "load tx: interrupt drain failed");
     return backend_check(c, "load tx setup");
 }
 
@@ -463,7 +480,8 @@ int load_prepare(struct ctx *c, const struct load *l, struct load_state *s)
 
 int run_load(struct ctx *c, const struct load *l, struct load_state *s)
 {
-    struct dma_load d;
+    struct dma_load d = {.keep = l->irq && load_has(l, "tx") ?
+                                     nic_msi_bit(nic_q_rx_msi(c->b)) : 0};
     int rc = EXIT_OK;
     if (strcmp(l->kind, "none") == 0) {
         nic_idle(c->b, l->idle_ns);
@@ -480,10 +498,14 @@ int run_load(struct ctx *c, const struct load *l, struct load_state *s)
 
 int load_finish(struct ctx *c, const struct load *l, struct load_state *s)
 {
-    (void)l;
     int rc = EXIT_OK;
     if (nic_rb_find(c->b, NIC_RB_NIC))
         rc = read_nic_counters(c, s->nic_cnt1);
+    if (l->irq) {
+        nic_msi_enable(c->b, 0);
+        if (nic_irq_drain(c->b) < 0 && !rc)
+            rc = fail(c, "load: interrupt drain failed");
+    }
     if (s->nq_open) {
         char err[256];
         if (nic_q_close(&s->nq, c->timeout_ns, err, sizeof err) < 0 && !rc)

@@ -57,6 +57,7 @@ struct load {
     const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
     uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
     uint64_t frames, frame_size;    /* tx: frames through the NIC's rings, bytes each */
+    bool irq;                       /* tx: the RX vector raises MSIs (else polled) */
 };
 
 #define LOAD_DEFAULT                                                                            \
@@ -104,12 +105,12 @@ bool load_has(const struct load *l, const char *what);
 int next_option(const char *cmd, int argc, char **argv, const struct option *opts);
 /* The LOAD options, in the table of each command that runs a load; their val go to
  * load_option(): EXIT_OK, or a usage error (also for 0, next_option()'s). */
-enum { OPT_LOAD = 256, OPT_BYTES, OPT_FRAMES, OPT_FRAME_SIZE, OPT_IDLE_NS };
+enum { OPT_LOAD = 256, OPT_BYTES, OPT_FRAMES, OPT_FRAME_SIZE, OPT_IDLE_NS, OPT_IRQ };
 #define LOAD_OPTIONS                                                                            \
     {"load", required_argument, NULL, OPT_LOAD}, {"bytes", required_argument, NULL, OPT_BYTES}, \
     {"frames", required_argument, NULL, OPT_FRAMES},                                            \
     {"frame-size", required_argument, NULL, OPT_FRAME_SIZE},                                    \
-    {"idle-ns", required_argument, NULL, OPT_IDLE_NS}
+    {"idle-ns", required_argument, NULL, OPT_IDLE_NS}, {"irq", no_argument, NULL, OPT_IRQ}
 int load_option(int opt, const char *v, struct load *l);
 int load_prepare(struct ctx *c, const struct load *l, struct load_state *s);
 int run_load(struct ctx *c, const struct load *l, struct load_state *s);

@@ -97,13 +97,41 @@ def test_report_levels(nicscope, tmp_path):
     for name, v in lv.items():
         assert v["mean"] == pytest.approx(v["sum"] / window), name
         assert v["sum"] <= v["max"] * window, name
-    # 78 probe, TLP and latency counts, and the three credit levels' sum and max.
-    assert r["crosschecked_counts"] == 78 + 6
+    # 78 probe, TLP and latency counts, the three credit levels' sum and max, and the mmio_rd
+    # event latency's count, sum, min and max.
+    assert r["crosschecked_counts"] == 78 + 6 + 4
     assert 0 < lv["rd_tags"]["max"] <= 8              # LitePCIe's max_pending_requests
     assert 0 < lv["fc_pd"]["max"] and 0 < lv["fc_nph"]["max"]
     assert 0 < lv["txq0_desc"]["max"] <= 8 and lv["txq1_desc"]["sum"] == 0
     assert 0 < lv["tx_fifo"]["max"] <= 32768 and 0 < lv["rx_fifo"]["max"] <= 32768
     assert lv["nic_rd"]["max"] > 0
+
+
+def test_report_events(nicscope, tmp_path):
+    """Device-side latencies under DMA and frames with RX interrupts: every RX interrupt
+    decision is matched by its MSI, every host MMIO read by its completion (the simulator's own
+    count of the PHY pins agrees), and every TX descriptor read either ends a doorbell's wait or
+    is a later read of the same doorbell."""
+    binary, _ = nicscope
+    frames = 24
+    out, r = run(binary, tmp_path, "report", "--load", "dma+tx", "--bytes", "16384",
+                 "--frames", str(frames), "--frame-size", "600", "--irq")
+    ev, p = r["events"], r["probes"]
+    assert "Device-side latencies" in out
+    for name, e in ev.items():
+        assert sum(e["bins"]) == e["count"] and e["lost"] == 0, name
+        if e["count"]:
+            assert e["min"] <= e["sum"] / e["count"] <= e["max"], name
+    msi = ev["rx_irq_msi"]
+    # The MSIs of the window: the RX vector's and one each of the DMA load's checker and writer.
+    assert msi["count"] == p["msi"]["frames"] - 2 > 0 and msi["unmatched"] == 0
+    assert msi["count"] <= frames
+    mmio = ev["mmio_rd"]
+    assert mmio["count"] == p["pcie_rx"]["tlps"]["mrd"] > 0 and mmio["unmatched"] == 0
+    assert mmio["min"] > 0
+    db = ev["db_desc"]
+    assert db["count"] >= 1 and db["min"] > 0
+    assert db["count"] + db["unmatched"] == r["nic_dma"]["counters"]["txe_desc_reads"]
 
 
 def test_report_tx_tlps_match_the_engines(nicscope, tmp_path):

@@ -39,6 +39,8 @@ def test_breakdown_raw_dma(nicscope, tmp_path):
         lt = row["little_tags"]
         assert lt["mrd_rate"] * row["window_cycles"] == pytest.approx(raw["count"])
         assert lt["diff_pct"] < 1.0 and 0 < lt["mean_tags"] <= 8
+        # The host model completes reads in order: every read at reorder distance 0.
+        assert row["reorder"][0] == sum(row["reorder"]) == raw["count"]
         for n, s in st.items():
             assert sum(s["bins"]) == raw["count"], n
             assert s["min"] <= s["sum"] / raw["count"] <= s["max"], n

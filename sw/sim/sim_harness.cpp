@@ -148,10 +148,16 @@ struct ScopeRef {
         uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES] = {};
         uint64_t lat_count = 0, lat_sum = 0, lat_min = UINT32_MAX, lat_max = 0;
         uint64_t fc_sum[3] = {}, fc_max[3] = {};   /* the fc_ph, fc_pd, fc_nph levels */
+        /* The mmio_rd event latency: host MRd on the PHY to its completion's first beat. */
+        uint64_t mmio_count = 0, mmio_sum = 0, mmio_min = UINT32_MAX, mmio_max = 0;
     };
     Window live, closed;
     uint64_t windows = 0;
     std::deque<uint64_t> reqs;        /* cycles of outstanding DMA read requests */
+    std::deque<uint64_t> mmio;        /* cycles of host MMIO reads waiting for their Cpl */
+    /* mmio_rd latencies measured 2 and 1 cycles ago (counted 2 cycles late, as the analyzer). */
+    bool mmio_pending[2] = {};
+    uint64_t mmio_value[2] = {};
     /* Latencies measured 2 and 1 cycles ago: the analyzer counts one 2 cycles after its
      * completion (its input stage and histogram pipeline; see rtl/scope/latency_histogram.py). */
     bool lat_pending[2] = {};
@@ -367,6 +373,34 @@ struct SimHarness::Impl {
                         hold, -1);
             }
         }
+        /* mmio_rd (rtl/scope/event_latency.py, depth 4): an end takes the oldest start. */
+        if (r.mmio_pending[0]) {
+            ScopeRef::Window &w = r.live;
+            const uint64_t lat = r.mmio_value[0];
+            w.mmio_count++;
+            w.mmio_sum += lat;
+            w.mmio_min = std::min(w.mmio_min, lat);
+            w.mmio_max = std::max(w.mmio_max, lat);
+        }
+        r.mmio_pending[0] = r.mmio_pending[1];
+        r.mmio_value[0] = r.mmio_value[1];
+        r.mmio_pending[1] = false;
+        const unsigned rx_fmt = out.rx_dat[0] >> 24, tx_fmt = in.tx_dat[0] >> 24;
+        bool mrd = out.rx_valid && in.rx_ready && out.rx_first && (rx_fmt == 0x00 || rx_fmt == 0x20);
+        const bool cpl = in.tx_valid && out.tx_ready && in.tx_first &&
+                         (tx_fmt == 0x0a || tx_fmt == 0x4a);
+        if (cpl && (!r.mmio.empty() || mrd)) {
+            r.mmio_pending[1] = true;
+            if (r.mmio.empty()) {
+                r.mmio_value[1] = 0;
+                mrd = false;
+            } else {
+                r.mmio_value[1] = now - r.mmio.front();
+                r.mmio.pop_front();
+            }
+        }
+        if (mrd && r.mmio.size() < 4)
+            r.mmio.push_back(now);
         if (r.req_probe >= 0 && r.cpl_probe >= 0) {
             const int q = r.req_probe, c = r.cpl_probe;
             const bool req = r.bit(v, q, 0) && r.bit(v, q, 1) && r.bit(v, q, 2);
@@ -599,6 +633,10 @@ std::map<std::string, uint64_t> SimHarness::scope_map() const
     m["an.latency.sum"] = w.lat_sum;
     m["an.latency.min"] = w.lat_min;
     m["an.latency.max"] = w.lat_max;
+    m["an.ev.mmio_rd.count"] = w.mmio_count;
+    m["an.ev.mmio_rd.sum"] = w.mmio_sum;
+    m["an.ev.mmio_rd.min"] = w.mmio_min;
+    m["an.ev.mmio_rd.max"] = w.mmio_max;
     static const char *const fc_names[3] = {"fc_ph", "fc_pd", "fc_nph"};
     for (int k = 0; k < 3; k++) {
         m[std::string("an.level.") + fc_names[k] + ".sum"] = w.fc_sum[k];
