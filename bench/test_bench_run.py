@@ -34,7 +34,8 @@ def test_report_from_real_runs(tmp_path):
     scope = (tmp_path / "scope.md").read_text()
     for word in ("breakdown, dma 64 B transfers", "breakdown, dma 4096 B transfers",
                  "Little's law over 4 windows", "equal the host model's timestamps",
-                 "Little's law on read tags over 4 windows", "occupancy levels (mean / max)"):
+                 "Little's law on read tags over 4 windows", "occupancy levels (mean / max)",
+                 "device-side latencies: MMIO read"):
         assert word in scope, word
     assert (tmp_path / "plots" / "scope_breakdown.png").stat().st_size > 1000
     assert (tmp_path / "csv" / "scope_breakdown.csv").read_text().startswith("path,size,")

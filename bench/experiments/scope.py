@@ -19,7 +19,8 @@ BD_QUICK = {"dma": "64,4096", "tx": "64,1514"}
 def jobs(cfg):
     return [
         nicscope(cfg, "scope_occupancy", "report", "--load", "dma+tx", "--bytes", 262144,
-                 "--frames", 64, est=8),
+                 "--frames", 64, "--irq", est=8),
+        nicscope(cfg, "scope_csr", "report", "--load", "csr", est=2),
         nicscope(cfg, "scope_capture", "capture", "--load", "dma+tx", "--bytes", 65536,
                  "--frames", 4, "--trigger", TRIGGER, "--pre", 256, "--post", 1200,
                  "--vcd", f"{cfg.outdir}/trace.vcd", "--gtkw", f"{cfg.outdir}/trace.gtkw", est=6),
@@ -131,7 +132,16 @@ def section(cfg, res, outdir):
     verdicts.append("occupancy levels (mean / max): " + ", ".join(
         f"{n} {v['mean']:.2f} / {v['max']}" for n, v in lv.items()
         if n in ("rd_tags", "nic_rd", "fc_pd", "fc_nph", "txq0_desc", "tx_fifo")))
-    body = ("Ours (`nicscope report --load dma+tx`):\n\n"
+    ev = occ["events"]
+    idle = res("scope_csr")["result"]["events"]["mmio_rd"]
+    mmio, db, msi = ev["mmio_rd"], ev["db_desc"], ev["rx_irq_msi"]
+    verdicts.append(
+        f"device-side latencies: MMIO read on the PHY -> its completion {idle['mean_ns']:.1f} ns "
+        f"idle ({idle['count']} reads), {mmio['mean_ns']:.1f} ns under DMA ({mmio['count']}); "
+        f"TX doorbell -> descriptor read {db['mean_ns']:.1f} ns mean (min {db['min'] * ns:.0f}, "
+        f"max {db['max'] * ns:.0f}, {db['count']} doorbells); RX interrupt decision -> MSI "
+        f"{msi['mean_ns']:.1f} ns ({msi['count']} MSIs)")
+    body = ("Ours (`nicscope report --load dma+tx --irq`):\n\n"
             + table(["probe", "group", "busy %", "stall %", "idle %", "bytes", "frames/TLPs",
                      "Gb/s"], rows)
             + "\nOccupancy levels over the same window (mean: the integral over the window's "

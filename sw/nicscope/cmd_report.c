@@ -16,6 +16,8 @@ static void load_describe(struct ctx *c, const struct load *l)
         out(c, "; %" PRIu64 " frames of %" PRIu64 " B sent on the NIC's TX ring and received "
             "on its RX ring through the MAC loopback (polled, a doorbell per %u frames), "
             "checked", l->frames, l->frame_size, 32u);
+    if (load_has(l, "csr"))
+        out(c, "; %u host reads of BAR0 offset 0, %u ns apart", CSR_LOAD_READS, CSR_LOAD_GAP_NS);
     out(c, "\n");
 }
 

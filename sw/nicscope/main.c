@@ -32,10 +32,10 @@ static const char *const usage_text =
 "                                per-request DMA read latency by stage, per transfer size\n"
 "                                (dma: h2c transfers of each size, default 64,256,1024,4096;\n"
 "                                tx: NIC frames, default 64,256,1024,1514; N each, default 16)\n"
-"LOAD: --load dma|tx|dma+tx|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
+"LOAD: --load dma|tx|dma+tx|csr|none (default dma+tx) --bytes N (DMA, each way, default 64K)\n"
 "      --frames N --frame-size N (tx: through the MAC loopback, default 32 x 1514 B)\n"
 "      --irq (tx: the RX vector raises MSIs, default coalescing; else polled, no MSI)\n"
-"      --idle-ns N (none)\n"
+"      --idle-ns N (none); csr: 32 host reads of BAR0 offset 0, 500 ns apart, nothing else\n"
 "STAGE (up to 4, in sequence): cmp [&|| cmp] [#N] | always[#N]\n"
 "  cmp  = [level|rise|fall|change:]probe.signal[==value][,probe.signal[==value]...]\n"
 "  e.g. --trigger 'rise:dma_rd_req.valid' --trigger 'pcie_rx.fmt_type==0x4a,pcie_rx.valid#3'\n"
@@ -209,8 +209,8 @@ int load_option(int opt, const char *v, struct load *l)
     switch (opt) {
     case OPT_LOAD:
         if (!v || (strcmp(v, "dma") && strcmp(v, "tx") && strcmp(v, "dma+tx") &&
-                   strcmp(v, "none")))
-            return usage_error("--load: dma, tx, dma+tx or none");
+                   strcmp(v, "csr") && strcmp(v, "none")))
+            return usage_error("--load: dma, tx, dma+tx, csr or none");
         l->kind = v;
         return EXIT_OK;
     case OPT_BYTES:
@@ -486,6 +486,13 @@ int run_load(struct ctx *c, const struct load *l, struct load_state *s)
     if (strcmp(l->kind, "none") == 0) {
         nic_idle(c->b, l->idle_ns);
         return backend_check(c, "idle");
+    }
+    if (strcmp(l->kind, "csr") == 0) {   /* idle but for host reads of the identification */
+        for (unsigned i = 0; i < CSR_LOAD_READS; i++) {
+            (void)nic_read32(c->b, 0);
+            nic_idle(c->b, CSR_LOAD_GAP_NS);
+        }
+        return backend_check(c, "csr");
     }
     if (load_has(l, "dma") && (rc = dma_start(c, l->bytes, &d)))
         return rc;

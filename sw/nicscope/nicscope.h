@@ -54,11 +54,15 @@ struct ctx {
  * receives them on its RX ring through the MAC loopback, polled, each checked; `dma+tx` runs
  * both at once; `none` lets --idle-ns pass. */
 struct load {
-    const char *kind;               /* "dma", "tx", "dma+tx" or "none" */
+    const char *kind;               /* "dma", "tx", "dma+tx", "csr" or "none" */
     uint64_t bytes, idle_ns;        /* dma: bytes each way; none: time to let pass */
     uint64_t frames, frame_size;    /* tx: frames through the NIC's rings, bytes each */
     bool irq;                       /* tx: the RX vector raises MSIs (else polled) */
 };
+
+/* The csr load: host MMIO reads of BAR0 offset 0 on an idle device. */
+#define CSR_LOAD_READS 32
+#define CSR_LOAD_GAP_NS 500
 
 #define LOAD_DEFAULT                                                                            \
     {.kind = "dma+tx", .bytes = 64 * 1024, .idle_ns = 100000, .frames = 32, .frame_size = 1514}

@@ -132,6 +132,11 @@ def test_report_events(nicscope, tmp_path):
     db = ev["db_desc"]
     assert db["count"] >= 1 and db["min"] > 0
     assert db["count"] + db["unmatched"] == r["nic_dma"]["counters"]["txe_desc_reads"]
+    # The csr load: the host's reads and nothing else, each timed.
+    _, r = run(binary, tmp_path, "report", "--load", "csr")
+    mmio = r["events"]["mmio_rd"]
+    assert mmio["count"] == r["probes"]["pcie_rx"]["tlps"]["mrd"] == 32
+    assert r["events"]["db_desc"]["count"] == r["events"]["rx_irq_msi"]["count"] == 0
 
 
 def test_report_tx_tlps_match_the_engines(nicscope, tmp_path):
