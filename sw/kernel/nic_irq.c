@@ -35,7 +35,8 @@ static int nicdrv_poll(struct napi_struct *napi, int budget)
     for (q = vec->group; q < priv->ntxq; q += priv->hw_txirq)
         nicdrv_tx_clean(priv, &priv->txq[q], budget);
     done = 0;
-    napi_complete_done(napi, done);
+    if (budget)                     /* netpoll (budget 0) must not complete */
+        napi_complete_done(napi, done);
     return done;
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * nic_main.c: the NIC driver's module and PCI glue: binds the SoC by vendor/device ID
- * (NICDRV_VENDOR_ID/DEVICE_ID, nicdrv.h), enables it, sets a 64-bit DMA mask (32 if refused),
- * maps BAR0 and finds the register blocks at run time with the shared core's discovery
- * (nic_core_rb_discover). A device whose identification, nic or pcie_msi block this driver does
+ * (NICDRV_VENDOR_ID/DEVICE_ID, nicdrv.h), enables it, maps BAR0 and finds the register blocks at
+ * run time with the shared core's discovery (nic_core_rb_discover), then sets the DMA mask: the
+ * SoC's DMA address width (the pcie_dma0 block's parameter: the PCIe crossbar the nic block's
+ * DMA shares, 32 bits in litex_soc/nic_soc.py; 64 if the table says so), 32 if that is refused. A device whose identification, nic or pcie_msi block this driver does
  * not know (MAGIC, major version, absent block, other layout version) is refused with a dev_err
  * naming what differs, and everything taken so far is given back.
  *
@@ -75,7 +76,7 @@ static int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
 static int nicdrv_identify(struct nicdrv_priv *priv)
 {
     struct device *dev = &priv->pdev->dev;
-    const struct nic_core_rb_entry *nic;
+    const struct nic_core_rb_entry *nic, *dma;
     int err;
 
     switch (nic_core_rb_discover(&priv->hw, &priv->rb)) {
@@ -110,6 +111,12 @@ static int nicdrv_identify(struct nicdrv_priv *priv)
                 "1..%u\n", priv->hw_txq, priv->hw_txirq, NIC_Q_MAX_TXQ, NIC_Q_MAX_TXIRQ);
         return -ENODEV;
     }
+    /* The DMA address width: pcie_dma0's parameter where the table has a block it knows. */
+    dma = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_DMA0);
+    priv->dma_bits = 32;
+    if (dma && nic_core_rb_check(&priv->rb, NIC_RB_PCIE_DMA0) == NIC_CORE_RB_OK &&
+        nic_core_rb_param(dma) >= 32 && nic_core_rb_param(dma) <= 64)
+        priv->dma_bits = nic_core_rb_param(dma);
     priv->tick_cycles = nic_core_tick_cycles(nic_core_rd32(&priv->hw, NIC_CSR_INFO_CLK_FREQ_ADDR));
     if (!priv->tick_cycles) {
         dev_err(dev, "INFO_CLK_FREQ gives no coalescing tick of 1 us\n");
@@ -127,13 +134,6 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
     err = pci_enable_device_mem(pdev);
     if (err)
         return err;
-    err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-    if (err)
-        err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
-    if (err) {
-        dev_err(&pdev->dev, "no usable DMA mask (64 or 32 bits)\n");
-        goto err_disable;
-    }
     err = pci_request_mem_regions(pdev, NICDRV_NAME);
     if (err)
         goto err_disable;
@@ -159,6 +159,15 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
     err = nicdrv_identify(priv);
     if (err)
         goto err_unmap;
+    err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(priv->dma_bits));
+    if (err && priv->dma_bits > 32) {
+        priv->dma_bits = 32;
+        err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+    }
+    if (err) {
+        dev_err(&pdev->dev, "no usable DMA mask (%u or 32 bits)\n", priv->dma_bits);
+        goto err_unmap;
+    }
 
     pci_set_master(pdev);
     priv->tx_ring_size = ring_param(tx_ring);
@@ -175,9 +184,10 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
     err = register_netdev(ndev);
     if (err)
         goto err_irq;
-    netdev_info(ndev, "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors\n",
-                priv->design_version >> 16, priv->design_version & 0xffff, priv->hw_txq,
-                priv->hw_txirq, priv->msix ? "MSI-X" : "MSI", priv->irq_count);
+    netdev_info(ndev, "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors, "
+                "%u-bit DMA\n", priv->design_version >> 16, priv->design_version & 0xffff,
+                priv->hw_txq, priv->hw_txirq, priv->msix ? "MSI-X" : "MSI", priv->irq_count,
+                priv->dma_bits);
     return 0;
 
 err_irq:

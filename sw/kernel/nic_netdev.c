@@ -2,8 +2,10 @@
 /*
  * nic_netdev.c: the NIC driver's net_device: set-up (one kernel TX queue per hardware TX queue
  * in use, netif_set_real_num_tx_queues; one RX queue), open/stop in the datapath's bring-up
- * order (frame FIFOs, coalescing, scheduler, TX queues, RX ring, vectors) and
- * ndo_get_stats64 from the driver's per-queue counters.
+ * order (frame FIFOs, coalescing, scheduler, vectors, TX queues, RX ring) and
+ * ndo_get_stats64 from the driver's per-queue counters. Stop: queues stopped, vectors released
+ * (NAPI disabled), the hardware queues drained and disabled, the last completions reclaimed,
+ * then the rings freed.
  *
  * Link: the nic block has no MAC/PHY link status register (sw/include/nic_regs.h), so the
  * carrier is on while the interface is up. MAC address: the SoC has none; a random one.
@@ -42,6 +44,10 @@ int nicdrv_open(struct net_device *ndev)
     nic_core_fifos(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN);
     nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
     nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
+    /* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
+    err = nicdrv_irq_request(priv);
+    if (err)
+        goto err_free;
     for (q = 0; q < priv->ntxq; q++) {
         err = nicdrv_tx_start(priv, &priv->txq[q]);
         if (err)
@@ -50,14 +56,12 @@ int nicdrv_open(struct net_device *ndev)
     err = nicdrv_rx_start(priv, &priv->rxq);
     if (err)
         goto err_stop;
-    err = nicdrv_irq_request(priv);
-    if (err)
-        goto err_stop;
     netif_carrier_on(ndev);
     netif_tx_start_all_queues(ndev);
     return 0;
 
 err_stop:
+    nicdrv_irq_release(priv);
     for (q = 0; q < priv->ntxq; q++)
         nicdrv_tx_stop(priv, &priv->txq[q]);
     nicdrv_rx_stop(priv, &priv->rxq);

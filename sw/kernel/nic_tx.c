@@ -117,7 +117,9 @@ netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev)
     bool ring;
 
     if (unlikely(nic_core_tx_room(t) < nfrags + 1)) {
+        /* Not reached: the queue stops (and rings) while room for a whole skb is left. */
         netif_tx_stop_queue(nq);
+        nic_core_tx_doorbell(&priv->hw, priv->nic_base, t, txq->index);
         return NETDEV_TX_BUSY;
     }
     if (unlikely(skb->len > NIC_Q_FRAME_MAX))

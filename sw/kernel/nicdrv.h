@@ -89,6 +89,7 @@ struct nicdrv_priv {
     u32 msi_base;                   /* the pcie_msi block's */
     u32 design_version;             /* INFO_VERSION */
     u32 tick_cycles;                /* system clock cycles per microsecond */
+    unsigned int dma_bits;          /* DMA mask width (pcie_dma0's address width) */
     unsigned int hw_txq, hw_txirq;  /* the SoC's TX queues and TX vectors */
     unsigned int ntxq;              /* TX queues in use (ethtool -L) */
     unsigned int tx_ring_size, rx_ring_size;    /* ethtool -G */
