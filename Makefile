@@ -43,7 +43,7 @@ SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*") $(wildc
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
 # The shared datapath core (rings, descriptors, coalescing, discovery): compiled into the host
 # library here and into the Linux module (sw/kernel/).
-CORE_C   := $(wildcard sw/core/*.c)
+CORE_C   := $(filter-out sw/core/test_%,$(wildcard sw/core/*.c))
 SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cpp tlp_checker.cpp \
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
