@@ -5,7 +5,9 @@
 # build/kernel/<version>/) under QEMU TCG with a busybox initramfs holding the module and an
 # init script, and checks on the guest's console: insmod with no NIC present is clean, QEMU's
 # `edu` device bound through new_id is refused (the driver's dev_err, no resources left claimed,
-# device disabled again), rmmod is clean, no oops/BUG/WARNING/taint beyond the out-of-tree
+# device disabled again), rmmod is clean; then the NICDRV_FAKE=1 build (nic_fake.c: edu's BAR0
+# served by a model of the SoC) up, frames sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/
+# -i/-d applied or refused, down and unloaded; no oops/BUG/WARNING/taint beyond the out-of-tree
 # module's, and no kmemleak report where the kernel has kmemleak (Debian's has not: said in
 # the test's output; unreclaimable slab over 100 refused probes stands in).
 # Parameters: QEMU_TIMEOUT (wall seconds for the boot).
@@ -63,6 +65,49 @@ if [ -e /sys/kernel/debug/kmemleak ]; then
     echo scan > /sys/kernel/debug/kmemleak; sleep 6; echo scan > /sys/kernel/debug/kmemleak
     echo "KMOD-KMEMLEAK-REPORTS $(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak)"
 fi
+# The driver on nic_fake.c's model of the SoC (the NICDRV_FAKE=1 build, bound to edu).
+E=/usr/sbin/ethtool
+C=/sys/class/net
+if insmod /nicdrv_fake.ko; then echo KMOD-FAKE-INSMOD-OK; fi
+IF=$(ls $EDU/net 2>/dev/null)
+echo "KMOD-FAKE-IF $IF"
+echo 1 > /proc/sys/net/ipv6/conf/$IF/disable_ipv6   # only the test's frames (ARP) go out
+if ip link set $IF up; then echo KMOD-FAKE-UP; fi
+ip addr add 10.9.0.1/24 dev $IF
+$E -i $IF
+if $E -C $IF rx-usecs 20 rx-frames 32 rx-usecs-irq 100 rx-usecs-high 8 tx-frames 16; then
+    echo KMOD-FAKE-C-OK
+fi
+$E -c $IF
+$E -C $IF rx-usecs 70000; echo "KMOD-FAKE-C-RANGE rc=$?"
+$E -C $IF adaptive-rx on; echo "KMOD-FAKE-C-ADAPTIVE rc=$?"
+$E -C $IF rx-frames-irq 4; echo "KMOD-FAKE-C-FRAMES-IRQ rc=$?"
+ping -c 2 -W 1 10.9.0.2 >/dev/null 2>&1
+$E -S $IF | grep -E " (tx_frames|rx_frames|tx_doorbells|rx_drop_no_buffer):"
+$E -g $IF
+if $E -G $IF rx 1024 tx 128; then echo KMOD-FAKE-G-OK; fi
+$E -g $IF
+$E -G $IF rx 100; echo "KMOD-FAKE-G-BAD rc=$?"
+$E -l $IF
+if $E -L $IF tx 1; then echo KMOD-FAKE-L-OK; fi
+$E -l $IF
+$E -L $IF tx 99; echo "KMOD-FAKE-L-BAD rc=$?"
+ping -c 2 -W 1 10.9.0.2 >/dev/null 2>&1
+# Counters once the neighbour probes are over (unchanged over a second).
+i=0
+while [ $i -lt 8 ]; do
+    T=$(cat $C/$IF/statistics/tx_packets); R=$(cat $C/$IF/statistics/rx_packets); sleep 1
+    [ "$T" = "$(cat $C/$IF/statistics/tx_packets)" ] &&
+        [ "$R" = "$(cat $C/$IF/statistics/rx_packets)" ] && break
+    i=$((i + 1))
+done
+$E -S $IF | grep -E " (tx_frames|rx_frames|tx_doorbells|rx_drop_no_buffer):"
+echo "KMOD-FAKE-TX-PACKETS $T"
+echo "KMOD-FAKE-RX-PACKETS $R"
+echo "KMOD-FAKE-BQL-INFLIGHT $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
+echo "KMOD-FAKE-REGS $($E -d $IF raw on | wc -c)"
+ip link set $IF down
+if rmmod nicdrv; then echo KMOD-FAKE-RMMOD-OK; fi
 echo "KMOD-TAINT $(cat /proc/sys/kernel/tainted)"
 echo KMOD-DMESG-BEGIN
 dmesg
@@ -82,29 +127,43 @@ def kernel_version():
                 "(linux-headers-amd64, and the image unpacked into build/kernel/)")
 
 
-def build_module(tmp_path, ver):
-    src = tmp_path / "src"
+def build_module(tmp_path, ver, fake=False):
+    src = tmp_path / ("src_fake" if fake else "src")
     for d in ("kernel", "core", "include"):
         shutil.copytree(ROOT / "sw" / d, src / "sw" / d,
                         ignore=shutil.ignore_patterns("*.o", "*.ko", ".*.cmd", "*.mod*"))
     kdir = Path("/lib/modules") / ver / "build"
     r = subprocess.run(["make", "-C", str(kdir), f"M={src / 'sw' / 'kernel'}", "W=1", "C=1",
-                        "modules"], capture_output=True, text=True, timeout=600)
+                        f"NICDRV_FAKE={int(fake)}", "modules"],
+                       capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     warnings = [ln for ln in out.splitlines() if re.search(r"\b(warning|error):", ln)]
-    print(f"module build (W=1 C=1): {len(warnings)} warnings")
+    print(f"module build (W=1 C=1{', NICDRV_FAKE=1' if fake else ''}): {len(warnings)} "
+          "warnings")
     assert not warnings, "\n".join(warnings)
     assert "CHECK" in out, "sparse did not run (C=1):\n" + out
     return src / "sw" / "kernel" / "nicdrv.ko"
 
 
-def make_initramfs(tmp_path, ko):
+def copy_with_libs(binary, root):
+    """binary and the shared libraries ldd lists, at their own paths under root."""
+    paths = [binary] + re.findall(r"(/\S+\.so[.\d]*)", subprocess.run(
+        ["ldd", binary], capture_output=True, text=True, check=True).stdout)
+    for p in paths:
+        dst = root / p.lstrip("/")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(p, dst)
+
+
+def make_initramfs(tmp_path, ko, ko_fake):
     root = tmp_path / "initramfs"
     for d in ("bin", "proc", "sys", "dev", "tmp"):
         (root / d).mkdir(parents=True)
     shutil.copy(shutil.which("busybox") or "/bin/busybox", root / "bin" / "busybox")
     shutil.copy(ko, root / "nicdrv.ko")
+    shutil.copy(ko_fake, root / "nicdrv_fake.ko")
+    copy_with_libs(shutil.which("ethtool") or "/usr/sbin/ethtool", root)
     init = root / "init"
     init.write_text(INIT.replace("@VENDOR@", EDU[0]).replace("@DEVICE@", EDU[1]))
     init.chmod(0o755)
@@ -117,13 +176,15 @@ def make_initramfs(tmp_path, ko):
     return img
 
 
-@pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None or shutil.which("busybox") is None
-                    or shutil.which("sparse") is None,
-                    reason="qemu-system-x86, busybox-static or sparse missing: scripts/setup.sh")
+@pytest.mark.skipif(any(shutil.which(t) is None for t in
+                        ("qemu-system-x86_64", "busybox", "sparse", "ethtool", "cpio")),
+                    reason="qemu-system-x86, busybox-static, sparse, ethtool or cpio missing: "
+                    "scripts/setup.sh")
 def test_kmod_build_and_boot(tmp_path, record_property):
     ver, vmlinuz = kernel_version()
     ko = build_module(tmp_path, ver)
-    img = make_initramfs(tmp_path, ko)
+    ko_fake = build_module(tmp_path, ver, fake=True)
+    img = make_initramfs(tmp_path, ko, ko_fake)
     r = subprocess.run(
         ["qemu-system-x86_64", "-accel", "tcg", "-m", "512", "-smp", "1", "-nographic",
          "-no-reboot", "-nic", "none", "-kernel", str(vmlinuz), "-initrd", str(img),
@@ -152,6 +213,26 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     assert "KMOD-RMMOD-OK" in out and "KMOD-LSMOD 0" in out
     if kmemleak:
         assert "KMOD-KMEMLEAK-REPORTS 0" in out, out
+    # The datapath and ethtool on the model: frames out and looped back, BQL settled, every
+    # ethtool request applied or refused as the hardware allows.
+    assert "KMOD-FAKE-INSMOD-OK" in out and "KMOD-FAKE-UP" in out, out
+    assert re.search(r"nicdrv 0000:\S+ \S+: NIC design 0\.\d+: 4 TX queues, 2 TX vectors", dmesg)
+    assert "KMOD-FAKE-C-OK" in out
+    for line in ("rx-usecs: 20", "rx-frames: 32", "rx-usecs-irq: 100", "rx-usecs-high: 8",
+                 "tx-frames: 16"):
+        assert re.search(rf"^{line}\s*$", out, re.M), line
+    for what in ("C-RANGE", "C-ADAPTIVE", "C-FRAMES-IRQ", "G-BAD", "L-BAD"):
+        assert re.search(rf"KMOD-FAKE-{what} rc=[1-9]", out), f"ethtool {what} was accepted"
+    assert "KMOD-FAKE-G-OK" in out and "KMOD-FAKE-L-OK" in out
+    assert re.search(r"^RX:\s+1024\s*$", out, re.M) and re.search(r"^TX:\s+128\s*$", out, re.M)
+    assert re.search(r"^TX:\s+1\s*$", out, re.M), "ethtool -L tx 1 not shown by -l"
+    tx = int(re.search(r"KMOD-FAKE-TX-PACKETS (\d+)", out).group(1))
+    rx = int(re.search(r"KMOD-FAKE-RX-PACKETS (\d+)", out).group(1))
+    assert tx >= 2 and rx == tx, f"frames through the model: {tx} sent, {rx} received"
+    assert re.search(r"^\s+tx_frames: [1-9]", out, re.M), "ethtool -S tx_frames"
+    assert "KMOD-FAKE-BQL-INFLIGHT 0" in out
+    assert re.search(r"KMOD-FAKE-REGS [1-9]", out)
+    assert "KMOD-FAKE-RMMOD-OK" in out
     bad = [ln for ln in dmesg.splitlines() if BAD.search(ln)]
     assert not bad, "\n".join(bad)
     # Taint: only O (out-of-tree, 4096) and E (unsigned module, 8192) are expected.
