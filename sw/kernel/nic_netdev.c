@@ -122,6 +122,7 @@ static const struct net_device_ops nicdrv_netdev_ops = {
     .ndo_stop = nicdrv_stop,
     .ndo_start_xmit = nicdrv_start_xmit,
     .ndo_get_stats64 = nicdrv_get_stats64,
+    .ndo_tx_timeout = nicdrv_tx_timeout,
     .ndo_set_mac_address = eth_mac_addr,
     .ndo_validate_addr = eth_validate_addr,
 };

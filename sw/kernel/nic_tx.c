@@ -169,6 +169,20 @@ drop:
     return NETDEV_TX_OK;
 }
 
+/* The stack's watchdog: a queue stopped too long. Its ring state, for the log. */
+void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
+{
+    struct nicdrv_priv *priv = nicdrv_priv(ndev);
+    struct nic_txq *t = &priv->txq[q].ring;
+
+    netdev_err(ndev, "TX queue %u timed out: next_to_use %u, next_to_clean %u, rung %u, "
+               "written-back index %u, nic_txq_active 0x%x, nic_txq_drained 0x%x\n", q,
+               t->next_to_use, t->next_to_clean, t->rung,
+               t->wb ? NIC_CORE_LE16_TO_CPU(t->wb->cons) : 0,
+               nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_ACTIVE_ADDR),
+               nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_DRAINED_ADDR));
+}
+
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget)
 {
     struct netdev_queue *nq = netdev_get_tx_queue(priv->ndev, txq->index);

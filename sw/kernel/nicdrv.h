@@ -122,6 +122,7 @@ int nicdrv_tx_start(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev);
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
+void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q);
 
 /* nic_rx.c */
 int nicdrv_rx_alloc(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);

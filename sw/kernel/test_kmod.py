@@ -75,6 +75,9 @@ echo 1 > /proc/sys/net/ipv6/conf/$IF/disable_ipv6   # only the test's frames (AR
 if ip link set $IF up; then echo KMOD-FAKE-UP; fi
 ip addr add 10.9.0.1/24 dev $IF
 $E -i $IF
+if ip link set $IF mtu 2030; then echo KMOD-FAKE-MTU-OK; fi
+ip link set $IF mtu 2031 2>/dev/null; echo "KMOD-FAKE-MTU-BAD rc=$?"
+ip link set $IF mtu 1500
 if $E -C $IF rx-usecs 20 rx-frames 32 rx-usecs-irq 100 rx-usecs-high 8 tx-frames 16; then
     echo KMOD-FAKE-C-OK
 fi
@@ -221,7 +224,8 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     for line in ("rx-usecs: 20", "rx-frames: 32", "rx-usecs-irq: 100", "rx-usecs-high: 8",
                  "tx-frames: 16"):
         assert re.search(rf"^{line}\s*$", out, re.M), line
-    for what in ("C-RANGE", "C-ADAPTIVE", "C-FRAMES-IRQ", "G-BAD", "L-BAD"):
+    assert "KMOD-FAKE-MTU-OK" in out    # 2048 B RX buffers: MTU 2030 with a VLAN tag
+    for what in ("MTU-BAD", "C-RANGE", "C-ADAPTIVE", "C-FRAMES-IRQ", "G-BAD", "L-BAD"):
         assert re.search(rf"KMOD-FAKE-{what} rc=[1-9]", out), f"ethtool {what} was accepted"
     assert "KMOD-FAKE-G-OK" in out and "KMOD-FAKE-L-OK" in out
     assert re.search(r"^RX:\s+1024\s*$", out, re.M) and re.search(r"^TX:\s+128\s*$", out, re.M)
@@ -240,4 +244,5 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     assert taint & ~(4096 | 8192) == 0, f"kernel tainted {taint:#x}:\n{dmesg}"
     record_property("summary", f"test_kmod: nicdrv.ko built W=1 C=1 without warnings, booted in "
                     f"{ver} (QEMU TCG): edu refused, rmmod clean; kmemleak "
-                    f"{'clean' if kmemleak else 'not in this kernel'}, slab growth {growth} kB")
+                    f"{'clean' if kmemleak else 'not in this kernel'}, slab growth {growth} kB; "
+                    f"on the SoC model {tx} frames out and back, ethtool requests as expected")
