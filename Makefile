@@ -35,12 +35,15 @@ VROOT     = $(or $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null),$(error 
 VINC      = $(VROOT)/include
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
-INCS     := -Isw/include -Isw/lib -Isw/common
+INCS     := -Isw/include -Isw/core -Isw/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 
 SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*") $(wildcard litex_soc/patches/litepcie/*.patch)
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
+# The shared datapath core (rings, descriptors, coalescing, discovery): compiled into the host
+# library here and into the Linux module (sw/kernel/).
+CORE_C   := $(filter-out sw/core/test_%,$(wildcard sw/core/*.c))
 SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cpp tlp_checker.cpp \
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
@@ -91,11 +94,16 @@ $(BUILD)/vrt/%.o: | setup
 # each simulator configuration links the same objects with its simulator into $(BUILD)/<tool>.
 TOOLS     := nicbench nicscope
 LIB_OBJS  := $(patsubst sw/lib/%.c,$(HOST)/lib_%.o,$(LIB_C)) \
+	     $(patsubst sw/core/%.c,$(HOST)/core_%.o,$(CORE_C)) \
 	     $(patsubst sw/common/%.c,$(HOST)/common_%.o,$(filter-out sw/common/test_%,$(wildcard sw/common/*.c)))
 tool_objs = $(patsubst sw/$(1)/%.c,$(HOST)/$(1)_%.o,$(wildcard sw/$(1)/*.c))
-HOST_H    := $(wildcard sw/include/*.h sw/lib/*.h sw/common/*.h)
+HOST_H    := $(wildcard sw/include/*.h sw/core/*.h sw/lib/*.h sw/common/*.h)
 
 $(HOST)/lib_%.o: sw/lib/%.c $(HOST_H) | setup
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS) $(INCS) -c $< -o $@
+
+$(HOST)/core_%.o: sw/core/%.c $(HOST_H) | setup
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 

@@ -2,6 +2,8 @@
 # setup.sh: installs what the build and tests need, idempotently, on Debian 12.
 #   - Debian packages (only the missing ones; apt-get update only when something is missing)
 #   - .venv from requirements.txt (re-installed only when requirements.txt changed)
+#   - Debian's kernel image matching linux-headers-amd64, unpacked (not installed) into
+#     build/kernel/<version>/ for the kernel module's QEMU boot test (sw/kernel/test_kmod.py)
 # Quick (well under a second) when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +13,9 @@ cd "$(dirname "$0")/.."
 # (sw/common/bench_util.c).
 APT_PACKAGES=(make patch g++ gcc python3 python3-venv verilator zlib1g-dev gtkwave xvfb linux-libc-dev
               tshark libjansson-dev)
+# The kernel module (sw/kernel/): headers and sparse to build it (W=1 C=1); QEMU, a static
+# busybox, cpio and ethtool to boot Debian's kernel with it (and ethtool) in an initramfs.
+APT_PACKAGES+=(linux-headers-amd64 sparse qemu-system-x86 busybox-static cpio ethtool)
 # The soft CPU's BIOS (make sim CPU=1) needs a RISC-V compiler, its C library and meson/ninja.
 if [ "${NIC_WITH_CPU:-0}" = 1 ]; then
     APT_PACKAGES+=(gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf meson ninja-build)
@@ -26,6 +31,30 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
+# Debian's kernel image of the headers' exact version (the module loads only into that kernel),
+# taken apart with dpkg-deb rather than installed: build/kernel/<version>/boot/ (vmlinuz, config,
+# System.map) is kept, the rest of the package (its modules) is not needed by the boot test.
+kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | grep -o 'linux-headers-[^ ,]*' \
+       | head -1 | sed 's/^linux-headers-//')
+kdir=build/kernel/$kver
+if [ -n "$kver" ] && [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
+    kpkgver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
+    echo "setup: unpacking Debian's linux-image-$kver $kpkgver into $kdir"
+    mkdir -p build/kernel
+    kunpack=$(mktemp -d build/kernel/.unpack.XXXXXX)
+    if ! (cd "$kunpack" && apt-get download -q "linux-image-$kver=$kpkgver" >/dev/null 2>&1); then
+        ksudo=""
+        [ "$(id -u)" -eq 0 ] || ksudo="sudo"
+        $ksudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+        (cd "$kunpack" && apt-get download -q "linux-image-$kver=$kpkgver" >/dev/null)
+    fi
+    dpkg-deb -x "$kunpack"/linux-image-"$kver"_*.deb "$kunpack/root"
+    mkdir -p "$kdir"
+    rm -rf "$kdir/boot"
+    mv "$kunpack/root/boot" "$kdir/boot"
+    rm -rf "$kunpack"
 fi
 
 # Verilator: Debian 12's 5.006 (cocotb 1.9 works with it; LiteX's litex_sim too).

@@ -2,8 +2,10 @@
  * nic_queues.c: the NIC datapath driver (see nic_queues.h): TX rings with consumer-index
  * writebacks, the RX ring with its completion ring, doorbells, coalescing, counters.
  *
- * Interfaces: nic_queues.h. Every register is the nic block's base plus its NIC_CSR_NIC_*
- * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD below).
+ * Interfaces: nic_queues.h. Ring state, descriptors, doorbells, queue set-up, coalescing values
+ * and the counter table are the shared datapath core's (sw/core/nic_core.c, also compiled into
+ * the Linux module); this file owns the DMA block, copy buffers, waits and messages. Every register is the nic block's base plus its NIC_CSR_NIC_*
+ * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD, nic_core.h).
  * The protocol (set-up order, doorbells, reposting on completion records) is that of the cores'
  * header comments (rtl/nic/nic_datapath.py, tx_queue_manager.py, tx_engine.py, rx_engine.py,
  * frame_fifo.py, irq_coalescer.py); cocotb_tests/models/nic_driver.py mirrors this file for
@@ -12,10 +14,8 @@
  * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
  * INFO_CLK_FREQ / 10^6 cycles.
  */
-#define _DEFAULT_SOURCE             /* endian.h: htole64/le16toh */
 #include "nic_queues.h"
 
-#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,21 +25,17 @@
 
 /* --- the counter table: every read-only nic_* register (nic_contract.h) ---------------------- */
 
-#define QC(name, NAME, kind, ethtool, desc) \
-    {#name, NIC_CSR_NIC_##NAME##_ADDR, NIC_CSR_NIC_##NAME##_SIZE, NIC_QC_##kind, ethtool, desc},
-
-static const struct nic_q_counter_def counter_defs[] = {NIC_CONTRACT_STATUS_REGS(QC)};
-#undef QC
+#define counter_defs nic_core_counter_defs
 
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n)
 {
-    *n = sizeof counter_defs / sizeof counter_defs[0];
+    *n = nic_core_ncounters;
     return counter_defs;
 }
 
 int nic_q_counter_index(const char *name)
 {
-    for (size_t i = 0; i < sizeof counter_defs / sizeof counter_defs[0]; i++)
+    for (size_t i = 0; i < nic_core_ncounters; i++)
         if (strcmp(counter_defs[i].name, name) == 0)
             return (int)i;
     return -1;
@@ -81,13 +77,11 @@ int nic_q_tx_vector_irqs(struct nic_backend *b, unsigned g, uint32_t *irqs, char
 
 int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err, size_t errlen)
 {
-    const size_t want = sizeof counter_defs / sizeof counter_defs[0];
+    const size_t want = nic_core_ncounters;
     if (n < want)
         return nic_errf(err, errlen, "counters: room for %zu values, the table has %zu", n,
                         want);
-    for (size_t i = 0; i < want; i++)
-        v[i] = nic_csr_read_wide(b, nic_rb_base(b, NIC_RB_NIC) + counter_defs[i].addr,
-                                 counter_defs[i].words);
+    nic_core_counters_read(nic_hw(b), (uint32_t)nic_rb_base(b, NIC_RB_NIC), v);
     return 0;
 }
 
@@ -102,26 +96,19 @@ uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before,
 
 /* --- register helpers ------------------------------------------------------------------------ */
 
-/* Field F of a strobe CSR (nic_regs.h F_OFFSET / F_SIZE), value checked to fit by the callers. */
-#define NIC_Q_FIELD(F, v) \
-    (((uint32_t)(v) & (uint32_t)((1ull << F##_SIZE) - 1)) << F##_OFFSET)
-
-static void wr(struct nic_backend *b, uint64_t addr, uint32_t v) { nic_write32(b, addr, v); }
+static uint32_t nic_base(struct nic_backend *b) { return (uint32_t)nic_rb_base(b, NIC_RB_NIC); }
 
 static void txq_cfg(struct nic_backend *b, unsigned q, unsigned size_log2, bool enable,
                     unsigned limit)
 {
-    wr(b, NIC_CSR(b, NIC, TXQ_CFG),
-       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_QUEUE, q) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_SIZE_LOG2, size_log2) |
-       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_ENABLE, enable) | NIC_Q_FIELD(NIC_CSR_NIC_TXQ_CFG_LIMIT, limit));
+    nic_core_txq_cfg(nic_hw(b), nic_base(b), q, size_log2, enable, limit);
 }
 
 static int wait_drained(struct nic_backend *b, unsigned q, uint64_t timeout_ns, char *err,
                         size_t errlen)
 {
     const uint64_t deadline = nic_now_ns(b) + timeout_ns;
-    while (!((nic_csr_read_wide(b, NIC_CSR(b, NIC, TXQ_DRAINED), NIC_CSR_NIC_TXQ_DRAINED_SIZE) >> q) &
-             1)) {
+    while (!nic_core_txq_drained(nic_hw(b), nic_base(b), q)) {
         if (nic_now_ns(b) > deadline)
             return nic_errf(err, errlen, "TX queue %u did not drain within %llu ns "
                             "(nic_txq_drained bit %u stays 0: descriptors still in flight, or "
@@ -184,9 +171,8 @@ static void rx_post_desc(struct nic_queues *nq, unsigned p)
     struct nic_rxq *r = &nq->rx;
     /* The RX engine writes whole DWORDs (rtl/nic/rx_engine.py): the buffer it is told about
      * holds the largest frame rounded up to 4 bytes (the stride leaves room for it). */
-    r->desc[p] = (struct nic_rx_desc){
-        .addr = htole64(r->buf_bus + (uint64_t)p * nq->stride + r->off[p]),
-        .len = htole16((uint16_t)align_up(nq->cfg.buf_size, 4))};
+    nic_core_rx_desc(r, p, r->buf_bus + (uint64_t)p * nq->stride + r->off[p],
+                     (uint32_t)align_up(nq->cfg.buf_size, 4));
 }
 
 /* --- open / close ---------------------------------------------------------------------------- */
@@ -268,12 +254,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         return nic_errf(err, errlen, "out of memory");
 
     /* Frame FIFOs: TX takes whatever the engine builds (its max_frame), RX what a buffer holds. */
-    wr(b, NIC_CSR(b, NIC, TXFIFO_MAX_LEN), NIC_Q_FRAME_MAX);
-    wr(b, NIC_CSR(b, NIC, TXFIFO_MIN_LEN), 0);
-    wr(b, NIC_CSR(b, NIC, TXFIFO_ENABLE), 1);
-    wr(b, NIC_CSR(b, NIC, RXFIFO_MAX_LEN), cfg->buf_size);
-    wr(b, NIC_CSR(b, NIC, RXFIFO_MIN_LEN), 0);
-    wr(b, NIC_CSR(b, NIC, RXFIFO_ENABLE), 1);
+    nic_core_fifos(nic_hw(b), nic_base(b), cfg->buf_size);
 
     struct nic_q_coalesce co;
     nic_q_coalesce_defaults(&co);
@@ -281,12 +262,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         return -1;
 
     /* Scheduler: the mode, every queue at priority 0 with weight 1. */
-    wr(b, NIC_CSR(b, NIC, TX_SCHED_MODE), cfg->sched_mode);
-    nic_csr_write_wide(b, NIC_CSR(b, NIC, TX_SCHED_PRIO), NIC_CSR_NIC_TX_SCHED_PRIO_SIZE, 0);
-    uint64_t weights = 0;
-    for (unsigned q = 0; q < nic_q_hw_txq(b) && 8 * q < 64; q++)
-        weights |= 1ull << (8 * q);
-    nic_csr_write_wide(b, NIC_CSR(b, NIC, TX_SCHED_WEIGHT), NIC_CSR_NIC_TX_SCHED_WEIGHT_SIZE, weights);
+    nic_core_sched(nic_hw(b), nic_base(b), cfg->sched_mode, nic_q_hw_txq(b));
 
     /* TX queues: disable (a drained queue is reset by it), wait drained, ring base and
      * writeback address, then enable (the reset that starts the ring at 0). */
@@ -306,11 +282,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         txq_cfg(b, q, t->size_log2, false, t->limit);
         if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
             return -1;
-        nic_csr_write_wide(b, NIC_CSR(b, NIC, TXE_BASE_ADDR), NIC_CSR_NIC_TXE_BASE_ADDR_SIZE, t->desc_bus);
-        wr(b, NIC_CSR(b, NIC, TXE_BASE), NIC_Q_FIELD(NIC_CSR_NIC_TXE_BASE_QUEUE, q));
-        nic_csr_write_wide(b, NIC_CSR(b, NIC, TXQ_WB_ADDR), NIC_CSR_NIC_TXQ_WB_ADDR_SIZE, t->wb_bus);
-        wr(b, NIC_CSR(b, NIC, TXQ_WB_ADDR_QUEUE), NIC_Q_FIELD(NIC_CSR_NIC_TXQ_WB_ADDR_QUEUE_QUEUE, q));
-        txq_cfg(b, q, t->size_log2, true, t->limit);
+        nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
     }
     if (cfg_err >= 0 && nic_read32(b, counter_defs[cfg_err].addr) != err_cfg0)
         return nic_errf(err, errlen, "the device refused a TX queue configuration write "
@@ -328,30 +300,24 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
-    wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 0);
+    nic_core_rx_enable(nic_hw(b), nic_base(b), false);
     const uint64_t deadline = nic_now_ns(b) + timeout_ns;
     nic_idle(b, 100);
-    while (nic_read32(b, NIC_CSR(b, NIC, RXE_CONS)) != 0) {
+    while (nic_core_rx_cons(nic_hw(b), nic_base(b)) != 0) {
         if (nic_now_ns(b) > deadline)
             return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
                             "stays %u with nic_rxe_enable 0) within %llu ns",
-                            nic_read32(b, NIC_CSR(b, NIC, RXE_CONS)),
+                            nic_core_rx_cons(nic_hw(b), nic_base(b)),
                             (unsigned long long)timeout_ns);
         nic_idle(b, 200);
     }
-    nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_RING_BASE), NIC_CSR_NIC_RXE_RING_BASE_SIZE, r->desc_bus);
-    wr(b, NIC_CSR(b, NIC, RXE_RING_SIZE_LOG2), r->size_log2);
-    nic_csr_write_wide(b, NIC_CSR(b, NIC, RXE_CPL_BASE), NIC_CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
+    nic_core_rx_setup(nic_hw(b), nic_base(b), r);
     for (unsigned p = 0; p < r->size; p++) {
         r->off[p] = rx_offset(nq);
         rx_post_desc(nq, p);
-        r->cpl[p].status = NIC_Q_RX_STATUS_FREE;
     }
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 1);
-    r->prod = r->size - 1;
-    wr(b, NIC_CSR(b, NIC, RXE_DB), NIC_Q_FIELD(NIC_CSR_NIC_RXE_DB_INDEX, r->prod));
-    r->doorbells++;
+    nic_core_rx_cpl_init(r);
+    nic_core_rx_start(nic_hw(b), nic_base(b), r);
     nq->open = true;
     return 0;
 }
@@ -366,7 +332,7 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
             if (rc == 0 && wait_drained(b, q, timeout_ns, err, errlen) < 0)
                 rc = -1;
         }
-        wr(b, NIC_CSR(b, NIC, RXE_ENABLE), 0);
+        nic_core_rx_enable(nic_hw(b), nic_base(b), false);
         nq->open = false;
     }
     if (nq->mem)
@@ -403,35 +369,26 @@ int nic_q_tx_post(struct nic_queues *nq, unsigned q, const struct nic_q_frame *f
         n = room;
     if (n == 0)
         return 0;
-    uint32_t idx = t->next_to_use;
+    const uint32_t start = t->next_to_use;
     for (unsigned i = 0; i < n; i++) {
         const uint32_t len = frames[i].len;
-        if (len == 0 || len > nq->cfg.buf_size)
+        if (len == 0 || len > nq->cfg.buf_size) {
+            t->next_to_use = start;         /* none of the batch posted */
             return nic_errf(err, errlen, "TX frame %u of the batch: %u bytes does not fit a "
                             "buffer (1..%u bytes)", i, len, nq->cfg.buf_size);
-        const size_t at = (size_t)idx * nq->stride + next_offset(nq);
+        }
+        const size_t at = (size_t)t->next_to_use * nq->stride + next_offset(nq);
         memcpy(t->buf + at, frames[i].data, len);
-        t->desc[idx] = (struct nic_tx_desc){.addr = htole64(t->buf_bus + at),
-                                            .len = htole16((uint16_t)len),
-                                            .flags = htole16(NIC_TX_DESC_FLAGS_EOP)};
-        idx = (idx + 1) & (t->size - 1);
+        nic_core_tx_put(t, t->buf_bus + at, len, true);
     }
-    t->next_to_use = idx;
     t->frames_sent += n;
     return (int)n;
 }
 
 void nic_q_tx_doorbell(struct nic_queues *nq, unsigned q)
 {
-    if (q >= nq->cfg.ntxq || nq->tx[q].rung == nq->tx[q].next_to_use)
-        return;
-    struct nic_txq *t = &nq->tx[q];
-    __atomic_thread_fence(__ATOMIC_RELEASE);       /* descriptors before the doorbell */
-    wr(nq->b, nq->nic_base + NIC_CSR_NIC_TXQ_DB_ADDR,
-       NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_QUEUE, q) |
-           NIC_Q_FIELD(NIC_CSR_NIC_TXQ_DB_INDEX, t->next_to_use));
-    t->rung = t->next_to_use;
-    t->doorbells++;
+    if (q < nq->cfg.ntxq)
+        nic_core_tx_doorbell(nic_hw(nq->b), (uint32_t)nq->nic_base, &nq->tx[q], q);
 }
 
 int nic_q_tx_send(struct nic_queues *nq, unsigned q, const struct nic_q_frame *frames,
@@ -448,42 +405,25 @@ int nic_q_tx_reclaim(struct nic_queues *nq, unsigned q, char *err, size_t errlen
     if (q >= nq->cfg.ntxq)
         return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
     struct nic_txq *t = &nq->tx[q];
-    const uint32_t cons = le16toh(t->wb->cons) & (t->size - 1);
-    const unsigned done = (cons - t->next_to_clean) & (t->size - 1);
-    if (done > nic_q_tx_pending(nq, q))
+    uint32_t cons;
+    const unsigned from = t->next_to_clean;
+    const int done = nic_core_tx_reclaim(t, &cons);
+    if (done < 0)
         return nic_errf(err, errlen, "TX queue %u: written-back consumer index %u is beyond the "
-                        "%u descriptors posted from %u", q, cons, nic_q_tx_pending(nq, q),
-                        t->next_to_clean);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    t->next_to_clean = cons;
-    return (int)done;
+                        "%u descriptors posted from %u", q, cons, nic_q_tx_pending(nq, q), from);
+    return done;
 }
 
 int nic_q_rx_poll(struct nic_queues *nq, struct nic_q_rx_frame *out, unsigned max)
 {
     struct nic_rxq *r = &nq->rx;
     unsigned n = 0;
-    while (n < max) {
-        volatile struct nic_rx_cpl *rec = &r->cpl[r->next_cpl];
-        const uint8_t status = rec->status;
-        if (status == NIC_Q_RX_STATUS_FREE)
-            break;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        const uint32_t len = le16toh(rec->len);
-        const uint32_t idx = le16toh(rec->index) & (r->size - 1);
-        const uint64_t ts = le64toh(rec->timestamp);
-        /* Positions up to idx are consumed (descriptors skipped after a read error have no
-         * record): they are all to be reposted. */
-        const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
-        r->to_repost += ((idx - expect) & (r->size - 1)) + 1;
-        out[n] = (struct nic_q_rx_frame){.data = r->buf + (size_t)idx * nq->stride + r->off[idx],
-                                         .len = len,
-                                         .index = idx, .status = status, .timestamp = ts};
-        rec->status = NIC_Q_RX_STATUS_FREE;
-        r->next_cpl = (r->next_cpl + 1) & (r->size - 1);
-        r->frames++;
-        if (status != NIC_RX_STATUS_OK)
-            r->bad_status++;
+    struct nic_core_rx_rec rec;
+    while (n < max && nic_core_rx_take(r, &rec)) {
+        out[n] = (struct nic_q_rx_frame){
+            .data = r->buf + (size_t)rec.index * nq->stride + r->off[rec.index],
+            .len = rec.len, .index = rec.index, .status = rec.status,
+            .timestamp = rec.timestamp};
         n++;
     }
     return (int)n;
@@ -502,12 +442,7 @@ int nic_q_rx_refill(struct nic_queues *nq)
         r->off[p] = rx_offset(nq);
         rx_post_desc(nq, p);
     }
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    r->prod = (r->prod + n) & (r->size - 1);
-    r->to_repost = 0;
-    wr(nq->b, nq->nic_base + NIC_CSR_NIC_RXE_DB_ADDR,
-       NIC_Q_FIELD(NIC_CSR_NIC_RXE_DB_INDEX, r->prod));
-    r->doorbells++;
+    nic_core_rx_post(nic_hw(nq->b), (uint32_t)nq->nic_base, r, n);
     return (int)n;
 }
 
@@ -517,68 +452,35 @@ int nic_q_rx_refill(struct nic_queues *nq)
 int nic_q_coalesce_set(struct nic_queues *nq, const struct nic_q_coalesce *c, char *err,
                        size_t errlen)
 {
-    struct nic_backend *b = nq->b;
-    const uint32_t v[8] = {c->rx_usecs, c->rx_frames, c->rx_abs_usecs, c->rx_min_interval,
-                           c->tx_usecs, c->tx_frames, c->tx_abs_usecs, c->tx_min_interval};
-    static const char *const names[8] = {"rx-usecs", "rx-frames", "rx-abs-usecs",
-                                         "rx-min-interval", "tx-usecs", "tx-frames",
-                                         "tx-abs-usecs", "tx-min-interval"};
-    for (int i = 0; i < 8; i++)
-        if (v[i] > 0xffff)
-            return nic_errf(err, errlen, "coalescing %s=%u: out of range 0..65535", names[i],
-                            v[i]);
-    if (nq->tick_cycles < 1 || nq->tick_cycles > 0xffff)
+    const int bad = nic_core_coalesce_check(c);
+    if (bad >= 0) {
+        uint32_t v[NIC_CORE_COALESCE_NVALUES];
+        nic_core_coalesce_values(c, v);
+        return nic_errf(err, errlen, "coalescing %s=%u: out of range 0..65535",
+                        nic_core_coalesce_names[bad], v[bad]);
+    }
+    if (nq->tick_cycles < 1 || nq->tick_cycles > NIC_Q_COALESCE_MAX)
         return nic_errf(err, errlen, "coalescing: %u cycles per us does not fit tick_cycles",
                         nq->tick_cycles);
-    /* Disable while changing, so no half-written configuration raises an interrupt. */
-    wr(b, NIC_CSR(b, NIC, RXIRQ_ENABLE), 0);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_TICK_CYCLES), nq->tick_cycles);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_USECS), c->rx_usecs);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_FRAMES), c->rx_frames);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_ABS_USECS), c->rx_abs_usecs);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_MIN_INTERVAL), c->rx_min_interval);
-    wr(b, NIC_CSR(b, NIC, RXIRQ_ENABLE), c->rx_enable);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_ENABLE), 0);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_TICK_CYCLES), nq->tick_cycles);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_USECS), c->tx_usecs);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_FRAMES), c->tx_frames);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_ABS_USECS), c->tx_abs_usecs);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_MIN_INTERVAL), c->tx_min_interval);
-    wr(b, NIC_CSR(b, NIC, TXIRQ_ENABLE), c->tx_enable);
+    nic_core_coalesce_write(nic_hw(nq->b), nic_base(nq->b), c, nq->tick_cycles);
     return 0;
 }
 
 int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *err,
                        size_t errlen)
 {
-    struct nic_backend *b = nq->b;
-    const uint32_t rt = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_TICK_CYCLES));
-    const uint32_t tt = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_TICK_CYCLES));
-    if (rt != nq->tick_cycles || tt != nq->tick_cycles)
+    uint32_t rt, tt;
+    if (!nic_core_coalesce_read(nic_hw(nq->b), nic_base(nq->b), c, nq->tick_cycles, &rt, &tt))
         return nic_errf(err, errlen, "coalescing tick is %u (rx) / %u (tx) cycles, not the "
                         "%u of 1 us: times would not be microseconds", rt, tt, nq->tick_cycles);
-    c->rx_usecs = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_USECS));
-    c->rx_frames = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_FRAMES));
-    c->rx_abs_usecs = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_ABS_USECS));
-    c->rx_min_interval = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_MIN_INTERVAL));
-    c->rx_enable = nic_read32(b, NIC_CSR(b, NIC, RXIRQ_ENABLE)) & 1;
-    c->tx_usecs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_USECS));
-    c->tx_frames = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_FRAMES));
-    c->tx_abs_usecs = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_ABS_USECS));
-    c->tx_min_interval = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_MIN_INTERVAL));
-    c->tx_enable = nic_read32(b, NIC_CSR(b, NIC, TXIRQ_ENABLE)) & 1;
     return 0;
 }
-
-
 
 /* --- coalescing settings without a device ---------------------------------------------------- */
 
 void nic_q_coalesce_defaults(struct nic_q_coalesce *c)
 {
-    memset(c, 0, sizeof *c);
-    c->rx_frames = c->tx_frames = 1;
-    c->rx_enable = c->tx_enable = true;
+    nic_core_coalesce_defaults(c);
 }
 
 int nic_q_coalesce_parse(const char *s, struct nic_q_coalesce *c, char *err, size_t errlen)

@@ -10,6 +10,10 @@
  * nic_q_tx_send() (nic_q_tx_post() + nic_q_tx_doorbell()), nic_q_tx_reclaim(), nic_q_rx_poll(),
  * nic_q_rx_refill(). Every function returns 0 (or a count) on success and -1 with a message in
  * err on failure.
+ *
+ * The ring state (struct nic_txq, nic_rxq), descriptors, doorbells, the coalescing values and
+ * the counter table are the shared datapath core's (sw/core/nic_core.h), which the Linux module
+ * (sw/kernel/) compiles too; this file adds the copy buffers, waits and messages.
  */
 #ifndef NICQUEUES_H
 #define NICQUEUES_H
@@ -20,20 +24,12 @@
 
 #include "nic_backend.h"
 #include "nic_contract.h"
+#include "nic_core.h"
 #include "nic_rb.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define NIC_Q_MAX_TXQ NIC_LAYOUT_TXQ       /* TX queues at most (this SoC's: nic_q_hw_txq()) */
-#define NIC_Q_MAX_TXIRQ NIC_LAYOUT_TXIRQ   /* TX vectors at most (this SoC's: nic_q_hw_txirq()) */
-
-#define NIC_Q_RING_MAX 4096u        /* descriptors per ring (12-bit ring positions) */
-#define NIC_Q_FRAME_MAX 9216u       /* the TX engine's max_frame, and the TX FIFO's max_len */
-#define NIC_Q_FRAME_MIN 60u         /* frame bytes (no FCS) the MAC pads to */
-#define NIC_Q_DESC_BYTES NIC_RECORD_BYTES   /* every ring entry (nic_contract.h) */
-#define NIC_Q_RX_STATUS_FREE 0xffu  /* completion record not written yet (driver's marker) */
 
 struct nic_q_config {
     unsigned ntxq;                  /* TX queues used, 1..nic_q_hw_txq() */
@@ -53,45 +49,6 @@ struct nic_q_config {
     unsigned buf_offset;
     bool buf_offset_random;
     uint64_t buf_offset_seed;
-};
-
-#define NIC_Q_RX_BUF_ALIGN 16u      /* RX buffer addresses: multiples of this */
-
-/* TX ring q: `size` descriptors, one payload buffer of buf_size bytes per ring slot (a frame
- * is one descriptor, EOP set) and a writeback slot where the device writes the queue's consumer
- * index. */
-struct nic_txq {
-    struct nic_tx_desc *desc;       /* ring: size descriptors */
-    uint64_t desc_bus;
-    uint8_t *buf;                   /* payload buffer of slot i at buf + i * stride (+ the
-                                     * frame's offset, nic_q_config.buf_offset*) */
-    uint64_t buf_bus;
-    volatile struct nic_tx_wb *wb;  /* consumer-index writeback slot */
-    uint64_t wb_bus;
-    unsigned size, size_log2, limit;
-    uint32_t next_to_use;           /* producer index: the next descriptor the host fills */
-    uint32_t next_to_clean;         /* consumer index as last read from the writeback */
-    uint32_t rung;                  /* producer index of the last doorbell */
-    uint64_t frames_sent, doorbells;
-};
-
-/* The RX ring: `size` descriptors, one buffer of buf_size bytes per slot (slot p always holds
- * buffer p: a buffer is reposted at its own ring position) and `size` completion records. The
- * driver marks a record it has consumed with status NIC_Q_RX_STATUS_FREE (never written by the
- * device), which is how a new record is recognised. */
-struct nic_rxq {
-    struct nic_rx_desc *desc;
-    uint64_t desc_bus;
-    volatile struct nic_rx_cpl *cpl; /* completion records: size of them */
-    uint64_t cpl_bus;
-    uint8_t *buf;                   /* buffer of ring position p at buf + p * stride + off[p] */
-    uint64_t buf_bus;
-    uint16_t *off;                  /* per ring position: its buffer's offset in its slot */
-    unsigned size, size_log2;
-    uint32_t prod;                  /* producer index written to the device (last doorbell) */
-    uint32_t next_cpl;              /* next completion record to look at */
-    uint32_t to_repost;             /* buffers polled and not reposted yet */
-    uint64_t frames, bad_status, doorbells;
 };
 
 /* The driver's state; its rings and buffers are one block of DMA memory from the backend
@@ -145,12 +102,11 @@ int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err
  * are kept mod the ring size, as the device keeps them: a ring holds at most size - 1. */
 static inline unsigned nic_q_tx_pending(const struct nic_queues *nq, unsigned q)
 {
-    const struct nic_txq *t = &nq->tx[q];
-    return (t->next_to_use - t->next_to_clean) & (t->size - 1);
+    return nic_core_tx_pending(&nq->tx[q]);
 }
 static inline unsigned nic_q_tx_room(const struct nic_queues *nq, unsigned q)
 {
-    return nq->tx[q].size - 1 - nic_q_tx_pending(nq, q);
+    return nic_core_tx_room(&nq->tx[q]);
 }
 
 /* Copy frames[0..n-1] into queue q's ring, one descriptor each (EOP), and ring one doorbell
@@ -180,13 +136,7 @@ int nic_q_rx_refill(struct nic_queues *nq);
 
 /* --- interrupt coalescing (ethtool -C) ----------------------------------------------------- */
 
-/* Times in microseconds (converted with nic_*irq_tick_cycles = sys clock cycles per us, from
- * INFO_CLK_FREQ), frame counts in completions. Each 0..65535. */
-struct nic_q_coalesce {
-    uint32_t rx_usecs, rx_frames, rx_abs_usecs, rx_min_interval;
-    uint32_t tx_usecs, tx_frames, tx_abs_usecs, tx_min_interval;
-    bool rx_enable, tx_enable;
-};
+/* struct nic_q_coalesce: nic_core.h. */
 /* The defaults nic_q_open() sets: frames 1, every time 0, enabled (one interrupt per
  * completion). */
 void nic_q_coalesce_defaults(struct nic_q_coalesce *c);
@@ -201,19 +151,7 @@ int nic_q_coalesce_get(struct nic_queues *nq, struct nic_q_coalesce *c, char *er
 
 /* --- counters: every nic_* status register -------------------------------------------------- */
 
-enum nic_q_counter_kind {
-    NIC_QC_COUNT = 0,               /* event counter, 32 bits, wraps: deltas are meaningful */
-    NIC_QC_ERROR = 1,               /* a drop or error counter (wraps) */
-    NIC_QC_STATE = 2,               /* a level, bitmap or index: the value itself */
-};
-struct nic_q_counter_def {
-    const char *name;               /* CSR name without `nic_`, e.g. rxe_drop_no_buffer */
-    uint64_t addr;                  /* offset in the nic block */
-    unsigned words;
-    enum nic_q_counter_kind kind;
-    const char *ethtool;            /* its ethtool -S name, e.g. rx_drop_no_buffer */
-    const char *desc;               /* what it counts (rtl/contract/registers.py) */
-};
+/* enum nic_q_counter_kind, struct nic_q_counter_def: nic_core.h. */
 /* The table (nic_contract.h NIC_CONTRACT_STATUS_REGS) and its length. */
 const struct nic_q_counter_def *nic_q_counter_defs(size_t *n);
 /* Index of a counter by name, -1 if the table has none. */

@@ -1,5 +1,6 @@
 /*
- * nic_rb.c: the register-block table (nic_rb.h).
+ * nic_rb.c: the register-block table (nic_rb.h): the shared core's discovery
+ * (sw/core/nic_core.c) on a backend, with messages, and the core's MMIO accessors.
  */
 #include "nic_rb.h"
 
@@ -10,15 +11,16 @@
 _Static_assert(NIC_ID_RB_MAX <= NIC_BACKEND_RB_MAX, "nic_backend.h has no room for the table");
 _Static_assert(NIC_ID_RB_ENTRY_BYTES == sizeof(struct nic_rb_entry), "table entry size");
 
-static const struct {
-    enum nic_rb_type type;
-    uint32_t version;
-    const char *name;
-} known[] = {
-#define NIC_RB_KNOWN(NAME, name) {NIC_RB_##NAME, NIC_RB_##NAME##_VERSION, #name},
-    NIC_RB_BLOCKS(NIC_RB_KNOWN)
-#undef NIC_RB_KNOWN
-};
+/* The shared core's MMIO accessors (nic_core_osdep.h) on a backend. */
+uint32_t nic_core_rd32(struct nic_core_hw *hw, uint32_t off)
+{
+    return nic_read32((struct nic_backend *)hw, off);
+}
+
+void nic_core_wr32(struct nic_core_hw *hw, uint32_t off, uint32_t v)
+{
+    nic_write32((struct nic_backend *)hw, off, v);
+}
 
 static int rb_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -31,44 +33,33 @@ static int rb_err(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-const char *nic_rb_name(enum nic_rb_type type)
-{
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].type == type)
-            return known[i].name;
-    return "?";
-}
+const char *nic_rb_name(enum nic_rb_type type) { return nic_core_rb_name(type); }
 
-static uint32_t known_version(enum nic_rb_type type)
-{
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].type == type)
-            return known[i].version;
-    return 0;
-}
+static uint32_t known_version(enum nic_rb_type type) { return nic_core_rb_known_version(type); }
 
 int nic_rb_discover(struct nic_backend *b, char *err, size_t errlen)
 {
-    const uint32_t magic = nic_read32(b, NIC_CSR_INFO_MAGIC_ADDR);
-    if (magic != NIC_ID_MAGIC)
+    struct nic_core_rb_table t;
+    switch (nic_core_rb_discover(nic_hw(b), &t)) {
+    case NIC_CORE_RB_OK:
+        break;
+    case NIC_CORE_RB_BAD_MAGIC:
         return rb_err(err, errlen, "identification block: MAGIC (BAR0 0x%04x) reads 0x%08x, "
                       "not 0x%08x: not this NIC, or BAR0 is not mapped",
-                      (unsigned)NIC_CSR_INFO_MAGIC_ADDR, magic, (unsigned)NIC_ID_MAGIC);
-    const uint32_t ver = nic_read32(b, NIC_CSR_INFO_VERSION_ADDR);
-    if (NIC_FIELD_GET(ver, NIC_CSR_INFO_VERSION_MAJOR) != NIC_ID_VERSION_MAJOR)
+                      (unsigned)NIC_CSR_INFO_MAGIC_ADDR, t.magic, (unsigned)NIC_ID_MAGIC);
+    case NIC_CORE_RB_BAD_MAJOR:
         return rb_err(err, errlen, "identification block: design version %u.%u, this host "
-                      "library is for major version %u", NIC_FIELD_GET(ver, NIC_CSR_INFO_VERSION_MAJOR),
-                      NIC_FIELD_GET(ver, NIC_CSR_INFO_VERSION_MINOR), NIC_ID_VERSION_MAJOR);
-    const uint32_t n = nic_read32(b, NIC_ID_RB_COUNT_ADDR);
-    if (n == 0 || n > NIC_ID_RB_MAX)
+                      "library is for major version %u",
+                      NIC_FIELD_GET(t.version, NIC_CSR_INFO_VERSION_MAJOR),
+                      NIC_FIELD_GET(t.version, NIC_CSR_INFO_VERSION_MINOR), NIC_ID_VERSION_MAJOR);
+    default:
         return rb_err(err, errlen, "identification block: RB_COUNT (BAR0 0x%04x) is %u, "
-                      "expected 1..%u", (unsigned)NIC_ID_RB_COUNT_ADDR, n, (unsigned)NIC_ID_RB_MAX);
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t a = NIC_ID_RB_TABLE_ADDR + (uint64_t)i * NIC_ID_RB_ENTRY_BYTES;
-        b->rb[i] = (struct nic_rb_entry){nic_read32(b, a), nic_read32(b, a + 4),
-                                         nic_read32(b, a + 8), nic_read32(b, a + 12)};
+                      "expected 1..%u", (unsigned)NIC_ID_RB_COUNT_ADDR, t.count,
+                      (unsigned)NIC_ID_RB_MAX);
     }
-    b->nrb = n;
+    for (unsigned i = 0; i < t.n; i++)
+        b->rb[i] = (struct nic_rb_entry){t.e[i].type, t.e[i].version, t.e[i].base, t.e[i].info};
+    b->nrb = t.n;
     return 0;
 }
 

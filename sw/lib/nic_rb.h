@@ -7,7 +7,9 @@
  * block's base plus the build-independent offset of nic_regs.h. A block whose layout version
  * differs from the one nic_regs.h was generated for counts as absent, and nic_rb_require() says
  * why. Reaching a register of an absent block (without nic_rb_require() first) is a bug: the
- * process stops with a message naming the block.
+ * process stops with a message naming the block. The table is read by the shared datapath
+ * core (sw/core/nic_core.h, as the Linux module reads it); a backend is the core's MMIO
+ * environment through nic_hw() (nic_core_rd32/wr32 are defined in nic_rb.c).
  */
 #ifndef NICRB_H
 #define NICRB_H
@@ -17,11 +19,15 @@
 #include <stdint.h>
 
 #include "nic_backend.h"
+#include "nic_core.h"
 #include "nic_regs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The backend as the shared core's MMIO handle. */
+static inline struct nic_core_hw *nic_hw(struct nic_backend *b) { return (struct nic_core_hw *)b; }
 
 /* Reads MAGIC, VERSION and the table. 0, or -1 with a message. */
 int nic_rb_discover(struct nic_backend *b, char *err, size_t errlen);

@@ -1,0 +1,7 @@
+/* stdbool.h for the module build: the generated headers (sw/include/nic_contract.h) include the
+ * C library's stdbool.h; in the kernel the same types come from linux/types.h and linux/stddef.h. */
+#ifndef NICDRV_COMPAT_STDBOOL_H
+#define NICDRV_COMPAT_STDBOOL_H
+#include <linux/types.h>
+#include <linux/stddef.h>
+#endif
