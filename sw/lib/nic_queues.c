@@ -266,8 +266,9 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
 
     /* TX queues: disable (a drained queue is reset by it), wait drained, ring base and
      * writeback address, then enable (the reset that starts the ring at 0). */
-    const int cfg_err = nic_q_counter_index("txq_err_cfg");
-    const uint32_t err_cfg0 = cfg_err >= 0 ? nic_read32(b, counter_defs[cfg_err].addr) : 0;
+    /* The block's counter at its offset in the nic block (counter_defs[].addr is relative). */
+    const uint32_t err_cfg_at = NIC_CSR(b, NIC, TXQ_ERR_CFG);
+    const uint32_t err_cfg0 = nic_read32(b, err_cfg_at);
     for (unsigned q = 0; q < cfg->ntxq; q++) {
         struct nic_txq *t = &nq->tx[q];
         t->size = cfg->tx_ring;
@@ -284,10 +285,10 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
             return -1;
         nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
     }
-    if (cfg_err >= 0 && nic_read32(b, counter_defs[cfg_err].addr) != err_cfg0)
+    const uint32_t err_cfg1 = nic_read32(b, err_cfg_at);
+    if (err_cfg1 != err_cfg0)
         return nic_errf(err, errlen, "the device refused a TX queue configuration write "
-                        "(nic_txq_err_cfg %u -> %u)", err_cfg0,
-                        nic_read32(b, counter_defs[cfg_err].addr));
+                        "(nic_txq_err_cfg %u -> %u)", err_cfg0, err_cfg1);
 
     /* RX: disable (the engine resets its ring when idle), wait for cons 0, configure, post
      * every buffer but one (a ring holds S - 1), enable, one doorbell. */
