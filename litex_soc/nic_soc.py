@@ -16,7 +16,8 @@
 # LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
 # breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
-# ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); nic_ntxq TX
+# ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); with_stream (its
+# deep capture into host memory through a crossbar write port, ANALYZER_STREAM); nic_ntxq TX
 # queues in nic_ntxirq TX queue groups (queue q in group q % n), each with its own MSI (NIC_RX,
 # then NIC_TX, NIC_TX1, ..., numbered consecutively); build_dir (where emitted Amaranth Verilog
 # goes).
@@ -45,6 +46,7 @@ ANALYZER_BD_CLASSES = ("raw_dma", "nic")
 ANALYZER_BREAKDOWN = True
 ANALYZER_LEVELS = True
 ANALYZER_EVENTS = True
+ANALYZER_STREAM = True
 # The device-side latencies: a TX doorbell write to the TX engine's next descriptor read (the
 # doorbells before that read merged into the first), a host MMIO read's MRd on the PHY to its
 # completion's first beat, the RX coalescer's interrupt decision to its MSI request (an irq while
@@ -137,7 +139,8 @@ class NICSoC(SoCCore):
     def __init__(self, platform, crg, pcie_phy, eth_phy, sys_clk_freq=125e6, with_cpu=False,
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
                  with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS,
-                 with_events=ANALYZER_EVENTS, nic_ntxq=4, nic_ntxirq=2):
+                 with_events=ANALYZER_EVENTS, with_stream=ANALYZER_STREAM, nic_ntxq=4,
+                 nic_ntxirq=2):
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
                         integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
                    dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
@@ -185,17 +188,20 @@ class NICSoC(SoCCore):
         self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
             self.add_analyzer(platform, data_width, build_dir, with_breakdown,
-                              nic_ntxq if with_levels else 0, with_events)
+                              nic_ntxq if with_levels else 0, with_events, with_stream)
 
     def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4,
-                     with_events=True):
+                     with_events=True, with_stream=True):
         # ntxq: the TX queues whose levels the analyzer keeps; 0: no levels at all.
         probes = analyzer_probes(data_width)
         self.analyzer = an = BusAnalyzerCSR(
             platform, probes, build_dir, depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY,
             breakdown=analyzer_breakdown(data_width) if with_breakdown else None,
             levels=analyzer_levels(ntxq) if ntxq else (),
-            events=ANALYZER_EVENT_LIST if with_events else ())
+            events=ANALYZER_EVENT_LIST if with_events else (),
+            stream=dict(port=self.pcie_endpoint.crossbar.get_master_port(write_only=True),
+                        data_width=data_width, req_id=self.pcie_phy.id,
+                        mps=self.pcie_phy.max_payload_size) if with_stream else None)
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
         # run-length compression is not defeated by payload bits.

@@ -22,5 +22,5 @@ def test_verilator_lint_bus_analyzer(data_width, tmp_path):
 
     core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
                        latency=ANALYZER_LATENCY, breakdown=analyzer_breakdown(data_width),
-                       levels=analyzer_levels(4), events=ANALYZER_EVENT_LIST)
+                       levels=analyzer_levels(4), events=ANALYZER_EVENT_LIST, stream=data_width)
     verilator_lint(core, "nic_bus_analyzer", tmp_path)

@@ -21,6 +21,11 @@ def jobs(cfg):
         nicscope(cfg, "scope_occupancy", "report", "--load", "dma+tx", "--bytes", 262144,
                  "--frames", 64, "--irq", est=8),
         nicscope(cfg, "scope_csr", "report", "--load", "csr", est=2),
+        nicscope(cfg, "scope_stream", "capture", "--stream", "--load", "tx", "--frames",
+                 100 if cfg.quick else 1000, "--vcd", f"{cfg.outdir}/jobs/deep.vcd", est=10),
+        nicscope(cfg, "scope_stream_throttled", "capture", "--stream", "--load", "tx",
+                 "--frames", 16, "--ring-log2", 8, "--throttle-ns", 20000,
+                 "--vcd", f"{cfg.outdir}/jobs/deep_throttled.vcd", est=2),
         nicscope(cfg, "scope_capture", "capture", "--load", "dma+tx", "--bytes", 65536,
                  "--frames", 4, "--trigger", TRIGGER, "--pre", 256, "--post", 1200,
                  "--vcd", f"{cfg.outdir}/trace.vcd", "--gtkw", f"{cfg.outdir}/trace.gtkw", est=6),
@@ -141,6 +146,14 @@ def section(cfg, res, outdir):
         f"TX doorbell -> descriptor read {db['mean_ns']:.1f} ns mean (min {db['min'] * ns:.0f}, "
         f"max {db['max'] * ns:.0f}, {db['count']} doorbells); RX interrupt decision -> MSI "
         f"{msi['mean_ns']:.1f} ns ({msi['count']} MSIs)")
+    for job, what in (("scope_stream", "drained as fast as the host can"),
+                      ("scope_stream_throttled", "a ring of 256 drained every 20 us at most")):
+        s = res(job)["result"]
+        cycles = s["last_cycle"] - s["first_cycle"]
+        verdicts.append(
+            f"deep capture ({what}): {s['entries_taken']} entries in host memory over "
+            f"{cycles * ns / 1000:.1f} us ({s['entries_taken'] * 16 * 8 / (cycles * ns):.2f} "
+            f"Gb/s of trace), {s['entries_due']} due, {s['lost']} lost in {s['gaps']} gaps")
     body = ("Ours (`nicscope report --load dma+tx --irq`):\n\n"
             + table(["probe", "group", "busy %", "stall %", "idle %", "bytes", "frames/TLPs",
                      "Gb/s"], rows)

@@ -105,7 +105,9 @@ FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdow
             "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill "
                        "(with_levels)", dict(levels=())),
             "events": ("device-side latencies: doorbell to descriptor read, MMIO read, "
-                       "interrupt to MSI (with_events)", dict(events=()))}
+                       "interrupt to MSI (with_events)", dict(events=())),
+            "stream": ("deep capture into host memory: FIFO and DMA writer (with_stream)",
+                       dict(stream=None))}
 
 
 def build_analyzer(**without):
@@ -113,7 +115,8 @@ def build_analyzer(**without):
     from rtl.scope.bus_analyzer import BusAnalyzer
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
                                     "levels": analyzer_levels(4),
-                                    "events": ANALYZER_EVENT_LIST, **without})
+                                    "events": ANALYZER_EVENT_LIST, "stream": DATA_WIDTH,
+                                    **without})
 
 
 def emit(out_dir, **without):

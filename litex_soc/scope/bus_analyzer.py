@@ -20,8 +20,9 @@
 # Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
 # names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), levels ((name, width) pairs),
-# events (rtl.scope.bus_analyzer.Event list), module_name, tap_stages (registers between a
-# probed signal and the analyzer, >= 1).
+# events (rtl.scope.bus_analyzer.Event list), stream (the deep capture's DMA: dict(port= a
+# LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None),
+# module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
 
 import os
 from functools import reduce
@@ -34,6 +35,7 @@ from amaranth.back import verilog
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
+from litex_soc.nic.dma_port_adapter import DMAWriteAdapter
 from litex_soc.scope.probe_taps import ProbeTaps, delay_line
 from amaranth.lib import data
 
@@ -74,13 +76,15 @@ class BusAnalyzerCSR(LiteXModule):
     """
 
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
-                 breakdown=None, levels=(), events=(), module_name="nic_bus_analyzer",
+                 breakdown=None, levels=(), events=(), stream=None,
+                 module_name="nic_bus_analyzer",
                  tap_stages=TAP_STAGES):
         if tap_stages < 1:
             raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
         self.tap_stages = tap_stages
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
                            breakdown=breakdown, levels=levels, events=events,
+                           stream=stream["data_width"] if stream else None,
                            register_inputs=False)
         self.breakdown = breakdown
         self._bd_connected = set()
@@ -263,12 +267,58 @@ class BusAnalyzerCSR(LiteXModule):
                 ports[f"i_trig_s{s}_mode_{ab}"] = getattr(cfg, f"mode_{ab}")
             ports[f"i_trig_s{s}_op"] = cfg.op
             ports[f"i_trig_s{s}_count"] = cfg.count
+        if stream:
+            self.add_stream_csrs(ports, **stream)
         self._ports = ports
         self._module_name = module_name
         self.comb += [
             self.cap_now.status.eq(self.now),
             self.snapshot_pulse.eq(self.control.fields.snapshot),
         ]
+
+    def add_stream_csrs(self, ports, port, data_width, req_id, mps):
+        """The deep capture's CSRs and its DMA write adapter on `port`."""
+        self.stream_ctrl = CSRStorage(fields=[
+            CSRField("enable", size=1, description="``1``: stream an entry for every change "
+                     "of the sample into the ring (the rising edge restarts ``stream_prod``, "
+                     "``stream_entries`` and ``stream_lost`` at 0: set it only while "
+                     "``stream_status.busy`` is 0). ``0``: stop; the entries stored are still "
+                     "written (``busy`` until then)."),
+        ], description="Deep capture into host memory.")
+        self.stream_base = CSRStorage(64, description="Ring base address in host memory "
+                                      "(4 KiB aligned); entry ``i`` at ``base + (i mod "
+                                      "2**size_log2) * entry bytes``.")
+        self.stream_size_log2 = CSRStorage(5, description="Ring size: ``2**size_log2`` "
+                                           "entries (a ring holds one less).")
+        self.stream_cons = CSRStorage(32, description="The host's consumer index: entries "
+                                      "taken from the ring since ``enable`` rose.")
+        self.stream_prod = CSRStatus(32, description="Entries written to the ring since "
+                                     "``enable`` rose (their posted writes precede a read of "
+                                     "this register's completion).")
+        self.stream_entries = CSRStatus(32, description="Entries due since ``enable`` rose: "
+                                        "stored and lost.")
+        self.stream_lost = CSRStatus(32, description="Entries lost: the FIFO was full (the "
+                                     "ring had no room). The next entry stored has the gap "
+                                     "flag.")
+        self.stream_status = CSRStatus(fields=[
+            CSRField("level", size=10, description="Entries in the FIFO."),
+            CSRField("busy", size=1, offset=16, description="Entries still to write, or a "
+                     "write in progress."),
+        ], description="Deep capture status.")
+        self.stream_dma = adp = DMAWriteAdapter(port, data_width, req_id=req_id)
+        payload = Signal(64 + 13 + data_width + 2)
+        ports.update(
+            i_st_enable=self.stream_ctrl.fields.enable, i_st_base=self.stream_base.storage,
+            i_st_size_log2=self.stream_size_log2.storage, i_st_cons=self.stream_cons.storage,
+            i_st_mps=mps[:13],
+            o_st_prod=self.stream_prod.status, o_st_entries=self.stream_entries.status,
+            o_st_lost=self.stream_lost.status, o_st_level=self.stream_status.fields.level,
+            o_st_busy=self.stream_status.fields.busy,
+            o_st_wr__valid=adp.wr_valid, i_st_wr__ready=adp.wr_ready, o_st_wr__payload=payload)
+        self.comb += [adp.wr_addr.eq(payload[0:64]), adp.wr_len.eq(payload[64:77]),
+                      adp.wr_data.eq(payload[77:77 + data_width]),
+                      adp.wr_first.eq(payload[77 + data_width]),
+                      adp.wr_last.eq(payload[78 + data_width])]
 
     def probe(self, name, valid, ready, first, last, nbytes=0, **fields):
         p = self._probes.get(name)

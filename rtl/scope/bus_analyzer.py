@@ -18,13 +18,16 @@
 #                        hand-offs (LatencyBreakdown), when built.
 #   level_<name>         in: one per level: its occupancy integral and maximum (LevelMonitor).
 #   ev_<name>_start, ev_<name>_end   in: one pair per event latency (EventLatency).
+#   st_*                 the deep capture's ring, DMA write port and counts (TraceStream), when
+#                        built.
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
 #   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
 # None), breakdown (Breakdown: the per-request latency breakdown's classes, or None), levels
-# ((name, width) pairs, up to 64), events (Event list, up to 8), register_inputs (False: the
+# ((name, width) pairs, up to 64), events (Event list, up to 8), stream (the DMA port's data
+# width for the deep capture into host memory, or None), register_inputs (False: the
 # caller has registered the probes, hold, the bd_*, level_* and ev_* inputs).
 
 from types import SimpleNamespace
@@ -46,6 +49,8 @@ from .level_monitor import LevelMonitor
 from .occupancy_counter import COUNTS, OccupancyCounter
 from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
 from .trace_capture import TS_WIDTH, State, TraceCapture
+from .trace_stream import TraceStream, entry_bytes
+from rtl.nic.dma_port import write_signature
 from .trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger, stage_ports
 
 HANDSHAKE = ("valid", "ready", "first", "last")
@@ -63,6 +68,7 @@ BD_MAX_CLASSES, BD_NBINS = 3, 16
 SEL_LEVEL, MAX_LEVELS = 0x780, 64
 SEL_BD_REORDER = 0x710
 SEL_EV, EV_STRIDE, EV_NBINS, MAX_EVENTS = 0x800, 0x20, 16, 8
+STREAM_FIFO_DEPTH = 512
 CNT_SEL_WIDTH = 12
 
 
@@ -162,7 +168,7 @@ class BusAnalyzer(wiring.Component):
     """
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
-                 breakdown=None, levels=(), events=(), register_inputs=True):
+                 breakdown=None, levels=(), events=(), stream=None, register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -186,6 +192,14 @@ class BusAnalyzer(wiring.Component):
         if len(self.levels) > MAX_LEVELS:
             raise ValueError(f"BusAnalyzer: {len(self.levels)} levels, at most {MAX_LEVELS}")
         self.events = tuple(events)
+        self.stream = stream
+        st_ports = {}
+        if stream is not None:
+            st_ports = {"st_enable": In(1), "st_base": In(64), "st_size_log2": In(5),
+                        "st_cons": In(32), "st_mps": In(13, init=256),
+                        "st_wr": Out(write_signature(stream)),
+                        "st_prod": Out(32), "st_entries": Out(32), "st_lost": Out(32),
+                        "st_level": Out(range(STREAM_FIFO_DEPTH + 1)), "st_busy": Out(1)}
         if len(self.events) > MAX_EVENTS or len({e.name for e in self.events}) != len(
                 self.events):
             raise ValueError(f"BusAnalyzer: events {[e.name for e in self.events]}: at most "
@@ -226,6 +240,7 @@ class BusAnalyzer(wiring.Component):
             **bd_ports,
             **{f"level_{n}": In(w) for n, w in self.levels},
             **{f"ev_{e.name}_{k}": In(1) for e in self.events for k in ("start", "end")},
+            **st_ports,
         })
 
     # --- what host software needs to know -------------------------------------------------
@@ -337,6 +352,11 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_EV_NAMES " + (", ".join(
                 f'"{e.name}"' for e in self.events) if self.events else '""'),
             f"#define {prefix}_EV_STAT_NAMES " + ", ".join(f'"{n}"' for n in EV_STATS),
+            "",
+            "/* Deep capture (TraceStream): bytes per entry in the host ring; the entry: sample,",
+            " * 32-bit timestamp, the gap flag in the entry's top bit. */",
+            f"#define {prefix}_HAS_STREAM {int(self.stream is not None)}",
+            f"#define {prefix}_STREAM_ENTRY_BYTES {entry_bytes(self.sample_width)}",
         ]
         for enum in (Mode, Op, State):
             lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
@@ -563,4 +583,16 @@ class BusAnalyzer(wiring.Component):
         # The capture stamps a sample with its own cycle count two cycles after the probes saw
         # it (the input stage, the trigger's): cap_now runs two ahead of that count.
         m.d.comb += self.cap_now.eq(cap.now + 2)
+
+        # The deep capture registers the sample once, as the capture does, and stamps it with
+        # the count the capture would give it.
+        if self.stream is not None:
+            m.submodules.stream = st = TraceStream(self.sample_width, data_width=self.stream,
+                                                   fifo_depth=STREAM_FIFO_DEPTH)
+            m.d.comb += [st.sample.eq(sample), st.now.eq(cap.now + 1)]
+            for n in ("enable", "base", "size_log2", "cons", "mps"):
+                m.d.comb += getattr(st, n).eq(getattr(self, f"st_{n}"))
+            for n in ("prod", "entries", "lost", "level", "busy"):
+                m.d.comb += getattr(self, f"st_{n}").eq(getattr(st, n))
+            wiring.connect(m, st.wr, wiring.flipped(self.st_wr))
         return m

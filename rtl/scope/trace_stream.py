@@ -143,34 +143,29 @@ class TraceStream(wiring.Component):
         beat = Signal(range(max(2, self.beats)))
         w_addr, w_len, w_n = Signal(64), Signal(13), Signal(13)
         W = self.data_width
-        writing = Signal()
-        with m.FSM():
-            with m.State("IDLE"):
-                go = (n != 0) & ~rise_in & ((q.level >= lim) | (wait == self.flush_cycles) |
-                                           ~en_q)
-                with m.If(go):
-                    m.d.sync += [left.eq(n), w_n.eq(n), beat.eq(0), w_addr.eq(addr),
-                                 w_len.eq(n << eb_log2)]
-                    m.next = "WRITE"
-            with m.State("WRITE"):
-                m.d.comb += [
-                    writing.eq(1),
-                    self.wr.valid.eq(q.r_rdy),
-                    self.wr.p.addr.eq(w_addr), self.wr.p.len.eq(w_len),
-                    self.wr.p.first.eq((left == w_n) & (beat == 0)),
-                    self.wr.p.last.eq((left == 1) & (beat == self.beats - 1)),
-                    self.wr.p.data.eq(q.r_data.word_select(beat, W) if self.beats > 1
-                                      else q.r_data),
-                ]
-                with m.If(self.wr.valid & self.wr.ready):
-                    if self.beats > 1:
-                        m.d.sync += beat.eq(beat + 1)
-                    with m.If(beat == self.beats - 1):
-                        m.d.comb += q.r_en.eq(1)
-                        m.d.sync += [beat.eq(0), left.eq(left - 1)]
-                        with m.If(left == 1):
-                            m.d.sync += self.prod.eq(self.prod + w_n)
-                            m.next = "IDLE"
+        writing = Signal()                                 # a write in progress
+        go = (n != 0) & ~rise_in & ((q.level >= lim) | (wait == self.flush_cycles) | ~en_q)
+        with m.If(~writing):
+            with m.If(go):
+                m.d.sync += [writing.eq(1), left.eq(n), w_n.eq(n), beat.eq(0),
+                             w_addr.eq(addr), w_len.eq(n << eb_log2)]
+        with m.Else():
+            m.d.comb += [
+                self.wr.valid.eq(q.r_rdy),
+                self.wr.p.addr.eq(w_addr), self.wr.p.len.eq(w_len),
+                self.wr.p.first.eq((left == w_n) & (beat == 0)),
+                self.wr.p.last.eq((left == 1) & (beat == self.beats - 1)),
+                self.wr.p.data.eq(q.r_data.word_select(beat, W) if self.beats > 1
+                                  else q.r_data),
+            ]
+            with m.If(self.wr.valid & self.wr.ready):
+                if self.beats > 1:
+                    m.d.sync += beat.eq(beat + 1)
+                with m.If(beat == self.beats - 1):
+                    m.d.comb += q.r_en.eq(1)
+                    m.d.sync += [beat.eq(0), left.eq(left - 1)]
+                    with m.If(left == 1):
+                        m.d.sync += [self.prod.eq(self.prod + w_n), writing.eq(0)]
         with m.If(rise_in):
             m.d.sync += self.prod.eq(0)
         m.d.comb += self.busy.eq((q.level != 0) | writing)

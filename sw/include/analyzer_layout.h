@@ -52,6 +52,11 @@
 #define NIC_SCOPE_NEVENTS 3
 #define NIC_SCOPE_EV_NAMES "db_desc", "mmio_rd", "rx_irq_msi"
 #define NIC_SCOPE_EV_STAT_NAMES "count", "sum", "merged", "lost", "unmatched", "min", "max"
+
+/* Deep capture (TraceStream): bytes per entry in the host ring; the entry: sample,
+ * 32-bit timestamp, the gap flag in the entry's top bit. */
+#define NIC_SCOPE_HAS_STREAM 1
+#define NIC_SCOPE_STREAM_ENTRY_BYTES 16
 #define NIC_SCOPE_MODE_LEVEL 0
 #define NIC_SCOPE_MODE_RISE 1
 #define NIC_SCOPE_MODE_FALL 2

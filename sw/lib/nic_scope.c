@@ -482,3 +482,95 @@ void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *
     nic_scope_decode(raw, s->count, s->last_ts, out);
     free(raw);
 }
+
+/* --- 5. Deep capture ------------------------------------------------------------------------- */
+
+
+static void stream_enable(struct nic_backend *b, bool on)
+{
+    nic_write32(b, NIC_CSR(b, ANALYZER, STREAM_CTRL),
+                (uint32_t)on << NIC_CSR_ANALYZER_STREAM_CTRL_ENABLE_OFFSET);
+}
+
+bool nic_scope_stream_busy(struct nic_backend *b)
+{
+    return field(nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_STATUS)),
+                 NIC_CSR_ANALYZER_STREAM_STATUS_BUSY_OFFSET,
+                 NIC_CSR_ANALYZER_STREAM_STATUS_BUSY_SIZE) != 0;
+}
+
+void nic_scope_stream_counts(struct nic_backend *b, uint32_t *entries, uint32_t *lost,
+                             uint32_t *prod)
+{
+    *entries = nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_ENTRIES));
+    *lost = nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_LOST));
+    *prod = nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_PROD));
+}
+
+int nic_scope_stream_start(struct nic_backend *b, struct nic_scope_stream *s,
+                           unsigned size_log2, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (!NIC_SCOPE_HAS_STREAM)
+        return nic_errf(err, errlen, "this analyzer has no deep capture (with_stream)");
+    if (size_log2 < 4 || size_log2 > 24)
+        return nic_errf(err, errlen, "ring of 2**%u entries: 2**4 .. 2**24", size_log2);
+    stream_enable(b, false);
+    if (nic_scope_stream_busy(b))
+        return nic_errf(err, errlen, "the deep capture is still writing an earlier stream");
+    s->b = b;
+    s->size_log2 = size_log2;
+    s->bytes = (size_t)NIC_SCOPE_STREAM_ENTRY_BYTES << size_log2;
+    s->ring = nic_dma_alloc(b, s->bytes, &s->bus);
+    if (!s->ring)
+        return nic_errf(err, errlen, "cannot allocate %zu B of DMA memory for the ring", s->bytes);
+    if (s->bus & 4095) {
+        nic_scope_stream_free(s);
+        return nic_errf(err, errlen, "the ring at %#" PRIx64 " is not 4 KiB aligned", s->bus);
+    }
+    nic_csr_write_wide(b, NIC_CSR(b, ANALYZER, STREAM_BASE), NIC_CSR_ANALYZER_STREAM_BASE_SIZE,
+                       s->bus);
+    nic_write32(b, NIC_CSR(b, ANALYZER, STREAM_SIZE_LOG2), size_log2);
+    nic_write32(b, NIC_CSR(b, ANALYZER, STREAM_CONS), 0);
+    /* Timestamps unwrap from the analyzer's count now: the first entry is a little later. */
+    s->last_cycle = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_NOW),
+                                      NIC_CSR_ANALYZER_CAP_NOW_SIZE);
+    stream_enable(b, true);
+    return 0;
+}
+
+uint32_t nic_scope_stream_take(struct nic_scope_stream *s,
+                               void (*fn)(const struct nic_scope_change *ch, bool gap,
+                                          void *arg),
+                               void *arg)
+{
+    const uint32_t prod = nic_read32(s->b, NIC_CSR(s->b, ANALYZER, STREAM_PROD));
+    const uint32_t mask = (1u << s->size_log2) - 1, n = prod - s->cons;
+    struct nic_scope_change ch;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t *e = (const uint32_t *)(s->ring + (size_t)((s->cons + k) & mask) *
+                                               NIC_SCOPE_STREAM_ENTRY_BYTES);
+        const uint32_t ts = (uint32_t)nic_scope_bits(e, NIC_SCOPE_SAMPLE_WIDTH, 32);
+        s->last_cycle += (uint32_t)(ts - (uint32_t)s->last_cycle);
+        ch.cycle = s->last_cycle;
+        memset(ch.v, 0, sizeof ch.v);
+        for (unsigned bit = 0; bit < NIC_SCOPE_SAMPLE_WIDTH; bit += 32) {
+            const unsigned w = NIC_SCOPE_SAMPLE_WIDTH - bit < 32 ? NIC_SCOPE_SAMPLE_WIDTH - bit : 32;
+            nic_scope_set_bits(ch.v, bit, w, nic_scope_bits(e, bit, w));
+        }
+        fn(&ch, nic_scope_bits(e, NIC_SCOPE_STREAM_ENTRY_BYTES * 8 - 1, 1) != 0, arg);
+    }
+    s->cons = prod;
+    if (n)
+        nic_write32(s->b, NIC_CSR(s->b, ANALYZER, STREAM_CONS), prod);
+    return n;
+}
+
+void nic_scope_stream_stop(struct nic_scope_stream *s) { stream_enable(s->b, false); }
+
+void nic_scope_stream_free(struct nic_scope_stream *s)
+{
+    if (s->ring)
+        nic_dma_free(s->b, s->ring, s->bytes);
+    s->ring = NULL;
+}

@@ -11,6 +11,8 @@
  *                                 ANALYZER_CONTROL.ARM/STOP
  *   4. read-out and decode        ANALYZER_CAP_RD_ADDR/RD_DATA: the run-length-compressed entries
  *                                 back to (cycle, sample) changes.
+ *   5. deep capture               ANALYZER_STREAM_*: the same entries streamed by DMA into a ring
+ *                                 in host memory, drained by the host.
  * Samples are arrays of NIC_SCOPE_SAMPLE_WORDS 32-bit words, least significant first; a signal is
  * the bits [offset, offset + width) of that vector (struct nic_scope_signal).
  */
@@ -198,6 +200,38 @@ void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *
  * first, oldest first), for tests. */
 void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
                       struct nic_scope_change *out);
+
+/* --- 5. Deep capture: ANALYZER_STREAM_* (rtl/scope/trace_stream.py) -------------------------- */
+/* A ring of 2**size_log2 entries of NIC_SCOPE_STREAM_ENTRY_BYTES in DMA memory; cons counts the
+ * entries taken. An entry: the sample, its 32-bit timestamp above it, the gap flag (entries were
+ * lost just before this one) in the entry's top bit. */
+struct nic_scope_stream {
+    struct nic_backend *b;
+    uint8_t *ring;
+    uint64_t bus;
+    size_t bytes;
+    unsigned size_log2;
+    uint32_t cons;
+    uint64_t last_cycle;            /* the last entry's cycle (timestamps unwrap from it) */
+};
+/* Allocate the ring (4 KiB aligned), program it and start: the first entry is the sample of
+ * the cycle streaming starts. 0, or -1 with a message (busy from an earlier stream, no
+ * memory, not built). */
+int nic_scope_stream_start(struct nic_backend *b, struct nic_scope_stream *s,
+                           unsigned size_log2, char *err, size_t errlen);
+/* Take every entry the device has written (one read of STREAM_PROD, one write of STREAM_CONS):
+ * fn(change, gap, arg) for each, the change's cycle unwrapped. Returns the entries taken. */
+uint32_t nic_scope_stream_take(struct nic_scope_stream *s,
+                               void (*fn)(const struct nic_scope_change *ch, bool gap,
+                                          void *arg),
+                               void *arg);
+/* Stop streaming (entries stored are still written: busy until then). */
+void nic_scope_stream_stop(struct nic_scope_stream *s);
+/* STREAM_STATUS.BUSY, and the counts: entries due, lost, written (prod). */
+bool nic_scope_stream_busy(struct nic_backend *b);
+void nic_scope_stream_counts(struct nic_backend *b, uint32_t *entries, uint32_t *lost,
+                             uint32_t *prod);
+void nic_scope_stream_free(struct nic_scope_stream *s);
 
 #ifdef __cplusplus
 }

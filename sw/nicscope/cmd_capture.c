@@ -24,12 +24,13 @@ static const char *tlp_name(unsigned ft)
 
 /* The VCD: every sample signal under nic.<group>.<probe>, the decoded TLP type of each TLP
  * probe (a string, "-" between TLPs), and nic.analyzer.trigger. Times in ps. */
-static int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
-                     const struct nic_scope_status *st, const struct nic_scope_change *ch)
+int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
+              const struct nic_scope_status *st, const struct nic_scope_change *ch,
+              const bool *gap)
 {
     const char *path = vcd->path;
     const size_t nsig = nic_scope_nsignals;
-    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 1, sizeof *vars);
+    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 2, sizeof *vars);
     char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 1, sizeof *scopes);
     int *tlp_var = calloc(NIC_SCOPE_NPROBES, sizeof *tlp_var);
     if (!vars || !scopes || !tlp_var)
@@ -51,6 +52,9 @@ static int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out
     }
     const size_t trig_var = n;
     vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "trigger", 1, VCD_WIRE, ""};
+    const size_t gap_var = n;
+    if (gap)
+        vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "gap", 1, VCD_WIRE, ""};
 
     const uint64_t ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
     char comment[256];
@@ -70,7 +74,14 @@ static int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out
             vcd_value(&w, &vars[trig_var], 0);
             trig_on = false;
         }
+        /* A gap: entries were lost between the entry before and this one. */
+        if (gap && k && gap[k]) {
+            vcd_time(&w, (ch[k - 1].cycle + 1) * ps);
+            vcd_value(&w, &vars[gap_var], 1);
+        }
         vcd_time(&w, ch[k].cycle * ps);
+        if (gap && (k == 0 || gap[k]))
+            vcd_value(&w, &vars[gap_var], 0);
         for (size_t i = 0, vi = 0; i < nsig; i++) {
             const struct nic_scope_signal *s = &nic_scope_signals[i];
             while (vars[vi].kind == VCD_STRING || strcmp(vars[vi].name, s->name) != 0 ||
@@ -141,12 +152,16 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     uint64_t pre = 0, post = 0;
     bool pre_given = false, post_given = false;
     const char *vcd = "nicscope.vcd", *gtkw = NULL;
+    bool stream = false;
+    uint64_t ring_log2 = 16, throttle_ns = 0;
     char err[1024];
     static const struct option opts[] = {
         LOAD_OPTIONS,
         {"trigger", required_argument, NULL, 't'}, {"pre", required_argument, NULL, 'p'},
         {"post", required_argument, NULL, 'P'},    {"vcd", required_argument, NULL, 'v'},
-        {"gtkw", required_argument, NULL, 'g'},    {NULL, 0, NULL, 0}};
+        {"gtkw", required_argument, NULL, 'g'},    {"stream", no_argument, NULL, 's'},
+        {"ring-log2", required_argument, NULL, 'r'},
+        {"throttle-ns", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
     int o;
     while ((o = next_option("capture", argc, argv, opts)) != -1) {
         int rc;
@@ -180,6 +195,18 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
                 return usage_error("--gtkw needs a file");
             gtkw = optarg;
             break;
+        case 's':
+            stream = true;
+            break;
+        case 'r':
+            if (!optarg || bu_parse_u64(optarg, &ring_log2) < 0 || ring_log2 < 4 ||
+                ring_log2 > 24)
+                return usage_error("--ring-log2: 4..24 (a ring of 2**N entries)");
+            break;
+        case 'T':
+            if (!optarg || bu_parse_u64(optarg, &throttle_ns) < 0 || throttle_ns > 1000000000)
+                return usage_error("--throttle-ns: 0..1e9 ns");
+            break;
         default:
             if ((rc = load_option(o, optarg, &l)))
                 return rc;
@@ -199,8 +226,15 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     int rc = out_create(c, "--vcd", vcd, &vcd_out);
     if (rc || (rc = out_create(c, "--gtkw", gtkw, &gtkw_out)))
         return rc;
+    if (stream && (nst || pre_given || post_given))
+        return usage_error("--stream takes every change from the start to the end of the "
+                           "load: no --trigger, --pre or --post");
+    if (!stream && (ring_log2 != 16 || throttle_ns))
+        return usage_error("--ring-log2 and --throttle-ns are --stream's");
     if ((rc = open_dev(c)))
         return rc;
+    if (stream)
+        return capture_stream(c, &l, vcd_out, gtkw_out, (unsigned)ring_log2, throttle_ns);
     /* Default window: pre = depth/16 entries, post = depth - pre - 1 cycles. The trigger's own
      * entry and the pre ones leave depth - pre - 1 entries, and a post window of that many
      * cycles cannot make more even if the sample changes on every cycle: it always ends
@@ -239,7 +273,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         free(ch);
         return rc;
     }
-    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch);
+    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL);
     if (!rc && !(rc = out_commit(c, vcd_out)))
         rc = out_commit(c, gtkw_out);
     const uint64_t first = s.count ? ch[0].cycle : 0;

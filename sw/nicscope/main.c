@@ -27,6 +27,12 @@ static const char *const usage_text =
 "  capture [LOAD] [--trigger STAGE]... [--pre N] [--post N] [--vcd FILE] [--gtkw FILE]\n"
 "                                triggered trace -> VCD (+ FST) and GTKWave save file\n"
 "                                (default nicscope.vcd, and FILE.gtkw beside the VCD)\n"
+"  capture --stream [LOAD] [--ring-log2 N] [--throttle-ns N] [--vcd FILE] [--gtkw FILE]\n"
+"                                deep capture: every change, streamed by DMA into a ring of\n"
+"                                2**N entries in host memory (default 16) while the load runs;\n"
+"                                the host drains it at most every --throttle-ns (default 0:\n"
+"                                whenever it can); entries it did not take in time are\n"
+"                                counted and each gap marked in the VCD (nic.analyzer.gap)\n"
 "  cpu [LOAD] [--boot-ms N]      read the analyzer from the soft CPU too (CPU=1 builds)\n"
 "  breakdown [--path dma|tx] [--sizes LIST] [--count N]\n"
 "                                per-request DMA read latency by stage, per transfer size\n"
@@ -199,6 +205,12 @@ double period_ns(void) { return 1e9 / clk_hz; }
 
 /* --- load -------------------------------------------------------------------------------------- */
 
+void load_poll(struct ctx *c)
+{
+    if (c->poll)
+        c->poll(c);
+}
+
 bool load_has(const struct load *l, const char *what)
 {
     return strstr(l->kind, what) != NULL;
@@ -301,7 +313,8 @@ static int dma_finish(struct ctx *c, struct dma_load *d)
                         seen & nic_msi_bit(nic_rb_msi(b, NIC_RB_DMA_PATTERN, 0)) ? "the writer"
                                                                          : "the checker",
                         c->timeout_ns);
-        const int r = nic_msi_wait_sources(b, 100000, &seen);
+        load_poll(c);
+        const int r = nic_msi_wait_sources(b, c->poll ? 2000 : 100000, &seen);
         if (r < 0 || nic_last_error(b))
             return backend_check(c, "load") ? EXIT_FAIL : fail(c, "load: irq_wait failed");
     }
@@ -311,6 +324,7 @@ static int dma_finish(struct ctx *c, struct dma_load *d)
         if (nic_now_ns(b) > deadline)
             return fail(c, "load: card-to-host data did not arrive");
         nic_idle(b, 8);
+        load_poll(c);
     }
     nic_pattern_gen_enable(b, false);
     nic_dma_enable(b, NIC_DMA_WRITER, false);
@@ -451,6 +465,7 @@ static int tx_run(struct ctx *c, const struct load *l, struct load_state *s)
                             l->frames, c->timeout_ns, sent);
             nic_idle(b, 64);
         }
+        load_poll(c);
     }
     s->doorbells = doorbells(nq) - db0;
     return backend_check(c, "load tx");
@@ -484,13 +499,17 @@ int run_load(struct ctx *c, const struct load *l, struct load_state *s)
                                      nic_msi_bit(nic_q_rx_msi(c->b)) : 0};
     int rc = EXIT_OK;
     if (strcmp(l->kind, "none") == 0) {
-        nic_idle(c->b, l->idle_ns);
+        for (uint64_t t = 0; t < l->idle_ns; t += 1000) {
+            nic_idle(c->b, l->idle_ns - t < 1000 ? l->idle_ns - t : 1000);
+            load_poll(c);
+        }
         return backend_check(c, "idle");
     }
     if (strcmp(l->kind, "csr") == 0) {   /* idle but for host reads of the identification */
         for (unsigned i = 0; i < CSR_LOAD_READS; i++) {
             (void)nic_read32(c->b, 0);
             nic_idle(c->b, CSR_LOAD_GAP_NS);
+            load_poll(c);
         }
         return backend_check(c, "csr");
     }

@@ -46,6 +46,9 @@ struct ctx {
     char failmsg[2048];
     struct out_file outs[MAX_OUT_FILES];
     unsigned nouts;
+    /* Called from the loads' wait loops while they run (the deep capture drains its ring). */
+    void (*poll)(struct ctx *c);
+    void *poll_arg;
 };
 
 /* The load a command runs inside its window (--load): `dma` moves --bytes in both directions at
@@ -101,6 +104,8 @@ int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);
 bool load_has(const struct load *l, const char *what);
+/* The command's poll hook (ctx.poll), if any: the loads call it between their steps. */
+void load_poll(struct ctx *c);
 /* Option parsing: getopt_long, one table per command (argv[0] its name); main() sets optind = 0
  * between the global options and the command's. next_option(): the next option's val with
  * optarg its value, NULL when it is missing (each option's check says what it needs); -1 at
@@ -128,5 +133,15 @@ int cmd_report(struct ctx *c, int argc, char **argv);
 int cmd_capture(struct ctx *c, int argc, char **argv);
 int cmd_cpu(struct ctx *c, int argc, char **argv);
 int cmd_breakdown(struct ctx *c, int argc, char **argv);
+
+/* cmd_capture.c: the VCD (and GTKWave save file) of st->count changes; gap (NULL, or a flag per
+ * change: entries were lost just before it) adds nic.analyzer.gap, 1 over each gap. */
+int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
+              const struct nic_scope_status *st, const struct nic_scope_change *ch,
+              const bool *gap);
+/* capture_stream.c: `capture --stream`: the load with the deep capture draining into host
+ * memory (a ring of 2**ring_log2 entries, drained at most every throttle_ns), then the VCD. */
+int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
+                   struct out_file *gtkw, unsigned ring_log2, uint64_t throttle_ns);
 
 #endif /* NICSCOPE_H */
