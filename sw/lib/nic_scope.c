@@ -483,6 +483,24 @@ void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *
     free(raw);
 }
 
+/* --- Time base ------------------------------------------------------------------------------ */
+
+void nic_scope_timebase(struct nic_backend *b, double ns_per_cycle,
+                        struct nic_scope_timebase *tb)
+{
+    uint64_t cyc, ps;
+    tb->ns_per_cycle = ns_per_cycle;
+    if (nic_counter(b, "probe.an_now", &cyc) == 0 && nic_counter(b, "probe.an_now_ps", &ps) == 0) {
+        *tb = (struct nic_scope_timebase){cyc, (double)ps / 1000.0, ns_per_cycle, 0.0, true};
+        return;
+    }
+    const uint64_t t0 = nic_now_ns(b);
+    cyc = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_NOW), NIC_CSR_ANALYZER_CAP_NOW_SIZE);
+    const uint64_t t1 = nic_now_ns(b);
+    *tb = (struct nic_scope_timebase){cyc, ((double)t0 + (double)t1) / 2, ns_per_cycle,
+                                      ((double)t1 - (double)t0) / 2, false};
+}
+
 /* --- 5. Deep capture ------------------------------------------------------------------------- */
 
 

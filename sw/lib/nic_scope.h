@@ -201,6 +201,25 @@ void nic_scope_read_trace(struct nic_backend *b, const struct nic_scope_status *
 void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
                       struct nic_scope_change *out);
 
+/* --- Time base: the analyzer's cycle count paired with the host's clock (nic_now_ns()) ------ */
+/* On a backend that knows the pairing (the simulation: probe.an_now at probe.an_now_ps) it is
+ * exact; otherwise a read of ANALYZER_CAP_NOW bracketed by two host clock reads, cycle taken at
+ * their midpoint, uncertainty half their distance. */
+struct nic_scope_timebase {
+    uint64_t cycle;                 /* the analyzer's count ... */
+    double ns;                      /* ... at this host time */
+    double ns_per_cycle, uncertainty_ns;
+    bool exact;
+};
+void nic_scope_timebase(struct nic_backend *b, double ns_per_cycle,
+                        struct nic_scope_timebase *tb);
+/* The analyzer cycle of host time host_ns (which may be before tb->ns). */
+static inline int64_t nic_scope_cycle_at(const struct nic_scope_timebase *tb, double host_ns)
+{
+    const double d = (host_ns - tb->ns) / tb->ns_per_cycle;
+    return (int64_t)tb->cycle + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+}
+
 /* --- 5. Deep capture: ANALYZER_STREAM_* (rtl/scope/trace_stream.py) -------------------------- */
 /* A ring of 2**size_log2 entries of NIC_SCOPE_STREAM_ENTRY_BYTES in DMA memory; cons counts the
  * entries taken. An entry: the sample, its 32-bit timestamp above it, the gap flag (entries were

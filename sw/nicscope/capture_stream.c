@@ -4,7 +4,9 @@
  * load runs (rtl/scope/trace_stream.py); nicscope drains the ring from the loads' wait loops
  * (ctx.poll), at most every --throttle-ns, with a progress line per 100000 entries, then stops
  * the stream, drains the rest and checks the device's counts against what it took: entries
- * taken = entries written, and taken + lost = entries due. The VCD marks each gap.
+ * taken = entries written, and taken + lost = entries due. The VCD marks each gap, and shows
+ * the tx load's doorbell writes on the device's time axis (nic.host.tx_doorbell, placed by
+ * nic_scope_timebase()).
  */
 #include "nicscope.h"
 
@@ -108,10 +110,17 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     if (!rc && (prod != (uint32_t)d.n || entries != (uint32_t)d.n + lost))
         rc = fail(c, "stream: the device wrote %u entries of %u due (%u lost), the host took "
                   "%zu", prod, entries, lost, d.n);
+    struct nic_scope_timebase tb;
+    nic_scope_timebase(c->b, period_ns(), &tb);
+    int64_t *host = calloc(ls.ntx_db + 1, sizeof *host);
+    for (size_t i = 0; host && i < ls.ntx_db; i++)
+        host[i] = nic_scope_cycle_at(&tb, (double)ls.tx_db_ns[i]);
+    if (!rc && !host)
+        rc = fail(c, "out of memory");
     if (!rc && (rc = backend_check(c, "stream")) == 0 && d.n) {
         struct nic_scope_status st = {.count = (uint32_t)d.n,
                                       .end_ts = d.ch[d.n - 1].cycle + 1};
-        rc = write_vcd(c, vcd, gtkw, &st, d.ch, d.gap);
+        rc = write_vcd(c, vcd, gtkw, &st, d.ch, d.gap, host, ls.ntx_db);
         if (!rc && !(rc = out_commit(c, vcd)))
             rc = out_commit(c, gtkw);
     }
@@ -134,8 +143,21 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     bu_json_ku64(&c->j, "last_cycle", d.n ? d.ch[d.n - 1].cycle : 0);
     bu_json_ku64(&c->j, "ring_entries", 1u << ring_log2);
     bu_json_ku64(&c->j, "throttle_ns", throttle_ns);
+    bu_json_key(&c->j, "timebase");
+    bu_json_obj_begin(&c->j);
+    bu_json_kstr(&c->j, "pairing", tb.exact ? "exact" : "bracketed read");
+    bu_json_kdouble(&c->j, "uncertainty_ns", tb.uncertainty_ns);
+    bu_json_ku64(&c->j, "cycle", tb.cycle);
+    bu_json_kdouble(&c->j, "host_ns", tb.ns);
+    bu_json_obj_end(&c->j);
+    bu_json_key(&c->j, "host_tx_doorbell_cycles");
+    bu_json_arr_begin(&c->j);
+    for (size_t i = 0; host && i < ls.ntx_db; i++)
+        bu_json_u64(&c->j, (uint64_t)host[i]);
+    bu_json_arr_end(&c->j);
     bu_json_obj_end(&c->j);
     free(d.ch);
     free(d.gap);
+    free(host);
     return rc;
 }

@@ -24,20 +24,56 @@ static const char *tlp_name(unsigned ft)
 
 /* The VCD: every sample signal under nic.<group>.<probe>, the decoded TLP type of each TLP
  * probe (a string, "-" between TLPs), and nic.analyzer.trigger. Times in ps. */
+/* Host events as edges on the device's time axis, written in time order between the
+ * entries: at(T) first writes the edges before cycle T, then sets the time to T and writes the
+ * edges at T. */
+struct host_edges {
+    struct vcd_writer *w;
+    const struct vcd_var *var;
+    const int64_t *ev;
+    size_t n, i;
+    bool high;                      /* the pulse of ev[i] is on: its falling edge is next */
+    uint64_t ps;
+};
+
+static uint64_t edge_cycle(const struct host_edges *h)
+{
+    return (uint64_t)h->ev[h->i] + h->high;
+}
+
+static void edge_write(struct host_edges *h)
+{
+    vcd_value(h->w, h->var, !h->high);
+    h->i += h->high;
+    h->high = !h->high;
+}
+
+static void at(struct host_edges *h, uint64_t cycle)
+{
+    while (h->var && h->i < h->n && edge_cycle(h) < cycle) {
+        vcd_time(h->w, edge_cycle(h) * h->ps);
+        edge_write(h);
+    }
+    vcd_time(h->w, cycle * h->ps);
+    while (h->var && h->i < h->n && edge_cycle(h) == cycle)
+        edge_write(h);
+}
+
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
               const struct nic_scope_status *st, const struct nic_scope_change *ch,
-              const bool *gap)
+              const bool *gap, const int64_t *host, size_t nhost)
 {
     const char *path = vcd->path;
     const size_t nsig = nic_scope_nsignals;
-    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 2, sizeof *vars);
-    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 1, sizeof *scopes);
+    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 3, sizeof *vars);
+    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 2, sizeof *scopes);
     int *tlp_var = calloc(NIC_SCOPE_NPROBES, sizeof *tlp_var);
     if (!vars || !scopes || !tlp_var)
         return fail(c, "out of memory");
     for (int p = 0; p < NIC_SCOPE_NPROBES; p++)
         snprintf(scopes[p], 64, "nic.%s.%s", nic_scope_probes[p].group, nic_scope_probes[p].name);
     snprintf(scopes[NIC_SCOPE_NPROBES], 64, "nic.analyzer");
+    snprintf(scopes[NIC_SCOPE_NPROBES + 1], 64, "nic.host");
     size_t n = 0;
     for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
         for (size_t i = 0; i < nsig; i++)
@@ -55,6 +91,10 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
     const size_t gap_var = n;
     if (gap)
         vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "gap", 1, VCD_WIRE, ""};
+    const size_t host_var = n;
+    if (host)
+        vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES + 1], "tx_doorbell", 1, VCD_WIRE,
+                                     ""};
 
     const uint64_t ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
     char comment[256];
@@ -65,21 +105,34 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
     struct vcd_writer w;
     if (vcd_begin(&w, vcd->part, "1ps", comment, vars, n) < 0)
         return fail(c, "cannot write %s", path);
+    /* The host events within the capture: from its first entry to its end. */
+    struct host_edges h = {.w = &w, .ps = ps};
+    if (host && st->count) {
+        size_t i0 = 0;
+        while (i0 < nhost && host[i0] < (int64_t)ch[0].cycle)
+            i0++;
+        size_t i1 = i0;
+        while (i1 < nhost && host[i1] + 1 < (int64_t)st->end_ts)
+            i1++;
+        h = (struct host_edges){&w, &vars[host_var], host + i0, i1 - i0, 0, false, ps};
+    }
     uint32_t prev[NIC_SCOPE_SAMPLE_WORDS] = {0};
     bool trig_on = false;
     for (uint32_t k = 0; k < st->count; k++) {
         /* The trigger marker falls the cycle after the trigger, entry or not. */
         if (trig_on && (k == st->count || ch[k].cycle > st->trig_ts + 1)) {
-            vcd_time(&w, (st->trig_ts + 1) * ps);
+            at(&h, st->trig_ts + 1);
             vcd_value(&w, &vars[trig_var], 0);
             trig_on = false;
         }
         /* A gap: entries were lost between the entry before and this one. */
         if (gap && k && gap[k]) {
-            vcd_time(&w, (ch[k - 1].cycle + 1) * ps);
+            at(&h, ch[k - 1].cycle + 1);
             vcd_value(&w, &vars[gap_var], 1);
         }
-        vcd_time(&w, ch[k].cycle * ps);
+        at(&h, ch[k].cycle);
+        if (host && k == 0)
+            vcd_value(&w, &vars[host_var], 0);
         if (gap && (k == 0 || gap[k]))
             vcd_value(&w, &vars[gap_var], 0);
         for (size_t i = 0, vi = 0; i < nsig; i++) {
@@ -119,11 +172,11 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
         memcpy(prev, ch[k].v, sizeof prev);
     }
     if (trig_on && st->trig_ts + 1 < st->end_ts) {
-        vcd_time(&w, (st->trig_ts + 1) * ps);
+        at(&h, st->trig_ts + 1);
         vcd_value(&w, &vars[trig_var], 0);
     }
     if (st->count && st->end_ts > ch[st->count - 1].cycle)
-        vcd_time(&w, st->end_ts * ps);      /* the end of the covered window */
+        at(&h, st->end_ts);                 /* the end of the covered window */
     int rc = vcd_end(&w) < 0 ? fail(c, "error writing %s", path) : EXIT_OK;
     if (!rc &&
         gtkw_write(gtkw->part, path, vars, n, st->count ? ch[0].cycle * ps : 0, st->end_ts * ps,
@@ -273,7 +326,18 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         free(ch);
         return rc;
     }
-    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL);
+    /* The tx load's doorbell writes on the device's time axis. */
+    struct nic_scope_timebase tb;
+    nic_scope_timebase(c->b, period_ns(), &tb);
+    int64_t *host = calloc(ls.ntx_db + 1, sizeof *host);
+    if (!host) {
+        free(ch);
+        return fail(c, "out of memory");
+    }
+    for (size_t i = 0; i < ls.ntx_db; i++)
+        host[i] = nic_scope_cycle_at(&tb, (double)ls.tx_db_ns[i]);
+    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL, host, ls.ntx_db);
+    free(host);
     if (!rc && !(rc = out_commit(c, vcd_out)))
         rc = out_commit(c, gtkw_out);
     const uint64_t first = s.count ? ch[0].cycle : 0;

@@ -438,6 +438,8 @@ static int tx_run(struct ctx *c, const struct load *l, struct load_state *s)
                 tx_fill(buf[i], size, sent + i);
                 fr[i] = (struct nic_q_frame){buf[i], (uint32_t)size};
             }
+            if (s->ntx_db < LOAD_MAX_HOST_EVENTS)      /* host time of the doorbell write */
+                s->tx_db_ns[s->ntx_db++] = nic_now_ns(b);
             if (nic_q_tx_send(nq, 0, fr, n, err, sizeof err) != (int)n)
                 return fail(c, "load tx: frame %" PRIu64 ": %s", sent, err);
             sent += n;

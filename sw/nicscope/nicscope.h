@@ -74,12 +74,15 @@ struct load {
  * by run_load() inside it, torn down by load_finish() after it closed, so set-up traffic stays
  * out of the counts. The NIC's counters are read in prepare and finish: nic_cnt0/nic_cnt1. */
 #define LOAD_MAX_COUNTERS 128
+#define LOAD_MAX_HOST_EVENTS 65536
 struct load_state {
     struct nic_queues nq;
     bool nq_open;
     size_t ncnt;
     uint64_t nic_cnt0[LOAD_MAX_COUNTERS], nic_cnt1[LOAD_MAX_COUNTERS];
     uint64_t doorbells;             /* TX and RX doorbells the tx load rang (MMIO writes) */
+    uint64_t tx_db_ns[LOAD_MAX_HOST_EVENTS];  /* host time (nic_now_ns) of each TX doorbell */
+    size_t ntx_db;
 };
 
 /* main.c */
@@ -135,10 +138,12 @@ int cmd_cpu(struct ctx *c, int argc, char **argv);
 int cmd_breakdown(struct ctx *c, int argc, char **argv);
 
 /* cmd_capture.c: the VCD (and GTKWave save file) of st->count changes; gap (NULL, or a flag per
- * change: entries were lost just before it) adds nic.analyzer.gap, 1 over each gap. */
+ * change: entries were lost just before it) adds nic.analyzer.gap, 1 over each gap; host
+ * (NULL, or host events: the analyzer cycles of nhost TX doorbell writes, ascending) adds
+ * nic.host.tx_doorbell, 1 for the cycle the host wrote each (on the device's time axis). */
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
               const struct nic_scope_status *st, const struct nic_scope_change *ch,
-              const bool *gap);
+              const bool *gap, const int64_t *host, size_t nhost);
 /* capture_stream.c: `capture --stream`: the load with the deep capture draining into host
  * memory (a ring of 2**ring_log2 entries, drained at most every throttle_ns), then the VCD. */
 int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,

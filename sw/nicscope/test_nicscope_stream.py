@@ -4,11 +4,18 @@
 # lost; a throttled host loses entries, and the device's counts say exactly how many, each gap
 # marked in the VCD. (The command itself fails unless entries taken = written and taken + lost
 # = due.)
+import json
+import re
+import subprocess
+from pathlib import Path
+
 import pytest
 
-from sw.nicscope.test_nicscope import OPTS, check_trace, read_log, read_vcd, run
+from sw.nicscope.test_nicscope import OPTS, check_trace, read_log, read_vcd, run, value_at
 
 from litex_soc.targets.test_sim import WIDTHS, build
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module", params=WIDTHS, ids=[f"dw{w}" for w in WIDTHS])
@@ -59,3 +66,40 @@ def test_stream_bad_options(nicscope, tmp_path, args, msg):
     binary, _ = nicscope
     out, _ = run(binary, tmp_path, "capture", *args, expect=2)
     assert msg in out
+
+
+def test_host_doorbells_on_the_device_time_axis(nicscope, tmp_path):
+    """One time base (exact in the simulation): each TX doorbell the host wrote, placed on the
+    trace by its host time, is followed by the doorbell register's CSR write on the device (the
+    write's way over the link and the CSR bridge), never before it."""
+    binary, _ = nicscope
+    vcd = tmp_path / "h.vcd"
+    _, r = run(binary, tmp_path, "capture", "--stream", "--load", "tx", "--frames", "200",
+               "--frame-size", "200", "--vcd", str(vcd))
+    assert r["timebase"]["pairing"] == "exact" and r["timebase"]["uncertainty_ns"] == 0
+    ch, _ = read_vcd(vcd)
+    ps = 8000
+    db = [t // ps for t, v in ch["nic.host.tx_doorbell"] if v == 1]
+    assert len(db) >= 20 and db == [c for c in r["host_tx_doorbell_cycles"]
+                                    if r["first_cycle"] <= c <= r["last_cycle"]]
+    writes = [(t // ps, value_at(ch["nic.csr.csr.adr"], t))
+              for t, v in ch["nic.csr.csr.we"] if v == 1]
+    # The doorbell register's word address on the CSR bus: its block's base (discovered) plus
+    # its offset (the generated header).
+    info = subprocess.run([str(binary.parent / "nicbench"), "--opts", OPTS, "--json",
+                           str(tmp_path / "i.json"), "info"], capture_output=True, timeout=60)
+    assert info.returncode == 0
+    blocks = json.loads((tmp_path / "i.json").read_text())["records"][1]["blocks"]
+    base = next(b["base"] for b in blocks if b["name"] == "nic")
+    off = int(re.search(r"NIC_CSR_NIC_TXQ_DB_ADDR (0x[0-9a-f]+)u",
+                        (ROOT / "sw/include/nic_regs.h").read_text()).group(1), 16)
+    adr = (base + off) // 4
+    delays = []
+    for c in db:
+        later = [t for t, a in writes if a == adr and t > c]
+        delays.append(later[0] - c if later else None)
+    # Every doorbell reaches the register after the host wrote it, most after the unloaded
+    # write latency, some later behind the completions the link carries downstream.
+    assert all(d is not None and 0 < d < 200 for d in delays), delays
+    mode = max(set(delays), key=delays.count)
+    assert mode < 20 and delays.count(mode) >= len(db) / 2, delays

@@ -559,6 +559,8 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         uint32_t v[kSampleWords + 2] = {};
         get_lanes(top->probe_an_sample, v);
         scope_cycle(in, v, top->probe_an_now, top->probe_an_snapshot, top->probe_csr_busy);
+        probes.an_now = top->probe_an_now;
+        probes.an_now_ps = t;
 
         PhyOut next;
         model.cycle(in, &next);
@@ -611,6 +613,8 @@ std::map<std::string, uint64_t> SimHarness::probe_map() const
         {"dma_rd_reqs", c.dma_rd_reqs},
         {"csr_window", c.csr_window},
         {"csr_busy", c.csr_busy},
+        {"an_now", c.an_now},
+        {"an_now_ps", c.an_now_ps},
     };
 }
 

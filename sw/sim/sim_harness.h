@@ -36,6 +36,9 @@ struct ProbeCounters {
     uint64_t dma_wr_stall_csr = 0, dma_rd_stall_csr = 0;
     uint64_t dma_wr_reqs = 0, dma_rd_reqs = 0;
     uint64_t csr_window = 0, csr_busy = 0;
+    /* The analyzer's cycle count (its CAP_NOW) of the last cycle stepped, and that cycle's
+     * simulated time: the exact pairing of the device's time base with the host's. */
+    uint64_t an_now = 0, an_now_ps = 0;
 };
 
 /* One GMII octet time on a wire: data with tx_en/rx_dv (`en`) and tx_er/rx_er (`er`). */
