@@ -58,11 +58,15 @@ def test_feature_variants(tmp_path):
     differs by the feature's ports (no FPGA tools needed)."""
     cost = load_script()
     full_v, full = cost.emit(tmp_path / "full")
-    assert full.breakdown is not None
+    assert full.breakdown is not None and full.levels and full.events and full.stream
+    # A port each feature has.
+    port = {"breakdown": "bd_handoff", "levels": "level_rd_tags", "events": "ev_db_desc_start",
+            "stream": "st_wr__valid"}
+    assert set(port) == set(cost.FEATURES)
     for name, (_what, args) in cost.FEATURES.items():
         v, a = cost.emit(tmp_path / name, **args)
-        assert a.breakdown is None
-        assert "bd_handoff" in full_v.read_text() and "bd_handoff" not in v.read_text()
+        assert port[name] in full_v.read_text() and port[name] not in v.read_text(), name
+        assert all(p in v.read_text() for n, p in port.items() if n != name), name
         assert v.stat().st_size < full_v.stat().st_size
     full = {"xc7": dict(lut=10, ff=20, bram_36k_equiv=1.5, lutram=2, carry=3),
             "ecp5": dict(lut4_equiv=30, ff=21, dp16kd=4, dpr16x4=5)}

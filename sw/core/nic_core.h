@@ -11,8 +11,8 @@
  * Parameters: the limits below; the hardware's (queues, vectors, clock) come from the device.
  * Ring positions are kept mod the ring size, as the device keeps them: a ring holds size - 1.
  */
-#ifndef NIC_CORE_H
-#define NIC_CORE_H
+#ifndef NICCORE_H
+#define NICCORE_H
 
 #include "nic_core_osdep.h"
 #include "nic_contract.h"
@@ -236,4 +236,4 @@ void nic_core_counters_read(struct nic_core_hw *hw, uint32_t nic_base, uint64_t 
 }
 #endif
 
-#endif /* NIC_CORE_H */
+#endif /* NICCORE_H */

@@ -13,8 +13,8 @@
  * struct nic_core_hw is opaque to the core: sw/lib passes its struct nic_backend, the module
  * its struct nicdrv_hw (sw/kernel/nicdrv.h).
  */
-#ifndef NIC_CORE_OSDEP_H
-#define NIC_CORE_OSDEP_H
+#ifndef NICCORE_OSDEP_H
+#define NICCORE_OSDEP_H
 
 #ifdef __KERNEL__
 #include <linux/types.h>
@@ -54,4 +54,4 @@ struct nic_core_hw;
 uint32_t nic_core_rd32(struct nic_core_hw *hw, uint32_t bar0_off);
 void nic_core_wr32(struct nic_core_hw *hw, uint32_t bar0_off, uint32_t v);
 
-#endif /* NIC_CORE_OSDEP_H */
+#endif /* NICCORE_OSDEP_H */
