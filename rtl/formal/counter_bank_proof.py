@@ -11,17 +11,20 @@
 #                      that one cycle, and busy + stall + idle read from the bank = the window's
 #                      cycles (occupancy_window). busy starts the cycle after a snapshot (and at
 #                      reset) and lasts period + 2 cycles at most; taken iff asked while not busy.
+#   counter_bank_all   (bounded) the same with all six counts (n = period: busy exactly
+#                      period + 2 cycles).
 # Interfaces: PROOFS (rtl/formal/sby_run.py). Parameters: nbytes_width 2; the bank: entries busy,
-# stall, idle (period 4 with one padding entry), count width 5 (windows of 32 cycles wrap); the
-# register form: count width 8 (its least). The bank's proof is bounded: its RAM is not visible to
-# an induction invariant. Depth 22 reads back two snapshots (the first after the reset pass).
+# stall, idle (period 4 with one padding entry; counter_bank_all: all six), count width 5 (windows
+# of 32 cycles wrap); the register form: count width 8 (its least). The bank's proofs are bounded:
+# its RAM is not visible to an induction invariant. counter_bank_snap's depth 22 reads back two
+# snapshots (the first after the reset pass), counter_bank_all's 20 one.
 
 from amaranth import Array, Module, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Elaboratable
 
 from ..scope.counter_bank import CounterBank
-from ..scope.occupancy_counter import OccupancyCounter
+from ..scope.occupancy_counter import COUNTS, OccupancyCounter
 from .sby_run import Proof, implies, peek
 
 W = 5              # the bank's count width
@@ -59,13 +62,16 @@ class OccupancyWindow(Elaboratable):
 
 
 class CounterBankSnapshot(Elaboratable):
+    def __init__(self, counts):
+        self.counts = counts
+
     def elaborate(self, platform):
         m = Module()
         m.submodules.occ = occ = OccupancyCounter(nbytes_width=NBYTES, width=OCC_W, counters=False)
-        m.submodules.bank = bank = CounterBank([occ.max_inc[c] for c in BANK_COUNTS], width=W)
+        m.submodules.bank = bank = CounterBank([occ.max_inc[c] for c in self.counts], width=W)
         drive_probe(m, occ)
-        n = len(BANK_COUNTS)
-        incs = [getattr(occ, f"inc_{c}") for c in BANK_COUNTS]
+        n = len(self.counts)
+        incs = [getattr(occ, f"inc_{c}") for c in self.counts]
         m.d.comb += [getattr(bank, f"inc{i}").eq(inc) for i, inc in enumerate(incs)]
         m.d.comb += [bank.snapshot.eq(occ.snapshot), bank.rd_addr.eq(AnySeq(bank.addr_width))]
 
@@ -102,6 +108,8 @@ class CounterBankSnapshot(Elaboratable):
         m.d.comb += [
             Assert(implies(since == 1, bank.busy), "busy from the cycle after a snapshot"),
             Assert(implies(bank.busy, since <= bank.period + 2), "busy period + 2 cycles at most"),
+            *([Assert(bank.busy == (since <= bank.period + 2), "busy exactly period + 2 cycles")]
+              if n == bank.period else []),
             Assert(bank.taken == (bank.snapshot & ~bank.busy), "taken iff asked while not busy"),
         ]
         return m
@@ -110,11 +118,17 @@ class CounterBankSnapshot(Elaboratable):
 PROOFS = [
     Proof("occupancy_window", OccupancyWindow, mode="prove", depth=2, deep_depth=8,
           properties=["busy + stall + idle == cycles of the snapshot's window (register form)"]),
-    Proof("counter_bank_snap", CounterBankSnapshot, mode="bmc", depth=22, deep_depth=28,
+    Proof("counter_bank_snap", lambda: CounterBankSnapshot(BANK_COUNTS), mode="bmc", depth=22,
+          deep_depth=28,
           script=["memory_map", "opt -fast"],
-          properties=["reference busy + stall + idle == cycles of the window",
-                      "every bank entry read back == its count over the window closed on the "
-                      "taken cycle (atomic snapshot)",
-                      "busy lasts period + 3 cycles after a snapshot and after reset",
+          properties=["any bank entry read back (rd_data, not busy) == its count over the window "
+                      "closed on the taken cycle: every entry alike (atomic snapshot), so with "
+                      "occupancy_window busy + stall + idle read back == the window's cycles",
+                      "busy from the cycle after a snapshot (and reset), period + 2 cycles at "
+                      "most",
                       "taken iff snapshot asked while not busy"]),
+    Proof("counter_bank_all", lambda: CounterBankSnapshot(COUNTS), mode="bmc", depth=20,
+          deep_depth=26, script=["memory_map", "opt -fast"],
+          properties=["counter_bank_snap's properties with all six OccupancyCounter counts "
+                      "(period = n = 6, no padding entry): busy exactly period + 2 cycles"]),
 ]

@@ -154,7 +154,8 @@ PROOFS = [
     Proof("txqm_fetch_once", lambda: QueueManagerRules(contract=True), mode="prove", depth=5,
           deep_depth=12,
           properties=["all of txqm_ranges, and under the driver's contract (doorbells post "
-                      "free positions only), on a scoreboard of every ring position:",
+                      "free positions only and leave one free), on a scoreboard of every ring "
+                      "position:",
                       "every descriptor a job fetches is posted and not yet fetched "
                       "(none fetched twice or beyond the doorbell)",
                       "every completion retires fetched descriptors, in order",
