@@ -128,7 +128,7 @@ PROOFS = [
                       "most",
                       "taken iff snapshot asked while not busy"]),
     Proof("counter_bank_all", lambda: CounterBankSnapshot(COUNTS), mode="bmc", depth=20,
-          deep_depth=26, script=["memory_map", "opt -fast"],
+          deep_depth=22, script=["memory_map", "opt -fast"],
           properties=["counter_bank_snap's properties with all six OccupancyCounter counts "
                       "(period = n = 6, no padding entry): busy exactly period + 2 cycles"]),
 ]
