@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "iommu.h"
 #include "test_pcie_host_model.h"
 
 namespace model_test {
@@ -208,6 +209,20 @@ void test_iommu(int dw)
     std::string err;
     LinkParams r;
     check(r.iommu && r.parse("iommu=0", &err) && !r.iommu, "iommu: on by default, iommu=0 parses");
+
+    /* The mapping table: pages, merging, and an unmap that splits a mapping. */
+    nicsim::detail::Iommu mmu;
+    mmu.map(0x10001010, 0x10);         /* one byte range -> its whole page */
+    mmu.map(0x10002000, 0x2000);       /* adjacent: merges into 0x10001000..0x10004000 */
+    const bool merged = mmu.mappings() == 1 && mmu.allows(0x10001000, 4) &&
+                        mmu.allows(0x10003ffc, 4) && !mmu.allows(0x10003ffc, 8) &&
+                        !mmu.allows(0x10000ffc, 4);
+    mmu.unmap(0x10002000, 0x1000);     /* the middle page */
+    const bool split = mmu.mappings() == 2 && mmu.allows(0x10001000, 0x1000) &&
+                       !mmu.allows(0x10002000, 4) && mmu.allows(0x10003000, 0x1000);
+    mmu.unmap(0x10000000, 0x10000);
+    check(merged && split && mmu.mappings() == 0 && !mmu.allows(0x10001000, 4),
+          "iommu: whole pages; adjacent mappings merge, a partial unmap splits one");
 }
 
 } /* namespace model_test */
