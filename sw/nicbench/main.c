@@ -389,7 +389,7 @@ static const char *const model_check_names[] = {
     "errors", "mps_violations", "mrrs_violations", "boundary_violations", "bad_address",
     "unexpected_completion", "completion_timeouts", "unsupported_tlps", "length_errors",
     "be_errors", "framing_errors", "byte_enable_errors", "poisoned_tlps", "bad_mmio",
-    "ur_completions"};
+    "ur_completions", "iommu_faults"};
 #define N_MODEL_CHECKS (sizeof model_check_names / sizeof model_check_names[0])
 _Static_assert(N_MODEL_CHECKS <= sizeof ((struct ctx *)0)->model_checks / sizeof(uint64_t),
                "ctx.model_checks too small");

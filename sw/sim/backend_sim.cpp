@@ -345,6 +345,7 @@ void *sim_dma_alloc(struct nic_backend *b, size_t size, uint64_t *bus_addr)
     uint8_t *va = m.host_mem() + off;
     std::memset(va, 0, size);
     *bus_addr = m.host_mem_addr() + off;
+    m.iommu_map(*bus_addr, size);     /* the device may use it from now on */
     return va;
 }
 
@@ -352,7 +353,9 @@ void sim_dma_free(struct nic_backend *b, void *va, size_t size)
 {
     /* Bump allocator: memory is returned when the most recent allocation is freed. */
     SimBackend *s = sim(b);
-    const uint64_t off = static_cast<uint8_t *>(va) - s->h->model().host_mem();
+    nicsim::PcieHostModel &m = s->h->model();
+    const uint64_t off = static_cast<uint8_t *>(va) - m.host_mem();
+    m.iommu_unmap(m.host_mem_addr() + off, size);
     if (off + size == s->alloc_next)
         s->alloc_next = off;
 }

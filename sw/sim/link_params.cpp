@@ -106,6 +106,7 @@ void visit_fields(P &p, F &&f)
     f("host_mem_addr", p.host_mem_addr);
     f("host_mem_size", p.host_mem_size);
     f("strict", p.strict);
+    f("iommu", p.iommu);
 }
 
 /* Unsigned: decimal or 0x-hex, nothing else (no sign, no spaces, no octal). */

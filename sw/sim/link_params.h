@@ -42,6 +42,8 @@ struct LinkParams {
     uint64_t host_mem_addr = 0x10000000; /* bus address of host memory window */
     uint64_t host_mem_size = 64ull << 20;
     bool strict = false;              /* abort() on the first error (for debugging) */
+    bool iommu = true;                /* device accesses only within the DMA mappings (the sim
+                                         backend's dma_alloc; iommu.h); 0: the whole window */
 
     /* Parse "key=value,key=value" (keys as the field names above). Unknown keys and bad values
      * are errors: returns false and sets *err. */

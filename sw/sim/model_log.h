@@ -27,6 +27,7 @@ struct Counters {
     uint64_t unexpected_completion = 0, completion_timeouts = 0;
     uint64_t unsupported_tlps = 0, length_errors = 0, be_errors = 0, framing_errors = 0;
     uint64_t byte_enable_errors = 0, poisoned_tlps = 0, bad_mmio = 0, ur_completions = 0;
+    uint64_t iommu_faults = 0;
 };
 
 class ModelLog {

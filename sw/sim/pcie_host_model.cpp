@@ -73,6 +73,7 @@ struct PcieHostModel::Impl {
     Counters &c;
     Link up, dn;
     Credits credits;
+    Iommu iommu;                      /* the driver's DMA mappings (LinkParams.iommu) */
     TlpChecker checker;
     HostMemory host;
     MmioRequester mmio;
@@ -93,7 +94,7 @@ struct PcieHostModel::Impl {
     uint64_t rd_count = 0;
 
     explicit Impl(const LinkParams &lp)
-        : p(validated(lp)), log(p.strict), c(log.c), checker(p, log), host(p, log.c),
+        : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), host(p, log.c),
           mmio(p, log)
     {
         W = p.data_width / 32;
@@ -359,6 +360,16 @@ uint64_t PcieHostModel::host_mem_addr() const { return impl_->p.host_mem_addr; }
 
 uint64_t PcieHostModel::host_mem_size() const { return impl_->p.host_mem_size; }
 
+void PcieHostModel::iommu_map(uint64_t bus_addr, uint64_t size)
+{
+    impl_->iommu.map(bus_addr, size);
+}
+
+void PcieHostModel::iommu_unmap(uint64_t bus_addr, uint64_t size)
+{
+    impl_->iommu.unmap(bus_addr, size);
+}
+
 int PcieHostModel::mmio_write(uint64_t bar0_off, uint64_t value, int len)
 {
     return impl_->mmio.request(true, bar0_off, len == 4 ? value & 0xffffffffull : value, len,
@@ -448,6 +459,8 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"poisoned_tlps", c.poisoned_tlps},
         {"bad_mmio", c.bad_mmio},
         {"ur_completions", c.ur_completions},
+        {"iommu_faults", c.iommu_faults},
+        {"iommu_mappings", m.iommu.mappings()},
         {"reads_timed", m.rd_count},
         {"cycles", m.ncycles},
     };

@@ -7,7 +7,8 @@
  * Interfaces: cycle() steps one PHY clock; host_mem() is the memory the device reads and writes;
  * mmio_read()/mmio_write() are host MMIO to BAR0; irq_pop() gives the MSIs that reached the
  * host; errors() and counters() what the model saw. Every device TLP is checked: a bad one is
- * counted, reported with its header and not applied.
+ * counted, reported with its header and not applied; with the IOMMU on (LinkParams.iommu, the
+ * default) that includes any access outside the mappings iommu_map() made.
  * Parameters: LinkParams (link_params.h; the sim backend's --opts keys). The stream format and
  * the timing model (pcie-bench's) are in docs/design.md, "Design notes: full-system simulation".
  */
@@ -89,6 +90,12 @@ public:
     uint64_t host_mem_addr() const;
     uint64_t host_mem_size() const;
 
+    /* The IOMMU (LinkParams.iommu): the driver's DMA mappings, whole 4 KiB pages. A device
+     * access outside every mapping is counted (iommu_faults), reported with its header and not
+     * applied (a read is answered with Unsupported Request). */
+    void iommu_map(uint64_t bus_addr, uint64_t size);
+    void iommu_unmap(uint64_t bus_addr, uint64_t size);
+
     /* Host MMIO to BAR0 (len 4 or 8 bytes, naturally aligned). Writes are posted MWr; reads are
      * MRd whose CplD completes them. Both return an id to poll with mmio_result(). A write is
      * done when its last beat was taken by the device. */
@@ -114,7 +121,7 @@ public:
      * host), bytes_up_payload, bytes_down_payload, tx_stall_cycles (tx_valid && !tx_ready),
      * rx_stall_cycles (rx_valid && !rx_ready), link_busy_ps_up / link_busy_ps_down,
      * credit_wait_ps, mmio_reads, mmio_writes, msis, errors, mps_violations,
-     * boundary_violations, mrrs_violations, reads_timed, ... */
+     * boundary_violations, mrrs_violations, iommu_faults, iommu_mappings, reads_timed, ... */
     std::map<std::string, uint64_t> counters() const;
 
     const LinkParams &params() const;

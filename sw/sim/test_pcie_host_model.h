@@ -43,6 +43,7 @@ void test_mmio_lower_address(int dw);
 void test_mwr(int dw);            /* test_host_memory.cpp */
 void test_mrd(int dw);
 void test_broken(int dw);         /* test_tlp_checker.cpp */
+void test_iommu(int dw);
 void test_throughput(int dw);     /* test_pcie_link.cpp */
 void test_msi(int dw);            /* test_pcie_host_model.cpp */
 void test_read_timing(int dw);

@@ -1,13 +1,14 @@
 /*
  * test_tlp_checker.cpp: broken device TLPs (TlpChecker, and completions that match no
  * host read): each is counted, reported with its header, not applied; a bad MRd gets an
- * Unsupported Request completion.
+ * Unsupported Request completion. The IOMMU: accesses outside the DMA mappings are faults.
  */
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "iommu.h"
 #include "test_pcie_host_model.h"
 
 namespace model_test {
@@ -141,6 +142,87 @@ void test_broken(int dw)
                   counter(m, "unexpected_completion") == 1,
               "dw%d broken: a device Cpl with status UR ends the read: all ones, status 1", dw);
     }
+}
+
+/* ---- the IOMMU ---- */
+
+void test_iommu(int dw)
+{
+    LinkParams p = base_params(dw);
+    p.iommu = true;
+    const uint64_t H = p.host_mem_addr;
+    uint8_t pl[256];
+    for (int i = 0; i < 256; i++)
+        pl[i] = static_cast<uint8_t>(0x40 | i);
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    m.iommu_map(H + 0x1000, 0x1800);  /* pages 0x1000..0x2fff, as dma_alloc(0x1800) would */
+    m.iommu_map(H + 0x5000, 0x1000);
+    d.send(mem_req(true, H + 0x1000, 16, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(true, H + 0x2fc0, 16, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(false, H + 0x5000, 16, p.device_id, 3, 0xf, 0xf));
+    d.run(3000);
+    check(m.errors().empty() && counter(m, "iommu_faults") == 0 &&
+              counter(m, "iommu_mappings") == 2 && m.host_mem()[0x1000] == pl[0] &&
+              m.host_mem()[0x2fc0] == pl[0] && d.rx.size() == 1 &&
+              ((d.rx[0].dw[1] >> 13) & 7) == 0,
+          "dw%d iommu: accesses inside the mappings (to a mapping's last page) are applied",
+          dw);
+
+    /* A write past the mapping's last page, one before the first, a read between mappings. */
+    d.rx.clear();
+    d.send(mem_req(true, H + 0x3000, 16, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(true, H + 0x0fc0, 16, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(false, H + 0x4000, 16, p.device_id, 7, 0xf, 0xf));
+    d.run(3000);
+    const std::string e = last_error(m);
+    check(counter(m, "iommu_faults") == 3 && counter(m, "errors") == 3,
+          "dw%d iommu: 3 accesses outside every mapping, 3 faults counted (%llu)", dw,
+          static_cast<unsigned long long>(counter(m, "iommu_faults")));
+    check(contains(e, "IOMMU fault") && contains(e, "MRd") && contains(e, "[header"),
+          "dw%d iommu: reported with the TLP's header: \"%s\"", dw, e.c_str());
+    check(m.host_mem()[0x3000] == 0 && m.host_mem()[0x0fc0] == 0,
+          "dw%d iommu: the faulting writes are not applied", dw);
+    check(d.rx.size() == 1 && ((d.rx[0].dw[1] >> 13) & 7) == 1 &&
+              ((d.rx[0].dw[2] >> 8) & 0xff) == 7,
+          "dw%d iommu: the faulting read is answered with Unsupported Request", dw);
+
+    /* dma_free unmaps: the device may not use freed memory. */
+    m.iommu_unmap(H + 0x5000, 0x1000);
+    d.send(mem_req(true, H + 0x5000, 4, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.run(2000);
+    check(counter(m, "iommu_faults") == 4 && counter(m, "iommu_mappings") == 1 &&
+              m.host_mem()[0x5000] == 0,
+          "dw%d iommu: a write to unmapped (freed) memory is a fault", dw);
+
+    /* iommu=0: the whole window, as before. */
+    LinkParams q = base_params(dw);
+    PcieHostModel m0(q);
+    Dev d0(m0);
+    d0.bar_mode = false;
+    d0.send(mem_req(true, H + 0x3000, 16, q.device_id, 0, 0xf, 0xf, false, pl));
+    d0.run(2000);
+    check(m0.errors().empty() && counter(m0, "iommu_faults") == 0 &&
+              m0.host_mem()[0x3000] == pl[0],
+          "dw%d iommu=0: an access anywhere in the window is applied", dw);
+    std::string err;
+    LinkParams r;
+    check(r.iommu && r.parse("iommu=0", &err) && !r.iommu, "iommu: on by default, iommu=0 parses");
+
+    /* The mapping table: pages, merging, and an unmap that splits a mapping. */
+    nicsim::detail::Iommu mmu;
+    mmu.map(0x10001010, 0x10);         /* one byte range -> its whole page */
+    mmu.map(0x10002000, 0x2000);       /* adjacent: merges into 0x10001000..0x10004000 */
+    const bool merged = mmu.mappings() == 1 && mmu.allows(0x10001000, 4) &&
+                        mmu.allows(0x10003ffc, 4) && !mmu.allows(0x10003ffc, 8) &&
+                        !mmu.allows(0x10000ffc, 4);
+    mmu.unmap(0x10002000, 0x1000);     /* the middle page */
+    const bool split = mmu.mappings() == 2 && mmu.allows(0x10001000, 0x1000) &&
+                       !mmu.allows(0x10002000, 4) && mmu.allows(0x10003000, 0x1000);
+    mmu.unmap(0x10000000, 0x10000);
+    check(merged && split && mmu.mappings() == 0 && !mmu.allows(0x10001000, 4),
+          "iommu: whole pages; adjacent mappings merge, a partial unmap splits one");
 }
 
 } /* namespace model_test */

@@ -38,8 +38,8 @@ void mark_bad(UpTlp &t)
 
 } /* namespace */
 
-TlpChecker::TlpChecker(const LinkParams &lp, ModelLog &l)
-    : p(lp), log(l), c(l.c), W(lp.data_width / 32), ovh(tlp_overhead_bytes(lp.gen))
+TlpChecker::TlpChecker(const LinkParams &lp, ModelLog &l, const Iommu &mmu)
+    : p(lp), log(l), c(l.c), iommu(mmu), W(lp.data_width / 32), ovh(tlp_overhead_bytes(lp.gen))
 {
     asm_dw.reserve(kMaxTlpDw + W);
     asm_be.reserve(kMaxTlpDw / W + 2);
@@ -212,6 +212,12 @@ void TlpChecker::check_mem(UpTlp &t, int hdr_dw)
                   static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(t.addr),
                   static_cast<unsigned long long>(p.host_mem_addr),
                   static_cast<unsigned long long>(p.host_mem_addr + p.host_mem_size));
+        bad = true;
+    } else if (p.iommu && !iommu.allows(t.addr, bytes)) {
+        log.error(&c.iommu_faults, now, h, nh,
+                  "IOMMU fault: device %s of %llu B at %#llx is outside every DMA mapping "
+                  "(%zu mapped)", name, static_cast<unsigned long long>(bytes),
+                  static_cast<unsigned long long>(t.addr), iommu.mappings());
         bad = true;
     }
     t.ok = !bad;

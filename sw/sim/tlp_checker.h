@@ -2,7 +2,8 @@
  * tlp_checker.h: TlpChecker, the PCIe host model's receiver of the device's TX stream (internal
  * to the model). It assembles the beats into TLPs, checks each (framing, length against beats
  * and be lanes, TD/EP, byte enables, MPS, MRRS, 4 KiB boundary, host memory window) and appends
- * it to the device-side TX buffer as an UpTlp with its wire size and credits. A bad TLP is
+ * it to the device-side TX buffer as an UpTlp with its wire size and credits. With the IOMMU on
+ * (LinkParams.iommu), a MWr or MRd outside every DMA mapping (iommu.h) is an IOMMU fault. A bad TLP is
  * counted and reported (ModelLog) and still takes wire time, but is not applied at the root
  * complex; a bad MRd with a readable header is marked to be answered with an Unsupported Request.
  * Parameters: LinkParams (data_width, gen, mps, mrrs, pd_credits, host memory window).
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fifo.h"
+#include "iommu.h"
 #include "model_log.h"
 #include "pcie_host_model.h"
 #include "pcie_tlp.h"
@@ -22,7 +24,7 @@ namespace nicsim::detail {
 
 class TlpChecker {
 public:
-    TlpChecker(const LinkParams &p, ModelLog &log);
+    TlpChecker(const LinkParams &p, ModelLog &log, const Iommu &iommu);
 
     /* A TX beat the device handed over at `now` (ps). The last beat of a TLP appends it,
      * checked, to *txq; beats outside a TLP are dropped (a framing error). */
@@ -36,6 +38,7 @@ private:
     const LinkParams p;
     ModelLog &log;
     Counters &c;
+    const Iommu &iommu;
     const int W;                      /* dwords per beat */
     const int ovh;                    /* framing + DLL bytes per TLP */
     std::vector<uint32_t> asm_dw;     /* the TLP being assembled */
