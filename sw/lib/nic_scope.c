@@ -213,6 +213,19 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
     return 0;
 }
 
+/* A count of ANALYZER_LEVELS_INFO (the field at offset/size): 0 (not built) or the header's
+ * `want`; -1 with a message otherwise. */
+static int levels_info_count(struct nic_backend *b, unsigned offset, unsigned size,
+                             unsigned want, const char *what, unsigned *n, char *err,
+                             size_t errlen)
+{
+    *n = field(nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO)), offset, size);
+    if (*n && *n != want)
+        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u %s; analyzer_layout.h: %u", *n,
+                        what, want);
+    return 0;
+}
+
 const char *const nic_scope_level_names[] = {NIC_SCOPE_LEVEL_NAMES};
 
 int nic_scope_level_index(const char *name)
@@ -227,14 +240,10 @@ int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, ch
                           size_t errlen)
 {
     memset(lv, 0, sizeof *lv);
-    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO));
-    lv->n = field(info, NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_OFFSET,
-                  NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_SIZE);
-    if (lv->n == 0)
-        return 0;
-    if (lv->n != NIC_SCOPE_NLEVELS)
-        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u levels; analyzer_layout.h: %d",
-                        lv->n, NIC_SCOPE_NLEVELS);
+    if (levels_info_count(b, NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_OFFSET,
+                          NIC_CSR_ANALYZER_LEVELS_INFO_NLEVELS_SIZE, NIC_SCOPE_NLEVELS, "levels",
+                          &lv->n, err, errlen) < 0)
+        return -1;
     for (unsigned l = 0; l < lv->n; l++) {
         lv->sum[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l);
         lv->max[l] = nic_scope_counter(b, NIC_SCOPE_SEL_LEVEL + 2 * l + 1);
@@ -256,14 +265,10 @@ int nic_scope_read_events(struct nic_backend *b, struct nic_scope_events *e, cha
                           size_t errlen)
 {
     memset(e, 0, sizeof *e);
-    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO));
-    e->n = field(info, NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_OFFSET,
-                 NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_SIZE);
-    if (e->n == 0)
-        return 0;
-    if (e->n != NIC_SCOPE_NEVENTS)
-        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u events; analyzer_layout.h: %d",
-                        e->n, NIC_SCOPE_NEVENTS);
+    if (levels_info_count(b, NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_OFFSET,
+                          NIC_CSR_ANALYZER_LEVELS_INFO_NEVENTS_SIZE, NIC_SCOPE_NEVENTS, "events",
+                          &e->n, err, errlen) < 0)
+        return -1;
     for (unsigned k = 0; k < e->n; k++) {
         struct nic_scope_event *v = &e->ev[k];
         const unsigned base = NIC_SCOPE_SEL_EV + k * NIC_SCOPE_EV_STRIDE;

@@ -111,10 +111,7 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
         rc = fail(c, "stream: the device wrote %u entries of %u due (%u lost), the host took "
                   "%zu", prod, entries, lost, d.n);
     struct nic_scope_timebase tb;
-    nic_scope_timebase(c->b, period_ns(), &tb);
-    int64_t *host = calloc(ls.ntx_db + 1, sizeof *host);
-    for (size_t i = 0; host && i < ls.ntx_db; i++)
-        host[i] = nic_scope_cycle_at(&tb, (double)ls.tx_db_ns[i]);
+    int64_t *host = load_host_cycles(c, &ls, &tb);
     if (!rc && !host)
         rc = fail(c, "out of memory");
     if (!rc && (rc = backend_check(c, "stream")) == 0 && d.n) {

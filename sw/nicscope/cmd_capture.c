@@ -328,14 +328,11 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     }
     /* The tx load's doorbell writes on the device's time axis. */
     struct nic_scope_timebase tb;
-    nic_scope_timebase(c->b, period_ns(), &tb);
-    int64_t *host = calloc(ls.ntx_db + 1, sizeof *host);
+    int64_t *host = load_host_cycles(c, &ls, &tb);
     if (!host) {
         free(ch);
         return fail(c, "out of memory");
     }
-    for (size_t i = 0; i < ls.ntx_db; i++)
-        host[i] = nic_scope_cycle_at(&tb, (double)ls.tx_db_ns[i]);
     rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL, host, ls.ntx_db);
     free(host);
     if (!rc && !(rc = out_commit(c, vcd_out)))

@@ -543,6 +543,16 @@ int load_finish(struct ctx *c, const struct load *l, struct load_state *s)
     return rc ? rc : backend_check(c, "load finish");
 }
 
+int64_t *load_host_cycles(struct ctx *c, const struct load_state *s,
+                          struct nic_scope_timebase *tb)
+{
+    nic_scope_timebase(c->b, period_ns(), tb);
+    int64_t *host = calloc(s->ntx_db + 1, sizeof *host);
+    for (size_t i = 0; host && i < s->ntx_db; i++)
+        host[i] = nic_scope_cycle_at(tb, (double)s->tx_db_ns[i]);
+    return host;
+}
+
 uint64_t load_counter(const struct load_state *s, const char *name)
 {
     size_t n;

@@ -127,6 +127,10 @@ int load_option(int opt, const char *v, struct load *l);
 int load_prepare(struct ctx *c, const struct load *l, struct load_state *s);
 int run_load(struct ctx *c, const struct load *l, struct load_state *s);
 int load_finish(struct ctx *c, const struct load *l, struct load_state *s);
+/* The tx load's TX doorbell writes as analyzer cycles (tb: the time base used; NULL when out
+ * of memory; the caller frees it). */
+int64_t *load_host_cycles(struct ctx *c, const struct load_state *s,
+                          struct nic_scope_timebase *tb);
 /* The delta of the NIC counter `name` over the load (load_finish() done); 0 if unknown. */
 uint64_t load_counter(const struct load_state *s, const char *name);
 
