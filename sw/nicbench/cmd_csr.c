@@ -193,6 +193,9 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
         case 'w':
             if ((rc = parse_num("--dma-window-ns", optarg, &window_ns)))
                 return rc;
+            if (window_ns > 1000000000)
+                return usage_error("--dma-window-ns: %" PRIu64 " out of range 0..1e9",
+                                   window_ns);
             break;
         default:
             return EXIT_USAGE;
