@@ -136,9 +136,20 @@ $(BUILD)/$(1): $(call tool_objs,$(1)) $(LIB_OBJS) $(SIM_OBJS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULES,$(t))))
 
+# The NIC as a PCI device of a User-Mode Linux guest (sw/uml/): a vhost-user back-end around the
+# same harness and host model as the tools, with the guest's memory as the host memory.
+UML_CPP   := $(filter-out sw/uml/test_%,$(wildcard sw/uml/*.cpp))
+$(BUILD)/uml/%.o: sw/uml/%.cpp sw/uml/*.h sw/sim/*.h | setup
+	@mkdir -p $(dir $@)
+	g++ $(CXXFLAGS) -Isw/sim -c $< -o $@
+
+$(BUILD)/uml_pci_server: $(patsubst sw/uml/%.cpp,$(BUILD)/uml/%.o,$(UML_CPP)) \
+			 $(filter-out %/backend_sim.o,$(SIM_OBJS))
+	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
+
 tools: $(patsubst %,$(HOST)/%,$(TOOLS))
 
-sim: $(patsubst %,$(BUILD)/%,$(TOOLS)) tools
+sim: $(patsubst %,$(BUILD)/%,$(TOOLS)) $(BUILD)/uml_pci_server tools
 
 # --- Benchmarks -------------------------------------------------------------------------------
 # The seed papers re-run (bench/): every sweep point is a job, run BENCH_JOBS at a time; a job whose

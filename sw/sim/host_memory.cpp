@@ -11,12 +11,14 @@ namespace nicsim::detail {
 HostMemory::HostMemory(const LinkParams &lp, Counters &counters)
     : p(lp), c(counters), memlat_ps(lp.mem_read_latency_ns * 1000)
 {
-    mem.assign(p.host_mem_size, 0);
+    if (!p.host_mem_ext)
+        mem.assign(p.host_mem_size, 0);
+    base = p.host_mem_ext ? p.host_mem_ext : mem.data();
 }
 
 void HostMemory::write(const UpTlp &t)
 {
-    uint8_t *m = mem.data() + (t.addr - p.host_mem_addr);
+    uint8_t *m = base + (t.addr - p.host_mem_addr);
     for (uint32_t i = 0; i < t.len_dw; i++, m += 4) {
         const unsigned be = i == 0 ? t.fbe : i == t.len_dw - 1 ? t.lbe : 0xf;
         const uint32_t d = t.pl[i];
@@ -58,7 +60,7 @@ void HostMemory::next_completion(DnTlp *d)
     d->dw.push_back(uint32_t(kCplD) << 24 | (ndw & 0x3ff));
     d->dw.push_back(uint32_t(p.rc_id) << 16 | kStatusSC << 13 | (bc & 0xfff));
     d->dw.push_back(dw2);
-    const uint8_t *m = mem.data() + (dstart - p.host_mem_addr);
+    const uint8_t *m = base + (dstart - p.host_mem_addr);
     for (uint32_t i = 0; i < ndw; i++, m += 4)
         d->dw.push_back(uint32_t(m[0]) << 24 | uint32_t(m[1]) << 16 | uint32_t(m[2]) << 8 |
                         m[3]);

@@ -23,7 +23,7 @@ class HostMemory {
 public:
     HostMemory(const LinkParams &p, Counters &c);
 
-    uint8_t *data() { return mem.data(); }   /* bus address host_mem_addr */
+    uint8_t *data() { return base; }   /* bus address host_mem_addr */
 
     /* A device MWr that passed the checks: its bytes, with its byte enables. */
     void write(const UpTlp &t);
@@ -57,7 +57,8 @@ private:
     const LinkParams p;
     Counters &c;
     const double memlat_ps;
-    std::vector<uint8_t> mem;
+    std::vector<uint8_t> mem;         /* the window, unless LinkParams.host_mem_ext gives it */
+    uint8_t *base;
     Fifo<CplJob> cplq;
 };
 

@@ -44,6 +44,9 @@ struct LinkParams {
     bool strict = false;              /* abort() on the first error (for debugging) */
     bool iommu = true;                /* device accesses only within the DMA mappings (the sim
                                          backend's dma_alloc; iommu.h); 0: the whole window */
+    uint8_t *host_mem_ext = nullptr;  /* not a --opts key: host memory owned by the caller
+                                         (host_mem_size bytes at host_mem_addr, e.g. a UML
+                                         guest's, sw/uml/); null: the model's own, zeroed */
 
     /* Parse "key=value,key=value" (keys as the field names above). Unknown keys and bad values
      * are errors: returns false and sets *err. */
