@@ -138,7 +138,7 @@ class Guest:
     """One boot of the guest against the server; run() returns the console text."""
 
     def __init__(self, workdir, script, on_sync=None, opts="", mem="256M", timeout=600,
-                 width=128):
+                 width=128, server_args=()):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.script = script
@@ -147,6 +147,7 @@ class Guest:
         self.mem = mem
         self.timeout = timeout
         self.width = width
+        self.server_args = list(server_args)
         self.sock = self.dir / "vhost.sock"
         self.ctl_path = self.dir / "ctl.sock"
         self.stats_path = self.dir / "server_stats.json"
@@ -186,7 +187,7 @@ class Guest:
         server = subprocess.Popen(
             [str(server_path(self.width)), "--socket", str(self.sock), "--ctl",
              str(self.ctl_path), "--stats", str(self.stats_path)]
-            + (["--opts", self.opts] if self.opts else []),
+            + (["--opts", self.opts] if self.opts else []) + self.server_args,
             stdout=server_log, stderr=subprocess.STDOUT)
         uml = None
         try:

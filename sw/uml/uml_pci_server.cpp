@@ -8,12 +8,16 @@
  * SoC's MSIs go back on "irq" as VIRTIO_PCIDEV_OP_MSI with the message the guest programmed.
  *
  *   uml_pci_server --socket PATH [--ctl PATH] [--opts k=v,...] [--idle-cycles N]
- *                  [--stats FILE] [--accept-timeout S]
+ *                  [--irq-latency-ns N] [--stats FILE] [--accept-timeout S]
  *
  * Time: the simulation is not coupled to the guest's clock (no time-travel). It steps as fast as
  * it can while the device is busy, and stops after --idle-cycles cycles (default 200000) with no
  * guest request, TLP, MSI or Ethernet activity until the guest's next request. A guest BAR read
- * blocks the guest until its completion is back (virt-pci polls the queue).
+ * blocks the guest until its completion is back (virt-pci polls the queue). An MSI is given to the
+ * guest --irq-latency-ns (default 1000) of simulated time after it reached the root complex: a
+ * host's MSI-to-handler latency, which a guest running at wall-clock speed against a slow
+ * simulation would not have (the SoC's TX interrupt is not ordered after its consumer-index
+ * writeback MWr; with 0 the guest can read the index before the write lands, sw/uml/README.md).
  * --ctl: a line-oriented control socket for tests: `csr OFF` (BAR0 read through the same model,
  * between guest requests) -> value; `stats` -> one JSON line; `quit`.
  * Exit: when the guest closes the socket, with the statistics (--stats FILE, and on stderr).
@@ -156,8 +160,8 @@ private:
 
 class Server {
 public:
-    Server(VhostUserDevice &v, Ctl &c, const LinkParams &lp, uint64_t idle)
-        : vu(v), ctl(c), p(lp), cfg(lp), idle_cycles(idle)
+    Server(VhostUserDevice &v, Ctl &c, const LinkParams &lp, uint64_t idle, uint64_t irq_lat_ps)
+        : vu(v), ctl(c), p(lp), cfg(lp), idle_cycles(idle), irq_latency_ps(irq_lat_ps)
     {
         t0 = std::chrono::steady_clock::now();
     }
@@ -177,7 +181,7 @@ private:
     Ctl &ctl;
     LinkParams p;
     PciConfig cfg;
-    uint64_t idle_cycles, active_until = 0;
+    uint64_t idle_cycles, irq_latency_ps, active_until = 0;
     std::unique_ptr<SimHarness> h;
     Stats st;
     /* The request in flight on the model: a guest BAR read or a control CSR read. */
@@ -186,6 +190,7 @@ private:
     Chain read_chain;
     uint32_t read_size = 0;
     std::deque<std::string> ctl_lines;
+    std::deque<std::pair<uint64_t, uint8_t>> arrived;  /* MSIs at the RC: (due ps, vector) */
     std::deque<uint16_t> msi_q;       /* MSI data waiting for an irq buffer */
     std::deque<uint64_t> msi_addr_q;
     bool eth_en = false;
@@ -321,16 +326,26 @@ void Server::deliver_msis()
     while (h->model().irq_pop(&at, &vec)) {
         activity();
         st["msi_from_soc"]++;
+        arrived.push_back({at + irq_latency_ps, vec});
+    }
+    /* The host's interrupt latency: an MSI reaches the guest irq_latency_ps after it reached
+     * the root complex (simulated time). */
+    const uint64_t now = h->model().now_ps();
+    while (!arrived.empty() && arrived.front().first <= now) {
+        const uint8_t v = arrived.front().second;
+        arrived.pop_front();
         uint64_t addr;
         uint16_t data;
-        if (!cfg.msi_message(vec, &addr, &data)) {
+        if (!cfg.msi_message(v, &addr, &data)) {
             st["msi_dropped_disabled"]++;
             continue;
         }
-        st["msi_vec" + std::to_string(vec)]++;
+        st["msi_vec" + std::to_string(v)]++;
         msi_q.push_back(data);
         msi_addr_q.push_back(addr);
     }
+    if (!arrived.empty())
+        activity();
     auto &q = vu.queue(kIrqQ);
     while (!msi_q.empty()) {
         Chain ch;
@@ -481,7 +496,7 @@ int Server::run()
 void usage()
 {
     std::fprintf(stderr, "usage: uml_pci_server --socket PATH [--ctl PATH] [--opts k=v,...] "
-                 "[--idle-cycles N] [--stats FILE] [--accept-timeout S]\n");
+                 "[--idle-cycles N] [--irq-latency-ns N] [--stats FILE] [--accept-timeout S]\n");
 }
 
 } /* namespace */
@@ -489,7 +504,7 @@ void usage()
 int main(int argc, char **argv)
 {
     std::string sock, ctlp, opts, stats;
-    uint64_t idle = 200000;
+    uint64_t idle = 200000, irq_latency_ns = 1000;
     int accept_s = 120;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
@@ -508,6 +523,8 @@ int main(int argc, char **argv)
             stats = v;
         else if (a == "--idle-cycles")
             idle = std::stoull(v);
+        else if (a == "--irq-latency-ns")
+            irq_latency_ns = std::stoull(v);
         else if (a == "--accept-timeout")
             accept_s = std::stoi(v);
         else {
@@ -537,7 +554,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "uml_pci_server: no guest connected within %d s\n", accept_s);
             return 1;
         }
-        Server s(vu, ctl, lp, idle);
+        Server s(vu, ctl, lp, idle, irq_latency_ns * 1000);
         s.run();
         const std::string j = s.stats_json();
         std::fprintf(stderr, "uml_pci_server: stats %s\n", j.c_str());
