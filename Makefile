@@ -197,6 +197,7 @@ test: setup
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1
 	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
+	$(PY) sw/uml/uml_guest.py
 	$(PY) -m pytest -n $(JOBS) -q
 
 lint: setup $(BUILD)/gateware/nicsoc.v

@@ -77,8 +77,8 @@ def ethtool_counters():
     """ethtool -S name -> (BAR0 offset, bits) from the build's register map."""
     out = {}
     regmap = (ROOT / "build/sim_dw128/register_map.md").read_text()
-    for m in re.finditer(r"^\| (0x[0-9a-f]+) \| `(\w+)` \| (\d+) \| ro \|.*\(ethtool -S (\w+(?:<i>\w*)?)\)",
-                         regmap, re.M):
+    row = r"^\| (0x[0-9a-f]+) \| `(\w+)` \| (\d+) \| ro \|.*\(ethtool -S (\w+(?:<i>\w*)?)\)"
+    for m in re.finditer(row, regmap, re.M):
         off, bits, name = int(m.group(1), 16), int(m.group(3)), m.group(4)
         if "<i>" in name:
             # LiteX CSRs wider than 32 bits: most significant word first.

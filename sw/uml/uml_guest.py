@@ -118,6 +118,9 @@ def guest_dir(kdir=None):
     (tmp / "initramfs.cpio").write_bytes(cpio)
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
+    for old in out.parent.glob("guest-*"):      # earlier inputs' builds
+        if old != out and not old.name.endswith(".tmp"):
+            shutil.rmtree(old, ignore_errors=True)
     return out
 
 
@@ -254,3 +257,8 @@ def csr_map(width=128):
         if len(f) >= 3 and f[0] == "csr_register":
             regs[f[1]] = int(f[2], 16)
     return regs
+
+
+if __name__ == "__main__":
+    # The builds alone (make test runs this first, so their progress lines are seen).
+    print(guest_dir(kernel_dir()))
