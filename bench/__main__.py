@@ -19,6 +19,8 @@ def main(argv=None):
     p.add_argument("--results", default="results", help="output folder (default results)")
     p.add_argument("--nicbench", default="build/sim_dw128/nicbench")
     p.add_argument("--nicscope", default="build/sim_dw128/nicscope")
+    p.add_argument("--umlbench", default="sw/uml/umlbench.py",
+                   help="the kernel-path runner (a UML guest against build/sim_dw128)")
     p.add_argument("--opts", default=Config.opts, help="sim backend options (BENCH_OPTS)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                    help="jobs run at once (default: every core)")
@@ -31,7 +33,8 @@ def main(argv=None):
     bad = [s for s in only if s not in ALL]
     if bad or a.jobs < 1:
         p.error(f"unknown section {bad[0]!r}" if bad else "-j must be at least 1")
-    tools = {"nicbench": Path(a.nicbench), "nicscope": Path(a.nicscope)}
+    tools = {"nicbench": Path(a.nicbench), "nicscope": Path(a.nicscope),
+             "umlbench": Path(a.umlbench)}
     for t, path in tools.items():
         if not os.access(path, os.X_OK):
             p.error(f"--{t} {path}: not an executable (build it with `make sim`)")

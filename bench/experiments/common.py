@@ -26,6 +26,19 @@ def nicscope(cfg, name, *args, opts="", est=1.0):
     return Job(name, "nicscope", ("--backend", "sim", "--opts", o, *args), est)
 
 
+def umlbench(cfg, name, *args, est=30.0):
+    """A kernel-path job: sw/uml/umlbench.py (nicdrv.ko in a UML guest against the SoC); keyed
+    to the server binary and the guest's sources through --server-digest."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "sw/uml/uml_guest.py"
+    spec = importlib.util.spec_from_file_location("uml_guest", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return Job(name, "umlbench", ("--opts", cfg.opts, "--server-digest", mod.inputs_digest(),
+                                  *args), est)
+
+
 def rec(res, name, **match):
     """The one record of job `name` whose fields match."""
     rs = [r for r in res(name)["records"] if all(r.get(k) == v for k, v in match.items())]

@@ -9,7 +9,7 @@
 
 from .. import papers, plot
 from ..section import Section, table
-from .common import nicbench, rec
+from .common import nicbench, rec, umlbench
 
 TITLE = "HP OTS/9000 (1992): TPDU size x window, request/reply, checksum on/off"
 # The paper's own sweep points and sizes, from its tables; windows 1 and 2 added below its 3.
@@ -20,6 +20,9 @@ RR_REQ = tuple(sorted({int(p["request_size_bytes"])
                        for p in papers.table("003_request_reply_lan")}))
 RR_REPLY = 100                          # "the reply is always 100 bytes" (not a table column)
 SDU = int(papers.table("003_checksum_on_off")[0]["sdu_bytes"])
+# The kernel path's frames: the largest UDP datagram one 1500 B MTU frame carries (the paper's
+# 3840 B SDU would be three IP fragments).
+KERNEL_FRAME = 1514
 
 
 def _frames(cfg, size):
@@ -41,6 +44,9 @@ def jobs(cfg):
         out.append(nicbench(cfg, f"s003_csum_{'on' if on else 'off'}", "tx", "--size", SDU,
                             "--frames", 100 if cfg.quick else 500, *(("--csum",) if on else ()),
                             est=5))
+    out.append(umlbench(cfg, "s003_kernel_csum", "--frames", 0, "--csum-frames",
+                        100 if cfg.quick else 300, "--size", KERNEL_FRAME, "--coalesce",
+                        "0=rx-usecs 0 rx-frames 1", est=60))
     return out
 
 
@@ -66,6 +72,7 @@ def section(cfg, res, outdir):
     thr_paper = (float(pon["throughput_kbytes_per_s"]) / float(poff["throughput_kbytes_per_s"])
                  - 1) * 100
     host_on, host_off = on["host_ns_per_frame"], off["host_ns_per_frame"]
+    kon, koff = (rec(res, "s003_kernel_csum", csum=c) for c in ("on", "off"))
 
     verdicts = [
         f"TPDU x window: best {g[best]:.1f} MB/s at {best[0]} B x {best[1]}; windows needed for "
@@ -83,6 +90,14 @@ def section(cfg, res, outdir):
         f"{on.get('host_csum_ns_per_frame', 0):.0f} ns; throughput "
         f"{(on['gbps'] / off['gbps'] - 1) * 100:+.1f} % (the simulated host does not gate the "
         f"link) (paper: sender CPU {cpu_paper:+.0f} %, throughput {thr_paper:+.0f} %)",
+        f"checksum through the kernel (nicdrv.ko in a UML guest, {KERNEL_FRAME} B UDP frames, "
+        f"checksum by the kernel against SO_NO_CHECK; each frame back with its checksum field "
+        f"set / zero: {kon['good']}/{kon['frames']} and {koff['good']}/{koff['frames']}): "
+        f"sendto() median {koff['send_ns_median']:.0f} -> {kon['send_ns_median']:.0f} ns "
+        f"({(kon['send_ns_median'] / koff['send_ns_median'] - 1) * 100:+.1f} %, guest wall "
+        f"time under UML: its syscall cost dominates); PCIe bytes down per frame "
+        f"{koff['pcie_bytes_down_payload'] / koff['frames']:.0f} and "
+        f"{kon['pcie_bytes_down_payload'] / kon['frames']:.0f}",
     ]
     body = ("### TPDU size x window\n\nPaper (`003_tpdu_window_lan.csv`, XTI over 802.3, "
             "KB/s):\n\n"
@@ -108,7 +123,18 @@ def section(cfg, res, outdir):
               "this machine, outside the simulator):\n\n"
             + table(["checksum", "Mb/s", "host CPU ns/frame", "of which checksum ns"],
                     [["on", on["gbps"] * 1e3, host_on, on.get("host_csum_ns_per_frame")],
-                     ["off", off["gbps"] * 1e3, host_off, off.get("host_csum_ns_per_frame")]]))
+                     ["off", off["gbps"] * 1e3, host_off, off.get("host_csum_ns_per_frame")]])
+            + f"\nThrough the kernel (`sw/uml/umlbench.py`: nicdrv.ko in a UML guest, "
+              f"{KERNEL_FRAME} B UDP frames out and back through the MAC loopback; sendto() "
+              "ns is the guest's wall time per call; PCIe figures from the host model, per "
+              "frame):\n\n"
+            + table(["checksum", "frames", "good", "sendto median ns", "sendto mean ns",
+                     "guest frames/s", "MMIO writes/frame", "PCIe bytes down/frame",
+                     "RX irqs"],
+                    [[k["csum"], k["frames"], k["good"], k["send_ns_median"], k["send_ns_mean"],
+                      k["guest_frames_per_s"], k["pcie_mmio_writes"] / k["frames"],
+                      k["pcie_bytes_down_payload"] / k["frames"], k["irqs_rx_proc"]]
+                     for k in (kon, koff)]))
 
     fig, (a, b, c, d) = plot.figure(4, width=4.2)
     for w in WINDOWS:

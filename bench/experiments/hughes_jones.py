@@ -9,7 +9,7 @@
 
 from .. import fit, papers, plot
 from ..section import Section, table
-from .common import nicbench, nicscope, rec, wire_ns
+from .common import nicbench, nicscope, rec, umlbench, wire_ns
 
 TITLE = ("Hughes-Jones: latency slope, spacing and loss, bus occupancy, CSR cost, "
          "coalescence, read request size")
@@ -39,6 +39,13 @@ def _coalesce(u):
             f"tx-usecs={p['tx_usecs']},tx-abs-usecs={p['tx_abs_usecs']},tx-frames=0")
 
 
+def _ethtool_c(u):
+    """_coalesce(u) as `ethtool -C` arguments (nicdrv: *-abs-usecs is *-usecs-irq)."""
+    names = {"rx-abs-usecs": "rx-usecs-irq", "tx-abs-usecs": "tx-usecs-irq"}
+    return " ".join(f"{names.get(k, k)} {v}" for k, v in
+                    (kv.split("=") for kv in _coalesce(u).split(",")))
+
+
 def jobs(cfg):
     q = cfg.quick
     out = []
@@ -61,6 +68,10 @@ def jobs(cfg):
         out.append(nicbench(cfg, f"s004_co_rr_{u}", "rr", "--sizes", CO_SIZE, "--count",
                             20 if q else 100, "--irq", "--coalesce", _coalesce(u),
                             opts="peer=1", est=6))
+    out.append(umlbench(cfg, "s004_kernel_co", "--frames", 100 if q else 300, "--csum-frames", 0,
+                        "--size", CO_SIZE + 42,
+                        *[x for u in RX_USECS for x in ("--coalesce", f"{u}={_ethtool_c(u)}")],
+                        est=90))
     for m in MPS:
         for r in MRRS:
             out.append(nicbench(cfg, f"s004_dma_mps{m}_mrrs{r}", "dma", "--dir", "both",
@@ -264,6 +275,8 @@ def _coalescence(cfg, res, outdir, verdicts, body, plots, csv):
                    "mbps": t["gbps"] * 1e3, "rtt_median_us": r["rtt_median_ns"] / 1000,
                    "rtt_p99_us": r["rtt_p99_ns"] / 1000})
     csv["s004_coalescence"] = co
+    kern = [rec(res, "s004_kernel_co", rx_usecs=u) for u in RX_USECS]
+    csv["s004_coalescence_kernel"] = kern
     pc = COALESCE
     verdicts.append(
         "coalescence at rx-usecs " + " / ".join(str(c["rx_usecs"]) for c in co) + ": "
@@ -274,6 +287,15 @@ def _coalescence(cfg, res, outdir, verdicts, body, plots, csv):
         "paper: " + " / ".join(f"{p['throughput_low_mbit_per_s'] or '?'}-"
                                 f"{p['throughput_high_mbit_per_s'] or '?'}" for p in pc)
         + " Mbit/s")
+    verdicts.append(
+        "coalescence through the kernel (nicdrv.ko in a UML guest, the same ethtool -C "
+        "settings, " + f"{kern[0]['frames']} frames of {kern[0]['size']} B): RX interrupts per "
+        "frame " + " / ".join(f"{k['irqs_rx_proc'] / k['frames']:.2f}" for k in kern)
+        + " (/proc/interrupts = the coalescer's count = MSIs delivered: "
+        + ("yes" if all(k["irqs_rx_proc"] == k["nic_rxirq_irqs"] == k["msis_rx"] for k in kern)
+           else "NO") + "), nicbench " + " / ".join(f"{1 / c['frames_per_irq']:.2f}" for c in co)
+        + "; MMIO writes per frame " + " / ".join(f"{k['pcie_mmio_writes'] / k['frames']:.2f}"
+                                                  for k in kern))
     body.append("### Interrupt coalescence\n\nPaper (`004_interrupt_coalescence.csv`, TCP "
                 "mem-mem):\n\n"
                 + table(["tx-usecs", "tx-abs", "rx-usecs", "rx-abs", "Mbit/s low", "Mbit/s high"],
@@ -286,7 +308,20 @@ def _coalescence(cfg, res, outdir, verdicts, body, plots, csv):
                 + table(["rx-usecs", "RX irqs/s", "frames/irq", "Mb/s", "RTT median us",
                          "RTT p99 us"],
                         [[c["rx_usecs"], c["irqs_rx_per_s"], c["frames_per_irq"], c["mbps"],
-                          c["rtt_median_us"], c["rtt_p99_us"]] for c in co]))
+                          c["rtt_median_us"], c["rtt_p99_us"]] for c in co])
+                + "\nThrough the kernel (`sw/uml/umlbench.py`: nicdrv.ko in a UML guest, the "
+                  "same settings by `ethtool -C`, raw frames out and back through the MAC "
+                  "loopback, 16 in flight; the guest runs on wall-clock time against the "
+                  "simulation, sw/uml/README.md; PCIe figures from the host model):\n\n"
+                + table(["rx-usecs", "frames", "RX irqs /proc", "coalescer irqs", "MSIs",
+                         "frames/irq", "sim us/frame", "MMIO writes/frame",
+                         "MMIO reads/frame", "PCIe MRd up/frame", "guest frames/s"],
+                        [[k["rx_usecs"], k["frames"], k["irqs_rx_proc"], k["nic_rxirq_irqs"],
+                          k["msis_rx"], k["frames"] / max(1, k["irqs_rx_proc"]),
+                          k["sim_ns"] / 1000 / k["frames"], k["pcie_mmio_writes"] / k["frames"],
+                          k["pcie_mmio_reads"] / k["frames"],
+                          k["pcie_tlps_up_mrd"] / k["frames"], k["guest_frames_per_s"]]
+                         for k in kern]))
     fig, (a, b) = plot.figure(2)
     a.bar([str(c["rx_usecs"]) for c in co], [c["irqs_rx_per_s"] for c in co], color="tab:blue")
     a.set(xlabel="rx-usecs", ylabel="RX interrupts/s", title="ours: interrupt rate")

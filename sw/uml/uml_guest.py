@@ -137,6 +137,13 @@ def server_path(width=128):
     return ROOT / "build" / f"sim_dw{width}" / "uml_pci_server"
 
 
+def inputs_digest(width=128):
+    """A digest of what a guest run depends on besides its script: the server binary (the
+    Verilated SoC, the host model) and the kernel's and guest's sources."""
+    return _hash([server_path(width), ROOT / "sw/kernel", ROOT / "sw/core", ROOT / "sw/include",
+                  ROOT / "sw/uml"])
+
+
 class Guest:
     """One boot of the guest against the server; run() returns the console text."""
 
