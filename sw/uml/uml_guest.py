@@ -12,6 +12,8 @@ Runs:
                  The script can stop at `sync NAME` until the host calls back: on_sync[NAME]
                  runs with the Guest (e.g. reads CSRs through the server's control socket).
 """
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -65,7 +67,21 @@ def _hash(paths, extra=""):
     return h.hexdigest()[:12]
 
 
+@contextlib.contextmanager
+def _build_lock():
+    """One build at a time (the bench runs guests in parallel)."""
+    (ROOT / "build/uml").mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "build/uml/.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def kernel_dir():
+    with _build_lock():
+        return _kernel_dir()
+
+
+def _kernel_dir():
     r = subprocess.run([str(ROOT / "sw/uml/build_kernel.sh")], stdout=subprocess.PIPE,
                        text=True, timeout=3600)
     if r.returncode:
@@ -76,6 +92,11 @@ def kernel_dir():
 def guest_dir(kdir=None):
     """build/uml/guest-<key>/ with nicdrv.ko, nictraffic and initramfs.cpio."""
     kdir = kdir or kernel_dir()
+    with _build_lock():
+        return _guest_dir(kdir)
+
+
+def _guest_dir(kdir):
     busybox = shutil.which("busybox") or "/bin/busybox"
     ethtool = shutil.which("ethtool") or "/usr/sbin/ethtool"
     key = _hash([ROOT / "sw/kernel", ROOT / "sw/core", ROOT / "sw/include",
@@ -119,7 +140,7 @@ def guest_dir(kdir=None):
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     for old in out.parent.glob("guest-*"):      # earlier inputs' builds
-        if old != out and not old.name.endswith(".tmp"):
+        if old != out:
             shutil.rmtree(old, ignore_errors=True)
     return out
 
