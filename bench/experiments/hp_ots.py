@@ -45,9 +45,25 @@ def jobs(cfg):
                             "--frames", 100 if cfg.quick else 500, *(("--csum",) if on else ()),
                             est=5))
     out.append(umlbench(cfg, "s003_kernel_csum", "--frames", 0, "--csum-frames",
-                        100 if cfg.quick else 300, "--size", KERNEL_FRAME, "--coalesce",
+                        50 if cfg.quick else 200, "--csum-rounds", 4, "--size", KERNEL_FRAME,
+                        "--coalesce",
                         "0=rx-usecs 0 rx-frames 1", est=60))
     return out
+
+
+def _kernel_csum(res, c):
+    """The kernel path's rounds with checksum c, summed; sendto() ns: the median of the rounds'
+    medians (rounds alternate on and off)."""
+    rs = [r for r in res("s003_kernel_csum")["records"] if r.get("csum") == c]
+    k = {f: sum(r[f] for r in rs) for f in ("frames", "good", "pcie_mmio_writes",
+                                             "pcie_bytes_down_payload", "irqs_rx_proc")}
+    med = sorted(r["send_ns_median"] for r in rs)
+    k.update(csum=c, rounds=len(rs),
+             send_ns_median=(med[(len(med) - 1) // 2] + med[len(med) // 2]) / 2,
+             send_ns_mean=sum(r["send_ns_mean"] * r["frames"] for r in rs) / max(1, k["frames"]),
+             guest_frames_per_s=sum(r["guest_frames_per_s"] for r in rs) / len(rs),
+             rounds_ns=" / ".join(f"{m:.0f}" for m in (r["send_ns_median"] for r in rs)))
+    return k
 
 
 def section(cfg, res, outdir):
@@ -72,7 +88,7 @@ def section(cfg, res, outdir):
     thr_paper = (float(pon["throughput_kbytes_per_s"]) / float(poff["throughput_kbytes_per_s"])
                  - 1) * 100
     host_on, host_off = on["host_ns_per_frame"], off["host_ns_per_frame"]
-    kon, koff = (rec(res, "s003_kernel_csum", csum=c) for c in ("on", "off"))
+    kon, koff = (_kernel_csum(res, c) for c in ("on", "off"))
 
     verdicts = [
         f"TPDU x window: best {g[best]:.1f} MB/s at {best[0]} B x {best[1]}; windows needed for "
@@ -94,8 +110,9 @@ def section(cfg, res, outdir):
         f"checksum by the kernel against SO_NO_CHECK; each frame back with its checksum field "
         f"set / zero: {kon['good']}/{kon['frames']} and {koff['good']}/{koff['frames']}): "
         f"sendto() median {koff['send_ns_median']:.0f} -> {kon['send_ns_median']:.0f} ns "
-        f"({(kon['send_ns_median'] / koff['send_ns_median'] - 1) * 100:+.1f} %, guest wall "
-        f"time under UML: its syscall cost dominates); PCIe bytes down per frame "
+        f"({(kon['send_ns_median'] / koff['send_ns_median'] - 1) * 100:+.1f} %; median of "
+        f"{kon['rounds']} alternating rounds, guest wall time under UML, whose syscall cost "
+        f"dominates); PCIe bytes down per frame "
         f"{koff['pcie_bytes_down_payload'] / koff['frames']:.0f} and "
         f"{kon['pcie_bytes_down_payload'] / kon['frames']:.0f}",
     ]
@@ -128,11 +145,12 @@ def section(cfg, res, outdir):
               f"{KERNEL_FRAME} B UDP frames out and back through the MAC loopback; sendto() "
               "ns is the guest's wall time per call; PCIe figures from the host model, per "
               "frame):\n\n"
-            + table(["checksum", "frames", "good", "sendto median ns", "sendto mean ns",
-                     "guest frames/s", "MMIO writes/frame", "PCIe bytes down/frame",
-                     "RX irqs"],
-                    [[k["csum"], k["frames"], k["good"], k["send_ns_median"], k["send_ns_mean"],
-                      k["guest_frames_per_s"], k["pcie_mmio_writes"] / k["frames"],
+            + table(["checksum", "rounds", "frames", "good", "sendto median ns",
+                     "per round", "sendto mean ns", "guest frames/s", "MMIO writes/frame",
+                     "PCIe bytes down/frame", "RX irqs"],
+                    [[k["csum"], k["rounds"], k["frames"], k["good"], k["send_ns_median"],
+                      k["rounds_ns"], k["send_ns_mean"], k["guest_frames_per_s"],
+                      k["pcie_mmio_writes"] / k["frames"],
                       k["pcie_bytes_down_payload"] / k["frames"], k["irqs_rx_proc"]]
                      for k in (kon, koff)]))
 

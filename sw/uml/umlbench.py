@@ -10,13 +10,15 @@ nicbench's: {"tool": "umlbench", "records": [...]}, one record per step:
             none with --frames 0
   csum:     --csum-frames UDP datagrams of --size bytes (frame) through the kernel's UDP/IP
             stack with the UDP checksum computed (on) and not (off, SO_NO_CHECK), each sendto()
-            timed in the guest (nictraffic -u), at the first --coalesce setting
+            timed in the guest (nictraffic -u), at the first --coalesce setting; --csum-rounds
+            rounds of on then off (the guest's wall time drifts with the machine's load)
 Each record: frames, good, the guest's wall seconds and frames/s, RX/TX interrupts from
 /proc/interrupts, the coalescer's nic_rxirq_irqs/nic_txirq_irqs and the MSIs the server
 delivered, simulated ns, the host model's PCIe counters per direction (TLPs, payload bytes,
 link busy ps) and the guest's MMIO reads and writes; csum records add send_ns_median/mean.
 
-  umlbench.py --json PATH [--opts K=V,...] [--frames N] [--csum-frames N] [--size S]
+  umlbench.py --json PATH [--opts K=V,...] [--frames N] [--csum-frames N] [--csum-rounds R]
+              [--size S]
               --coalesce 0="rx-usecs 0 rx-frames 1" [--coalesce ...] [--server-digest X]
 (--server-digest is not used: it keys the bench's job to the server binary.)
 """
@@ -44,6 +46,7 @@ def main(argv=None):
     p.add_argument("--opts", default="")
     p.add_argument("--frames", type=int, default=300)
     p.add_argument("--csum-frames", type=int, default=300)
+    p.add_argument("--csum-rounds", type=int, default=4)
     p.add_argument("--size", type=int, default=1472)
     p.add_argument("--coalesce", action="append", required=True)
     p.add_argument("--server-digest", default="")
@@ -53,7 +56,7 @@ def main(argv=None):
         u, _, args = c.partition("=")
         settings.append(("coalesce", int(u), args))
     steps = settings if a.frames else []
-    if a.csum_frames:
+    for _ in range(a.csum_rounds if a.csum_frames else 0):
         steps += [("csum", "on", settings[0][2]), ("csum", "off", settings[0][2])]
     lines = ["if insmod /nicdrv.ko; then echo UML-INSMOD-OK; fi", "ip link set eth0 up",
              "ip addr add 10.9.0.1/24 dev eth0",
@@ -111,6 +114,7 @@ def main(argv=None):
             r["rx_usecs"] = val
         else:
             r["csum"] = val
+            r["round"] = sum(1 for x in records if x.get("csum") == val)
             r["send_ns_median"] = f["send_ns_median"]
             r["send_ns_mean"] = f["send_ns_mean"]
         for k in RTL:
