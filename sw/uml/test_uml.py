@@ -13,7 +13,9 @@
 #     fewer than frames at 20 and 80 with rx-frames 64;
 #   - rmmod clean, kmemleak reports nothing, no oops/BUG/WARNING in dmesg.
 # Prints the guest's boot time and the frames per wall second through the guest.
+# test_pci_config_unit: the configuration space alone (test_pci_config.cpp).
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -215,3 +217,14 @@ def test_unload_clean(run):
     dmesg = out[out.index("UML-DMESG-BEGIN"):out.index("UML-DMESG-END")]
     bad = [ln for ln in dmesg.splitlines() if BAD.search(ln)]
     assert not bad, "\n".join(bad)
+
+
+def test_pci_config_unit(tmp_path):
+    """The configuration space alone (test_pci_config.cpp): BAR sizing, capabilities, MSI."""
+    exe = tmp_path / "test_pci_config"
+    here = Path(__file__).resolve().parent
+    subprocess.run(["g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror",
+                    f"-I{ROOT / 'sw/sim'}", f"-I{here}", "-o", str(exe),
+                    str(here / "test_pci_config.cpp"), str(here / "pci_config.cpp")], check=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
