@@ -238,6 +238,9 @@ class Guest:
                 env=env)
             watchdog = threading.Timer(self.timeout, uml.kill)
             watchdog.start()
+            # A server that dies leaves the guest waiting on every BAR access: end it too.
+            threading.Thread(target=lambda: server.wait() is not None and uml.poll() is None
+                             and uml.kill(), daemon=True).start()
             try:
                 for raw in uml.stdout:
                     line = raw.decode(errors="replace").rstrip("\r\n")
