@@ -67,6 +67,7 @@ cat /proc/interrupts
 ip link set $IF down
 if rmmod nicdrv; then echo UML-RMMOD-OK; fi
 echo "UML-LSMOD $(grep -c nicdrv /proc/modules)"
+if [ -e /sys/kernel/debug/kmemleak ]; then echo UML-KMEMLEAK-ON; fi
 echo scan > /sys/kernel/debug/kmemleak; sleep 1; echo scan > /sys/kernel/debug/kmemleak
 echo "UML-KMEMLEAK $(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak)"
 echo UML-DMESG-BEGIN
@@ -213,6 +214,7 @@ def test_interrupts_match_coalescer(run):
 def test_unload_clean(run):
     _, out, _ = run
     assert "UML-RMMOD-OK" in out and "UML-LSMOD 0" in out
+    assert "UML-KMEMLEAK-ON" in out, "no /sys/kernel/debug/kmemleak in the guest"
     assert "UML-KMEMLEAK 0" in out, "kmemleak reported unreferenced objects"
     dmesg = out[out.index("UML-DMESG-BEGIN"):out.index("UML-DMESG-END")]
     bad = [ln for ln in dmesg.splitlines() if BAD.search(ln)]
