@@ -109,7 +109,7 @@ def section(cfg, res, outdir):
         f"checksum through the kernel (nicdrv.ko in a UML guest, {KERNEL_FRAME} B UDP frames, "
         f"checksum by the kernel against SO_NO_CHECK; each frame back with its checksum field "
         f"set / zero: {kon['good']}/{kon['frames']} and {koff['good']}/{koff['frames']}): "
-        f"sendto() median {koff['send_ns_median']:.0f} -> {kon['send_ns_median']:.0f} ns "
+        f"sendto() median off -> on {koff['send_ns_median']:.0f} -> {kon['send_ns_median']:.0f} ns "
         f"({(kon['send_ns_median'] / koff['send_ns_median'] - 1) * 100:+.1f} %; median of "
         f"{kon['rounds']} alternating rounds, guest wall time under UML, whose syscall cost "
         f"dominates); PCIe bytes down per frame "
