@@ -161,8 +161,10 @@ def server_path(width=128):
 def inputs_digest(width=128):
     """A digest of what a guest run depends on besides its script: the server binary (the
     Verilated SoC, the host model) and the kernel's and guest's sources."""
+    uml = ROOT / "sw/uml"
     return _hash([server_path(width), ROOT / "sw/kernel", ROOT / "sw/core", ROOT / "sw/include",
-                  ROOT / "sw/uml"])
+                  uml / "guest", uml / "patches", uml / "uml.config", uml / "build_kernel.sh",
+                  Path(__file__)])
 
 
 class Guest:
