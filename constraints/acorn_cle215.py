@@ -51,6 +51,26 @@ IO = MODULE_IO + [
     ("pcie_clkreq_n", 0, Pins("G1"), IOStandard("LVCMOS33")),
 ]
 
+# The GTP channel of each M.2 lane (lane i: pins of entry i above), from the card's published
+# XDC (lane 0 B10/B6 X0Y6, lane 1 B8/B4 X0Y4, lane 2 D11/D5 X0Y5, lane 3 D9/D7 X0Y7): the 4-lane
+# core's lanes are placed on them, whatever the core's own default order.
+LANE_CHANNELS = ["GTPE2_CHANNEL_X0Y6", "GTPE2_CHANNEL_X0Y4", "GTPE2_CHANNEL_X0Y5",
+                 "GTPE2_CHANNEL_X0Y7"]
+
+
+def lane_placement(channels):
+    """Vivado commands placing the pcie_7x core's lane i on channels[i]: every lane's LOC from
+    the core's constraints is removed first, so no site is taken twice (`?` for the brackets
+    of pipe_lane[i], which a filter pattern would read as a character class)."""
+    cells = [("[get_cells -hierarchical -filter "
+              f"{{{{NAME=~pcie_s7/*pipe_lane?{i}?.gt_wrapper_i/gtp_channel.gtpe2_channel_i}}}}]")
+             for i in range(len(channels))]
+    return ([f"reset_property LOC {c}" for c in cells]
+            + [f"set_property LOC {ch} {c}" for ch, c in zip(channels, cells)])
+
+
+PLACEMENT_COMMANDS = lane_placement(LANE_CHANNELS)
+
 # Clock periods (ns) of the board's clock inputs; the PCIe reference clock's (10 ns) is added by
 # LitePCIe's S7PCIEPHY.
 CLOCKS = {"clk200": 1e9 / 200e6}

@@ -8,8 +8,9 @@
 # and PLACEMENT_COMMANDS: the x1 core's GTP channel, which Vivado would otherwise put on lane 0's.
 #
 # Source of the pin facts: the baseboard's published pin list (litex-boards sqrl_acorn,
-# "litex_acorn_baseboard_mini" extension) and Enjoy-Digital's LiteX-WR-NIC target for this board
-# (the x1 channel's location, the SFP's receive polarity). The PCIe lane and SFP 0 share GTP quad
+# "litex_acorn_baseboard_mini" extension), the card's lane-to-channel XDC (acorn_cle215.py) and
+# Enjoy-Digital's LiteX-WR-NIC target for this board (the x1 lane's channel, X0Y7, agrees; the
+# SFP's receive polarity). The PCIe lane and SFP 0 share GTP quad
 # 216 and so one GTPE2_COMMON: PCIe on its PLL0 from the host's REFCLK, 1000BASE-X on PLL1.
 
 from litex.build.generic_platform import IOStandard, Misc, Pins, Subsignal
@@ -54,11 +55,6 @@ CLOCKS = acorn_cle215.CLOCKS
 PLATFORM_COMMANDS = acorn_cle215.PLATFORM_COMMANDS
 BITSTREAM_COMMANDS = acorn_cle215.BITSTREAM_COMMANDS
 
-# The x1 core's GTP channel is the one on pins D9/C9 and D7/C7.
-PCIE_X1_CHANNEL = "GTPE2_CHANNEL_X0Y7"
-PLACEMENT_COMMANDS = [
-    "reset_property LOC [get_cells -hierarchical -filter "
-    "{{NAME=~pcie_s7/*gtp_channel.gtpe2_channel_i}}]",
-    f"set_property LOC {PCIE_X1_CHANNEL} [get_cells -hierarchical -filter "
-    "{{NAME=~pcie_s7/*gtp_channel.gtpe2_channel_i}}]",
-]
+# The x1 core's GTP channel is the one on pins D9/C9 and D7/C7 (the card's lane 3).
+PCIE_X1_CHANNEL = acorn_cle215.LANE_CHANNELS[3]
+PLACEMENT_COMMANDS = acorn_cle215.lane_placement([PCIE_X1_CHANNEL])

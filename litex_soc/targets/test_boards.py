@@ -27,10 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 BOARDS = {
     "litex_acorn_baseboard_mini": dict(
         lanes=1, data_width=64, width="X1", interface="64_bit",
-        ext_gt_common=True, gtp_channels=1, placement="GTPE2_CHANNEL_X0Y7"),
+        ext_gt_common=True, gtp_channels=1, placement=["GTPE2_CHANNEL_X0Y7"]),
     "acorn_cle215": dict(
         lanes=4, data_width=128, width="X4", interface="128_bit",
-        ext_gt_common=False, gtp_channels=0, placement=None),
+        ext_gt_common=False, gtp_channels=0,
+        placement=["GTPE2_CHANNEL_X0Y6", "GTPE2_CHANNEL_X0Y4", "GTPE2_CHANNEL_X0Y5",
+                   "GTPE2_CHANNEL_X0Y7"]),
 }
 
 
@@ -90,8 +92,10 @@ def test_board_target(name):
     assert nmsi == info["msi_vectors"] == 6
     assert cfg["Multiple_Message_Capable"] == board.msi_vectors_option(nmsi) == "8_vectors"
     assert ("en_ext_gt_common" in cfg) == want["ext_gt_common"]
-    if want["placement"]:
-        assert f"set_property LOC {want['placement']}" in tcl
+    # Lane i of the core on the GTP channel of the board's lane i pins.
+    for i, channel in enumerate(want["placement"]):
+        assert (f"set_property LOC {channel} [get_cells -hierarchical -filter {{NAME=~pcie_s7/"
+                f"*pipe_lane?{i}?.gt_wrapper_i/gtp_channel.gtpe2_channel_i}}]") in tcl
     # The bitstream and the SPI flash image.
     assert "write_bitstream -force nicsoc.bit" in tcl
     assert "-interface spix4" in tcl and "-file nicsoc.bin" in tcl
