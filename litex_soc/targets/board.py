@@ -23,8 +23,6 @@ import shutil
 import subprocess
 import sys
 
-from migen import Signal
-
 from litex.build.xilinx import Xilinx7SeriesPlatform
 from litex.soc.integration import export
 from litex.soc.integration.builder import Builder
@@ -145,8 +143,7 @@ def pcie_s7_blackbox(phy):
         direction, name = key.split("_", 1)
         if direction not in ("i", "o"):
             continue
-        w = _port_width(value) if isinstance(value, (int, Signal)) or hasattr(value, "__len__") \
-            else 1
+        w = _port_width(value)
         rng = f"[{w - 1}:0] " if w > 1 else ""
         ports.append(f"    {'input' if direction == 'i' else 'output'} wire {rng}{name}")
     return ("// The pcie_7x core's ports as S7PCIEPHY uses them: a blackbox for Yosys.\n"

