@@ -15,6 +15,13 @@
 #                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
 #                     runs them at shallow ones
+#   make bitstream BOARD=<board>
+#                     the NIC SoC on a board (litex_soc/targets/<board>.py): the generated SoC,
+#                     Vivado project and host headers in build/board_<board>/, then its bitstream
+#                     (Vivado for the PCIe boards: fails, naming what it generated, without it)
+#   make flash BOARD=<board> [FLASH=1] [CABLE=<cable>] [FTDI_SERIAL=<serial>]
+#                     loads build/board_<board>/'s bitstream with openFPGALoader: SRAM, or the SPI
+#                     flash with FLASH=1
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>[_cpu]/.
@@ -52,7 +59,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim tools lint setup clean trace scope cost formal
+.PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash
 all: bench
 
 setup:
@@ -186,6 +193,32 @@ trace: sim
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),trace=results/sim_trace.fst \
 		dma --dir both --sizes 4096 --min-bytes 4096
 	$(PY) scripts/gtkw.py results/sim_trace.fst results/sim_trace.gtkw
+
+# --- Boards -----------------------------------------------------------------------------------
+# Every board target takes the same command line (litex_soc/targets/board.py):
+#   python -m litex_soc.targets.<board> --output-dir build/board_<board> [--build]
+# PCIe boards: litex_acorn_baseboard_mini (Gen2 x1, 1000BASE-X SFP), acorn_cle215 (Gen2 x4, MAC
+# loopback); ecpix5 (ECP5, open flow). make flash: litex_soc/targets/flash.py (openFPGALoader from
+# requirements-fpga.txt); FLASH=1 writes the SPI flash, CABLE= names the JTAG cable.
+BOARD ?=
+FLASH ?= 0
+CABLE ?=
+BOARDS   := litex_acorn_baseboard_mini acorn_cle215 ecpix5
+define need_board
+	@test -n "$(filter $(BOARDS),$(BOARD))" || { echo "make $@: give BOARD=<board>, one of:" \
+		"$(BOARDS)" >&2; exit 2; }
+endef
+
+bitstream: setup
+	$(need_board)
+	scripts/setup_fpga.sh
+	$(PY) -m litex_soc.targets.$(BOARD) --output-dir build/board_$(BOARD) --build
+
+flash: setup
+	$(need_board)
+	scripts/setup_fpga.sh
+	$(PY) -m litex_soc.targets.flash $(BOARD) $(if $(filter 1,$(FLASH)),--flash,) \
+		$(if $(CABLE),--cable $(CABLE),) $(if $(FTDI_SERIAL),--ftdi-serial $(FTDI_SERIAL),)
 
 # --- Tests and lint ---------------------------------------------------------------------------
 # The simulator configurations and the cocotb tests' Verilated SoC are built first, so pytest's

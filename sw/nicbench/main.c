@@ -41,7 +41,7 @@ static const char *const usage_text =
 "                         mem_read_latency_ns, data_width, ...: see sw/sim/link_params.h;\n"
 "                         trace=FILE, peer=1 two NICs back to back, pcap=FILE, wire_ns=N:\n"
 "                         sw/sim/backend_sim.cpp);\n"
-"                         vfio: dev=0000:01:00.0[,mode=auto|vfio|sysfs]\n"
+"                         vfio: dev=0000:01:00.0[,mode=auto|vfio|sysfs][,root=DIR]\n"
 "    --json FILE          also write one JSON document: {\"tool\":\"nicbench\", \"command\",\n"
 "                         \"backend\", \"params\", \"records\":[...], \"status\", ...}, also\n"
 "                         when the run fails (\"status\":\"fail\", \"error\"); sim:\n"
