@@ -65,7 +65,7 @@ def build_firmware(output_dir):
 class ECP5NICSoC(NICSoC):
     def __init__(self, platform, crg, eth_phy, sys_clk_freq, uart_name="serial",
                  build_dir="build", sim=False, with_analyzer=True):
-        cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=ROM_SIZE,
+        cpu_args = dict(cpu_type="vexriscv", cpu_variant="lite", integrated_rom_size=ROM_SIZE,
                         integrated_sram_size=SRAM_SIZE, integrated_main_ram_size=MAIN_RAM_SIZE,
                         uart_name=uart_name, timer_uptime=True)
         NICSoC.__init__(self, platform, crg, None, eth_phy, sys_clk_freq=sys_clk_freq,
