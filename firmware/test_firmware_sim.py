@@ -153,12 +153,13 @@ def test_csr_cost(con):
     recs = {r["access"]: r for r in records(out)}
     for access in ("read", "write"):
         r = recs[access]
-        assert r["experiment"] == "csr_latency" and r["samples"] == 64
+        assert r["experiment"] == "csr_latency" and r["samples"] == 64 and r["batch"] == 16
         assert 0 < r["min_ns"] <= r["median_ns"] <= r["p99_ns"] <= r["max_ns"]
-        assert r["min_ns"] <= r["mean_ns"] <= r["max_ns"]
-        # A CSR access through the Wishbone-to-CSR bridge takes a few cycles, not hundreds.
+        assert r["min_ns"] <= r["mean_ns"] <= r["max_ns"] + 1
+        # A CSR access through the registered Wishbone-to-CSR bridge takes a few cycles (the
+        # bridge's and the bank's registers, the bus's ack), not one and not hundreds.
         assert 2 <= r["min_cycles"] <= 50, r
-        assert r["min_ns"] == r["min_cycles"] * 10**9 // CLK_HZ
+        assert r["min_ns"] == pytest.approx(r["min_cycles"] * 10**9 / CLK_HZ, abs=1), r
 
 
 def test_coalesce_round_trip(con):
