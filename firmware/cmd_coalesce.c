@@ -2,7 +2,8 @@
  * cmd_coalesce.c: `coalesce [KEY VALUE ...]`: the interrupt coalescer's values as ethtool -C
  * names them (rx-usecs, rx-frames, rx-abs-usecs, rx-min-interval, tx-...; sw/core's table),
  * written through nic_core_coalesce_write (checked against the hardware's ranges) and read
- * back; without arguments, prints them.
+ * back, and kept for the commands that open the NIC (tx; selftest needs rx-frames 1 and
+ * says so when it is not); without arguments, prints them.
  */
 #include <string.h>
 
@@ -50,6 +51,8 @@ int cmd_coalesce(int argc, char **argv)
             con_puts("error: coalesce: the tick read back is not the one written\n");
             return -1;
         }
+        n->co = c;                      /* kept by the next fw_nic_open (tx, selftest) */
+        n->have_co = true;
     }
     uint32_t v[NIC_CORE_COALESCE_NVALUES];
     nic_core_coalesce_values(&c, v);

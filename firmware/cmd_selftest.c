@@ -4,7 +4,8 @@
  * controller's scratch register (patterns written and read back), then DMA and the MAC: the
  * NIC opened on rings in main RAM, frames of several sizes sent through TX queue 0 and
  * received through the MAC loopback, each checked byte for byte, and the DMA adapters' and
- * the MAC's error counters checked to stay 0. Prints a line per check and a JSON record
+ * the MAC's error counters checked to stay 0, and an RX interrupt event (nic_irq) per frame
+ * (selftest sets the default coalescing: rx-frames 1). Prints a line per check and a JSON record
  * {"experiment": "selftest", ...}; fails at the first failed check.
  */
 #include <stdio.h>
@@ -58,6 +59,9 @@ int cmd_selftest(int argc, char **argv)
     }
     if (check(scratch_ok, "scratch register") < 0)
         goto fail;
+    /* One RX interrupt per frame: the default coalescing. */
+    nic_core_coalesce_defaults(&n->co);
+    n->have_co = true;
     if (check(fw_nic_open(n) == 0, "NIC open: rings in main RAM") < 0)
         goto fail;
 
@@ -70,7 +74,8 @@ int cmd_selftest(int argc, char **argv)
                           counter(n, NIC_CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_ADDR);
     static const unsigned sizes[] = {60, 61, 64, 127, 128, 256, 511, 1000, 1514};
     const unsigned nframes = sizeof sizes / sizeof sizes[0];
-    unsigned received = 0, bad = 0;
+    unsigned received = 0, bad = 0, rx_irqs = 0;
+    fw_nic_irq_take(n);
     for (unsigned i = 0; i < nframes; i++) {
         fw_frame_fill(frame, sizes[i], i);
         if (!fw_nic_tx_post(n, 0, frame, sizes[i]))
@@ -89,6 +94,7 @@ int cmd_selftest(int argc, char **argv)
             break;
         }
         received++;
+        rx_irqs += fw_nic_irq_take(n) & 1u;
         if (rec.status != NIC_RX_STATUS_OK || rec.len != sizes[i] ||
             !fw_frame_check(data, rec.len, i)) {
             con_printf("selftest: frame %u: status %lu, %lu bytes (sent %u), content %s\n", i,
@@ -113,10 +119,12 @@ int cmd_selftest(int argc, char **argv)
     json_u64("dma_reads", rd);
     json_u64("dma_writes", wr);
     json_u64("errors", errs);
+    json_u64("rx_irqs", rx_irqs);
     json_end();
     if (check(rd >= 2 * nframes, "DMA reads from main RAM (descriptors, frames)") < 0 ||
         check(wr >= 2 * nframes, "DMA writes to main RAM (frames, completions)") < 0 ||
         check(errs == 0, "DMA and MAC error counters") < 0 ||
+        check(rx_irqs == nframes, "RX interrupt event per frame (rx-frames 1)") < 0 ||
         check(received == nframes && bad == 0, "MAC loopback: every frame back, bit-exact") < 0)
         goto fail;
     con_puts("selftest: PASS\n");

@@ -6,8 +6,10 @@
  * holds it until the frame is back as INFLIGHT < FW_RING; unless nocheck). Time: the cycle
  * counter from the first doorbell to the last frame taken. Prints nicbench tx's JSON record
  * (experiment, mode, size, queues, ring, rx_ring, batch, inflight, frames, bytes, wire_bytes,
- * time_ns, mbps, mpps, line_mpps, line_ratio) with the losses (lost, bad, out_of_order) and the
- * CPU's cycles per frame.
+ * time_ns, mbps, mpps, line_mpps, line_ratio) with the losses (lost, bad, out_of_order), the
+ * CPU's cycles per frame and the interrupt events seen (rx_irqs, tx_irqs: nic_irq's pending
+ * bits polled once per loop, so events between two polls count once, as one CPU interrupt
+ * would take them; the coalescing settings decide how many there are).
  */
 #include <string.h>
 
@@ -59,8 +61,9 @@ int cmd_tx(int argc, char **argv)
     for (unsigned s = 0; s < FW_RING; s++)
         fw_frame_fill(t->buf + (size_t)s * FW_BUF_STRIDE, size, s);
 
-    uint32_t sent = 0, got = 0, bad = 0, ooo = 0, expect = 0;
+    uint32_t sent = 0, got = 0, bad = 0, ooo = 0, expect = 0, rx_irqs = 0, tx_irqs = 0;
     uint64_t batches = 0;
+    fw_nic_irq_take(n);
     const uint64_t t0 = fw_cycles();
     uint64_t last = t0, idle_since = t0;
     const uint64_t stall_limit = fw_clk_hz() / 10;          /* 100 ms without progress */
@@ -97,6 +100,9 @@ int cmd_tx(int argc, char **argv)
             got++;
         }
         fw_nic_rx_refill(n);
+        const uint32_t irqs = fw_nic_irq_take(n);
+        rx_irqs += irqs & 1u;
+        tx_irqs += (irqs >> 1) != 0;
         const uint64_t now = fw_cycles();
         if (progress) {
             last = now;
@@ -138,6 +144,8 @@ int cmd_tx(int argc, char **argv)
     json_u64("bad", bad);
     json_u64("out_of_order", ooo);
     json_u64("checked", full_check);
+    json_u64("rx_irqs", rx_irqs);
+    json_u64("tx_irqs", tx_irqs);
     json_end();
     if (got != frames || bad || ooo) {
         con_printf("error: tx: %lu of %lu frames back, %lu bad, %lu out of order\n",

@@ -52,9 +52,11 @@ struct fw_nic {
     uint32_t nic_base, scope_base, ctrl_base;
     uint32_t tick_cycles;
     unsigned hw_txq;
+    unsigned irq_first, irq_count;      /* the nic block's vectors: RX, then TX groups */
     struct nic_txq tx[FW_NTXQ];
     struct nic_rxq rx;
-    bool open;
+    struct nic_q_coalesce co;           /* what fw_nic_open writes (coalesce changes it) */
+    bool have_co, open;
 };
 extern struct fw_nic fw_nic;
 
@@ -69,6 +71,8 @@ int fw_nic_tx_reclaim(struct fw_nic *n, unsigned q);
 /* Take a completed RX frame: true and rec/data filled. */
 bool fw_nic_rx_take(struct fw_nic *n, struct nic_core_rx_rec *rec, const uint8_t **data);
 void fw_nic_rx_refill(struct fw_nic *n);
+/* The interrupt events pending (nic_irq, one bit per vector from irq_first), cleared. */
+uint32_t fw_nic_irq_take(struct fw_nic *n);
 uint32_t fw_nic_rd(struct fw_nic *n, uint32_t off);
 void fw_nic_wr(struct fw_nic *n, uint32_t off, uint32_t v);
 /* The i-th frame of a test stream: its length and content (sequence number in bytes 14..17). */

@@ -5,7 +5,8 @@
  * address = CPU address; the CPU has no data cache). The ring, descriptor, doorbell and
  * coalescing logic is sw/core/nic_core.c, the same code the Linux module and sw/lib run.
  * One TX queue (0) and the RX ring, FW_RING descriptors each, a FW_BUF_STRIDE-byte buffer per
- * slot; the cycle counter is timer0's uptime (sys clock cycles).
+ * slot; the cycle counter is timer0's uptime (sys clock cycles). The interrupt vectors are
+ * nic_irq's events (the nic block's MSI numbers are their bits); the firmware polls them.
  */
 #include <string.h>
 
@@ -60,7 +61,11 @@ static const char *const rb_status_text[] = {
 
 int fw_nic_discover(struct fw_nic *n)
 {
+    const struct nic_q_coalesce co = n->co;
+    const bool have_co = n->have_co;
     memset(n, 0, sizeof *n);
+    n->co = co;
+    n->have_co = have_co;
     n->hw.base = CSR_BASE;
     const enum nic_core_rb_status s = nic_core_rb_discover(&n->hw, &n->rb);
     if (s != NIC_CORE_RB_OK) {
@@ -82,7 +87,10 @@ int fw_nic_discover(struct fw_nic *n)
     n->ctrl_base = nic_core_rb_lookup(&n->rb, NIC_RB_CTRL)->base;
     const struct nic_core_rb_entry *an = nic_core_rb_lookup(&n->rb, NIC_RB_ANALYZER);
     n->scope_base = an ? an->base : 0;
-    n->hw_txq = nic_core_rb_param(nic_core_rb_lookup(&n->rb, NIC_RB_NIC));
+    const struct nic_core_rb_entry *nic = nic_core_rb_lookup(&n->rb, NIC_RB_NIC);
+    n->hw_txq = nic_core_rb_param(nic);
+    n->irq_first = nic_core_rb_msi(nic);
+    n->irq_count = nic_core_rb_msi_count(nic);
     n->tick_cycles = nic_core_tick_cycles(fw_nic_rd(n, NIC_CSR_INFO_CLK_FREQ_ADDR));
     return 0;
 }
@@ -107,6 +115,15 @@ static bool rx_reset(struct fw_nic *n, unsigned q)
     return nic_core_rx_cons(&n->hw, n->nic_base) == 0;
 }
 
+/* On this SoC an MSI number is the vector's bit in nic_irq's pending register. */
+uint32_t fw_nic_irq_take(struct fw_nic *n)
+{
+    const uint32_t p = nic_irq_ev_pending_read();
+    if (p)
+        nic_irq_ev_pending_write(p);
+    return (p >> n->irq_first) & ((1u << n->irq_count) - 1u);
+}
+
 int fw_nic_open(struct fw_nic *n)
 {
     if (!n->nic_base && fw_nic_discover(n) < 0)
@@ -118,9 +135,11 @@ int fw_nic_open(struct fw_nic *n)
     }
     memset(&dma, 0, sizeof dma);
     nic_core_fifos(&n->hw, n->nic_base, FW_FRAME_MAX);
-    struct nic_q_coalesce co;
-    nic_core_coalesce_defaults(&co);
-    nic_core_coalesce_write(&n->hw, n->nic_base, &co, n->tick_cycles);
+    if (!n->have_co) {
+        nic_core_coalesce_defaults(&n->co);
+        n->have_co = true;
+    }
+    nic_core_coalesce_write(&n->hw, n->nic_base, &n->co, n->tick_cycles);
     nic_core_sched(&n->hw, n->nic_base, 0, n->hw_txq);
     const uint32_t err_cfg0 = fw_nic_rd(n, n->nic_base + NIC_CSR_NIC_TXQ_ERR_CFG_ADDR);
     for (unsigned q = 0; q < FW_NTXQ; q++) {

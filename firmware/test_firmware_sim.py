@@ -138,11 +138,12 @@ def test_tx_benchmark_against_the_analyzer(con, frames, size):
     for probe in ("mac_tx", "mac_rx"):
         assert scope[probe]["frames"] == frames, scope[probe]
         assert scope[probe]["bytes"] == frames * (8 + max(size, 60) + 4), scope[probe]
-    # No PCIe in this SoC: its probes saw nothing. Interrupt events: one per RX frame (the
-    # default coalescing: rx-frames 1), TX completions beside them.
+    # No PCIe in this SoC: its probes saw nothing. Interrupt events: one per RX frame and one
+    # per TX frame (the default coalescing, which selftest set: rx-frames 1, tx-frames 1).
     for probe in ("pcie_rx", "pcie_tx", "dma_rd_req", "dma_wr_req"):
         assert scope[probe]["busy"] == scope[probe]["frames"] == 0
-    assert scope["msi"]["frames"] >= frames
+    assert scope["msi"]["frames"] == 2 * frames
+    assert 1 <= r["rx_irqs"] <= frames and 1 <= r["tx_irqs"] <= frames
     assert scope["nic_rd_cpl"]["bytes"] >= frames * size
     assert scope["nic_wr"]["bytes"] >= frames * size
 
@@ -172,6 +173,13 @@ def test_coalesce_round_trip(con):
     assert (r["rx-usecs"], r["rx-frames"], r["tx-frames"]) == (20, 0, 4)
     out = con.run("coalesce rx-usecs 70000")
     assert out[-1].startswith("error:") and "rx-usecs" in out[-1]
+    # The settings hold for the next run: RX interrupts every 100 us instead of per frame
+    # (frames come about every 25 us here), TX's per 4 frames; the analyzer counts them.
+    con.run("coalesce rx-usecs 100 rx-frames 0 tx-frames 4")
+    con.run("scope")
+    (r,) = records(con.run("tx 64 60"))
+    irqs = {s["probe"]: s for s in records(con.run("scope"))}["msi"]["frames"]
+    assert r["frames"] == 64 and 64 // 4 + 2 <= irqs <= 64 // 4 + 64 // 2, (irqs, r)
     con.run("coalesce rx-usecs 0 rx-frames 1 tx-frames 1")
 
 
