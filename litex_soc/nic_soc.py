@@ -11,9 +11,14 @@
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
 # (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
 #
+# The datapath's host port (litex_soc/nic/host_port.py) is PCIe with a pcie_phy; without one it
+# is the SoC bus (no LitePCIe, no DMA pattern block: the DMA engines on Wishbone masters, the
+# MSIs one CPU interrupt, nic_irq; the open ECP5 target, targets/ecp5_soc.py).
 # Parameters: platform; crg; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's
-# MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
-# LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
+# MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector; None: the
+# SoC-bus host port, with data_width and cpu_args, the SoCCore arguments of the soft CPU it
+# needs); eth_phy (a LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim
+# (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
 # breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
 # ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); with_stream (its
