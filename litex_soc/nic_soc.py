@@ -271,6 +271,13 @@ class NICSoC(SoCCore):
                  nbytes=data_width // 8)
         if csr is not None:
             self.add_csr_probe(an, csr)
+        if getattr(self, "mac_probes_sys_side", False):
+            # The PHY streams are in the PHY's clock domains (a board's RGMII at 125 MHz), not
+            # the analyzer's: the probes watch the MAC core's sys-side streams instead (a beat
+            # of data_width bits; bytes not counted: the probes' byte field holds 1).
+            for name, ep in (("mac_tx", self.nic.mac.sink), ("mac_rx", self.nic.mac.source)):
+                an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=0)
+            return
         for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
             an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
 

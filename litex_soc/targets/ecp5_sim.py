@@ -62,7 +62,8 @@ def make_soc(output_dir):
     crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
     eth = SimEthGMIIPHY(platform.request("eth"))
     return ECP5NICSoC(platform, crg, eth, SYS_CLK_FREQ, uart_name="sim",
-                      build_dir=os.path.join(output_dir, "gateware"), sim=True)
+                      build_dir=os.path.join(output_dir, "gateware"), sim=True,
+                      phy_on_sys_clock=True)
 
 
 def write_rom_init(output_dir):

@@ -11,9 +11,11 @@
 # The analyzer: no latency breakdown, deep capture, event latencies or occupancy levels (PCIe
 # only, or beyond what the open ECP5 flow synthesises: docs/experiments.md); its PCIe and LitePCIe
 # DMA probes see nothing; the CSR probe watches the CPU's CSR bridge, the msi probe the CPU
-# interrupt's events.
+# interrupt's events; the MAC probes watch the PHY's streams when the PHY runs on the sys clock
+# (the simulation), else the MAC core's sys-side streams (beats and frames; bytes read 0).
 #
-# Interfaces: ECP5NICSoC(platform, crg, eth_phy, sys_clk_freq, uart_name, build_dir, sim);
+# Interfaces: ECP5NICSoC(platform, crg, eth_phy, sys_clk_freq, uart_name, build_dir, sim,
+# with_analyzer, phy_on_sys_clock);
 # init_mems() (Builder's hook, after LiteX wrote the generated headers) builds the firmware
 # against them (make -C firmware) and puts it in the ROM. Parameters: the constants below.
 
@@ -64,7 +66,10 @@ def build_firmware(output_dir):
 
 class ECP5NICSoC(NICSoC):
     def __init__(self, platform, crg, eth_phy, sys_clk_freq, uart_name="serial",
-                 build_dir="build", sim=False, with_analyzer=True):
+                 build_dir="build", sim=False, with_analyzer=True, phy_on_sys_clock=False):
+        # A PHY on its own clocks (the board's RGMII): the analyzer's MAC probes move to the MAC
+        # core's sys-side streams (nic_soc.py, add_nic_probes).
+        self.mac_probes_sys_side = not phy_on_sys_clock
         cpu_args = dict(cpu_type="vexriscv", cpu_variant="lite", integrated_rom_size=ROM_SIZE,
                         integrated_sram_size=SRAM_SIZE, integrated_main_ram_size=MAIN_RAM_SIZE,
                         uart_name=uart_name, timer_uptime=True)
