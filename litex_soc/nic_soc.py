@@ -11,9 +11,14 @@
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
 # (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
 #
+# The datapath's host port (litex_soc/nic/host_port.py) is PCIe with a pcie_phy; without one it
+# is the SoC bus (no LitePCIe, no DMA pattern block: the DMA engines on Wishbone masters, the
+# MSIs one CPU interrupt, nic_irq; the open ECP5 target, targets/ecp5_soc.py).
 # Parameters: platform; crg; pcie_phy (SimPCIePHY or S7PCIEPHY; its msi_type picks LitePCIe's
-# MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector); eth_phy (a
-# LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim (INFO_CONFIG.SIM); ident
+# MSI block: the host library drives msi-multi-vector, an MSI per interrupt vector; None: the
+# SoC-bus host port, with data_width and cpu_args, the SoCCore arguments of the soft CPU it
+# needs); eth_phy (a LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim
+# (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
 # breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
 # ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); with_stream (its
@@ -31,7 +36,9 @@ from litex.soc.integration.soc_core import SoCCore
 
 from litex_soc.scope.bus_analyzer import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
+from litex_soc.nic.host_port import PCIeHostPort, SoCBusHostPort
 from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
+from litex_soc.nic.nic_irq import NICIrq
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
@@ -132,6 +139,12 @@ class NICSoC(SoCCore):
         # One cycle more per CSR access. BARGuard sits in front of it: it drops the partial
         # writes the bridge would turn into whole-word writes. (SoC.finalize calls this.)
         super().add_csr_bridge(name=name, origin=origin, register=True)
+        if not self.host_on_pcie:
+            wb = self.bus.slaves[name]
+            self.comb += self.csr_busy.eq(wb.cyc)
+            if hasattr(self, "analyzer"):
+                self.add_csr_probe(self.analyzer, wb)
+            return
         self.pcie_bar = BARGuard(self.bus.slaves[name])
         self.bus.slaves[name] = self.pcie_bar.bus
         self.comb += self.pcie_bar.unsupported.eq(self.pcie_mmap.unsupported)
@@ -140,35 +153,58 @@ class NICSoC(SoCCore):
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
                  with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS,
                  with_events=ANALYZER_EVENTS, with_stream=ANALYZER_STREAM, nic_ntxq=4,
-                 nic_ntxirq=2):
-        cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal", integrated_rom_size=0x8000,
-                        integrated_sram_size=0x2000, uart_name="crossover") if with_cpu else \
-                   dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
-                        with_uart=False)
+                 nic_ntxirq=2, data_width=None, cpu_args=None):
+        # pcie_phy None: the SoC-bus host port (no LitePCIe); data_width and cpu_args (the
+        # soft CPU's SoCCore arguments: ROM, SRAM, main RAM, UART) are then the target's.
+        self.host_on_pcie = pcie_phy is not None
+        if not self.host_on_pcie:
+            if not with_cpu:
+                raise ValueError("NICSoC: the SoC-bus host port needs the soft CPU (its driver)")
+            if with_breakdown or with_stream or with_events or with_levels:
+                raise ValueError("NICSoC: the SoC-bus build has the analyzer's probes and "
+                                 "trace only (breakdown, stream, events and levels are PCIe's)")
+        if cpu_args is None:
+            cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal",
+                            integrated_rom_size=0x8000, integrated_sram_size=0x2000,
+                            uart_name="crossover") if with_cpu else \
+                       dict(cpu_type=None, integrated_rom_size=0, integrated_sram_size=0,
+                            with_uart=False)
         SoCCore.__init__(self, platform, sys_clk_freq, ident=ident, with_timer=with_cpu,
                          **cpu_args)
         self.crg = crg
-        self.pcie_phy = pcie_phy
         self.ethphy = eth_phy
-        data_width = pcie_phy.data_width
+        if self.host_on_pcie:
+            self.pcie_phy = pcie_phy
+            data_width = pcie_phy.data_width
+        else:
+            self.pcie_phy = None
 
-        self.info = NICInfo(data_width=data_width, ndmas=1, sim=sim, with_cpu=with_cpu,
-                            sys_clk_freq=sys_clk_freq)
-        self.dma_pattern = DMAPattern(platform, data_width, build_dir)
-
+        self.info = NICInfo(data_width=data_width, ndmas=1 if self.host_on_pcie else 0, sim=sim,
+                            with_cpu=with_cpu, sys_clk_freq=sys_clk_freq)
         tx_msi = tx_msi_names(nic_ntxirq)
         nic_irq_tx, nic_irq_rx = [Signal() for _ in tx_msi], Signal()
-        msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq, "NIC_RX": nic_irq_rx}
-        msis.update(zip(tx_msi, nic_irq_tx))
-        self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32,
-                      max_pending_requests=MAX_PENDING_REQUESTS,
-                      with_dma_loopback=True, with_dma_buffering=True, msis=msis,
-                      msi_type=pcie_phy.msi_type)
-        self.comb += [
-            self.pcie_dma0.source.connect(self.dma_pattern.sink),
-            self.dma_pattern.source.connect(self.pcie_dma0.sink),
-        ]
-        self.nic = NICDatapathCSR(platform, self.pcie_endpoint, eth_phy, build_dir,
+        if self.host_on_pcie:
+            self.dma_pattern = DMAPattern(platform, data_width, build_dir)
+            msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq, "NIC_RX": nic_irq_rx}
+            msis.update(zip(tx_msi, nic_irq_tx))
+            self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32,
+                          max_pending_requests=MAX_PENDING_REQUESTS,
+                          with_dma_loopback=True, with_dma_buffering=True, msis=msis,
+                          msi_type=pcie_phy.msi_type)
+            self.comb += [
+                self.pcie_dma0.source.connect(self.dma_pattern.sink),
+                self.dma_pattern.source.connect(self.pcie_dma0.sink),
+            ]
+            host_port = PCIeHostPort(self.pcie_endpoint)
+        else:
+            # The MSIs become one CPU interrupt with an event per vector; NIC_<vector>_INTERRUPT
+            # is the vector's event bit in nic_irq's pending register.
+            self.nic_irq = NICIrq(["NIC_RX"] + tx_msi, [nic_irq_rx] + nic_irq_tx)
+            self.irq.add("nic_irq", use_loc_if_exists=True)
+            for i, name in enumerate(["NIC_RX"] + tx_msi):
+                self.add_constant(name + "_INTERRUPT", i)
+            host_port = SoCBusHostPort(self.bus)
+        self.nic = NICDatapathCSR(platform, host_port, eth_phy, build_dir,
                                   data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
         self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
         self.comb += nic_irq_rx.eq(self.nic.irq_rx)
@@ -183,9 +219,11 @@ class NICSoC(SoCCore):
                 raise ValueError(f"NICSoC: MSI {name} is not NIC_TX_INTERRUPT + {g}")
         self.add_constant("NIC_NTXQ", nic_ntxq)
         self.add_constant("NIC_NTXIRQ", nic_ntxirq)
-        # A host CSR access is in progress: the BAR0-to-CSR bridge is not idle.
+        # A host CSR access is in progress: the BAR0-to-CSR bridge (the SoC-bus build: the
+        # CPU's CSR bridge, add_csr_bridge) is not idle.
         self.csr_busy = Signal()
-        self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
+        if self.host_on_pcie:
+            self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
             self.add_analyzer(platform, data_width, build_dir, with_breakdown,
                               nic_ntxq if with_levels else 0, with_events, with_stream)
@@ -202,6 +240,54 @@ class NICSoC(SoCCore):
             stream=dict(port=self.pcie_endpoint.crossbar.get_master_port(write_only=True),
                         data_width=data_width, req_id=self.pcie_phy.id,
                         mps=self.pcie_phy.max_payload_size) if with_stream else None)
+        if self.host_on_pcie:
+            self.add_pcie_probes(an, data_width)
+        else:
+            # No PCIe PHY, DMA channel or MSI: their probes see nothing; the CSR probe is on
+            # the CPU's CSR bridge (add_csr_bridge), MSI on the CPU interrupt's events.
+            for p in probes[:2] + probes[4:7]:
+                assert p.name.startswith(("pcie_", "dma_"))
+                an.probe(p.name, 0, 0, 0, 0, **{f: 0 for f, _w in p.fields})
+            irqs = self.nic_irq.pulses
+            fired = reduce(or_, irqs)
+            vector = reduce(or_, [Mux(p, i, 0) for i, p in enumerate(irqs)])
+            an.probe("msi", fired, 1, 1, 1, vector=Mux(fired, vector, 0))
+            self.add_nic_probes(an, data_width)
+        self.comb += an.hold.eq(self.csr_busy)
+        if with_breakdown:
+            an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
+        if ntxq:
+            an.at_finalize(lambda: self.add_levels(an, ntxq))
+        if with_events:
+            self.add_events(an)
+        an.watch(self)
+
+    def add_nic_probes(self, an, data_width, csr=None):
+        rd, wr = self.nic.rdadp, self.nic.wradp
+        an.probe("nic_rd_req", rd.rd_req_valid, rd.rd_req_ready, 1, 1)
+        an.probe("nic_rd_cpl", rd.rd_cpl_valid, rd.rd_cpl_ready, 0, rd.rd_cpl_last,
+                 nbytes=data_width // 8)
+        an.probe("nic_wr", wr.wr_valid, wr.wr_ready, wr.wr_first, wr.wr_last,
+                 nbytes=data_width // 8)
+        if csr is not None:
+            self.add_csr_probe(an, csr)
+        if getattr(self, "mac_probes_sys_side", False):
+            # The PHY streams are in the PHY's clock domains (a board's RGMII at 125 MHz), not
+            # the analyzer's: the probes watch the MAC core's sys-side streams instead (a beat
+            # of data_width bits; bytes not counted: the probes' byte field holds 1).
+            for name, ep in (("mac_tx", self.nic.mac.sink), ("mac_rx", self.nic.mac.source)):
+                an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=0)
+            return
+        for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
+            an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
+
+    @staticmethod
+    def add_csr_probe(an, wb):
+        access = wb.cyc & wb.stb
+        an.probe("csr", access, wb.ack, 1, 1, nbytes=4, we=access & wb.we,
+                 adr=Mux(access, wb.adr[:14], 0))
+
+    def add_pcie_probes(self, an, data_width):
         phy, dma, wb = self.pcie_phy, self.pcie_dma0, self.pcie_mmap.wishbone
         # Fields read 0 when they mean nothing (no header beat, no access), so the trace's
         # run-length compression is not defeated by payload bits.
@@ -215,27 +301,9 @@ class NICSoC(SoCCore):
                  nbytes=data_width // 8, end=rd_cpl.valid & rd_cpl.end)
         an.probe("dma_wr_req", wr_req.valid, wr_req.ready, wr_req.first, wr_req.last,
                  nbytes=data_width // 8)
-        rd, wr = self.nic.rdadp, self.nic.wradp
-        an.probe("nic_rd_req", rd.rd_req_valid, rd.rd_req_ready, 1, 1)
-        an.probe("nic_rd_cpl", rd.rd_cpl_valid, rd.rd_cpl_ready, 0, rd.rd_cpl_last,
-                 nbytes=data_width // 8)
-        an.probe("nic_wr", wr.wr_valid, wr.wr_ready, wr.wr_first, wr.wr_last,
-                 nbytes=data_width // 8)
-        access = wb.cyc & wb.stb
-        an.probe("csr", access, wb.ack, 1, 1, nbytes=4, we=access & wb.we,
-                 adr=Mux(access, wb.adr[:14], 0))
-        for name, ep in (("mac_tx", self.ethphy.sink), ("mac_rx", self.ethphy.source)):
-            an.probe(name, ep.valid, ep.ready, ep.first, ep.last, nbytes=1)
+        self.add_nic_probes(an, data_width, csr=wb)
         msi = phy.msi
         an.probe("msi", msi.valid, msi.ready, 1, 1, vector=Mux(msi.valid, msi.dat[:8], 0))
-        self.comb += an.hold.eq(self.csr_busy)
-        if with_breakdown:
-            an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
-        if ntxq:
-            an.at_finalize(lambda: self.add_levels(an, ntxq))
-        if with_events:
-            self.add_events(an)
-        an.watch(self)
 
     def add_events(self, an):
         rx, tx, msi = self.pcie_phy.source, self.pcie_phy.sink, self.pcie_phy.msi

@@ -1,14 +1,16 @@
 #
 # nic_datapath_csr.py: LiteX wrapper around the Amaranth NIC datapath (rtl/nic/nic_datapath.py):
-# its configuration and counters as CSRs, its DMA ports on LitePCIe crossbar master ports, its
-# MAC streams on a LiteEth MAC core, its interrupt vectors (TX queue groups, RX) as MSIs.
+# its configuration and counters as CSRs, its DMA ports on its host port (host_port.py: LitePCIe
+# crossbar master ports, or Wishbone masters on the SoC bus), its
+# MAC streams on a LiteEth MAC core, its interrupt vectors (TX queue groups, RX) as MSIs or CPU
+# interrupts (the SoC's choice).
 #
 # What it is: instantiates the emitted NICDatapath Verilog and builds, from the datapath's flat
 # port table (NICDatapath.EXPOSED, OWN_PORTS), one CSR per port or strobe group, named
 # `<prefix><name>` under this module (LiteX prefixes the module name, `nic_`).
 # Interfaces: the CSRs; rdadp, wradp (litex_soc/nic/dma_port_adapter.py), mac (LiteEthMACCore);
 # irq_tx[g], irq_rx (the MSI lines); csr_plan() and describe() for the register map.
-# Parameters: platform, pcie_endpoint (its crossbar and PHY id), eth_phy, build_dir,
+# Parameters: platform, host_port (host_port.py), eth_phy, build_dir,
 # data_width, ntxq, ntxirq (TX interrupt vectors), max_read (MRRS), max_payload (MPS), timeout
 # (DMA read timeout, cycles), module_name.
 # The CSR rules and the other connections: NICDatapathCSR's docstring.
@@ -26,7 +28,6 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from liteeth.mac.core import LiteEthMACCore
 
-from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
 from rtl.contract import registers
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 
@@ -141,8 +142,9 @@ class NICDatapathCSR(LiteXModule):
     Other connections
     -----------------
     DMA
-        rd_* -> DMAReadAdapter, wr_* -> DMAWriteAdapter (litex_soc/nic/dma_port_adapter.py), each
-        on its own crossbar master port, with the PHY's id as requester ID. Their counters are CSRs
+        rd_* -> the host port's read adapter, wr_* -> its write adapter (host_port.py: on
+        PCIe, DMAReadAdapter / DMAWriteAdapter each on its own crossbar master port with the
+        PHY's id as requester ID; on the SoC bus, Wishbone masters). Their counters are CSRs
         too: rdadp_<counter>, wradp_<counter> (ADAPTER_COUNTERS, from the contract).
     MAC
         mac_tx/mac_rx <-> LiteEthMACCore(phy, dw=data_width) sink/source: keep (all ones but on the
@@ -161,7 +163,7 @@ class NICDatapathCSR(LiteXModule):
         """The signal on the datapath's output port `name` (what its CSR shows)."""
         return self._ports[f"o_{name}"]
 
-    def __init__(self, platform, pcie_endpoint, eth_phy, build_dir, data_width=128, ntxq=4,
+    def __init__(self, platform, host_port, eth_phy, build_dir, data_width=128, ntxq=4,
                  max_read=512, max_payload=256, timeout=2**20, module_name="nic_datapath",
                  ntxirq=1):
         core = NICDatapath(data_width=data_width, ntxq=ntxq, max_read=max_read,
@@ -221,16 +223,10 @@ class NICDatapathCSR(LiteXModule):
             setattr(self, csr_name, csr)
 
         # -- DMA ---------------------------------------------------------------------------------
-        # The engines split at the MRRS and MPS the PHY reports (LitePCIe clamps them to what
-        # it is built for).
-        ports.update(i_mrrs=pcie_endpoint.phy.max_request_size[:13],
-                     i_mps=pcie_endpoint.phy.max_payload_size[:13])
-        req_id = pcie_endpoint.phy.id
-        xbar = pcie_endpoint.crossbar
-        self.rdadp = rd = DMAReadAdapter(xbar.get_master_port(read_only=True), data_width,
-                                         req_id=req_id, max_read=max_read, timeout=timeout)
-        self.wradp = wr = DMAWriteAdapter(xbar.get_master_port(write_only=True), data_width,
-                                          req_id=req_id, max_payload=max_payload)
+        # The engines split at the host port's MRRS and MPS.
+        ports.update(i_mrrs=host_port.mrrs(max_read), i_mps=host_port.mps(max_payload))
+        self.rdadp = rd = host_port.read_adapter(data_width, max_read, timeout)
+        self.wradp = wr = host_port.write_adapter(data_width, max_payload)
         for name, m in members.items():
             if name.startswith("rd_"):
                 ports[f"{'i' if m.flow == Flow.In else 'o'}_{name}"] = getattr(rd, name)
