@@ -620,6 +620,16 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     bu_json_obj_end(j);
     bu_json_obj_end(j);
 #undef DELTA
+    /* The host model: every TLP checked, every address through the IOMMU (sim backend). */
+    uint64_t model_err = 0, iommu = 0;
+    const bool have_model = counter(c, "model.errors", &model_err) &&
+                            counter(c, "model.iommu_faults", &iommu);
+    if (have_model)
+        out(c, "fuzz: host model: %" PRIu64 " TLP errors, %" PRIu64 " IOMMU faults\n", model_err,
+            iommu);
+    if (have_model && (model_err || iommu) && !(f->corrupted || f->out_of_order || unexplained))
+        rc = fail(c, "fuzz: the host model saw %" PRIu64 " TLP errors and %" PRIu64 " IOMMU "
+                  "faults (seed %" PRIu64 ")", model_err, iommu, f->seed);
     if (f->corrupted || f->out_of_order || unexplained)
         rc = fail(c, "fuzz: %" PRIu64 " corrupted, %" PRIu64 " out of order, %" PRIu64
                   " lost without a counter (seed %" PRIu64 ")", f->corrupted, f->out_of_order,
