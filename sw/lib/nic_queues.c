@@ -368,12 +368,11 @@ int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsig
     return 0;
 }
 
-int nic_q_rx_reset(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
+int nic_q_rx_stop(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
 {
     if (!nq->open)
         return nic_errf(err, errlen, "RX ring: the queues are not open");
     struct nic_backend *b = nq->b;
-    struct nic_rxq *r = &nq->rx;
     nic_core_rx_enable(nic_hw(b), nic_base(b), false);
     const uint64_t deadline = nic_now_ns(b) + timeout_ns;
     nic_idle(b, 100);
@@ -385,6 +384,13 @@ int nic_q_rx_reset(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t
                             (unsigned long long)timeout_ns);
         nic_idle(b, 200);
     }
+    return 0;
+}
+
+void nic_q_rx_restart(struct nic_queues *nq)
+{
+    struct nic_backend *b = nq->b;
+    struct nic_rxq *r = &nq->rx;
     nic_core_rx_setup(nic_hw(b), nic_base(b), r);
     for (unsigned p = 0; p < r->size; p++) {
         r->off[p] = rx_offset(nq);
@@ -392,7 +398,6 @@ int nic_q_rx_reset(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t
     }
     nic_core_rx_cpl_init(r);
     nic_core_rx_start(nic_hw(b), nic_base(b), r);
-    return 0;
 }
 
 int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,

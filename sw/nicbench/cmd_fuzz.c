@@ -24,6 +24,8 @@
 #define FZ_ETHERTYPE 0x88b5u          /* IEEE local experimental */
 #define FZ_POLL 64
 #define FZ_BATCH 16
+#define FZ_RING 256u
+#define FZ_LINK_CHECK_NS 200000u      /* how often the driver looks at pcie_cpl_link_downs */
 
 enum fz_kind { FZ_GOOD, FZ_CHAIN, FZ_FLAGS, FZ_LEN0, FZ_OVERSIZE, FZ_NO_EOP, FZ_KINDS };
 static const char *const fz_kind_names[FZ_KINDS] = {
@@ -32,10 +34,11 @@ enum fz_ctl { FZ_TXQ_RESET, FZ_RX_RESET, FZ_TX_DB_RANGE, FZ_RX_DB_RANGE, FZ_COAL
 static const char *const fz_ctl_names[FZ_CTLS] = {
     "txq_reset", "rx_reset", "tx_doorbell_past_ring", "rx_doorbell_past_ring", "coalesce"};
 
-/* The counters the scoreboard reads (nic_contract.h names). */
+/* The counters the scoreboard reads (nic_contract.h names). txfifo_drop_error is not among
+ * them: it counts again the frames the TX engine ended with an error. */
 static const char *const fz_tx_err[] = {"txe_err_desc_len0", "txe_err_desc_len",
                                         "txe_err_frame_len", "txe_err_read", "txe_err_no_eop",
-                                        "txfifo_drop_error", "txfifo_drop_oversize",
+                                        "txfifo_drop_oversize",
                                         "txfifo_drop_runt", "txfifo_drop_full",
                                         "txfifo_drop_disabled"};
 static const char *const fz_rx_drop[] = {"rxfifo_drop_error", "rxfifo_drop_oversize",
@@ -66,7 +69,13 @@ struct fz {
     uint64_t good, received, corrupted, out_of_order, reset_dropped, kinds[FZ_KINDS];
     uint64_t ctls[FZ_CTLS], watchdog_resets, records;
     uint64_t bad_posted;             /* descriptors posted that make no good frame */
+    uint32_t link_seen;              /* pcie_cpl_link_downs at the last reset */
+    bool have_link, need_reset;
+    uint64_t link_suspect, link_resets; /* bad frames after a link-down, resets for it */
     bool no_eop_open[NIC_Q_MAX_TXQ];
+    int64_t pos_seq[NIC_Q_MAX_TXQ][FZ_RING]; /* per ring position: the good frame starting
+                                                there, -1 a bad descriptor, -2 a chain's next */
+    uint64_t reposted;               /* good frames a reset dropped, posted again */
     char err[512];
 };
 
@@ -141,6 +150,23 @@ static void fz_cpl_read(struct fz *f, uint64_t *v)
     v[FZ_LINK_DOWNS] = nic_read32(f->b, NIC_CSR(f->b, PCIE_CPL, LINK_DOWNS));
 }
 
+/* The link went down since the driver last reset for it (pcie_cpl_link_downs moved): the
+ * TLPs in flight then were lost, so a frame may have lost part of its data. */
+static bool fz_link_moved(struct fz *f)
+{
+    return f->have_link && nic_read32(f->b, NIC_CSR(f->b, PCIE_CPL, LINK_DOWNS)) != f->link_seen;
+}
+
+/* A bad frame: lost to a link-down (the driver drops it and resets) or corrupted. */
+static bool fz_bad_after_link_down(struct fz *f)
+{
+    if (!fz_link_moved(f))
+        return false;
+    f->link_suspect++;
+    f->need_reset = true;
+    return true;
+}
+
 /* One received record against the scoreboard. */
 static void fz_check(struct fz *f, const struct nic_q_rx_frame *r)
 {
@@ -168,12 +194,16 @@ static void fz_check(struct fz *f, const struct nic_q_rx_frame *r)
             ok = d[i] == f->frame[i];
     }
     if (!ok) {
+        if (fz_bad_after_link_down(f))
+            return;
         if (f->corrupted++ < 5)
             fprintf(stderr, "nicbench: fuzz: corrupted frame of %u bytes (buffer %u)%s\n", len,
                     r->index, len >= FZ_HDR ? "" : ": shorter than the header");
         return;
     }
     if ((int64_t)seq <= f->last_rx[q]) {
+        if (fz_bad_after_link_down(f))
+            return;
         if (f->out_of_order++ < 5)
             fprintf(stderr, "nicbench: fuzz: queue %u frame %" PRIu64 " after %" PRId64 "\n", q,
                     seq, f->last_rx[q]);
@@ -205,6 +235,8 @@ static void fz_put(struct fz *f, unsigned q, uint64_t addr, uint32_t len, bool e
     t->desc[i].flags |= extra_flags;
 }
 
+static void fz_post_good(struct fz *f, unsigned q, uint64_t seq, enum fz_kind k);
+
 /* Post one item of kind k on queue q (room checked by the caller: 3 slots). */
 static void fz_post_one(struct fz *f, unsigned q, enum fz_kind k)
 {
@@ -212,6 +244,7 @@ static void fz_post_one(struct fz *f, unsigned q, enum fz_kind k)
     const size_t slot = (size_t)t->next_to_use * f->nq.stride;
     const uint64_t bus = t->buf_bus + slot;
     f->kinds[k]++;
+    f->pos_seq[q][t->next_to_use] = -1;             /* a bad descriptor, unless good below */
     if (k == FZ_LEN0 || k == FZ_OVERSIZE) {
         fz_put(f, q, bus, k == FZ_LEN0 ? 0 : NIC_Q_FRAME_MAX + 1 + (uint32_t)(fz_rand(f) % 4000),
                true, 0);
@@ -226,15 +259,27 @@ static void fz_post_one(struct fz *f, unsigned q, enum fz_kind k)
         return;
     }
     const uint64_t seq = f->sent[q]++;
+    f->good++;
+    fz_post_good(f, q, seq, k);
+}
+
+/* Good frame seq of queue q at the ring's next position: one descriptor, or a chain. */
+static void fz_post_good(struct fz *f, unsigned q, uint64_t seq, enum fz_kind k)
+{
+    struct nic_txq *t = &f->nq.tx[q];
+    const size_t slot = (size_t)t->next_to_use * f->nq.stride;
+    const uint64_t bus = t->buf_bus + slot;
     const uint32_t len = fz_len(f, q, seq);
     fz_fill(f, t->buf + slot, q, seq, len);
-    f->good++;
+    f->pos_seq[q][t->next_to_use] = (int64_t)seq;
     if (k == FZ_CHAIN && len >= 3) {
         /* two or three pieces at odd offsets of the one buffer */
         const uint32_t a = 1 + (uint32_t)(fz_rand(f) % (len - 2));
         const uint32_t b = a + 1 + (uint32_t)(fz_rand(f) % (len - a - 1));
         fz_put(f, q, bus, a, false, 0);
+        f->pos_seq[q][t->next_to_use] = -2;         /* the chain's next pieces */
         fz_put(f, q, bus + a, b - a, false, 0);
+        f->pos_seq[q][t->next_to_use] = -2;
         fz_put(f, q, bus + b, len - b, true, 0);
         return;
     }
@@ -245,24 +290,57 @@ static int fz_txq_reset(struct fz *f, unsigned q)
 {
     unsigned dropped = 0;
     fz_poll(f);
+    struct nic_txq *t = &f->nq.tx[q];
+    const uint32_t end = t->next_to_use;
     if (nic_q_tx_reset(&f->nq, q, f->c->timeout_ns, &dropped, f->err, sizeof f->err) < 0)
         return -1;
-    /* Dropped descriptors: good frames among them are lost to the reset. A ring position's
-     * kind is not kept; the reset's count is bounded below by the good ones. */
-    f->reset_dropped += dropped;
     f->no_eop_open[q] = false;
+    /* The descriptors the device never fetched: the good frames among them are posted again,
+     * in order, on the restarted ring (the rest, bad descriptors, are dropped). */
+    int64_t seqs[FZ_RING];
+    unsigned n = 0;
+    for (unsigned i = 0; i < dropped; i++) {
+        const int64_t sq = f->pos_seq[q][(end - dropped + i) & (t->size - 1)];
+        if (sq >= 0)
+            seqs[n++] = sq;
+        else if (sq == -1)
+            f->reset_dropped++;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        fz_post_good(f, q, (uint64_t)seqs[i], FZ_GOOD);
+        f->reposted++;
+    }
+    nic_q_tx_doorbell(&f->nq, q);
     return 0;
 }
 
 static int fz_rx_reset(struct fz *f)
 {
+    if (nic_q_rx_stop(&f->nq, f->c->timeout_ns, f->err, sizeof f->err) < 0)
+        return -1;
     fz_poll(f);
-    return nic_q_rx_reset(&f->nq, f->c->timeout_ns, f->err, sizeof f->err);
+    nic_q_rx_restart(&f->nq);
+    return 0;
+}
+
+/* The reset path on every TX queue and the RX ring (after a stall or a link-down). */
+static int fz_reset_all(struct fz *f)
+{
+    if (f->have_link)
+        f->link_seen = nic_read32(f->b, NIC_CSR(f->b, PCIE_CPL, LINK_DOWNS));
+    f->need_reset = false;
+    for (unsigned q = 0; q < f->Q; q++)
+        if (fz_txq_reset(f, q) < 0)
+            return -1;
+    return fz_rx_reset(f);
 }
 
 static int fz_control(struct fz *f)
 {
-    const enum fz_ctl k = (enum fz_ctl)(fz_rand(f) % FZ_CTLS);
+    uint64_t done = 0;
+    for (int i = 0; i < FZ_CTLS; i++)
+        done += f->ctls[i];
+    const enum fz_ctl k = (enum fz_ctl)(done % FZ_CTLS);   /* each in turn, at random times */
     f->ctls[k]++;
     struct nic_backend *b = f->b;
     const uint64_t base = nic_rb_base(b, NIC_RB_NIC);
@@ -416,8 +494,9 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         " good frames of %u..%u bytes over %u TX queue(s), bad descriptors %.3g, control "
         "actions %.3g per batch\n", f->seed, f->seed, f->frames, f->smin, f->smax, f->Q,
         f->desc_p, f->ctl_p);
-    const struct nic_q_config qc = {.ntxq = f->Q, .tx_ring = 256, .tx_limit = 0,
+    const struct nic_q_config qc = {.ntxq = f->Q, .tx_ring = FZ_RING, .tx_limit = 0,
                                     .rx_ring = 1024, .buf_size = f->smax, .sched_mode = 0};
+    _Static_assert(FZ_RING <= NIC_Q_RING_MAX, "FZ_RING");
     if (nic_q_open(&f->nq, b, &qc, c->timeout_ns, f->err, sizeof f->err) < 0) {
         rc = fail(c, "fuzz: %s", f->err);
         goto out_close;
@@ -435,9 +514,11 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         goto out_close;
     }
     fz_cpl_read(f, cpl0);
+    f->have_link = nic_rb_find(b, NIC_RB_PCIE_CPL) != NULL;
+    f->link_seen = (uint32_t)cpl0[FZ_LINK_DOWNS];
 
     const uint64_t t0 = nic_now_ns(b);
-    uint64_t last_progress = t0, next_report = f->progress;
+    uint64_t last_progress = t0, next_report = f->progress, stalls = 0, last_link_check = t0;
     unsigned rr = 0;
     while (f->good < f->frames || f->received + 0 < f->good) {
         bool progress = false;
@@ -476,28 +557,36 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
             }
         }
         nic_irq_drain_vectors(b, NULL);
-        const uint64_t now = nic_now_ns(b);
+        uint64_t now = nic_now_ns(b);
+        /* Link-downs: a look at the counter now and then (an AER handler's job), or at once
+         * after a bad frame; then the reset path. */
+        if (f->have_link && now - last_link_check > FZ_LINK_CHECK_NS) {
+            last_link_check = now;
+            f->need_reset |= fz_link_moved(f);
+        }
+        if (f->need_reset) {
+            f->link_resets++;
+            if (fz_reset_all(f) < 0) {
+                rc = fail(c, "fuzz: reset after a link-down: %s", f->err);
+                goto out_cnt;
+            }
+            now = last_progress = nic_now_ns(b);
+        }
         if (progress) {
             last_progress = now;
+            stalls = 0;
         } else if (now - last_progress > f->watchdog_ns) {
-            /* Stalled: the good frames still missing were lost or their records were; the
-             * reset path restarts every queue and the RX ring. Frames sent are all posted: stop
-             * when a reset brings nothing more. */
+            /* Stalled: the good frames still missing were lost, or their records were; the
+             * reset path restarts every queue and the RX ring. With every frame posted and
+             * none pending, a second stall in a row ends the run (the rest was lost). */
             bool pending = false;
             for (unsigned q = 0; q < f->Q; q++)
                 pending |= nic_q_tx_pending(&f->nq, q) > 0;
-            if (f->good >= f->frames && !pending && f->watchdog_resets &&
-                now - last_progress > 2 * f->watchdog_ns)
+            if (f->good >= f->frames && !pending && stalls)
                 break;
-            if (f->good >= f->frames && !pending && now - last_progress > 2 * f->watchdog_ns)
-                break;
+            stalls++;
             f->watchdog_resets++;
-            for (unsigned q = 0; q < f->Q; q++)
-                if (fz_txq_reset(f, q) < 0) {
-                    rc = fail(c, "fuzz: watchdog reset: %s", f->err);
-                    goto out_cnt;
-                }
-            if (fz_rx_reset(f) < 0) {
+            if (fz_reset_all(f) < 0) {
                 rc = fail(c, "fuzz: watchdog reset: %s", f->err);
                 goto out_cnt;
             }
@@ -541,20 +630,19 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     for (int i = 0; i < FZ_CPL_N; i++)
         cpl[i] = (cpl1[i] - cpl0[i]) & 0xffffffffu;
     const uint64_t lost = f->good - f->received;
-    /* TX: good frames that did not leave the TX engine good: dropped by a reset before the
-     * fetch, or failed with a counted error (a failed descriptor fetch: its job's frames and
-     * the one it ran into, at most a ring). */
+    /* TX: good frames that did not leave the TX engine good (a reset posts the ones it
+     * dropped again): each failed with a counted error beyond the bad descriptors' own, or in
+     * a failed descriptor fetch (its job's frames and the one it ran into, at most a ring). */
     const uint64_t tx_lost = f->good > txe_good ? f->good - txe_good : 0;
-    const uint64_t tx_budget = f->reset_dropped + (tx_err > f->bad_posted ? tx_err - f->bad_posted
-                                                                         : 0) +
-                               desc_read_jobs * (f->nq.tx[0].size + 1);
+    const uint64_t bad_fetched = f->bad_posted - f->reset_dropped;
+    const uint64_t tx_budget = (tx_err > bad_fetched ? tx_err - bad_fetched : 0) +
+                               desc_read_jobs * (FZ_RING + 1);
     const uint64_t tx_unexplained = tx_lost > tx_budget ? tx_lost - tx_budget : 0;
     /* Wire and RX: good frames out of the TX engine and not received intact: dropped and
      * counted on the way, or their record lost with a link-down. */
     const uint64_t rx_lost = txe_good > f->received ? txe_good - f->received : 0;
     const uint64_t recs_lost = rx_recs > f->records ? rx_recs - f->records : 0;
-    const uint64_t rx_budget = rx_drop + (cpl[FZ_LINK_DOWNS] ? recs_lost : 0) +
-                               f->reset_dropped;
+    const uint64_t rx_budget = rx_drop + (cpl[FZ_LINK_DOWNS] ? recs_lost + f->link_suspect : 0);
     const uint64_t rx_unexplained = rx_lost > rx_budget ? rx_lost - rx_budget : 0;
     const uint64_t unexplained = tx_unexplained + rx_unexplained;
 
@@ -568,8 +656,9 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         out(c, " %s=%" PRIu64, fz_kind_names[k], f->kinds[k]);
     for (int k = 0; k < FZ_CTLS; k++)
         out(c, " %s=%" PRIu64, fz_ctl_names[k], f->ctls[k]);
-    out(c, " watchdog_resets=%" PRIu64 " reset_dropped=%" PRIu64 "\n", f->watchdog_resets,
-        f->reset_dropped);
+    out(c, " watchdog_resets=%" PRIu64 " link_resets=%" PRIu64 " reset_dropped=%" PRIu64
+        " reposted=%" PRIu64 " link_suspect=%" PRIu64 "\n", f->watchdog_resets, f->link_resets,
+        f->reset_dropped, f->reposted, f->link_suspect);
     out(c, "fuzz: device: tx_errors=%" PRIu64 " desc_read_errors=%" PRIu64 " rx_drops=%" PRIu64
         " rx_records_lost=%" PRIu64, tx_err, desc_read_jobs, rx_drop, recs_lost);
     for (int i = 0; i < FZ_CPL_N; i++)
@@ -594,7 +683,10 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     bu_json_ku64(j, "corrupted", f->corrupted);
     bu_json_ku64(j, "out_of_order", f->out_of_order);
     bu_json_ku64(j, "reset_dropped", f->reset_dropped);
+    bu_json_ku64(j, "reposted", f->reposted);
     bu_json_ku64(j, "watchdog_resets", f->watchdog_resets);
+    bu_json_ku64(j, "link_resets", f->link_resets);
+    bu_json_ku64(j, "link_suspect", f->link_suspect);
     bu_json_ku64(j, "time_ns", t1 - t0);
     bu_json_key(j, "cases");
     bu_json_obj_begin(j);

@@ -64,7 +64,7 @@ def test_fault_class(nicbench, tmp_path, cls):
 
 def test_descriptor_and_control_fuzz(nicbench, tmp_path):
     out, doc, rec = fuzz(nicbench, tmp_path, OPTS, "--frames", 400, "--queues", 4,
-                         "--desc-fuzz", "0.15", "--ctl-fuzz", "0.1")
+                         "--desc-fuzz", "0.15", "--ctl-fuzz", "0.5")
     cases = rec["cases"]
     assert all(v > 0 for v in cases.values()), cases
     c = rec["counters"]
