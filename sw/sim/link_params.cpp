@@ -118,6 +118,7 @@ void visit_fields(P &p, F &&f)
     f("fault_starve_ns", p.fault_starve_ns);
     f("fault_link_down", p.fault_link_down);
     f("fault_link_down_ns", p.fault_link_down_ns);
+    f("fault_link_down_at_ns", p.fault_link_down_at_ns);
 }
 
 /* Unsigned: decimal or 0x-hex, nothing else (no sign, no spaces, no octal). */
@@ -309,6 +310,9 @@ bool LinkParams::validate(std::string *err) const
                     "fault per read)");
     if (!(fault_starve_ns >= 0) || !(fault_starve_ns <= 1e9))
         return fail("fault_starve_ns=" + fmt_double(fault_starve_ns) + ": must be in 0..1e9 ns");
+    if (!(fault_link_down_at_ns >= 0) || !(fault_link_down_at_ns <= 1e12))
+        return fail("fault_link_down_at_ns=" + fmt_double(fault_link_down_at_ns) +
+                    ": must be in 0..1e12 ns");
     if (!(fault_link_down_ns >= 0) || !(fault_link_down_ns <= 1e9))
         return fail("fault_link_down_ns=" + fmt_double(fault_link_down_ns) +
                     ": must be in 0..1e9 ns");

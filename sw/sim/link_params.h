@@ -60,12 +60,13 @@ struct LinkParams {
     double fault_link_down = 0;       /* per device TLP: the link goes down, every TLP in flight
                                          is lost, and it comes up fault_link_down_ns later */
     double fault_link_down_ns = 10000;
+    double fault_link_down_at_ns = 0; /* also once at this time (a trigger); 0: never */
 
     bool faults_on() const
     {
         return fault_cpl_timeout > 0 || fault_ur > 0 || fault_ca > 0 || fault_ep > 0 ||
                fault_cpl_split > 0 || fault_cpl_reorder > 0 || fault_credit_starve > 0 ||
-               fault_link_down > 0;
+               fault_link_down > 0 || fault_link_down_at_ns > 0;
     }
 
     /* Parse "key=value,key=value" (keys as the field names above). Unknown keys and bad values

@@ -97,6 +97,7 @@ struct PcieHostModel::Impl {
 
     /* Faults: no credit returns before starve_until; the link is down before link_up_at. */
     double starve_until = 0, link_up_at = 0;
+    bool link_trigger_done = false;   /* fault_link_down_at_ns happened */
 
     explicit Impl(const LinkParams &lp)
         : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), rng(p.fault_seed),
@@ -370,6 +371,11 @@ struct PcieHostModel::Impl {
 
         ncycles++;
         now = double(ncycles * period);
+        if (!link_trigger_done && p.fault_link_down_at_ns > 0 &&
+            now >= p.fault_link_down_at_ns * 1000) {
+            link_trigger_done = true;
+            link_down(now);
+        }
         run_until(now);
         mmio.check_timeouts(now);
 
