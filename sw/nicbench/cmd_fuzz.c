@@ -25,6 +25,7 @@
 #define FZ_POLL 64
 #define FZ_BATCH 16
 #define FZ_RING 256u
+#define FZ_FRAMES_MAX 1000000000ull   /* a 10 M-frame soak fits; 2^32 sequence numbers */
 #define FZ_LINK_CHECK_NS 200000u      /* how often the driver looks at pcie_cpl_link_downs */
 
 enum fz_kind { FZ_GOOD, FZ_CHAIN, FZ_FLAGS, FZ_LEN0, FZ_OVERSIZE, FZ_NO_EOP, FZ_KINDS };
@@ -409,8 +410,9 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         case 'n':
             if ((rc = parse_num("--frames", optarg, &f->frames)))
                 goto out_free;
-            if (!f->frames) {
-                rc = usage_error("--frames: must be at least 1");
+            if (!f->frames || f->frames > FZ_FRAMES_MAX) {
+                rc = usage_error("--frames: %" PRIu64 " is out of range 1..%llu", f->frames,
+                                 FZ_FRAMES_MAX);
                 goto out_free;
             }
             break;
