@@ -16,7 +16,8 @@
 #   make soak         SOAK_FRAMES (10 M) frames of random size over 4 TX queues through the RX
 #                     ring with coalescing changes, queue resets and host/link faults on
 #                     (nicbench fuzz, docs/faults.md): 0 corrupted, 0 lost without a counter,
-#                     0 IOMMU faults; a progress line every 100 k frames -> results/soak.json
+#                     0 IOMMU faults; a progress line every SOAK_PROGRESS (100 k) frames
+#                     -> results/soak.json
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
 #                     runs them at shallow ones
 #
@@ -177,6 +178,7 @@ formal: setup
 # The soak (docs/faults.md): not part of make test (test_nicbench_fuzz.py is its short version).
 SOAK_FRAMES ?= 10000000
 SOAK_SEED   ?= 1
+SOAK_PROGRESS ?= 100000
 SOAK_FAULTS ?= fault_cpl_split=0.05,fault_cpl_reorder=0.05,fault_credit_starve=0.0005
 SOAK_FAULTS := $(SOAK_FAULTS),fault_ep=0.0005,fault_ur=0.0002,fault_ca=0.0002
 SOAK_FAULTS := $(SOAK_FAULTS),fault_cpl_timeout=0.0001,fault_link_down=0.00001
@@ -184,7 +186,7 @@ soak: sim
 	@mkdir -p results
 	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),fault_seed=$(SOAK_SEED),$(SOAK_FAULTS) \
 		--json results/soak.json fuzz --frames $(SOAK_FRAMES) --queues 4 --seed $(SOAK_SEED) \
-		--ctl-fuzz 0.002 --progress 100000
+		--ctl-fuzz 0.002 --progress $(SOAK_PROGRESS)
 
 trace: sim
 	@mkdir -p results
