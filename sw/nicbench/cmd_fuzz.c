@@ -35,14 +35,15 @@ enum fz_ctl { FZ_TXQ_RESET, FZ_RX_RESET, FZ_TX_DB_RANGE, FZ_RX_DB_RANGE, FZ_COAL
 static const char *const fz_ctl_names[FZ_CTLS] = {
     "txq_reset", "rx_reset", "tx_doorbell_past_ring", "rx_doorbell_past_ring", "coalesce"};
 
-/* The counters the scoreboard reads (nic_contract.h names). txfifo_drop_error is not among
- * them: it counts again the frames the TX engine ended with an error. */
+/* The counters the scoreboard reads (nic_contract.h names). txfifo_drop_error and
+ * rxfifo_drop_error are not among them: they count again the frames the TX engine, or the MAC
+ * (bad FCS), ended with an error. */
 static const char *const fz_tx_err[] = {"txe_err_desc_len0", "txe_err_desc_len",
                                         "txe_err_frame_len", "txe_err_read", "txe_err_no_eop",
                                         "txfifo_drop_oversize",
                                         "txfifo_drop_runt", "txfifo_drop_full",
                                         "txfifo_drop_disabled"};
-static const char *const fz_rx_drop[] = {"rxfifo_drop_error", "rxfifo_drop_oversize",
+static const char *const fz_rx_drop[] = {"rxfifo_drop_oversize",
                                          "rxfifo_drop_runt", "rxfifo_drop_full",
                                          "rxfifo_drop_disabled", "rxe_drop_no_buffer",
                                          "rxe_drop_too_big", "rxe_drop_bad_desc",
@@ -553,7 +554,7 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
                 rc = fail(c, "fuzz: %s", f->err);
                 goto out_cnt;
             }
-            if (fz_chance(f, f->ctl_p) && fz_control(f) < 0) {
+            if (n && fz_chance(f, f->ctl_p) && fz_control(f) < 0) {
                 rc = fail(c, "fuzz: %s", f->err);
                 goto out_cnt;
             }
@@ -721,6 +722,18 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     if (have_model)
         out(c, "fuzz: host model: %" PRIu64 " TLP errors, %" PRIu64 " IOMMU faults\n", model_err,
             iommu);
+    uint64_t wf[3];
+    if (counter(c, "wire.fuzz_bad_fcs", &wf[0]) && counter(c, "wire.fuzz_runts", &wf[1]) &&
+        counter(c, "wire.fuzz_garbage", &wf[2]) && wf[0] + wf[1] + wf[2]) {
+        out(c, "fuzz: wire: %" PRIu64 " frames with a bad FCS, %" PRIu64 " runts, %" PRIu64
+            " garbage bursts between frames\n", wf[0], wf[1], wf[2]);
+        bu_json_obj_begin(&c->rec);
+        bu_json_kstr(&c->rec, "experiment", "fuzz_wire");
+        bu_json_ku64(&c->rec, "bad_fcs", wf[0]);
+        bu_json_ku64(&c->rec, "runts", wf[1]);
+        bu_json_ku64(&c->rec, "garbage", wf[2]);
+        bu_json_obj_end(&c->rec);
+    }
     if (have_model && (model_err || iommu) && !(f->corrupted || f->out_of_order || unexplained))
         rc = fail(c, "fuzz: the host model saw %" PRIu64 " TLP errors and %" PRIu64 " IOMMU "
                   "faults (seed %" PRIu64 ")", model_err, iommu, f->seed);

@@ -68,18 +68,35 @@ def test_fault_class(nicbench, tmp_path, cls):
 
 def test_descriptor_and_control_fuzz(nicbench, tmp_path):
     out, doc, rec = fuzz(nicbench, tmp_path, OPTS, "--frames", 400, "--queues", 4,
-                         "--desc-fuzz", "0.15", "--ctl-fuzz", "0.5")
+                         "--desc-fuzz", "0.15", "--ctl-fuzz", "0.8")
     cases = rec["cases"]
     assert all(v > 0 for v in cases.values()), cases
     c = rec["counters"]
-    # every zero-length and oversized descriptor fetched is counted, never sent
+    # every bad descriptor is counted by the device when fetched (zero length, oversized, a
+    # chain without EOP ended by the reset) or was dropped by a reset before the fetch; a good
+    # chain a reset cut in the middle also ends with NO_EOP
+    bad = cases["zero_length"] + cases["oversized"] + cases["no_eop_chain"]
     assert c["txe_err_desc_len0"] <= cases["zero_length"]
     assert c["txe_err_desc_len"] <= cases["oversized"]
-    assert c["txe_err_desc_len0"] + c["txe_err_desc_len"] > 0
+    assert c["txe_err_no_eop"] <= cases["no_eop_chain"] + cases["good_chain"]
+    assert (c["txe_err_desc_len0"] + c["txe_err_desc_len"] + c["txe_err_no_eop"]
+            + rec["reset_dropped"]) >= bad
     # doorbells past the ring are refused and counted
     assert c["txq_err_db_range"] == cases["tx_doorbell_past_ring"]
     assert c["rxe_err_db_range"] == cases["rx_doorbell_past_ring"]
     assert rec["received"] > 0
+
+
+def test_wire_fuzz(nicbench, tmp_path):
+    # frames with a bad FCS, runts, garbage between frames: each frame lost is one the MAC
+    # counted (a burst of garbage costs LiteEth the frame after it: counted as a CRC error)
+    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED}",
+                         "--frames", 300, "--queues", 2)
+    (wire,) = [r for r in doc["records"] if r["experiment"] == "fuzz_wire"]
+    assert wire["bad_fcs"] + wire["runts"] + wire["garbage"] > 0, wire
+    c = rec["counters"]
+    assert rec["lost"] == c["mac_rx_datapath_crc_errors"] + c["rxfifo_drop_runt"], (rec, c)
+    assert c["rxfifo_frames_in"] == 300
 
 
 def test_fuzz_refuses_bad_arguments(nicbench, tmp_path):
