@@ -328,13 +328,18 @@ static int fz_rx_reset(struct fz *f)
 /* The reset path on every TX queue and the RX ring (after a stall or a link-down). */
 static int fz_reset_all(struct fz *f)
 {
-    if (f->have_link)
-        f->link_seen = nic_read32(f->b, NIC_CSR(f->b, PCIE_CPL, LINK_DOWNS));
+    /* The count this reset answers for is taken first and made the seen one only after it:
+     * frames polled during the reset are still judged against the link-down, and one that
+     * happens meanwhile calls for the next reset. */
+    const uint32_t links = f->have_link ? nic_read32(f->b, NIC_CSR(f->b, PCIE_CPL, LINK_DOWNS))
+                                        : 0;
     f->need_reset = false;
     for (unsigned q = 0; q < f->Q; q++)
         if (fz_txq_reset(f, q) < 0)
             return -1;
-    return fz_rx_reset(f);
+    const int rc = fz_rx_reset(f);
+    f->link_seen = links;
+    return rc;
 }
 
 static int fz_control(struct fz *f)
