@@ -13,6 +13,11 @@
 #   make scope        the bus analyzer: occupancy report + one triggered capture (part of bench)
 #   make cost         the bus analyzer's LUT/FF/BRAM (Yosys, Artix-7 and ECP5) and the SoC's Fmax
 #                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
+#   make soak         SOAK_FRAMES (10 M) frames of random size over 4 TX queues through the RX
+#                     ring with coalescing changes, queue resets and host/link faults on
+#                     (nicbench fuzz, docs/faults.md): 0 corrupted, 0 lost without a counter,
+#                     0 IOMMU faults; a progress line every SOAK_PROGRESS (100 k) frames
+#                     -> results/soak.json
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
 #                     runs them at shallow ones
 #   make bitstream BOARD=<board>
@@ -22,7 +27,6 @@
 #   make flash BOARD=<board> [FLASH=1] [CABLE=<cable>] [FTDI_SERIAL=<serial>]
 #                     loads build/board_<board>/'s bitstream with openFPGALoader: SRAM, or the SPI
 #                     flash with FLASH=1
-
 #   make ecp5-sim     the open ECP5 target's SoC (host port on the SoC bus, VexRiscv running
 #                     firmware/) in Verilator: build/ecp5_sim/obj/ecp5sim, the console on stdio
 #
@@ -62,7 +66,8 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 	    host_memory.cpp mmio_requester.cpp model_log.cpp sim_harness.cpp backend_sim.cpp)
 VL_RT    := verilated verilated_fst_c verilated_threads
 
-.PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim
+.PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim \
+	soak
 all: bench
 
 setup:
@@ -190,6 +195,19 @@ cost: setup
 formal: setup
 	scripts/setup_fpga.sh
 	$(PY) -m rtl.formal.sby_run --deep
+
+# The soak (docs/faults.md): not part of make test (test_nicbench_fuzz.py is its short version).
+SOAK_FRAMES ?= 10000000
+SOAK_SEED   ?= 1
+SOAK_PROGRESS ?= 100000
+SOAK_FAULTS ?= fault_cpl_split=0.05,fault_cpl_reorder=0.05,fault_credit_starve=0.0005
+SOAK_FAULTS := $(SOAK_FAULTS),fault_ep=0.0005,fault_ur=0.0002,fault_ca=0.0002
+SOAK_FAULTS := $(SOAK_FAULTS),fault_cpl_timeout=0.0001,fault_link_down=0.00001
+soak: sim
+	@mkdir -p results
+	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),fault_seed=$(SOAK_SEED),$(SOAK_FAULTS) \
+		--json results/soak.json fuzz --frames $(SOAK_FRAMES) --queues 4 --seed $(SOAK_SEED) \
+		--ctl-fuzz 0.002 --progress $(SOAK_PROGRESS)
 
 trace: sim
 	@mkdir -p results

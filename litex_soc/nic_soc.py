@@ -42,6 +42,7 @@ from litex_soc.nic.nic_irq import NICIrq
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
+from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.scope.bus_analyzer import Breakdown, Event, Probe
 
@@ -130,6 +131,16 @@ class NICSoC(SoCCore):
     def finalize(self):
         if self.finalized:
             return
+        # The completion guard watches the oldest read of the TLP controller (made when the
+        # crossbar is finalized, after every master port was taken).
+        if self.host_on_pcie:
+            self.pcie_endpoint.crossbar.finalize()
+            ctrl = self.pcie_endpoint.crossbar.controller
+            self.comb += [
+                self.pcie_cpl.head_valid.eq(ctrl.req_queue.source.valid),
+                self.pcie_cpl.head_tag.eq(ctrl.req_queue.source.tag),
+                self.pcie_cpl.head_data.eq(ctrl.master_in.source.valid),
+            ]
         super().finalize()
         self.info.set_table(regblocks.table(self), self.bus.regions["csr"].origin)
 
@@ -187,8 +198,14 @@ class NICSoC(SoCCore):
             self.dma_pattern = DMAPattern(platform, data_width, build_dir)
             msis = {"DMA_PATTERN_CHECKER": self.dma_pattern.irq, "NIC_RX": nic_irq_rx}
             msis.update(zip(tx_msi, nic_irq_tx))
-            self.add_pcie(phy=pcie_phy, ndmas=1, address_width=32,
-                          max_pending_requests=MAX_PENDING_REQUESTS,
+            # Completions pass the completion guard (pcie/cpl_guard.py) before LitePCIe's
+            # depacketizer: poisoned and failed completions, completion timeout.
+            self.pcie_cpl = CplGuard(data_width, req_id=pcie_phy.id,
+                                     tag_bits=max(1, (MAX_PENDING_REQUESTS - 1).bit_length()))
+            self.comb += [pcie_phy.source.connect(self.pcie_cpl.sink),
+                          self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
+            self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
+                          address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                           with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                           msi_type=pcie_phy.msi_type)
             self.comb += [

@@ -28,6 +28,7 @@ BLOCKS = {
     "pcie_phy":       (0x0010, 1, (), "LitePCIe PHY: link status, negotiated MPS/MRRS"),
     "pcie_msi":       (0x0011, 1, (), "LitePCIe MSI, one vector per message number"),
     "pcie_bar":       (0x0013, 1, (), "BAR0 accesses refused: partial writes, longer than 1 DW"),
+    "pcie_cpl":       (0x0014, 1, (), "Device read completions: timeouts, UR, CA, poisoned"),
     "pcie_dma0":      (0x0012, 1, ("PCIE_DMA0_READER", "PCIE_DMA0_WRITER"),
                        "LitePCIe DMA channel 0 with loopback and buffering"),
     "dma_pattern":    (0x0020, 1, ("DMA_PATTERN_CHECKER",),

@@ -22,6 +22,7 @@ enum nic_rb_type {
     NIC_RB_PCIE_PHY = 0x0010,  /* LitePCIe PHY: link status, negotiated MPS/MRRS */
     NIC_RB_PCIE_MSI = 0x0011,  /* LitePCIe MSI, one vector per message number */
     NIC_RB_PCIE_BAR = 0x0013,  /* BAR0 accesses refused: partial writes, longer than 1 DW */
+    NIC_RB_PCIE_CPL = 0x0014,  /* Device read completions: timeouts, UR, CA, poisoned */
     NIC_RB_PCIE_DMA0 = 0x0012,  /* LitePCIe DMA channel 0 with loopback and buffering */
     NIC_RB_DMA_PATTERN = 0x0020,  /* DMA pattern generator (card-to-host) and checker (host-to-card) */
     NIC_RB_NIC = 0x0100,  /* NIC datapath: TX queues, rings, engines, FIFOs, coalescing */
@@ -36,6 +37,7 @@ enum nic_rb_type {
     X(PCIE_PHY, pcie_phy) \
     X(PCIE_MSI, pcie_msi) \
     X(PCIE_BAR, pcie_bar) \
+    X(PCIE_CPL, pcie_cpl) \
     X(PCIE_DMA0, pcie_dma0) \
     X(DMA_PATTERN, dma_pattern) \
     X(NIC, nic) \
@@ -252,6 +254,19 @@ enum nic_rb_type {
 #define NIC_CSR_PCIE_BAR_PARTIAL_WRITES_SIZE 1
 #define NIC_CSR_PCIE_BAR_UNSUPPORTED_ADDR 0x0004u  /* 32 bits, ro */
 #define NIC_CSR_PCIE_BAR_UNSUPPORTED_SIZE 1
+
+/* pcie_cpl: Device read completions: timeouts, UR, CA, poisoned */
+#define NIC_RB_PCIE_CPL_VERSION 0x00014d81u
+#define NIC_CSR_PCIE_CPL_TIMEOUTS_ADDR 0x0000u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_CPL_TIMEOUTS_SIZE 1
+#define NIC_CSR_PCIE_CPL_UNSUPPORTED_ADDR 0x0004u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_CPL_UNSUPPORTED_SIZE 1
+#define NIC_CSR_PCIE_CPL_ABORTS_ADDR 0x0008u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_CPL_ABORTS_SIZE 1
+#define NIC_CSR_PCIE_CPL_POISONED_ADDR 0x000cu  /* 32 bits, ro */
+#define NIC_CSR_PCIE_CPL_POISONED_SIZE 1
+#define NIC_CSR_PCIE_CPL_LINK_DOWNS_ADDR 0x0010u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_CPL_LINK_DOWNS_SIZE 1
 
 /* pcie_dma0: LitePCIe DMA channel 0 with loopback and buffering */
 #define NIC_RB_PCIE_DMA0_VERSION 0x00014f65u

@@ -344,6 +344,62 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
     return rc;
 }
 
+/* --- the reset path (docs/faults.md) ----------------------------------------------------------- */
+
+int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsigned *dropped,
+                   char *err, size_t errlen)
+{
+    if (!nq->open || q >= nq->cfg.ntxq)
+        return nic_errf(err, errlen, "TX queue %u: out of range 0..%u", q, nq->cfg.ntxq - 1);
+    struct nic_backend *b = nq->b;
+    struct nic_txq *t = &nq->tx[q];
+    txq_cfg(b, q, t->size_log2, false, t->limit);
+    if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
+        return -1;
+    /* Drained: the final consumer index is written back; what it did not pass was dropped. */
+    uint32_t cons;
+    if (nic_core_tx_reclaim(t, &cons) < 0)
+        return nic_errf(err, errlen, "TX queue %u: written-back index %u is beyond what was "
+                        "posted (%u)", q, cons, t->next_to_use);
+    if (dropped)
+        *dropped = nic_core_tx_pending(t);
+    nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
+    t->wb->cons = 0;
+    return 0;
+}
+
+int nic_q_rx_stop(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen)
+{
+    if (!nq->open)
+        return nic_errf(err, errlen, "RX ring: the queues are not open");
+    struct nic_backend *b = nq->b;
+    nic_core_rx_enable(nic_hw(b), nic_base(b), false);
+    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
+    nic_idle(b, 100);
+    while (nic_core_rx_cons(nic_hw(b), nic_base(b)) != 0) {
+        if (nic_now_ns(b) > deadline)
+            return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
+                            "stays %u with nic_rxe_enable 0) within %llu ns",
+                            nic_core_rx_cons(nic_hw(b), nic_base(b)),
+                            (unsigned long long)timeout_ns);
+        nic_idle(b, 200);
+    }
+    return 0;
+}
+
+void nic_q_rx_restart(struct nic_queues *nq)
+{
+    struct nic_backend *b = nq->b;
+    struct nic_rxq *r = &nq->rx;
+    nic_core_rx_setup(nic_hw(b), nic_base(b), r);
+    for (unsigned p = 0; p < r->size; p++) {
+        r->off[p] = rx_offset(nq);
+        rx_post_desc(nq, p);
+    }
+    nic_core_rx_cpl_init(r);
+    nic_core_rx_start(nic_hw(b), nic_base(b), r);
+}
+
 int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
                     size_t errlen)
 {

@@ -94,6 +94,18 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
  * memory. Safe on a closed or failed nic_queues. */
 int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen);
 
+/* The reset path (docs/faults.md), after an error, a stall or a link-down: queue q disabled,
+ * waited drained (its in-flight descriptors complete, the rest are dropped: *dropped says how
+ * many the final written-back index did not pass), then restarted empty at index 0. The RX
+ * ring in two steps: nic_q_rx_stop() disables the engine and waits until it is idle and has
+ * reset its ring (frames arriving from then on are dropped and counted, rxe_drop_no_buffer);
+ * the records it wrote are still in host memory: poll them (nic_q_rx_poll()); then
+ * nic_q_rx_restart() marks every record free, posts every buffer again and enables it. */
+int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsigned *dropped,
+                   char *err, size_t errlen);
+int nic_q_rx_stop(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t errlen);
+void nic_q_rx_restart(struct nic_queues *nq);
+
 /* Change the in-flight limit of queue q (live, nic_txq_cfg with the same ring size). */
 int nic_q_set_limit(struct nic_queues *nq, unsigned q, unsigned limit, char *err,
                     size_t errlen);

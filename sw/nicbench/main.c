@@ -243,6 +243,22 @@ static const char *const usage_text =
 "        rx_msis_a/b (RX MSIs taken), coalesce.\n"
 "        Fails on any corrupted or missing frame or hot-path MMIO read.\n"
 "\n"
+"    fuzz [--frames N] [--queues Q] [--size-range MIN-MAX] [--seed S] [--desc-fuzz P]\n"
+"         [--ctl-fuzz P] [--watchdog-us N] [--progress N]\n"
+"        The device fuzzer and scoreboard (docs/faults.md): N good frames (default 2000) of\n"
+"        random size (default 60-1514) over Q TX queues (default: up to 4), each checked on\n"
+"        the RX ring through the MAC loopback. --desc-fuzz P: each descriptor posted is, with\n"
+"        probability P, one of: a good frame split in 2-3 pieces at odd offsets, a good\n"
+"        frame with unknown flag bits, a zero-length or an oversized descriptor, a chain\n"
+"        without EOP (the driver then resets the queue). --ctl-fuzz P: per batch, with\n"
+"        probability P, the next of: a TX queue reset and an RX ring reset with DMA in\n"
+"        flight, a TX and an RX doorbell past the ring, random coalescing values. A reset\n"
+"        posts again the frames it dropped before the fetch. A stall of --watchdog-us\n"
+"        (default 2000) simulated us runs the driver's reset path on every queue and the RX\n"
+"        ring. With the sim backend's fault_* --opts it is the fault test. All from one seed\n"
+"        (printed; --seed replays). --progress N prints a line every N frames sent. Fails on\n"
+"        any corrupted or reordered frame, or a frame lost without a device counter.\n"
+"\n"
 "    LIST: comma-separated numbers and ranges; A..B = A, 2A, 4A, ... <= B. Numbers take K, M,\n"
 "    G suffixes (binary) and 0x prefixes: 256..2M, 4096,6000,8K, 0x1000.\n"
 "\n"
@@ -394,8 +410,25 @@ static const char *const model_check_names[] = {
 _Static_assert(N_MODEL_CHECKS <= sizeof ((struct ctx *)0)->model_checks / sizeof(uint64_t),
                "ctx.model_checks too small");
 
+/* Faults the host model injected (--opts fault_*; sw/sim/link_params.h): JSON "model_faults"
+ * and one line on stderr when any was. */
+static const char *const model_fault_names[] = {
+    "fault_cpl_timeouts", "fault_ur", "fault_ca", "fault_ep_reads", "fault_ep_tlps",
+    "fault_split_reads", "fault_reordered", "fault_starves", "fault_link_downs",
+    "fault_link_lost_tlps", "fault_link_lost_reads"};
+#define N_MODEL_FAULTS (sizeof model_fault_names / sizeof model_fault_names[0])
+_Static_assert(N_MODEL_FAULTS <= sizeof ((struct ctx *)0)->model_faults / sizeof(uint64_t),
+               "ctx.model_faults too small");
+
 static void model_checks_add(struct ctx *c)
 {
+    for (size_t i = 0; i < N_MODEL_FAULTS; i++) {
+        char n[64];
+        uint64_t v;
+        snprintf(n, sizeof n, "model.%s", model_fault_names[i]);
+        if (counter(c, n, &v))
+            c->model_faults[i] += v;
+    }
     for (size_t i = 0; i < N_MODEL_CHECKS; i++) {
         char n[64];
         uint64_t v;
@@ -664,6 +697,15 @@ static int write_json(struct ctx *c, int status)
     } else {
         bu_json_null(&j);
     }
+    bu_json_key(&j, "model_faults");
+    if (c->have_model_checks) {
+        bu_json_obj_begin(&j);
+        for (size_t i = 0; i < N_MODEL_FAULTS; i++)
+            bu_json_ku64(&j, model_fault_names[i], c->model_faults[i]);
+        bu_json_obj_end(&j);
+    } else {
+        bu_json_null(&j);
+    }
     bu_json_key(&j, "records");
     bu_json_raw(&j, c->rec.buf ? c->rec.buf : "[]");
     bu_json_obj_end(&j);
@@ -711,7 +753,7 @@ int main(int argc, char **argv)
     c->quiet = g.quiet;
     c->timeout_ns = g.timeout_ns;
     if (i >= argc)
-        return usage_error("no command given (info, stats, csr, dma, loopback, tx or rr)");
+        return usage_error("no command given (info, stats, csr, dma, loopback, tx, rr or fuzz)");
     c->command = argv[i];
     for (int k = i + 1; k < argc; k++)
         if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
@@ -733,8 +775,10 @@ int main(int argc, char **argv)
         cmd = cmd_tx;
     else if (strcmp(c->command, "rr") == 0)
         cmd = cmd_rr;
+    else if (strcmp(c->command, "fuzz") == 0)
+        cmd = cmd_fuzz;
     else
-        return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, tx or rr)",
+        return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, tx, rr or fuzz)",
                            c->command);
 
     /* Everything the run is to write must be writable before it starts. */
@@ -777,6 +821,18 @@ int main(int argc, char **argv)
         out(c, "sim speed: %.0f simulated cycles per wall second (%" PRIu64 " cycles, %.3f "
             "simulated ms, %.2f wall s)\n", (double)c->cycles * 1e9 / (double)c->wall_ns,
             c->cycles, (double)c->sim_ns / 1e6, (double)c->wall_ns / 1e9);
+    uint64_t nfaults = 0;
+    for (size_t i = 0; i < N_MODEL_FAULTS; i++)
+        nfaults += c->model_faults[i];
+    if (nfaults) {
+        const char *seed = c->params ? strstr(c->params, "\"fault_seed\":") : NULL;
+        out(c, "faults injected (fault_seed=%llu replays them):",
+            seed ? strtoull(seed + 13, NULL, 10) : 0ull);
+        for (size_t i = 0; i < N_MODEL_FAULTS; i++)
+            if (c->model_faults[i])
+                out(c, " %s=%" PRIu64, model_fault_names[i] + 6, c->model_faults[i]);
+        out(c, "\n");
+    }
     if (c->json_path) {
         const int jr = write_json(c, rc);
         if (!rc)

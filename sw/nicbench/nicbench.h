@@ -50,6 +50,7 @@ struct ctx {
     /* the host model's error counts (model.<name>), summed over the backends opened */
     bool have_model_checks;
     uint64_t model_checks[16];
+    uint64_t model_faults[16];       /* faults the host model injected */
     /* simulator speed */
     bool have_cycles;
     uint64_t cyc0, wall0, sim0;
@@ -92,5 +93,6 @@ int cmd_dma(struct ctx *c, int argc, char **argv);
 int cmd_loopback(struct ctx *c, int argc, char **argv);
 int cmd_tx(struct ctx *c, int argc, char **argv);
 int cmd_rr(struct ctx *c, int argc, char **argv);
+int cmd_fuzz(struct ctx *c, int argc, char **argv);
 
 #endif /* NICBENCH_H */

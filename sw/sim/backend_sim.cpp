@@ -18,6 +18,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -153,6 +154,45 @@ struct Wire {
     uint64_t start_ns = 0;
     std::vector<uint8_t> octets;
     uint64_t frames = 0, bad_preamble = 0, er_frames = 0;
+    /* wire_fuzz: what the RX pins get instead of a frame (docs/faults.md) */
+    double fuzz = 0;
+    std::mt19937_64 rng;
+    enum Mangle { NONE, BAD_FCS, RUNT, GARBAGE } mangle = NONE;
+    unsigned n_out = 0, garbage_left = 0;  /* octets of this frame sent on; garbage to send */
+    uint64_t fuzz_bad_fcs = 0, fuzz_runts = 0, fuzz_garbage = 0;
+
+    /* The octet the RX pins get for o (TX pins now), frames mangled at random. */
+    EthOctet mangle_octet(const EthOctet &o)
+    {
+        EthOctet r = o;
+        if (fuzz <= 0)
+            return r;
+        if (o.en && !in_frame) {        /* a frame starts: mangle it? */
+            n_out = 0;
+            mangle = NONE;
+            if (std::uniform_real_distribution<>(0, 1)(rng) < fuzz) {
+                mangle = static_cast<Mangle>(1 + rng() % 3);
+                (mangle == BAD_FCS ? fuzz_bad_fcs : mangle == RUNT ? fuzz_runts
+                                                                   : fuzz_garbage)++;
+            }
+        }
+        if (o.en) {
+            n_out++;
+            if (mangle == BAD_FCS && n_out == 30)      /* a data octet: the FCS fails */
+                r.data ^= 0x10;
+            if (mangle == RUNT && n_out > 28)          /* preamble + 20 octets, then cut */
+                r.en = false, r.data = 0;
+        } else if (in_frame && mangle == GARBAGE) {    /* the frame ended: 4 random octets */
+            garbage_left = 4;
+            mangle = NONE;
+        }
+        if (!o.en && garbage_left) {
+            garbage_left--;
+            r.en = true;
+            r.data = static_cast<uint8_t>(rng());
+        }
+        return r;
+    }
 };
 
 struct PendingFrame {
@@ -232,16 +272,17 @@ struct SimWorld {
             x->step();
         bool done = false;
         for (Wire &w : wires) {
-            const EthOctet &o = h[w.from]->eth_tx();
-            if (o.en) {
+            const EthOctet &tx = h[w.from]->eth_tx();
+            const EthOctet o = w.mangle_octet(tx);
+            if (tx.en) {
                 if (!w.in_frame) {
                     w.in_frame = true;
                     w.er = false;
                     w.start_ns = t_ns;
                     w.octets.clear();
                 }
-                w.octets.push_back(o.data);
-                w.er |= o.er;
+                w.octets.push_back(tx.data);
+                w.er |= tx.er;
             } else if (w.in_frame) {
                 frame_done(w);
                 done = true;
@@ -403,8 +444,9 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * "model_read_bytes:I".
  * With peer=1, wire_ns or pcap:
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
- * sent, those without a 0x55..0xd5 preamble, those with tx_er) and "wire.pcap_frames" (records
- * written so far). */
+ * sent, those without a 0x55..0xd5 preamble, those with tx_er), "wire.pcap_frames" (records
+ * written so far) and, with wire_fuzz, "wire.fuzz_bad_fcs", "wire.fuzz_runts",
+ * "wire.fuzz_garbage" (frames mangled on the way to the RX pins). */
 int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
 {
     SimBackend *s = sim(b);
@@ -427,7 +469,9 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
             if (w.from == s->index) {
                 std::map<std::string, uint64_t> m = {
                     {"tx_frames", w.frames}, {"tx_bad_preamble", w.bad_preamble},
-                    {"tx_er_frames", w.er_frames}, {"pcap_frames", s->w->pcap.frames}};
+                    {"tx_er_frames", w.er_frames}, {"pcap_frames", s->w->pcap.frames},
+                    {"fuzz_bad_fcs", w.fuzz_bad_fcs}, {"fuzz_runts", w.fuzz_runts},
+                    {"fuzz_garbage", w.fuzz_garbage}};
                 return lookup(m, n.substr(5));
             }
         return -1;
@@ -514,6 +558,8 @@ struct WireOpts {
     bool wire_ns_given = false;
     uint64_t wire_ns = 0;
     std::string pcap;
+    double wire_fuzz = 0;
+    uint64_t wire_fuzz_seed = 1;
 };
 
 bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std::string *err)
@@ -539,6 +585,10 @@ bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std:
  *                         before the extension.
  *   wire_ns=N             wire delay per direction, rounded to whole cycles (default 0: the RX
  *                         pins take in cycle n+1 what the TX pins showed in cycle n). NIC build.
+ *   wire_fuzz=P           each frame on the wire(s), with probability P, reaches the RX pins
+ *                         with a bad FCS (a data bit flipped), cut to a runt (preamble + 20
+ *                         octets), or followed by 4 octets of garbage (no preamble) before the
+ *                         next; wire_fuzz_seed=N (default 1) seeds it. NIC build.
  *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
  *                         loop otherwise) into a pcapng file (LINKTYPE_ETHERNET, ns
  *                         timestamps, FCS included and declared), NIC build only: see PcapWriter.
@@ -582,6 +632,16 @@ bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, Wir
                 return false;
             }
             wo->wire_ns_given = true;
+        } else if (key == "wire_fuzz") {
+            char *end = nullptr;
+            wo->wire_fuzz = std::strtod(val.c_str(), &end);
+            if (val.empty() || *end || !(wo->wire_fuzz >= 0 && wo->wire_fuzz <= 1)) {
+                *err = "wire_fuzz: a probability in 0..1, not '" + val + "'";
+                return false;
+            }
+        } else if (key == "wire_fuzz_seed") {
+            if (!parse_u64(key, val, &wo->wire_fuzz_seed, err))
+                return false;
         } else if (key == "pcap") {
             if (val.empty()) {
                 *err = "pcap: needs a file name";
@@ -643,7 +703,7 @@ bool read_opts(const char *opts, LinkParams *params, TraceParams *trace, WireOpt
     if (!split_opts(opts ? opts : "", &link, trace, wo, err) || !params->parse(link, err) ||
         !params->validate(err))
         return false;
-    const bool wired = wo->peer || wo->wire_ns_given || !wo->pcap.empty();
+    const bool wired = wo->peer || wo->wire_ns_given || !wo->pcap.empty() || wo->wire_fuzz > 0;
     if (wired && !SimHarness::has_eth_pins()) {
         *err = std::string(wo->peer ? "peer=1" : !wo->pcap.empty() ? "pcap=" : "wire_ns=") +
                " needs the SoC's Ethernet pins, which only the NIC datapath build has (make "
@@ -686,7 +746,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
         std::snprintf(err, errlen, "sim backend: %s", e.c_str());
         return nullptr;
     }
-    const bool wired = wo.peer || wo.wire_ns_given || !wo.pcap.empty();
+    const bool wired = wo.peer || wo.wire_ns_given || !wo.pcap.empty() || wo.wire_fuzz > 0;
     try {
         w->h.emplace_back(new SimHarness(s->params, s->trace));
         if (wo.peer) {
@@ -715,6 +775,8 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
             wire.from = i;
             wire.to = n == 2 ? 1 - i : i;
             wire.line.resize(w->wire_cycles);
+            wire.fuzz = wo.wire_fuzz;
+            wire.rng.seed(wo.wire_fuzz_seed + static_cast<uint64_t>(i));
             w->wires.push_back(std::move(wire));
             w->h[i]->set_eth_loopback(false);
         }

@@ -107,6 +107,18 @@ void visit_fields(P &p, F &&f)
     f("host_mem_size", p.host_mem_size);
     f("strict", p.strict);
     f("iommu", p.iommu);
+    f("fault_seed", p.fault_seed);
+    f("fault_cpl_timeout", p.fault_cpl_timeout);
+    f("fault_ur", p.fault_ur);
+    f("fault_ca", p.fault_ca);
+    f("fault_ep", p.fault_ep);
+    f("fault_cpl_split", p.fault_cpl_split);
+    f("fault_cpl_reorder", p.fault_cpl_reorder);
+    f("fault_credit_starve", p.fault_credit_starve);
+    f("fault_starve_ns", p.fault_starve_ns);
+    f("fault_link_down", p.fault_link_down);
+    f("fault_link_down_ns", p.fault_link_down_ns);
+    f("fault_link_down_at_ns", p.fault_link_down_at_ns);
 }
 
 /* Unsigned: decimal or 0x-hex, nothing else (no sign, no spaces, no octal). */
@@ -283,6 +295,27 @@ bool LinkParams::validate(std::string *err) const
                     "to 4 GiB long");
     if (host_mem_addr < bar0_addr + bar0_size && bar0_addr < host_mem_addr + host_mem_size)
         return fail("the host memory window overlaps BAR0");
+    const std::pair<const char *, double> rates[] = {
+        {"fault_cpl_timeout", fault_cpl_timeout}, {"fault_ur", fault_ur},
+        {"fault_ca", fault_ca}, {"fault_ep", fault_ep}, {"fault_cpl_split", fault_cpl_split},
+        {"fault_cpl_reorder", fault_cpl_reorder}, {"fault_credit_starve", fault_credit_starve},
+        {"fault_link_down", fault_link_down},
+    };
+    for (const auto &r : rates)
+        if (!(r.second >= 0) || !(r.second <= 1))
+            return fail(std::string(r.first) + "=" + fmt_double(r.second) +
+                        ": must be a probability in 0..1");
+    if (fault_cpl_timeout + fault_ur + fault_ca + fault_ep > 1)
+        return fail("fault_cpl_timeout + fault_ur + fault_ca + fault_ep must be at most 1 (one "
+                    "fault per read)");
+    if (!(fault_starve_ns >= 0) || !(fault_starve_ns <= 1e9))
+        return fail("fault_starve_ns=" + fmt_double(fault_starve_ns) + ": must be in 0..1e9 ns");
+    if (!(fault_link_down_at_ns >= 0) || !(fault_link_down_at_ns <= 1e12))
+        return fail("fault_link_down_at_ns=" + fmt_double(fault_link_down_at_ns) +
+                    ": must be in 0..1e12 ns");
+    if (!(fault_link_down_ns >= 0) || !(fault_link_down_ns <= 1e9))
+        return fail("fault_link_down_ns=" + fmt_double(fault_link_down_ns) +
+                    ": must be in 0..1e9 ns");
     return true;
 }
 

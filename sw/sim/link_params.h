@@ -47,6 +47,30 @@ struct LinkParams {
     uint8_t *host_mem_ext = nullptr;  /* not a --opts key: host memory owned by the caller
                                          (host_mem_size bytes at host_mem_addr, e.g. a UML
                                          guest's, sw/uml/); null: the model's own, zeroed */
+    /* Fault injection (docs/faults.md). Rates are probabilities in 0..1, drawn from one
+     * generator seeded with fault_seed, so a run replays exactly with the same seed. */
+    uint64_t fault_seed = 1;
+    double fault_cpl_timeout = 0;     /* per device MRd: never answered (completion timeout) */
+    double fault_ur = 0;              /* per device MRd: an Unsupported Request Cpl */
+    double fault_ca = 0;              /* per device MRd: a Completer Abort Cpl */
+    double fault_ep = 0;              /* per device MRd: its CplDs poisoned (EP, data garbled) */
+    double fault_cpl_split = 0;       /* per device MRd: completions cut at random RCB
+                                         boundaries (legal, smaller than usual) */
+    double fault_cpl_reorder = 0;     /* per completion sent: another tag's goes first */
+    double fault_credit_starve = 0;   /* per device TLP: no credit returns (posted and
+                                         non-posted) for fault_starve_ns */
+    double fault_starve_ns = 20000;
+    double fault_link_down = 0;       /* per device TLP: the link goes down, every TLP in flight
+                                         is lost, and it comes up fault_link_down_ns later */
+    double fault_link_down_ns = 10000;
+    double fault_link_down_at_ns = 0; /* also once at this time (a trigger); 0: never */
+
+    bool faults_on() const
+    {
+        return fault_cpl_timeout > 0 || fault_ur > 0 || fault_ca > 0 || fault_ep > 0 ||
+               fault_cpl_split > 0 || fault_cpl_reorder > 0 || fault_credit_starve > 0 ||
+               fault_link_down > 0 || fault_link_down_at_ns > 0;
+    }
 
     /* Parse "key=value,key=value" (keys as the field names above). Unknown keys and bad values
      * are errors: returns false and sets *err. */

@@ -28,6 +28,11 @@ struct Counters {
     uint64_t unsupported_tlps = 0, length_errors = 0, be_errors = 0, framing_errors = 0;
     uint64_t byte_enable_errors = 0, poisoned_tlps = 0, bad_mmio = 0, ur_completions = 0;
     uint64_t iommu_faults = 0;
+    /* Faults injected (LinkParams fault_*). */
+    uint64_t fault_cpl_timeouts = 0, fault_ur = 0, fault_ca = 0, fault_ep_reads = 0;
+    uint64_t fault_ep_tlps = 0, fault_split_reads = 0, fault_reordered = 0;
+    uint64_t fault_starves = 0, fault_link_downs = 0, fault_link_lost_tlps = 0;
+    uint64_t fault_link_lost_reads = 0;
 };
 
 class ModelLog {

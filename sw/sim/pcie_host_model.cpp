@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -75,6 +76,7 @@ struct PcieHostModel::Impl {
     Credits credits;
     Iommu iommu;                      /* the driver's DMA mappings (LinkParams.iommu) */
     TlpChecker checker;
+    std::mt19937_64 rng;              /* fault injection (LinkParams fault_*) */
     HostMemory host;
     MmioRequester mmio;
 
@@ -93,8 +95,13 @@ struct PcieHostModel::Impl {
     std::vector<ReadTiming> rd_log;
     uint64_t rd_count = 0;
 
+    /* Faults: no credit returns before starve_until; the link is down before link_up_at. */
+    double starve_until = 0, link_up_at = 0;
+    bool link_trigger_done = false;   /* fault_link_down_at_ns happened */
+
     explicit Impl(const LinkParams &lp)
-        : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), host(p, log.c),
+        : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), rng(p.fault_seed),
+          host(p, log.c, rng),
           mmio(p, log)
     {
         W = p.data_width / 32;
@@ -116,7 +123,53 @@ struct PcieHostModel::Impl {
         const UpTlp &t = txq.front();
         if (!credits.enough(t.ph, t.pd, t.nph))
             return kInf;              /* a credit return will wake it */
-        return std::max({t.enq, up.free_at, ev});
+        return std::max({t.enq, up.free_at, ev, link_up_at});
+    }
+
+    bool draw(double rate)
+    {
+        return rate > 0 && std::uniform_real_distribution<>(0, 1)(rng) < rate;
+    }
+
+    /* The link goes down at t: the TLPs in flight both ways are lost (host MMIO requests and
+     * the device's completions to them are kept, so host reads still end), and so are the
+     * completions the host still owed; the link is up again fault_link_down_ns later. */
+    void link_down(double t)
+    {
+        c.fault_link_downs++;
+        link_up_at = t + p.fault_link_down_ns * 1000;
+        auto keep_up = [](const UpTlp &u) { return u.kind == Kind::Cpl || u.kind == Kind::CplD; };
+        for (Fifo<UpTlp> *q : {&txq, &upq}) {
+            Fifo<UpTlp> kept;
+            const bool sent = q == &upq;
+            while (!q->empty()) {
+                UpTlp &u = q->front();
+                if (keep_up(u)) {
+                    std::swap(kept.push_slot(), u);
+                } else {
+                    c.fault_link_lost_tlps++;
+                    if (u.kind == Kind::MRd)
+                        c.fault_link_lost_reads++;
+                    if (sent)
+                        credits.release(t, u.ph, u.pd, u.nph);
+                }
+                q->pop();
+            }
+            std::swap(*q, kept);
+        }
+        c.fault_link_lost_reads += host.drop_all();
+        Fifo<DnTlp> kept;
+        bool first = true;
+        while (!dnq.empty()) {
+            DnTlp &d = dnq.front();
+            if (d.mmio_id >= 0 || (first && rx_beat > 0))
+                std::swap(kept.push_slot(), d);
+            else
+                c.fault_link_lost_tlps++;
+            first = false;
+            dnq.pop();
+        }
+        std::swap(dnq, kept);
     }
 
     void up_start(double s)
@@ -131,6 +184,12 @@ struct PcieHostModel::Impl {
         t.arr = up.send(s, t.wire) + lat_ps;
         std::swap(upq.push_slot(), t);
         txq.pop();
+        if (draw(p.fault_credit_starve)) {
+            starve_until = std::max(starve_until, s + p.fault_starve_ns * 1000);
+            c.fault_starves++;
+        }
+        if (draw(p.fault_link_down))
+            link_down(s);
     }
 
     void arrive()
@@ -170,7 +229,7 @@ struct PcieHostModel::Impl {
         if (rm == kInf && rc == kInf)
             return kInf;
         *from_mmio = rm < rc;
-        return std::max({std::min(rm, rc), dn.free_at, ev});
+        return std::max({std::min(rm, rc), dn.free_at, ev, link_up_at});
     }
 
     void dn_start(double s, bool from_mmio)
@@ -182,7 +241,7 @@ struct PcieHostModel::Impl {
         if (from_mmio)
             mmio.next_tlp(&d);
         else
-            host.next_completion(&d);
+            host.next_completion(&d, s);
         d.arr = dn.send(s, ovh + 4 * static_cast<int>(d.dw.size())) + lat_ps;
     }
 
@@ -191,7 +250,9 @@ struct PcieHostModel::Impl {
     void run_until(double t_end)
     {
         for (;;) {
-            const double t_cr = credits.next_return();
+            double t_cr = credits.next_return();
+            if (t_cr < starve_until)
+                t_cr = starve_until;
             const double t_arr = upq.empty() ? kInf : upq.front().arr;
             const double t_up = up_start_time();
             bool from_mmio = false;
@@ -310,6 +371,11 @@ struct PcieHostModel::Impl {
 
         ncycles++;
         now = double(ncycles * period);
+        if (!link_trigger_done && p.fault_link_down_at_ns > 0 &&
+            now >= p.fault_link_down_at_ns * 1000) {
+            link_trigger_done = true;
+            link_down(now);
+        }
         run_until(now);
         mmio.check_timeouts(now);
 
@@ -317,16 +383,18 @@ struct PcieHostModel::Impl {
         out->id = p.device_id;
         out->max_payload_size = static_cast<uint16_t>(p.dev_mps ? p.dev_mps : p.mps);
         out->max_request_size = static_cast<uint16_t>(p.dev_mrrs ? p.dev_mrrs : p.mrrs);
-        out->link_up = out->msi_enable = out->bus_master_enable = true;
-        out->msi_ready = true;
-        out->tx_ready = txq.size() < static_cast<size_t>(p.tx_buf_tlps);
+        const bool up_now = now >= link_up_at;
+        out->link_up = up_now;
+        out->msi_enable = out->bus_master_enable = true;
+        out->msi_ready = up_now;
+        out->tx_ready = up_now && txq.size() < static_cast<size_t>(p.tx_buf_tlps);
         out->fc_ph = static_cast<uint16_t>(credits.ph_used());
         out->fc_pd = static_cast<uint16_t>(credits.pd_used());
         out->fc_nph = static_cast<uint16_t>(credits.nph_used());
         out->rx_valid = out->rx_first = out->rx_last = false;
         out->rx_be = 0;
         std::fill(out->rx_dat, out->rx_dat + 4, 0u);
-        if (!dnq.empty() && dnq.front().arr <= now) {
+        if (!dnq.empty() && dnq.front().arr <= now && (up_now || rx_beat > 0)) {
             const DnTlp &d = dnq.front();
             const int n = static_cast<int>(d.dw.size());
             const int base = rx_beat * W;
@@ -461,6 +529,17 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"ur_completions", c.ur_completions},
         {"iommu_faults", c.iommu_faults},
         {"iommu_mappings", m.iommu.mappings()},
+        {"fault_cpl_timeouts", c.fault_cpl_timeouts},
+        {"fault_ur", c.fault_ur},
+        {"fault_ca", c.fault_ca},
+        {"fault_ep_reads", c.fault_ep_reads},
+        {"fault_ep_tlps", c.fault_ep_tlps},
+        {"fault_split_reads", c.fault_split_reads},
+        {"fault_reordered", c.fault_reordered},
+        {"fault_starves", c.fault_starves},
+        {"fault_link_downs", c.fault_link_downs},
+        {"fault_link_lost_tlps", c.fault_link_lost_tlps},
+        {"fault_link_lost_reads", c.fault_link_lost_reads},
         {"reads_timed", m.rd_count},
         {"cycles", m.ncycles},
     };

@@ -20,7 +20,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /* fmt[2:0] type[4:0] (DW0 bits 31..24) of the TLPs handled here. */
 constexpr uint8_t kMRd32 = 0x00, kMRd64 = 0x20, kMWr32 = 0x40, kMWr64 = 0x60;
 constexpr uint8_t kCpl = 0x0a, kCplD = 0x4a;
-constexpr uint32_t kStatusSC = 0, kStatusUR = 1;
+constexpr uint32_t kStatusSC = 0, kStatusUR = 1, kStatusCA = 4;
 
 enum class Kind : uint8_t { Bad, MWr, MRd, CplD, Cpl, Msi };
 

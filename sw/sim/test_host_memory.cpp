@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,116 @@ void test_mrd(int dw)
     check(counter(m, "tlps_down_cpld") == 9 && counter(m, "tlps_up_mrd") == 5 &&
               counter(m, "bytes_down_payload") == 64 + 2048,
           "dw%d mrd: counters (cpld, mrd, payload)", dw);
+}
+
+} /* namespace model_test */
+
+namespace model_test {
+
+/* ---- fault injection (LinkParams fault_*, docs/faults.md) ---- */
+
+namespace {
+
+/* n MRds of 512 B (tags 10..) under the given faults; the completions the device got. */
+std::vector<RxTlp> faulty_reads(int dw, LinkParams p, int n, PcieHostModel **keep = nullptr)
+{
+    static std::vector<std::unique_ptr<PcieHostModel>> models;
+    models.emplace_back(new PcieHostModel(p));
+    PcieHostModel &m = *models.back();
+    if (keep)
+        *keep = &m;
+    Dev d(m);
+    d.bar_mode = false;
+    uint8_t *mem = m.host_mem();
+    for (int i = 0; i < 0x4000; i++)
+        mem[0x1000 + i] = static_cast<uint8_t>(i * 13 + 5);
+    d.run(5);
+    for (int i = 0; i < n; i++)
+        d.send(mem_req(false, p.host_mem_addr + 0x1000 + 0x200 * i, 128, p.device_id,
+                       uint8_t(10 + i), 0xf, 0xf));
+    d.run(20000);
+    (void)dw;
+    return d.rx;
+}
+
+} /* namespace */
+
+void test_faults(int dw)
+{
+    PcieHostModel *m = nullptr;
+    for (const uint32_t st : {1u, 4u}) {
+        LinkParams p = base_params(dw);
+        (st == 1 ? p.fault_ur : p.fault_ca) = 1;
+        const auto rx = faulty_reads(dw, p, 2, &m);
+        bool ok = rx.size() == 2;
+        for (const RxTlp &r : rx)
+            ok = ok && r.dw.size() == 3 && (r.dw[0] >> 24) == 0x0a && ((r.dw[1] >> 13) & 7) == st;
+        check(ok && counter(*m, st == 1 ? "fault_ur" : "fault_ca") == 2 &&
+                  counter(*m, "ur_completions") == 0 && m->errors().empty(),
+              "dw%d fault %s: every read answered with one Cpl of that status, counted as "
+              "injected (not as a bad request)", dw, st == 1 ? "ur" : "ca");
+    }
+    {
+        LinkParams p = base_params(dw);
+        p.fault_cpl_timeout = 1;
+        const auto rx = faulty_reads(dw, p, 3, &m);
+        check(rx.empty() && counter(*m, "fault_cpl_timeouts") == 3,
+              "dw%d fault cpl_timeout: no completion at all, 3 counted", dw);
+    }
+    {
+        LinkParams p = base_params(dw);
+        p.fault_ep = 1;
+        const auto rx = faulty_reads(dw, p, 1, &m);
+        bool ep = rx.size() == 2, garbled = true;
+        for (const RxTlp &r : rx) {
+            ep = ep && (r.dw[0] >> 24) == 0x4a && (r.dw[0] >> 14 & 1);
+            garbled = garbled && r.dw.size() > 3 &&
+                      r.dw[3] != be_dw(m->host_mem() + 0x1000 + (&r == &rx[0] ? 0 : 256));
+        }
+        check(ep && garbled && counter(*m, "fault_ep_tlps") == 2,
+              "dw%d fault ep: both CplDs poisoned (EP) with garbled data", dw);
+    }
+    {
+        LinkParams p = base_params(dw);
+        p.fault_cpl_split = 1;
+        p.fault_seed = 7;
+        const auto rx = faulty_reads(dw, p, 4, &m);
+        /* per request: RCB-aligned ends, <= MPS, every byte, byte counts consistent */
+        bool ok = true;
+        uint32_t left[4] = {512, 512, 512, 512};
+        for (const RxTlp &r : rx) {
+            const int t = ((r.dw[2] >> 8) & 0xff) - 10;
+            const uint32_t n = 4 * (r.dw[0] & 0x3ff), bc = r.dw[1] & 0xfff;
+            ok = ok && t >= 0 && t < 4 && bc == left[t] && n <= uint32_t(p.mps) &&
+                 (n == left[t] || (r.dw[2] & 0x7f) % 64 + n == 64 || n % 64 == 0);
+            if (ok)
+                left[t] -= n;
+        }
+        check(ok && !left[0] && !left[1] && !left[2] && !left[3] && rx.size() > 8 &&
+                  m->errors().empty(),
+              "dw%d fault cpl_split: %zu completions for 4 x 512 B, each within MPS and ending "
+              "on the RCB, every byte once", dw, rx.size());
+    }
+    {
+        LinkParams p = base_params(dw);
+        p.fault_cpl_reorder = 1;
+        p.mem_read_latency_ns = 2000;   /* the four reads are all owed at once */
+        const auto rx = faulty_reads(dw, p, 4, &m);
+        bool per_tag = rx.size() == 8, reordered = false;
+        uint32_t left[4] = {512, 512, 512, 512};
+        int prev = -1;
+        for (const RxTlp &r : rx) {
+            const int t = ((r.dw[2] >> 8) & 0xff) - 10;
+            per_tag = per_tag && t >= 0 && t < 4 && (r.dw[1] & 0xfff) == left[t];
+            if (per_tag)
+                left[t] -= 4 * (r.dw[0] & 0x3ff);
+            reordered = reordered || t < prev;
+            prev = t;
+        }
+        check(per_tag && reordered && counter(*m, "fault_reordered") > 0,
+              "dw%d fault cpl_reorder: completions across tags out of order, in order per tag",
+              dw);
+    }
 }
 
 } /* namespace model_test */

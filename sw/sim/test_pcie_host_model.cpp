@@ -172,6 +172,7 @@ int main(int argc, char **argv)
     test_mmio(dw);
     test_mwr(dw);
     test_mrd(dw);
+    test_faults(dw);
     test_broken(dw);
     test_iommu(dw);
     test_mmio_timeout(dw);

@@ -42,6 +42,7 @@ void test_mmio_timeout(int dw);
 void test_mmio_lower_address(int dw);
 void test_mwr(int dw);            /* test_host_memory.cpp */
 void test_mrd(int dw);
+void test_faults(int dw);        /* test_host_memory.cpp: fault injection */
 void test_broken(int dw);         /* test_tlp_checker.cpp */
 void test_iommu(int dw);
 void test_throughput(int dw);     /* test_pcie_link.cpp */

@@ -1,0 +1,106 @@
+# Faults and fuzz through the whole SoC (docs/faults.md): `nicbench fuzz` on the Verilated SoC
+# (build/sim_dw128/) with the host model's fault injection, one fault class per test, then the
+# descriptor and control fuzz. Each run must end (no hang: the tool's own timeouts and the
+# subprocess timeout), with every frame received intact and in order and every frame lost
+# covered by a device counter (the tool fails otherwise), the fault injected and reported by
+# the device's counter where it has one, and no TLP error or IOMMU fault in the host model.
+# Seeds are printed; FUZZ_SEED=N replays them. A few hundred frames per run.
+
+import os
+import random
+
+import pytest
+from conftest import nic_run
+
+OPTS = "gen=2,lanes=4,mps=256,mrrs=512"
+SEED = int(os.environ.get("FUZZ_SEED", random.randrange(1 << 32)))
+print(f"test_nicbench_fuzz: FUZZ_SEED={SEED}")
+
+# class: (fault opts, model counter that must move, device counter that must move or None)
+FAULTS = {
+    "cpl_timeout": ("fault_cpl_timeout=0.01", "fault_cpl_timeouts", "cpl_timeouts"),
+    "ur": ("fault_ur=0.02", "fault_ur", "cpl_unsupported"),
+    "ca": ("fault_ca=0.02", "fault_ca", "cpl_aborts"),
+    "poisoned": ("fault_ep=0.02", "fault_ep_tlps", "cpl_poisoned"),
+    "cpl_split": ("fault_cpl_split=0.5", "fault_split_reads", None),
+    "cpl_reorder": ("fault_cpl_reorder=0.5", "fault_reordered", None),
+    "credit_starve": ("fault_credit_starve=0.01,fault_starve_ns=5000", "fault_starves", None),
+    "link_down": ("fault_link_down_at_ns=700000,fault_link_down=0.0005,fault_link_down_ns=5000",
+                  "fault_link_downs",
+                  "link_downs"),
+}
+# Faults that only slow the device: nothing may be lost.
+LOSSLESS = {"cpl_split", "cpl_reorder", "credit_starve"}
+
+
+def fuzz(nicbench, tmp_path, opts, *args, timeout=900):
+    out, doc = nic_run(nicbench, tmp_path / "fuzz.json", opts, "fuzz", "--seed", SEED, *args,
+                       timeout=timeout)
+    assert doc["status"] == "ok", out
+    (rec,) = [r for r in doc["records"] if r["experiment"] == "fuzz"]
+    assert rec["seed"] == SEED
+    assert rec["corrupted"] == 0 and rec["out_of_order"] == 0, rec
+    assert rec["lost_unexplained"] == 0, rec
+    checks = doc["model_checks"]
+    assert not any(checks.values()), checks          # incl. iommu_faults
+    return out, doc, rec
+
+
+@pytest.mark.parametrize("cls", list(FAULTS))
+def test_fault_class(nicbench, tmp_path, cls):
+    opts, model_counter, device_counter = FAULTS[cls]
+    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},{opts},fault_seed={SEED}",
+                         "--frames", 300, "--queues", 2)
+    assert doc["model_faults"][model_counter] > 0, (out, doc["model_faults"])
+    assert f"fault_seed={SEED}" in out
+    if device_counter:
+        assert rec["device"][device_counter] > 0, (out, rec["device"])
+    if cls in LOSSLESS:
+        assert rec["lost"] == 0 and rec["received"] == rec["sent"] == 300, rec
+        assert rec["watchdog_resets"] == 0, rec
+    elif cls == "link_down":
+        # the driver saw the link-down and ran its reset path; frames went on arriving
+        assert rec["link_resets"] > 0 and rec["received"] > 0, rec
+    else:
+        # the device went on: most frames still arrive
+        assert rec["received"] >= rec["sent"] // 2, rec
+
+
+def test_descriptor_and_control_fuzz(nicbench, tmp_path):
+    out, doc, rec = fuzz(nicbench, tmp_path, OPTS, "--frames", 400, "--queues", 4,
+                         "--desc-fuzz", "0.15", "--ctl-fuzz", "0.8")
+    cases = rec["cases"]
+    assert all(v > 0 for v in cases.values()), cases
+    c = rec["counters"]
+    # every bad descriptor is counted by the device when fetched (zero length, oversized, a
+    # chain without EOP ended by the reset) or was dropped by a reset before the fetch; a good
+    # chain a reset cut in the middle also ends with NO_EOP
+    bad = cases["zero_length"] + cases["oversized"] + cases["no_eop_chain"]
+    assert c["txe_err_desc_len0"] <= cases["zero_length"]
+    assert c["txe_err_desc_len"] <= cases["oversized"]
+    assert c["txe_err_no_eop"] <= cases["no_eop_chain"] + cases["good_chain"]
+    assert (c["txe_err_desc_len0"] + c["txe_err_desc_len"] + c["txe_err_no_eop"]
+            + rec["reset_dropped"]) >= bad
+    # doorbells past the ring are refused and counted
+    assert c["txq_err_db_range"] == cases["tx_doorbell_past_ring"]
+    assert c["rxe_err_db_range"] == cases["rx_doorbell_past_ring"]
+    assert rec["received"] > 0
+
+
+def test_wire_fuzz(nicbench, tmp_path):
+    # frames with a bad FCS, runts, garbage between frames: each frame lost is one the MAC
+    # counted (a burst of garbage costs LiteEth the frame after it: counted as a CRC error)
+    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED}",
+                         "--frames", 300, "--queues", 2)
+    (wire,) = [r for r in doc["records"] if r["experiment"] == "fuzz_wire"]
+    assert wire["bad_fcs"] + wire["runts"] + wire["garbage"] > 0, wire
+    c = rec["counters"]
+    assert rec["lost"] == c["mac_rx_datapath_crc_errors"] + c["rxfifo_drop_runt"], (rec, c)
+    assert c["rxfifo_frames_in"] == 300
+
+
+def test_fuzz_refuses_bad_arguments(nicbench, tmp_path):
+    for args in (["--frames", "0"], ["--size-range", "10-20"], ["--desc-fuzz", "2"],
+                 ["--queues", "99"], ["--watchdog-us", "1"]):
+        out, _ = nic_run(nicbench, tmp_path / "bad.json", OPTS, "fuzz", *args, expect=2)
+        assert "fuzz" in out or "--" in out, out
