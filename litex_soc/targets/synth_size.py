@@ -80,6 +80,12 @@ def cache_key(sources, blackboxes):
     return h.hexdigest()[:24]
 
 
+def is_cached(output_dir):
+    """True when this generated target's synthesis result is in the cache."""
+    sources, blackboxes = inputs(output_dir)
+    return (CACHE / cache_key(sources, blackboxes) / "result.json").exists()
+
+
 def synth(output_dir):
     """Synthesizes (or takes from the cache) a generated board target; returns a dict with
     summary (analyzer_cost.summarize), cells (by type), seconds (of the synthesis), cached."""

