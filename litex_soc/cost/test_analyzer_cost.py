@@ -36,9 +36,9 @@ def test_ecp5_synthesis_counts(tmp_path):
     s = cost.summarize("ecp5", cells)
     assert s["lut4"] > 0 and s["lut4_equiv"] >= s["lut4"]
     assert s["ff"] > 0
-    # depth 1024 x (sample + 32-bit timestamp) bits: 18 bits per DP16KD at depth 1024.
+    # depth 1024 x (sample + tracks + 32-bit timestamp) bits: 18 bits per DP16KD at depth 1024.
     assert s["dp16kd"] >= 1
-    assert s["dp16kd"] >= -(-(analyzer.sample_width + 32) // 18)
+    assert s["dp16kd"] >= -(-(analyzer.capture_width + 32) // 18)
 
 
 def test_rank_test_exact_values():
@@ -64,12 +64,14 @@ def test_feature_variants(tmp_path):
     assert full.breakdown is not None and full.levels and full.events and full.stream
     # A port each feature has.
     port = {"breakdown": "bd_handoff", "levels": "level_rd_tags", "events": "ev_db_desc_start",
-            "stream": "st_wr__valid"}
+            "stream": "st_wr__valid", "figures": "fig0_threshold", "tracks": "trk0_sel"}
     assert set(port) == set(cost.FEATURES)
     for name, (_what, args) in cost.FEATURES.items():
         v, a = cost.emit(tmp_path / name, **args)
         assert port[name] in full_v.read_text() and port[name] not in v.read_text(), name
-        assert all(p in v.read_text() for n, p in port.items() if n != name), name
+        # Leaving out the levels leaves out their tracks too.
+        gone = {name} | ({"tracks"} if name == "levels" else set())
+        assert all(p in v.read_text() for n, p in port.items() if n not in gone), name
         assert v.stat().st_size < full_v.stat().st_size
     full = {"xc7": dict(lut=10, ff=20, bram_36k_equiv=1.5, lutram=2, carry=3),
             "ecp5": dict(lut4_equiv=30, ff=21, dp16kd=4, dpr16x4=5)}
