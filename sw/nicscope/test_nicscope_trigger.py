@@ -83,6 +83,14 @@ def test_trigger_on_fifo_fill_and_analog_track(nicscope, tmp_path):
     assert int(next(x for x in lines if x.startswith("MARKER")).split()[1]) == t * PS
 
 
+def test_info_lists_figures(nicscope, tmp_path):
+    binary, _ = nicscope
+    out, r = run(binary, tmp_path, "info")
+    assert r["figure_comparators"] == 2 and r["tracks"] == 2
+    assert {"level.tx_fifo", "bd.raw_dma.total", "ev.mmio_rd"} <= set(r["figures"])
+    assert "figures (2 trigger comparators" in out
+
+
 @pytest.mark.parametrize("args,msg", [
     (["--trigger-figure", "bd.nope.total>1"], "no figure 'bd.nope.total'"),
     (["--trigger-figure", "level.tx_fifo>1us"], "a level's value has no unit"),
