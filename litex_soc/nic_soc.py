@@ -55,6 +55,9 @@ ANALYZER_BREAKDOWN = True
 ANALYZER_LEVELS = True
 ANALYZER_EVENTS = True
 ANALYZER_STREAM = True
+# Figure comparators for triggers on a latency or a level, and levels stored beside the capture.
+ANALYZER_FIGURES = 2
+ANALYZER_TRACKS = 2
 # The device-side latencies: a TX doorbell write to the TX engine's next descriptor read (the
 # doorbells before that read merged into the first), a host MMIO read's MRd on the PHY to its
 # completion's first beat, the RX coalescer's interrupt decision to its MSI request (an irq while
@@ -256,7 +259,9 @@ class NICSoC(SoCCore):
             events=ANALYZER_EVENT_LIST if with_events else (),
             stream=dict(port=self.pcie_endpoint.crossbar.get_master_port(write_only=True),
                         data_width=data_width, req_id=self.pcie_phy.id,
-                        mps=self.pcie_phy.max_payload_size) if with_stream else None)
+                        mps=self.pcie_phy.max_payload_size) if with_stream else None,
+            figures=ANALYZER_FIGURES if (with_breakdown or ntxq or with_events) else 0,
+            tracks=ANALYZER_TRACKS if ntxq else 0)
         if self.host_on_pcie:
             self.add_pcie_probes(an, data_width)
         else:

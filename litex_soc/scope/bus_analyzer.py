@@ -21,8 +21,9 @@
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
 # names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), levels ((name, width) pairs),
 # events (rtl.scope.bus_analyzer.Event list), stream (the deep capture's DMA: dict(port= a
-# LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None),
-# module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
+# LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None), figures
+# (figure comparators for triggers, 0..4), tracks (levels stored beside the capture's sample,
+# 0..2), module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
 
 import os
 from functools import reduce
@@ -76,7 +77,7 @@ class BusAnalyzerCSR(LiteXModule):
     """
 
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
-                 breakdown=None, levels=(), events=(), stream=None,
+                 breakdown=None, levels=(), events=(), stream=None, figures=0, tracks=0,
                  module_name="nic_bus_analyzer",
                  tap_stages=TAP_STAGES):
         if tap_stages < 1:
@@ -85,7 +86,7 @@ class BusAnalyzerCSR(LiteXModule):
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
                            breakdown=breakdown, levels=levels, events=events,
                            stream=stream["data_width"] if stream else None,
-                           register_inputs=False)
+                           figures=figures, tracks=tracks, register_inputs=False)
         self.breakdown = breakdown
         self._bd_connected = set()
         self._levels = dict(levels)
@@ -94,7 +95,7 @@ class BusAnalyzerCSR(LiteXModule):
         self._events_connected = set()
         self._deferred = []     # connections to make when finalized (at_finalize)
         self.core = core
-        w = core.sample_width
+        w, tw = core.sample_width, core.trig_width
         aw = (depth - 1).bit_length()
         self.hold = Signal()
         self.snapshot_pulse = Signal()
@@ -160,10 +161,11 @@ class BusAnalyzerCSR(LiteXModule):
         for s in range(4):
             csrs = {}
             for ab in ("a", "b"):
-                csrs[f"mask_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_mask_{ab}",
+                csrs[f"mask_{ab}"] = WriteOnlyCSRStorage(tw, name=f"trig{s}_mask_{ab}",
                     description=f"Stage {s}, comparator {ab.upper()}: the sample bits compared "
-                                "(write-only: reads 0).")
-                csrs[f"value_{ab}"] = WriteOnlyCSRStorage(w, name=f"trig{s}_value_{ab}",
+                                "(above them the figure comparators' hits; write-only: reads "
+                                "0).")
+                csrs[f"value_{ab}"] = WriteOnlyCSRStorage(tw, name=f"trig{s}_value_{ab}",
                     description=f"Stage {s}, comparator {ab.upper()}: the value they are "
                                 "compared with (write-only: reads 0).")
             csrs["config"] = CSRStorage(name=f"trig{s}_config", fields=[
@@ -197,8 +199,9 @@ class BusAnalyzerCSR(LiteXModule):
                                      "bits are the entry's timestamp).")
         self.cap_now = CSRStatus(48, description="The analyzer's cycle counter (since reset).")
         self.cap_rd_addr = CSRStorage(aw, description="Entry to read through ``cap_rd_data``.")
-        self.cap_rd_data = CSRStatus(w + 32, description="Entry ``cap_rd_addr``: the sample "
-            "in the low ``sample_width`` bits, the low 32 bits of its cycle above them.")
+        self.cap_rd_data = CSRStatus(core.capture_width + 32, description="Entry "
+            "``cap_rd_addr``: the sample in the low ``sample_width`` bits, the tracked levels "
+            "above it (16 bits each), the low 32 bits of its cycle above them.")
         bd = breakdown
         self.bd_info = CSRStatus(fields=[
             CSRField("nclasses", size=4, reset=len(bd.classes) if bd else 0,
@@ -216,7 +219,35 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("nevents", size=4, offset=8, reset=len(self._events),
                      description="Device-side event latencies (0: none); their names are in "
                                  "``analyzer_layout.h``."),
-        ], description="Build-time parameters of the occupancy integrals and event latencies.")
+            CSRField("nfigures", size=3, offset=12, reset=figures,
+                     description="Figure comparators for triggers (0: none)."),
+            CSRField("ntracks", size=2, offset=16, reset=tracks,
+                     description="Levels the capture can store beside the sample (0: none)."),
+        ], description="Build-time parameters of the occupancy integrals, event latencies, "
+                       "figure triggers and capture tracks.")
+        src_doc = "the index of a figure in ``analyzer_layout.h``'s ``FIG_SOURCES``"
+        for i in range(figures):
+            setattr(self, f"fig{i}_config", CSRStorage(name=f"fig{i}_config", fields=[
+                CSRField("sel", size=7, description=f"The figure compared: {src_doc} (a "
+                         "level, a latency breakdown stage of one request class, an event "
+                         "latency)."),
+                CSRField("below", size=1, offset=8, description="``0``: hit when the figure "
+                         "is above the threshold; ``1``: below it."),
+            ], description=f"Figure comparator {i}: its hit is trigger compare bit "
+                           f"``sample_width + {i}``."))
+            setattr(self, f"fig{i}_threshold", CSRStorage(32, name=f"fig{i}_threshold",
+                    description=f"Figure comparator {i}: the threshold (cycles for a latency, "
+                                "the level's units for a level)."))
+            setattr(self, f"fig{i}_value", CSRStatus(32, name=f"fig{i}_value",
+                    description=f"Figure comparator {i}: its figure on the trigger cycle (0 "
+                                "after arm, until the trigger fires)."))
+        if tracks:
+            self.trk_sel = CSRStorage(name="trk_sel", fields=[
+                CSRField(f"sel{i}", size=7, offset=8 * i, description=f"Capture track {i}: "
+                         "``0`` none, ``l + 1`` level ``l`` (``analyzer_layout.h``'s "
+                         "``LEVEL_NAMES``); set before arming.") for i in range(tracks)],
+                description="The levels the capture stores beside the sample (a tracked "
+                            "level's change writes an entry, as a change of the sample).")
 
         # # #
 
@@ -267,6 +298,14 @@ class BusAnalyzerCSR(LiteXModule):
                 ports[f"i_trig_s{s}_mode_{ab}"] = getattr(cfg, f"mode_{ab}")
             ports[f"i_trig_s{s}_op"] = cfg.op
             ports[f"i_trig_s{s}_count"] = cfg.count
+        for i in range(figures):
+            cfg = getattr(self, f"fig{i}_config").fields
+            ports[f"i_fig{i}_sel"] = cfg.sel
+            ports[f"i_fig{i}_below"] = cfg.below
+            ports[f"i_fig{i}_threshold"] = getattr(self, f"fig{i}_threshold").storage
+            ports[f"o_fig{i}_value"] = getattr(self, f"fig{i}_value").status
+        for i in range(tracks):
+            ports[f"i_trk{i}_sel"] = getattr(self.trk_sel.fields, f"sel{i}")
         if stream:
             self.add_stream_csrs(ports, **stream)
         self._ports = ports

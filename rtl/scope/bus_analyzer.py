@@ -21,18 +21,24 @@
 #   st_*                 the deep capture's ring, DMA write port and counts (TraceStream), when
 #                        built.
 #   bin_min, bin_shift   in: the latency histogram's range (LatencyHistogram).
+#   fig<i>_sel, fig<i>_below, fig<i>_threshold   in: figure comparator i (FigureCompare) over
+#                        figure_sources(); fig<i>_value out: the figure it saw on the trigger
+#                        cycle (the latched value the trigger fired on).
+#   trk<i>_sel           in: the level on capture track i (0: none, l + 1: level l).
 #   trig_*, cap_*        the trigger's and the capture's ports (TraceTrigger, TraceCapture).
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
 # None), breakdown (Breakdown: the per-request latency breakdown's classes, or None), levels
 # ((name, width) pairs, up to 64), events (Event list, up to 8), stream (the DMA port's data
-# width for the deep capture into host memory, or None), register_inputs (False: the
-# caller has registered the probes, hold, the bd_*, level_* and ev_* inputs).
+# width for the deep capture into host memory, or None), figures (figure comparators beside the
+# trigger's sample, 0..4), tracks (levels recorded in the capture beside the sample, 0..2),
+# register_inputs (False: the caller has registered the probes, hold, the bd_*, level_* and ev_*
+# inputs).
 
 from types import SimpleNamespace
 
-from amaranth import Module, Signal
+from amaranth import Cat, Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -50,6 +56,8 @@ from .occupancy_counter import COUNTS, OccupancyCounter
 from .tlp_type_counter import TLP_TYPES, TLPTypeCounter
 from .trace_capture import TS_WIDTH, State, TraceCapture
 from .trace_stream import TraceStream, entry_bytes
+from .figure_compare import SEL_WIDTH as FIG_SEL_WIDTH
+from .figure_compare import THRESHOLD_WIDTH, FigureCompare
 from rtl.nic.dma_port import write_signature
 from .trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger, stage_ports
 
@@ -70,6 +78,8 @@ SEL_BD_REORDER = 0x710
 SEL_EV, EV_STRIDE, EV_NBINS, MAX_EVENTS = 0x800, 0x20, 16, 8
 STREAM_FIFO_DEPTH = 512
 CNT_SEL_WIDTH = 12
+TRACK_WIDTH, MAX_TRACKS, MAX_FIGURES = 16, 2, 4
+READ_CHUNK = 32         # counter selectors per case of the read-out's address decode
 
 
 class Breakdown:
@@ -165,10 +175,28 @@ class BusAnalyzer(wiring.Component):
     Sample vector (what the trigger watches and the trace stores): probe after probe in the
     order given, valid, ready, first, last, then the probe's fields (lowest bits first).
     signals() lists it; header() writes it, with the counter selector map, as a C header.
+
+    Triggers on figures: `figures` comparators (FigureCompare) each compare one of
+    figure_sources() with a threshold: a level (on every cycle), a breakdown stage of one
+    request class (on the cycle the request is counted: its hand-off + 2) or an event latency
+    (its end + 2). Their hit bits are appended to the trigger's compare vector (bits
+    sample_width.., trig_width in all), so a trigger stage names them like sample bits; they
+    are not stored. A hit is registered once: it pairs with the sample of the cycle after the
+    figure's (a level above its threshold on cycle t fires a LEVEL or RISE stage on the sample
+    of t + 1; a request's latency on hand-off + 3). On the trigger cycle each comparator's
+    figure is latched in fig<i>_value (cleared by arm).
+
+    Tracks: the capture stores `tracks` levels (trk<i>_sel) beside the sample, TRACK_WIDTH bits
+    each (LevelMonitor's widest level), so the VCD draws them as waveforms. They are part of the
+    run-length-compressed vector: a change of a tracked level writes an entry as a change of
+    the sample does, so a fast-moving level (a FIFO's fill) shortens the capture; none tracked,
+    the capture is as without tracks. The deep capture (stream) carries the sample only: its
+    16-byte entry has room for 95 bits of sample, and a track would double it.
     """
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
-                 breakdown=None, levels=(), events=(), stream=None, register_inputs=True):
+                 breakdown=None, levels=(), events=(), stream=None, figures=0, tracks=0,
+                 register_inputs=True):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -206,6 +234,21 @@ class BusAnalyzer(wiring.Component):
                              f"{MAX_EVENTS}, names unique")
         bd_ports = {n: In(lay) for n, lay in breakdown.ports().items()} if breakdown else {}
         self.sample_width = sample_width(probes)
+        if not 0 <= figures <= MAX_FIGURES:
+            raise ValueError(f"BusAnalyzer: figures={figures}, 0..{MAX_FIGURES}")
+        if figures and not self.figure_sources():
+            raise ValueError("BusAnalyzer: figure comparators need levels, a breakdown or events")
+        if not 0 <= tracks <= MAX_TRACKS or (tracks and not self.levels):
+            raise ValueError(f"BusAnalyzer: tracks={tracks}, 0..{MAX_TRACKS}, and levels to track")
+        self.figures, self.tracks = figures, tracks
+        self.trig_width = self.sample_width + figures
+        self.capture_width = self.sample_width + tracks * TRACK_WIDTH
+        fig_ports = {}
+        for i in range(figures):
+            fig_ports.update({f"fig{i}_sel": In(FIG_SEL_WIDTH), f"fig{i}_below": In(1),
+                              f"fig{i}_threshold": In(THRESHOLD_WIDTH),
+                              f"fig{i}_value": Out(THRESHOLD_WIDTH)})
+        fig_ports.update({f"trk{i}_sel": In(FIG_SEL_WIDTH) for i in range(tracks)})
         aw = (depth - 1).bit_length()
         super().__init__({
             **{p.name: In(p.signature()) for p in probes},
@@ -219,7 +262,7 @@ class BusAnalyzer(wiring.Component):
             "bin_shift": In(5),
             "trig_nstages_used": In(3),
             **{f"trig_{n}": In(w)
-               for n, w in stage_ports(self.sample_width, nstages, 16).items()},
+               for n, w in stage_ports(self.trig_width, nstages, 16).items()},
             "trig_stage": Out(2),
             "cap_arm":    In(1),
             "cap_stop":   In(1),
@@ -236,7 +279,8 @@ class BusAnalyzer(wiring.Component):
             "cap_overflow": Out(1),
             "cap_triggered": Out(1),
             "cap_rd_addr": In(aw),
-            "cap_rd_data": Out(self.sample_width + TS_WIDTH),
+            "cap_rd_data": Out(self.capture_width + TS_WIDTH),
+            **fig_ports,
             **bd_ports,
             **{f"level_{n}": In(w) for n, w in self.levels},
             **{f"ev_{e.name}_{k}": In(1) for e in self.events for k in ("start", "end")},
@@ -252,6 +296,14 @@ class BusAnalyzer(wiring.Component):
             for name, w in p.sample_signals():
                 out.append((p.name, p.group, name, off, w))
                 off += w
+        return out
+
+    def figure_sources(self):
+        """The figures a comparator can select, in selector order: (name, width)."""
+        out = [(f"level.{n}", w) for n, w in self.levels]
+        if self.breakdown is not None:
+            out += [(f"bd.{c}.{s}", 32) for c in self.breakdown.classes for s in STAGES]
+        out += [(f"ev.{e.name}", 32) for e in self.events]
         return out
 
     def counter_map(self):
@@ -357,6 +409,22 @@ class BusAnalyzer(wiring.Component):
             " * 32-bit timestamp, the gap flag in the entry's top bit. */",
             f"#define {prefix}_HAS_STREAM {int(self.stream is not None)}",
             f"#define {prefix}_STREAM_ENTRY_BYTES {entry_bytes(self.sample_width)}",
+            "",
+            "/* Triggers on figures (FigureCompare): comparator i's hit is bit SAMPLE_WIDTH + i of",
+            " * the trigger's compare vector (TRIG_WIDTH bits); FIG_SOURCES in selector order.",
+            " * A hit pairs with the sample FIG_HIT_DELAY cycles after its figure's cycle; a",
+            " * latency is that figure on FIG_COUNT_DELAY cycles after its hand-off (end).",
+            " * Tracks: TRACK_WIDTH-bit levels stored above the sample (CAPTURE_WIDTH bits). */",
+            f"#define {prefix}_NFIGURES {self.figures}",
+            f"#define {prefix}_TRIG_WIDTH {self.trig_width}",
+            f"#define {prefix}_FIG_HIT_DELAY 1",
+            f"#define {prefix}_FIG_COUNT_DELAY 2",
+            f"#define {prefix}_NFIG_SOURCES {len(self.figure_sources())}",
+            f"#define {prefix}_FIG_SOURCES " + (", ".join(
+                f'"{n}"' for n, _w in self.figure_sources()) or '""'),
+            f"#define {prefix}_NTRACKS {self.tracks}",
+            f"#define {prefix}_TRACK_WIDTH {TRACK_WIDTH}",
+            f"#define {prefix}_CAPTURE_WIDTH {self.capture_width}",
         ]
         for enum in (Mode, Op, State):
             lines += [f"#define {prefix}_{enum.__name__.upper()}_{e.name} {e.value}" for e in enum]
@@ -484,6 +552,7 @@ class BusAnalyzer(wiring.Component):
             for i in range(bd.nslots):
                 incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
 
+        level_vals, ev_units = [], []
         if self.levels:
             m.submodules.levels = lm = LevelMonitor(self.levels)
             for i, (n, w) in enumerate(self.levels):
@@ -492,6 +561,7 @@ class BusAnalyzer(wiring.Component):
                     reg = Signal(w, name=f"level_{n}_q")
                     m.d.sync += reg.eq(port)
                     port = reg
+                level_vals.append(port)
                 m.d.comb += getattr(lm, n).eq(port)
                 incs[SEL_LEVEL + 2 * i] = (getattr(lm, f"inc_{n}"), lm.max_inc[n])
                 regs[SEL_LEVEL + 2 * i + 1] = getattr(lm, f"max_{n}")
@@ -500,6 +570,7 @@ class BusAnalyzer(wiring.Component):
         for i, e in enumerate(self.events):
             el = EventLatency(depth=e.depth, merge=e.merge, nbins=EV_NBINS)
             m.submodules[f"ev_{e.name}"] = el
+            ev_units.append(el)
             for k in ("start", "end"):
                 port = getattr(self, f"ev_{e.name}_{k}")
                 if self.register_inputs:
@@ -535,13 +606,25 @@ class BusAnalyzer(wiring.Component):
 
         # Read-out: the selector picks a bank entry (its address follows cnt_sel through a few
         # LUTs into the block RAM's address register), or one of the registers; cnt_value is
-        # registered, so it is valid two cycles after cnt_sel changes.
-        with m.Switch(self.cnt_sel):
-            for a, sel in enumerate(sels):
-                with m.Case(sel):
-                    m.d.comb += bank.rd_addr.eq(a)
-            with m.Default():
-                m.d.comb += bank.rd_addr.eq(0)
+        # registered, so it is valid two cycles after cnt_sel changes. The address is an OR of
+        # one small case per run of READ_CHUNK selectors (0 where none matches), not one case
+        # over all: a case becomes a chain of as many muxes in Yosys's SAT model of the cone,
+        # which synth_ecp5's memory_dff builds for this RAM's read port, and a chain of some
+        # 500 exhausts YoWASP Yosys's call stack.
+        parts = []
+        for c0 in range(0, len(sels), READ_CHUNK):
+            part = Signal.like(bank.rd_addr, name=f"rd_addr_part{c0 // READ_CHUNK}")
+            with m.Switch(self.cnt_sel):
+                for a in range(c0, min(c0 + READ_CHUNK, len(sels))):
+                    with m.Case(sels[a]):
+                        m.d.comb += part.eq(a)
+                with m.Default():
+                    m.d.comb += part.eq(0)
+            parts.append(part)
+        rd_addr = parts[0]
+        for part in parts[1:]:
+            rd_addr = rd_addr | part
+        m.d.comb += bank.rd_addr.eq(rd_addr)
         sel_q = Signal(CNT_SEL_WIDTH)
         m.d.sync += sel_q.eq(self.cnt_sel)
         with m.Switch(sel_q):
@@ -560,17 +643,56 @@ class BusAnalyzer(wiring.Component):
             for probe, _g, name, off, w in self.signals():
                 if probe == p.name:
                     m.d.comb += sample[off:off + w].eq(getattr(port, name))
+        # The figures: levels every cycle, a request's stage or an event's latency on the cycle
+        # it is counted.
+        hits = []
+        fig_q = []
+        if self.figures:
+            srcs = [(1, lv) for lv in level_vals]
+            if self.breakdown is not None:
+                srcs += [(lb.inc_count[c], lb.inc_sum[c][s])
+                         for c in range(len(self.breakdown.classes)) for s in range(NSTAGES)]
+            srcs += [(el.inc_count, el.inc_sum) for el in ev_units]
+            m.submodules.figures = fc = FigureCompare(
+                [w for _n, w in self.figure_sources()], ncmp=self.figures)
+            for k, (v, x) in enumerate(srcs):
+                m.d.comb += [getattr(fc, f"valid{k}").eq(v), getattr(fc, f"value{k}").eq(x)]
+            for i in range(self.figures):
+                for n in ("sel", "below", "threshold"):
+                    m.d.comb += getattr(fc, f"{n}{i}").eq(getattr(self, f"fig{i}_{n}"))
+                # The value a hit came from, a cycle later: the trigger's result pairs with it.
+                vq = Signal(THRESHOLD_WIDTH, name=f"fig{i}_value_d")
+                m.d.sync += vq.eq(getattr(fc, f"value{i}_q"))
+                fig_q.append(vq)
+            hits = [fc.hit]
+        # The tracks: the selected level (levels are at most TRACK_WIDTH bits).
+        tracks = []
+        for i in range(self.tracks):
+            trk = Signal(TRACK_WIDTH, name=f"track{i}")
+            with m.Switch(getattr(self, f"trk{i}_sel")):
+                for k, lv in enumerate(level_vals):
+                    with m.Case(k + 1):
+                        m.d.comb += trk.eq(lv)
+                with m.Default():
+                    m.d.comb += trk.eq(0)
+            tracks.append(trk)
         # The trigger registers its comparators' results and the capture its sample (latency 1
         # both): trigger, capture, arm and stop all act one cycle after the sample.
-        m.submodules.trigger = trig = TraceTrigger(self.sample_width, self.nstages, latency=1)
-        m.submodules.capture = cap = TraceCapture(self.sample_width, self.depth, latency=1)
+        m.submodules.trigger = trig = TraceTrigger(self.trig_width, self.nstages, latency=1)
+        m.submodules.capture = cap = TraceCapture(self.capture_width, self.depth, latency=1)
         arm_q, stop_q = Signal(), Signal()
         m.d.sync += [arm_q.eq(arm), stop_q.eq(stop)]
         m.d.comb += [
-            trig.sample.eq(sample), trig.enable.eq(cap.armed), trig.arm.eq(arm_q),
+            trig.sample.eq(Cat(sample, *hits)), trig.enable.eq(cap.armed), trig.arm.eq(arm_q),
             trig.nstages_used.eq(self.trig_nstages_used), self.trig_stage.eq(trig.stage),
-            cap.sample.eq(sample), cap.trigger.eq(trig.fire),
+            cap.sample.eq(Cat(sample, *tracks)), cap.trigger.eq(trig.fire),
         ]
+        for i, vq in enumerate(fig_q):
+            out = getattr(self, f"fig{i}_value")
+            with m.If(arm_q):
+                m.d.sync += out.eq(0)
+            with m.Elif(trig.fire & cap.armed):
+                m.d.sync += out.eq(vq)
         for i in range(self.nstages):
             for f in STAGE_FIELDS:
                 m.d.comb += getattr(trig, f"s{i}_{f}").eq(getattr(self, f"trig_s{i}_{f}"))

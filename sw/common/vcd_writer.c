@@ -84,6 +84,9 @@ int vcd_begin(struct vcd_writer *w, const char *path, const char *timescale, con
         cur = vars[i].scope;
         if (vars[i].kind == VCD_STRING)
             fprintf(w->f, "$var string 1 %s %s $end\n", vars[i].id, vars[i].name);
+        else if (vars[i].kind == VCD_INTEGER)
+            fprintf(w->f, "$var integer %u %s %s $end\n", vars[i].width, vars[i].id,
+                    vars[i].name);
         else if (vars[i].width == 1)
             fprintf(w->f, "$var wire 1 %s %s $end\n", vars[i].id, vars[i].name);
         else
@@ -107,7 +110,7 @@ void vcd_time(struct vcd_writer *w, uint64_t t)
 
 void vcd_value(struct vcd_writer *w, const struct vcd_var *v, uint64_t x)
 {
-    if (v->width == 1) {
+    if (v->width == 1 && v->kind != VCD_INTEGER) {
         fprintf(w->f, "%u%s\n", (unsigned)(x & 1), v->id);
         return;
     }
@@ -155,11 +158,16 @@ int gtkw_write(const char *path, const char *dump, const struct vcd_var *vars, s
             group = vars[i].scope;
             fprintf(f, "@800200\n-%s\n", group);
         }
-        const char *fmt = vars[i].kind == VCD_STRING ? "@28" : vars[i].width == 1 ? "@28" : "@22";
+        /* GTKWave trace flags: 0x8024 analog step, decimal, right-justified; each 0x20000 row
+         * after it stretches the analog trace one row taller. */
+        const char *fmt = vars[i].kind == VCD_INTEGER ? "@8024"
+                          : vars[i].kind == VCD_STRING || vars[i].width == 1 ? "@28" : "@22";
         if (vars[i].kind == VCD_WIRE && vars[i].width > 1)
             fprintf(f, "%s\n%s.%s[%u:0]\n", fmt, vars[i].scope, vars[i].name, vars[i].width - 1);
         else
             fprintf(f, "%s\n%s.%s\n", fmt, vars[i].scope, vars[i].name);
+        if (vars[i].kind == VCD_INTEGER)
+            fprintf(f, "@20000\n-\n-\n-\n");
     }
     if (group)
         fprintf(f, "@1000200\n-%s\n", group);

@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum vcd_kind { VCD_WIRE, VCD_STRING };
+/* VCD_INTEGER: an integer variable, drawn by the GTKWave save file as an analog waveform (a
+ * step per change, four rows high). */
+enum vcd_kind { VCD_WIRE, VCD_STRING, VCD_INTEGER };
 
 struct vcd_var {
     const char *scope;              /* dotted path, e.g. "nic.pcie.pcie_rx" */
@@ -39,9 +41,9 @@ void vcd_string(struct vcd_writer *w, const struct vcd_var *v, const char *s);
 int vcd_end(struct vcd_writer *w);
 
 /* A GTKWave save file for `dump` (the VCD/FST path): every variable, one group per scope,
- * 1-bit wires in binary, wider ones in hex; the view starts at `start` and is zoomed so that
- * `start..end` fills the waveform area (gtkw_zoom()), the primary marker at `marker` (none if
- * negative). Times in the dump's units. 0 or -1 (errno). */
+ * 1-bit wires in binary, wider ones in hex, integers as analog steps; the view starts at
+ * `start` and is zoomed so that `start..end` fills the waveform area (gtkw_zoom()), the
+ * primary marker at `marker` (none if negative). Times in the dump's units. 0 or -1 (errno). */
 int gtkw_write(const char *path, const char *dump, const struct vcd_var *vars, size_t n,
                uint64_t start, uint64_t end, int64_t marker);
 

@@ -57,6 +57,21 @@
  * 32-bit timestamp, the gap flag in the entry's top bit. */
 #define NIC_SCOPE_HAS_STREAM 1
 #define NIC_SCOPE_STREAM_ENTRY_BYTES 16
+
+/* Triggers on figures (FigureCompare): comparator i's hit is bit SAMPLE_WIDTH + i of
+ * the trigger's compare vector (TRIG_WIDTH bits); FIG_SOURCES in selector order.
+ * A hit pairs with the sample FIG_HIT_DELAY cycles after its figure's cycle; a
+ * latency is that figure on FIG_COUNT_DELAY cycles after its hand-off (end).
+ * Tracks: TRACK_WIDTH-bit levels stored above the sample (CAPTURE_WIDTH bits). */
+#define NIC_SCOPE_NFIGURES 2
+#define NIC_SCOPE_TRIG_WIDTH 90
+#define NIC_SCOPE_FIG_HIT_DELAY 1
+#define NIC_SCOPE_FIG_COUNT_DELAY 2
+#define NIC_SCOPE_NFIG_SOURCES 30
+#define NIC_SCOPE_FIG_SOURCES "level.rd_tags", "level.nic_rd", "level.fc_ph", "level.fc_pd", "level.fc_nph", "level.txq0_desc", "level.txq1_desc", "level.txq2_desc", "level.txq3_desc", "level.tx_fifo", "level.rx_fifo", "bd.raw_dma.queue", "bd.raw_dma.tag", "bd.raw_dma.credit", "bd.raw_dma.phy", "bd.raw_dma.rtt", "bd.raw_dma.cpl", "bd.raw_dma.reorder", "bd.raw_dma.total", "bd.nic.queue", "bd.nic.tag", "bd.nic.credit", "bd.nic.phy", "bd.nic.rtt", "bd.nic.cpl", "bd.nic.reorder", "bd.nic.total", "ev.db_desc", "ev.mmio_rd", "ev.rx_irq_msi"
+#define NIC_SCOPE_NTRACKS 2
+#define NIC_SCOPE_TRACK_WIDTH 16
+#define NIC_SCOPE_CAPTURE_WIDTH 120
 #define NIC_SCOPE_MODE_LEVEL 0
 #define NIC_SCOPE_MODE_RISE 1
 #define NIC_SCOPE_MODE_FALL 2

@@ -324,6 +324,17 @@ static int parse_cmp(const char *s, size_t len, struct nic_scope_cmp *c, char *e
             if (*end || end == eq + 2)
                 return nic_errf(err, errlen, "'%s': not a number", eq + 2);
         }
+        if (t[0] == 'f' && t[1] == 'i' && t[2] == 'g' && t[3] >= '0' && t[3] <= '9' && !t[4]) {
+            const unsigned i = (unsigned)(t[3] - '0');
+            if (i >= NIC_SCOPE_NFIGURES)
+                return nic_errf(err, errlen, "'%s': the analyzer has %d figure comparators", t,
+                                NIC_SCOPE_NFIGURES);
+            if (value > 1)
+                return nic_errf(err, errlen, "'%s': a hit is one bit", t);
+            nic_scope_set_bits(c->mask, NIC_SCOPE_SAMPLE_WIDTH + i, 1, 1);
+            nic_scope_set_bits(c->value, NIC_SCOPE_SAMPLE_WIDTH + i, 1, value);
+            continue;
+        }
         const int si = nic_scope_signal_index(t);
         if (si < 0) {
             char names[1024] = "";
@@ -413,6 +424,66 @@ void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *
     nic_write32(b, NIC_CSR(b, ANALYZER, TRIG_NSTAGES), n);
 }
 
+const char *const nic_scope_fig_names[] = {NIC_SCOPE_FIG_SOURCES};
+
+int nic_scope_fig_index(const char *name)
+{
+    for (unsigned i = 0; i < NIC_SCOPE_NFIG_SOURCES; i++)
+        if (strcmp(nic_scope_fig_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int nic_scope_figures_info(struct nic_backend *b, unsigned *nfigures, unsigned *ntracks,
+                           char *err, size_t errlen)
+{
+    if (levels_info_count(b, NIC_CSR_ANALYZER_LEVELS_INFO_NFIGURES_OFFSET,
+                          NIC_CSR_ANALYZER_LEVELS_INFO_NFIGURES_SIZE, NIC_SCOPE_NFIGURES,
+                          "figure comparators", nfigures, err, errlen) < 0)
+        return -1;
+    return levels_info_count(b, NIC_CSR_ANALYZER_LEVELS_INFO_NTRACKS_OFFSET,
+                             NIC_CSR_ANALYZER_LEVELS_INFO_NTRACKS_SIZE, NIC_SCOPE_NTRACKS,
+                             "capture tracks", ntracks, err, errlen);
+}
+
+struct fig_regs {
+    uint64_t config, threshold, value;
+};
+static const struct fig_regs fig_regs[] = {
+    {NIC_CSR_ANALYZER_FIG0_CONFIG_ADDR, NIC_CSR_ANALYZER_FIG0_THRESHOLD_ADDR,
+     NIC_CSR_ANALYZER_FIG0_VALUE_ADDR},
+    {NIC_CSR_ANALYZER_FIG1_CONFIG_ADDR, NIC_CSR_ANALYZER_FIG1_THRESHOLD_ADDR,
+     NIC_CSR_ANALYZER_FIG1_VALUE_ADDR},
+};
+
+void nic_scope_set_figure(struct nic_backend *b, unsigned i, unsigned src, bool below,
+                          uint32_t threshold)
+{
+    if (i >= sizeof fig_regs / sizeof fig_regs[0])
+        return;
+    const uint64_t base = nic_rb_base(b, NIC_RB_ANALYZER);
+    nic_write32(b, base + fig_regs[i].config,
+                (src << NIC_CSR_ANALYZER_FIG0_CONFIG_SEL_OFFSET) |
+                ((uint32_t)below << NIC_CSR_ANALYZER_FIG0_CONFIG_BELOW_OFFSET));
+    nic_write32(b, base + fig_regs[i].threshold, threshold);
+}
+
+uint32_t nic_scope_fig_value(struct nic_backend *b, unsigned i)
+{
+    if (i >= sizeof fig_regs / sizeof fig_regs[0])
+        return 0;
+    return nic_read32(b, nic_rb_base(b, NIC_RB_ANALYZER) + fig_regs[i].value);
+}
+
+void nic_scope_set_tracks(struct nic_backend *b, const int *level, unsigned n)
+{
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n && i < NIC_SCOPE_NTRACKS; i++)
+        if (level[i] >= 0)
+            v |= (uint32_t)(level[i] + 1) << (NIC_CSR_ANALYZER_TRK_SEL_SEL1_OFFSET * i);
+    nic_write32(b, NIC_CSR(b, ANALYZER, TRK_SEL), v);
+}
+
 void nic_scope_arm(struct nic_backend *b, uint32_t pre, uint32_t post)
 {
     nic_write32(b, NIC_CSR(b, ANALYZER, CAP_PRE), pre);
@@ -459,13 +530,17 @@ void nic_scope_decode(const uint32_t *entries, uint32_t count, uint64_t last_ts,
     uint64_t t = last_ts;
     for (uint32_t k = count; k-- > 0;) {
         const uint32_t *e = entries + (size_t)k * NIC_SCOPE_ENTRY_WORDS;
-        const uint32_t ts = (uint32_t)nic_scope_bits(e, NIC_SCOPE_SAMPLE_WIDTH, 32);
+        const uint32_t ts = (uint32_t)nic_scope_bits(e, NIC_SCOPE_CAPTURE_WIDTH, 32);
         if (k + 1 < count) {
             const uint32_t next = (uint32_t)out[k + 1].cycle;
             t -= (uint32_t)(next - ts);
         }
         out[k].cycle = t;
         memset(out[k].v, 0, sizeof out[k].v);
+        memset(out[k].trk, 0, sizeof out[k].trk);
+        for (unsigned i = 0; i < NIC_SCOPE_NTRACKS; i++)
+            out[k].trk[i] = (uint16_t)nic_scope_bits(
+                e, NIC_SCOPE_SAMPLE_WIDTH + i * NIC_SCOPE_TRACK_WIDTH, NIC_SCOPE_TRACK_WIDTH);
         for (unsigned bit = 0; bit < NIC_SCOPE_SAMPLE_WIDTH; bit += 32) {
             const unsigned w = NIC_SCOPE_SAMPLE_WIDTH - bit < 32 ? NIC_SCOPE_SAMPLE_WIDTH - bit : 32;
             nic_scope_set_bits(out[k].v, bit, w, nic_scope_bits(e, bit, w));
@@ -577,6 +652,7 @@ uint32_t nic_scope_stream_take(struct nic_scope_stream *s,
         s->last_cycle += (uint32_t)(ts - (uint32_t)s->last_cycle);
         ch.cycle = s->last_cycle;
         memset(ch.v, 0, sizeof ch.v);
+        memset(ch.trk, 0, sizeof ch.trk);
         for (unsigned bit = 0; bit < NIC_SCOPE_SAMPLE_WIDTH; bit += 32) {
             const unsigned w = NIC_SCOPE_SAMPLE_WIDTH - bit < 32 ? NIC_SCOPE_SAMPLE_WIDTH - bit : 32;
             nic_scope_set_bits(ch.v, bit, w, nic_scope_bits(e, bit, w));

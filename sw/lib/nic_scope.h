@@ -31,7 +31,10 @@ extern "C" {
 #endif
 
 #define NIC_SCOPE_SAMPLE_WORDS ((NIC_SCOPE_SAMPLE_WIDTH + 31) / 32)
-#define NIC_SCOPE_ENTRY_WORDS ((NIC_SCOPE_SAMPLE_WIDTH + NIC_SCOPE_TS_WIDTH + 31) / 32)
+/* A capture entry: the sample, the tracked levels above it, the timestamp above them. */
+#define NIC_SCOPE_ENTRY_WORDS ((NIC_SCOPE_CAPTURE_WIDTH + NIC_SCOPE_TS_WIDTH + 31) / 32)
+/* The trigger's compare vector: the sample, the figure comparators' hits above it. */
+#define NIC_SCOPE_TRIG_WORDS ((NIC_SCOPE_TRIG_WIDTH + 31) / 32)
 #define NIC_SCOPE_NLAT 8
 
 struct nic_scope_probe {
@@ -157,7 +160,7 @@ int nic_scope_read_events(struct nic_backend *b, struct nic_scope_events *e, cha
 
 /* --- 3. Trigger and capture ---------------------------------------------------------------- */
 struct nic_scope_cmp {
-    uint32_t mask[NIC_SCOPE_SAMPLE_WORDS], value[NIC_SCOPE_SAMPLE_WORDS];
+    uint32_t mask[NIC_SCOPE_TRIG_WORDS], value[NIC_SCOPE_TRIG_WORDS];
     unsigned mode;                  /* NIC_SCOPE_MODE_* */
 };
 struct nic_scope_stage {
@@ -171,10 +174,29 @@ struct nic_scope_stage {
  *   term  := probe '.' signal ['==' value]      (value defaults to 1; change takes none)
  * e.g. "rise:dma_rd_req.valid", "pcie_rx.fmt_type==0x4a,pcie_rx.valid,pcie_rx.first#3",
  * "change:csr.adr". The terms of one comparator are ANDed (their masks and values merge).
+ * A term may also be `fig<i>` (figure comparator i's hit, nic_scope_set_figure()).
  * 0, or -1 with a message. */
 int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *err,
                           size_t errlen);
 void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *st, unsigned n);
+/* Triggers on figures (ANALYZER_FIG<i>_*; rtl/scope/figure_compare.py): comparator i hits
+ * when figure `src` (an index into nic_scope_fig_names, NIC_SCOPE_FIG_SOURCES) is above
+ * `threshold` (below it with `below`): a level on any cycle, a breakdown stage or an event
+ * latency (in cycles) on the cycle the request or event is counted. Its hit is the trigger
+ * term `fig<i>`. nic_scope_fig_value(): its figure on the trigger cycle. */
+extern const char *const nic_scope_fig_names[];
+int nic_scope_fig_index(const char *name);
+/* The comparators and tracks the gateware has (ANALYZER_LEVELS_INFO): 0 (not built) or the
+ * header's count; -1 with a message otherwise. */
+int nic_scope_figures_info(struct nic_backend *b, unsigned *nfigures, unsigned *ntracks,
+                           char *err, size_t errlen);
+void nic_scope_set_figure(struct nic_backend *b, unsigned i, unsigned src, bool below,
+                          uint32_t threshold);
+uint32_t nic_scope_fig_value(struct nic_backend *b, unsigned i);
+/* Capture tracks: level[i] (an index into nic_scope_level_names, -1: none) stored beside the
+ * sample on track i, for i < n (the others none). */
+void nic_scope_set_tracks(struct nic_backend *b, const int *level, unsigned n);
+
 /* Arm: keep `pre` entries before the trigger, capture `post` cycles after it. */
 void nic_scope_arm(struct nic_backend *b, uint32_t pre, uint32_t post);
 void nic_scope_stop(struct nic_backend *b);
@@ -191,6 +213,7 @@ const char *nic_scope_state_name(unsigned state);
 struct nic_scope_change {
     uint64_t cycle;                 /* analyzer cycle (since reset) from which v holds */
     uint32_t v[NIC_SCOPE_SAMPLE_WORDS];
+    uint16_t trk[NIC_SCOPE_NTRACKS + 1];    /* the tracked levels (capture only) */
 };
 /* Read the s->count entries (CAP_RD_ADDR/CAP_RD_DATA) into out[] (s->count elements) with
  * their timestamps unwrapped from s->last_ts. */

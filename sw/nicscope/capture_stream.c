@@ -117,7 +117,7 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     if (!rc && (rc = backend_check(c, "stream")) == 0 && d.n) {
         struct nic_scope_status st = {.count = (uint32_t)d.n,
                                       .end_ts = d.ch[d.n - 1].cycle + 1};
-        rc = write_vcd(c, vcd, gtkw, &st, d.ch, d.gap, host, ls.ntx_db);
+        rc = write_vcd(c, vcd, gtkw, &st, d.ch, d.gap, host, ls.ntx_db, NULL, 0);
         if (!rc && !(rc = out_commit(c, vcd)))
             rc = out_commit(c, gtkw);
     }

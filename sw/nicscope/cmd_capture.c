@@ -4,6 +4,8 @@
  */
 #include "nicscope.h"
 
+#include <math.h>
+
 /* --- capture ----------------------------------------------------------------------------------- */
 
 static const char *tlp_name(unsigned ft)
@@ -23,7 +25,8 @@ static const char *tlp_name(unsigned ft)
 }
 
 /* The VCD: every sample signal under nic.<group>.<probe>, the decoded TLP type of each TLP
- * probe (a string, "-" between TLPs), and nic.analyzer.trigger. Times in ps. */
+ * probe (a string, "-" between TLPs), nic.analyzer.trigger and the tracked levels under
+ * nic.levels (integers, drawn as analog waveforms). Times in ps. */
 /* Host events as edges on the device's time axis, written in time order between the
  * entries: at(T) first writes the edges before cycle T, then sets the time to T and writes the
  * edges at T. */
@@ -61,12 +64,14 @@ static void at(struct host_edges *h, uint64_t cycle)
 
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
               const struct nic_scope_status *st, const struct nic_scope_change *ch,
-              const bool *gap, const int64_t *host, size_t nhost)
+              const bool *gap, const int64_t *host, size_t nhost, const int *tracks,
+              unsigned ntracks)
 {
     const char *path = vcd->path;
     const size_t nsig = nic_scope_nsignals;
-    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 3, sizeof *vars);
-    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 2, sizeof *scopes);
+    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 3 + NIC_SCOPE_NTRACKS,
+                                  sizeof *vars);
+    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 3, sizeof *scopes);
     int *tlp_var = calloc(NIC_SCOPE_NPROBES, sizeof *tlp_var);
     if (!vars || !scopes || !tlp_var)
         return fail(c, "out of memory");
@@ -74,6 +79,7 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
         snprintf(scopes[p], 64, "nic.%s.%s", nic_scope_probes[p].group, nic_scope_probes[p].name);
     snprintf(scopes[NIC_SCOPE_NPROBES], 64, "nic.analyzer");
     snprintf(scopes[NIC_SCOPE_NPROBES + 1], 64, "nic.host");
+    snprintf(scopes[NIC_SCOPE_NPROBES + 2], 64, "nic.levels");
     size_t n = 0;
     for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
         for (size_t i = 0; i < nsig; i++)
@@ -95,6 +101,15 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
     if (host)
         vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES + 1], "tx_doorbell", 1, VCD_WIRE,
                                      ""};
+    /* Track i is stored in the entries' track slot i; only the slots with a level are drawn. */
+    size_t trk_var[NIC_SCOPE_NTRACKS + 1];
+    for (unsigned i = 0; i < ntracks && i < NIC_SCOPE_NTRACKS; i++) {
+        trk_var[i] = n;
+        if (tracks[i] >= 0)
+            vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES + 2],
+                                         nic_scope_level_names[tracks[i]], NIC_SCOPE_TRACK_WIDTH,
+                                         VCD_INTEGER, ""};
+    }
 
     const uint64_t ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
     char comment[256];
@@ -137,7 +152,7 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
             vcd_value(&w, &vars[gap_var], 0);
         for (size_t i = 0, vi = 0; i < nsig; i++) {
             const struct nic_scope_signal *s = &nic_scope_signals[i];
-            while (vars[vi].kind == VCD_STRING || strcmp(vars[vi].name, s->name) != 0 ||
+            while (vars[vi].kind != VCD_WIRE || strcmp(vars[vi].name, s->name) != 0 ||
                    vars[vi].scope != scopes[s->probe])
                 vi++;
             const uint64_t x = nic_scope_bits(ch[k].v, s->offset, s->width);
@@ -165,6 +180,9 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
             if (k == 0 || strcmp(now, was) != 0)
                 vcd_string(&w, &vars[tlp_var[p]], now);
         }
+        for (unsigned i = 0; i < ntracks && i < NIC_SCOPE_NTRACKS; i++)
+            if (tracks[i] >= 0 && (k == 0 || ch[k].trk[i] != ch[k - 1].trk[i]))
+                vcd_value(&w, &vars[trk_var[i]], ch[k].trk[i]);
         if (k == 0 || (st->triggered && ch[k].cycle == st->trig_ts)) {
             trig_on = st->triggered && ch[k].cycle == st->trig_ts;
             vcd_value(&w, &vars[trig_var], trig_on);
@@ -188,6 +206,121 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
     return rc;
 }
 
+/* --trigger-figure: figure>value or figure<value; a latency's value in cycles or ns/us. */
+struct figure_arg {
+    const char *spec;
+    int src;                        /* index into nic_scope_fig_names */
+    bool below, latency;
+    double value, ns;               /* as given; ns per unit (0: the figure's own units) */
+    uint64_t threshold;             /* cycles for a latency (figure_threshold()) */
+};
+
+static int parse_figure(const char *spec, struct figure_arg *f)
+{
+    const char *op = strpbrk(spec, "<>");
+    if (!op)
+        return usage_error("--trigger-figure '%s': figure>value or figure<value", spec);
+    char name[128];
+    const size_t len = (size_t)(op - spec);
+    if (len == 0 || len >= sizeof name)
+        return usage_error("--trigger-figure '%s': no figure name", spec);
+    memcpy(name, spec, len);
+    name[len] = 0;
+    *f = (struct figure_arg){.spec = spec, .src = nic_scope_fig_index(name), .below = *op == '<'};
+    if (f->src < 0) {
+        char names[2048] = "";
+        size_t off = 0;
+        for (unsigned i = 0; i < NIC_SCOPE_NFIG_SOURCES && off + 64 < sizeof names; i++)
+            off += (size_t)snprintf(names + off, sizeof names - off, "%s%s", i ? ", " : "",
+                                    nic_scope_fig_names[i]);
+        return usage_error("--trigger-figure '%s': no figure '%s'; figures: %s", spec, name,
+                           names[0] ? names : "none (this analyzer has no levels, breakdown or "
+                           "events)");
+    }
+    f->latency = strncmp(name, "level.", 6) != 0;
+    char *end;
+    const double v = strtod(op + 1, &end);
+    double scale = 0;                 /* ns per unit; 0: the figure's own units */
+    if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else if (strcmp(end, "us") == 0)
+        scale = 1000;
+    else if (*end)
+        return usage_error("--trigger-figure '%s': '%s' is not a number (a latency may end in "
+                           "ns or us)", spec, op + 1);
+    if (end == op + 1 || !(v >= 0))
+        return usage_error("--trigger-figure '%s': a value >= 0", spec);
+    if (scale && !f->latency)
+        return usage_error("--trigger-figure '%s': a level's value has no unit", spec);
+    if (!scale && (v != floor(v) || v > UINT32_MAX))
+        return usage_error("--trigger-figure '%s': an integer up to 2^32-1", spec);
+    f->value = v;
+    f->ns = scale;
+    return EXIT_OK;
+}
+
+/* The threshold in the figure's units, once the clock is known: x > t cycles for a real t is
+ * x > floor(t); x < t is x < ceil(t). */
+static int figure_threshold(struct ctx *c, struct figure_arg *f)
+{
+    const double cyc = f->ns ? f->value * f->ns / period_ns() : f->value;
+    const double t = f->below ? ceil(cyc) : floor(cyc);
+    if (t > UINT32_MAX)
+        return fail(c, "--trigger-figure '%s': %.0f cycles, more than 2^32-1", f->spec, t);
+    f->threshold = (uint64_t)t;
+    return EXIT_OK;
+}
+
+/* The host model's check of a figure on a read's rtt or cpl stage (the stages it times at the
+ * PHY), when the load's reads are all of the figure's class (dma: raw_dma, tx: nic): of the
+ * reads the load made, [n0, n1) in completion order, the first past the threshold must be
+ * the one the trigger latched, its stage equal to the figure's value cycle for cycle. */
+struct model_check {
+    bool done;
+    uint64_t read, stage;           /* its index in the load, its stage in cycles */
+    int64_t first_cpl_cycle, end_cycle;   /* on the analyzer's axis (the time base) */
+};
+
+static int model_figure_check(struct ctx *c, const struct load *l, const struct figure_arg *f,
+                              uint32_t value, uint64_t n0, uint64_t n1, struct model_check *mc)
+{
+    const char *name = nic_scope_fig_names[f->src];
+    const bool rtt = strstr(name, ".rtt") != NULL, cpl = strstr(name, ".cpl") != NULL;
+    const bool cls_ok = (strcmp(l->kind, "dma") == 0 && strncmp(name, "bd.raw_dma.", 11) == 0) ||
+                        (strcmp(l->kind, "tx") == 0 && strncmp(name, "bd.nic.", 7) == 0);
+    memset(mc, 0, sizeof *mc);
+    if (!(rtt || cpl) || !cls_ok)
+        return EXIT_OK;
+    const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
+    struct nic_scope_timebase tb;
+    nic_scope_timebase(c->b, period_ns(), &tb);
+    for (uint64_t i = n0; i < n1; i++) {
+        uint64_t t[3];
+        const char *fields[] = {"start_ps", "first_cpl_ps", "end_ps"};
+        for (int k = 0; k < 3; k++) {
+            char n[64];
+            snprintf(n, sizeof n, "model_read_%s:%" PRIu64, fields[k], i);
+            if (nic_counter(c->b, n, &t[k]) != 0)
+                return fail(c, "cross-check: the host model no longer holds read %" PRIu64, i);
+        }
+        const uint64_t v = (rtt ? t[1] - t[0] : t[2] - t[1]) / period_ps;
+        if (f->below ? v < f->threshold : v > f->threshold) {
+            *mc = (struct model_check){true, i - n0, v,
+                                       nic_scope_cycle_at(&tb, (double)t[1] / 1000.0),
+                                       nic_scope_cycle_at(&tb, (double)t[2] / 1000.0)};
+            if (v != value)
+                return fail(c, "cross-check: the host model's first read past %s %c %" PRIu64
+                            " (read %" PRIu64 " of the load) took %" PRIu64 " cycles; the "
+                            "trigger latched %u", name, f->below ? '<' : '>', f->threshold,
+                            i - n0, v, value);
+            return EXIT_OK;
+        }
+    }
+    return fail(c, "cross-check: none of the host model's %" PRIu64 " reads of the load is past "
+                "%s %c %" PRIu64 ", yet the trigger latched %u", n1 - n0, name,
+                f->below ? '<' : '>', f->threshold, value);
+}
+
 /* The analyzer's capture depth (entries) as the hardware reports it: ANALYZER_INFO.DEPTH_LOG2. */
 static uint32_t capture_depth(struct nic_backend *b)
 {
@@ -207,6 +340,11 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     const char *vcd = "nicscope.vcd", *gtkw = NULL;
     bool stream = false;
     uint64_t ring_log2 = 16, throttle_ns = 0;
+    struct figure_arg figs[NIC_SCOPE_NFIGURES + 1];
+    unsigned nfig = 0;
+    const char *track_names[NIC_SCOPE_NTRACKS + 1];
+    unsigned ntrack_args = 0;
+    bool no_tracks = false;
     char err[1024];
     static const struct option opts[] = {
         LOAD_OPTIONS,
@@ -214,7 +352,9 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         {"post", required_argument, NULL, 'P'},    {"vcd", required_argument, NULL, 'v'},
         {"gtkw", required_argument, NULL, 'g'},    {"stream", no_argument, NULL, 's'},
         {"ring-log2", required_argument, NULL, 'r'},
-        {"throttle-ns", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+        {"throttle-ns", required_argument, NULL, 'T'},
+        {"trigger-figure", required_argument, NULL, 'F'},
+        {"track", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0}};
     int o;
     while ((o = next_option("capture", argc, argv, opts)) != -1) {
         int rc;
@@ -251,6 +391,30 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         case 's':
             stream = true;
             break;
+        case 'F':
+            if (!optarg)
+                return usage_error("--trigger-figure needs figure>value or figure<value");
+            if (nfig == NIC_SCOPE_NFIGURES)
+                return usage_error("--trigger-figure: at most %d (the analyzer's figure "
+                                   "comparators)", NIC_SCOPE_NFIGURES);
+            if ((rc = parse_figure(optarg, &figs[nfig])))
+                return rc;
+            nfig++;
+            break;
+        case 'k':
+            if (!optarg)
+                return usage_error("--track needs a level");
+            if (strcmp(optarg, "none") == 0) {
+                no_tracks = true;
+                break;
+            }
+            if (nic_scope_level_index(optarg) < 0)
+                return usage_error("--track '%s': no such level (`nicscope info` lists them)",
+                                   optarg);
+            if (ntrack_args == NIC_SCOPE_NTRACKS)
+                return usage_error("--track: at most %d levels", NIC_SCOPE_NTRACKS);
+            track_names[ntrack_args++] = optarg;
+            break;
         case 'r':
             if (!optarg || bu_parse_u64(optarg, &ring_log2) < 0 || ring_log2 < 4 ||
                 ring_log2 > 24)
@@ -279,13 +443,58 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     int rc = out_create(c, "--vcd", vcd, &vcd_out);
     if (rc || (rc = out_create(c, "--gtkw", gtkw, &gtkw_out)))
         return rc;
-    if (stream && (nst || pre_given || post_given))
-        return usage_error("--stream takes every change from the start to the end of the "
-                           "load: no --trigger, --pre or --post");
+    if (stream && (nst || pre_given || post_given || nfig || ntrack_args))
+        return usage_error("--stream takes every change of the sample from the start to the "
+                           "end of the load: no --trigger, --trigger-figure, --pre, --post or "
+                           "--track");
+    if (no_tracks && ntrack_args)
+        return usage_error("--track none and --track LEVEL");
+    /* Without --trigger, each figure is a stage on its hit: a level's crossing (rise), a
+     * latency's hit (a pulse on the cycle the request is counted). */
+    if (!nst)
+        for (unsigned i = 0; i < nfig; i++) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "%sfig%u", figs[i].latency ? "" : "rise:", i);
+            if (nic_scope_parse_stage(spec, &st[nst], err, sizeof err) < 0)
+                return usage_error("--trigger-figure: %s", err);
+            specs[nst++] = figs[i].spec;
+        }
     if (!stream && (ring_log2 != 16 || throttle_ns))
         return usage_error("--ring-log2 and --throttle-ns are --stream's");
     if ((rc = open_dev(c)))
         return rc;
+    unsigned hw_fig = 0, hw_trk = 0;
+    if (!stream && nic_scope_figures_info(c->b, &hw_fig, &hw_trk, err, sizeof err) < 0)
+        return fail(c, "%s", err);
+    if (nfig > hw_fig)
+        return fail(c, "--trigger-figure: this analyzer has %u figure comparators", hw_fig);
+    for (unsigned i = 0; i < nfig; i++)
+        if ((rc = figure_threshold(c, &figs[i])))
+            return rc;
+    for (unsigned s2 = 0; s2 < nst; s2++)
+        if (nic_scope_bits(st[s2].a.mask, NIC_SCOPE_SAMPLE_WIDTH, NIC_SCOPE_NFIGURES) >> nfig ||
+            nic_scope_bits(st[s2].b.mask, NIC_SCOPE_SAMPLE_WIDTH, NIC_SCOPE_NFIGURES) >> nfig)
+            return usage_error("--trigger '%s': figN needs N --trigger-figure options before "
+                               "it is used (%u given)", specs[s2], nfig);
+    /* The tracks: --track, else the figures' levels, then rd_tags and nic_rd. */
+    int tracks[NIC_SCOPE_NTRACKS + 1];
+    unsigned ntracks = 0;
+    if (ntrack_args && ntrack_args > hw_trk)
+        return fail(c, "--track: this analyzer stores %u levels beside the sample", hw_trk);
+    for (unsigned i = 0; i < ntrack_args; i++)
+        tracks[ntracks++] = nic_scope_level_index(track_names[i]);
+    if (!ntrack_args && !no_tracks) {
+        const char *dflt[] = {"rd_tags", "nic_rd"};
+        for (unsigned i = 0; i < nfig + 2 && ntracks < hw_trk; i++) {
+            const int l = i < nfig ? (figs[i].latency ? -1 : figs[i].src)
+                                   : nic_scope_level_index(dflt[i - nfig]);
+            bool dup = l < 0;
+            for (unsigned j = 0; j < ntracks && !dup; j++)
+                dup = tracks[j] == l;
+            if (!dup)
+                tracks[ntracks++] = l;
+        }
+    }
     if (stream)
         return capture_stream(c, &l, vcd_out, gtkw_out, (unsigned)ring_log2, throttle_ns);
     /* Default window: pre = depth/16 entries, post = depth - pre - 1 cycles. The trigger's own
@@ -302,10 +511,19 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     static struct load_state ls;
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
+    for (unsigned i = 0; i < nfig; i++)
+        nic_scope_set_figure(c->b, i, (unsigned)figs[i].src, figs[i].below,
+                             (uint32_t)figs[i].threshold);
+    if (hw_trk)
+        nic_scope_set_tracks(c->b, tracks, ntracks);
     nic_scope_set_trigger(c->b, st, nst);
+    uint64_t reads0 = 0, reads1 = 0;
+    const bool timed = nic_counter(c->b, "model.reads_timed", &reads0) == 0;
     nic_scope_arm(c->b, (uint32_t)pre, (uint32_t)post);
     if ((rc = run_load(c, &l, &ls)) || (rc = load_finish(c, &l, &ls)))
         return rc;
+    if (timed && nic_counter(c->b, "model.reads_timed", &reads1) != 0)
+        return fail(c, "capture: counter model.reads_timed disappeared");
     struct nic_scope_status s;
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
     for (;;) {
@@ -333,7 +551,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         free(ch);
         return fail(c, "out of memory");
     }
-    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL, host, ls.ntx_db);
+    rc = write_vcd(c, vcd_out, gtkw_out, &s, ch, NULL, host, ls.ntx_db, tracks, ntracks);
     free(host);
     if (!rc && !(rc = out_commit(c, vcd_out)))
         rc = out_commit(c, gtkw_out);
@@ -345,6 +563,34 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     if (s.triggered)
         out(c, "trigger: cycle %" PRIu64 " (entry %u; %u entries before it)\n", s.trig_ts,
             (s.trig_index - s.start) % NIC_SCOPE_DEPTH, (s.trig_index - s.start) % NIC_SCOPE_DEPTH);
+    uint32_t fig_value[NIC_SCOPE_NFIGURES + 1];
+    for (unsigned i = 0; i < nfig; i++) {
+        fig_value[i] = nic_scope_fig_value(c->b, i);
+        const struct figure_arg *f = &figs[i];
+        char thr[64] = "", val[64] = "";
+        if (f->latency) {
+            snprintf(thr, sizeof thr, " (%.1f ns)", (double)f->threshold * period_ns());
+            snprintf(val, sizeof val, " (%.1f ns)", (double)fig_value[i] * period_ns());
+        }
+        out(c, "figure %u: %s %c %" PRIu64 "%s%s; on the trigger cycle %u%s%s\n", i,
+            nic_scope_fig_names[f->src], f->below ? '<' : '>', f->threshold,
+            f->latency ? " cycles" : "", thr, fig_value[i], f->latency ? " cycles" : "", val);
+    }
+    struct model_check mc[NIC_SCOPE_NFIGURES + 1];
+    memset(mc, 0, sizeof mc);
+    for (unsigned i = 0; i < nfig && s.triggered && timed && !rc; i++) {
+        rc = model_figure_check(c, &l, &figs[i], fig_value[i], reads0, reads1, &mc[i]);
+        if (!rc && mc[i].done)
+            out(c, "cross-check: figure %u is the host model's first read of the load past the "
+                "threshold (read %" PRIu64 ", %" PRIu64 " cycles); its completion beats at "
+                "cycles %" PRId64 "..%" PRId64 ", trigger - last = %" PRId64 "\n", i,
+                mc[i].read, mc[i].stage, mc[i].first_cpl_cycle, mc[i].end_cycle,
+                (int64_t)s.trig_ts - mc[i].end_cycle);
+    }
+    for (unsigned i = 0; i < ntracks; i++)
+        if (tracks[i] >= 0)
+            out(c, "track %u: level %s (nic.levels.%s)\n", i, nic_scope_level_names[tracks[i]],
+                nic_scope_level_names[tracks[i]]);
     if (!rc) {
         out(c, "wrote %s and %s\n", vcd, gtkw);
         /* FST beside the VCD when GTKWave's vcd2fst is there, as FILE.fst.part until done. */
@@ -381,6 +627,36 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     bu_json_arr_begin(j);
     for (unsigned i = 0; i < nst; i++)
         bu_json_str(j, specs[i]);
+    bu_json_arr_end(j);
+    bu_json_key(j, "figures");
+    bu_json_arr_begin(j);
+    for (unsigned i = 0; i < nfig; i++) {
+        bu_json_obj_begin(j);
+        bu_json_kstr(j, "figure", nic_scope_fig_names[figs[i].src]);
+        bu_json_kstr(j, "op", figs[i].below ? "<" : ">");
+        bu_json_ku64(j, "threshold", figs[i].threshold);
+        bu_json_ku64(j, "value", fig_value[i]);
+        bu_json_key(j, "latency");
+        bu_json_bool(j, figs[i].latency);
+        if (mc[i].done) {
+            bu_json_key(j, "model");
+            bu_json_obj_begin(j);
+            bu_json_ku64(j, "read", mc[i].read);
+            bu_json_ku64(j, "cycles", mc[i].stage);
+            bu_json_key(j, "first_cpl_cycle");
+            bu_json_i64(j, mc[i].first_cpl_cycle);
+            bu_json_key(j, "end_cycle");
+            bu_json_i64(j, mc[i].end_cycle);
+            bu_json_obj_end(j);
+        }
+        bu_json_obj_end(j);
+    }
+    bu_json_arr_end(j);
+    bu_json_key(j, "tracks");
+    bu_json_arr_begin(j);
+    for (unsigned i = 0; i < ntracks; i++)
+        if (tracks[i] >= 0)
+            bu_json_str(j, nic_scope_level_names[tracks[i]]);
     bu_json_arr_end(j);
     bu_json_obj_end(j);
     free(ch);

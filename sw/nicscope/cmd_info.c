@@ -1,5 +1,5 @@
 /*
- * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, counters and levels.
+ * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, levels, figures, tracks.
  * Options: the usage text in main.c.
  */
 #include "nicscope.h"
@@ -48,6 +48,21 @@ int cmd_info(struct ctx *c, int argc, char **argv)
     }
     bu_json_arr_end(&c->j);
     out(c, "%s\n", lv.n ? "" : " none built");
+    unsigned nfig, ntrk;
+    if (nic_scope_figures_info(c->b, &nfig, &ntrk, err, sizeof err) < 0)
+        return fail(c, "figures: %s", err);
+    out(c, "figures (%u trigger comparators, capture --trigger-figure):", nfig);
+    bu_json_ku64(&c->j, "figure_comparators", nfig);
+    bu_json_ku64(&c->j, "tracks", ntrk);
+    bu_json_key(&c->j, "figures");
+    bu_json_arr_begin(&c->j);
+    for (unsigned i = 0; nfig && i < NIC_SCOPE_NFIG_SOURCES; i++) {
+        out(c, " %s", nic_scope_fig_names[i]);
+        bu_json_str(&c->j, nic_scope_fig_names[i]);
+    }
+    bu_json_arr_end(&c->j);
+    out(c, "%s\n", nfig ? "" : " none built");
+    out(c, "capture tracks (levels beside the sample, capture --track): %u\n", ntrk);
     bu_json_obj_end(&c->j);
     return EXIT_OK;
 }

@@ -144,10 +144,13 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv);
 /* cmd_capture.c: the VCD (and GTKWave save file) of st->count changes; gap (NULL, or a flag per
  * change: entries were lost just before it) adds nic.analyzer.gap, 1 over each gap; host
  * (NULL, or host events: the analyzer cycles of nhost TX doorbell writes, ascending) adds
- * nic.host.tx_doorbell, 1 for the cycle the host wrote each (on the device's time axis). */
+ * nic.host.tx_doorbell, 1 for the cycle the host wrote each (on the device's time axis);
+ * tracks[i] (ntracks of them; a level index, -1: none) the level stored on capture track i,
+ * drawn as nic.levels.<name>. */
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
               const struct nic_scope_status *st, const struct nic_scope_change *ch,
-              const bool *gap, const int64_t *host, size_t nhost);
+              const bool *gap, const int64_t *host, size_t nhost, const int *tracks,
+              unsigned ntracks);
 /* capture_stream.c: `capture --stream`: the load with the deep capture draining into host
  * memory (a ring of 2**ring_log2 entries, drained at most every throttle_ns), then the VCD. */
 int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,

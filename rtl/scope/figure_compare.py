@@ -1,0 +1,76 @@
+#
+# figure_compare.py: the trigger's figure comparators: a request's latency, an occupancy level
+# or an event latency against a threshold, as bits the trigger can watch.
+#
+# What it is: `ncmp` comparators, each picking one of the analyzer's figures (a source: a level,
+# a latency breakdown stage of one request class, an event latency) and comparing it with a
+# threshold on every cycle the figure is valid (a level: always; a latency: the cycle it is
+# counted). Its `hit` bits go beside the sample into TraceTrigger's compare vector, so "the
+# first DMA read slower than 2 us" is a trigger stage on one bit. Timing: FigureCompare's
+# docstring.
+#
+# Interfaces:
+#   valid<k>, value<k>   in: source k (valid 1 bit; value up to 32 bits).
+#   sel<i>, below<i>, threshold<i>   in: comparator i's source (an index into the sources; one
+#                        out of range never hits), direction (0: value > threshold, 1: value <
+#                        threshold) and threshold.
+#   hit                  out, ncmp bits: comparator i's result of the cycle before (registered).
+#   value<i>             out: the value hit[i] was computed from (registered with it).
+#
+# Parameters: widths (each source's value width, 1..32), ncmp (comparators, 1..4).
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+SEL_WIDTH = 7
+THRESHOLD_WIDTH = 32
+
+
+class FigureCompare(wiring.Component):
+    """Threshold comparators over a set of figures.
+
+    On every cycle t, comparator i takes source sel<i>: hit[i] on cycle t + 1 is valid(t) &
+    (value(t) > threshold, or < with below<i>), and value<i> on t + 1 is value(t) (0 for a
+    source out of range). One register between the figure and the trigger's comparators: the
+    trigger sees a figure one cycle after the sample of its own cycle (the bus analyzer
+    documents what that means for each kind of figure).
+    """
+
+    def __init__(self, widths, ncmp=2):
+        widths = tuple(widths)
+        if not widths or len(widths) > 2**SEL_WIDTH:
+            raise ValueError(f"FigureCompare: {len(widths)} sources, 1..{2**SEL_WIDTH}")
+        if not all(1 <= w <= THRESHOLD_WIDTH for w in widths):
+            raise ValueError(f"FigureCompare: source widths {widths} must be 1..32")
+        if not 1 <= ncmp <= 4:
+            raise ValueError(f"FigureCompare: ncmp={ncmp}, 1..4")
+        self.widths, self.ncmp = widths, ncmp
+        super().__init__({
+            **{f"valid{k}": In(1) for k in range(len(widths))},
+            **{f"value{k}": In(w) for k, w in enumerate(widths)},
+            **{f"sel{i}": In(SEL_WIDTH) for i in range(ncmp)},
+            **{f"below{i}": In(1) for i in range(ncmp)},
+            **{f"threshold{i}": In(THRESHOLD_WIDTH) for i in range(ncmp)},
+            "hit": Out(ncmp),
+            **{f"value{i}_q": Out(THRESHOLD_WIDTH) for i in range(ncmp)},
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        for i in range(self.ncmp):
+            valid, value = Signal(name=f"valid_c{i}"), Signal(THRESHOLD_WIDTH, name=f"value_c{i}")
+            with m.Switch(getattr(self, f"sel{i}")):
+                for k in range(len(self.widths)):
+                    with m.Case(k):
+                        m.d.comb += [valid.eq(getattr(self, f"valid{k}")),
+                                     value.eq(getattr(self, f"value{k}"))]
+                with m.Default():
+                    m.d.comb += [valid.eq(0), value.eq(0)]
+            thr = getattr(self, f"threshold{i}")
+            m.d.sync += [
+                self.hit[i].eq(valid & Mux(getattr(self, f"below{i}"), value < thr,
+                                           value > thr)),
+                getattr(self, f"value{i}_q").eq(value),
+            ]
+        return m
