@@ -28,10 +28,12 @@ def binary(width):
 
 
 def model_error_counters():
-    """The host model's error counters (sw/sim/model_log.h, Counters from `errors` on)."""
+    """The host model's error counters (sw/sim/model_log.h, Counters from `errors` up to the
+    faults it injected, which count what was asked for, not errors)."""
     text = (ROOT / "sw" / "sim" / "model_log.h").read_text()
     body = text[text.index("struct Counters {"):]
-    names = re.findall(r"(\w+) = 0", body[:body.index("};")])
+    body = body[:body.index("};")].split("/* Faults injected")[0]
+    names = re.findall(r"(\w+) = 0", body)
     return names[names.index("errors"):]
 
 
