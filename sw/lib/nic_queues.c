@@ -204,6 +204,23 @@ static int check_config(struct nic_backend *b, const struct nic_q_config *c, cha
     return 0;
 }
 
+/* Disables the RX engine and waits until it has reset its ring (nic_rxe_cons 0). */
+static int rx_disable_wait(struct nic_backend *b, uint64_t timeout_ns, char *err, size_t errlen)
+{
+    nic_core_rx_enable(nic_hw(b), nic_base(b), false);
+    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
+    nic_idle(b, 100);
+    while (nic_core_rx_cons(nic_hw(b), nic_base(b)) != 0) {
+        if (nic_now_ns(b) > deadline)
+            return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
+                            "stays %u with nic_rxe_enable 0) within %llu ns",
+                            nic_core_rx_cons(nic_hw(b), nic_base(b)),
+                            (unsigned long long)timeout_ns);
+        nic_idle(b, 200);
+    }
+    return 0;
+}
+
 int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_config *cfg,
                uint64_t timeout_ns, char *err, size_t errlen)
 {
@@ -301,24 +318,10 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
-    nic_core_rx_enable(nic_hw(b), nic_base(b), false);
-    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
-    nic_idle(b, 100);
-    while (nic_core_rx_cons(nic_hw(b), nic_base(b)) != 0) {
-        if (nic_now_ns(b) > deadline)
-            return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
-                            "stays %u with nic_rxe_enable 0) within %llu ns",
-                            nic_core_rx_cons(nic_hw(b), nic_base(b)),
-                            (unsigned long long)timeout_ns);
-        nic_idle(b, 200);
-    }
-    nic_core_rx_setup(nic_hw(b), nic_base(b), r);
-    for (unsigned p = 0; p < r->size; p++) {
-        r->off[p] = rx_offset(nq);
-        rx_post_desc(nq, p);
-    }
-    nic_core_rx_cpl_init(r);
-    nic_core_rx_start(nic_hw(b), nic_base(b), r);
+    int rc = rx_disable_wait(b, timeout_ns, err, errlen);
+    if (rc)
+        return rc;
+    nic_q_rx_restart(nq);
     nq->open = true;
     return 0;
 }
@@ -372,19 +375,7 @@ int nic_q_rx_stop(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t 
 {
     if (!nq->open)
         return nic_errf(err, errlen, "RX ring: the queues are not open");
-    struct nic_backend *b = nq->b;
-    nic_core_rx_enable(nic_hw(b), nic_base(b), false);
-    const uint64_t deadline = nic_now_ns(b) + timeout_ns;
-    nic_idle(b, 100);
-    while (nic_core_rx_cons(nic_hw(b), nic_base(b)) != 0) {
-        if (nic_now_ns(b) > deadline)
-            return nic_errf(err, errlen, "the RX engine did not reset its ring (nic_rxe_cons "
-                            "stays %u with nic_rxe_enable 0) within %llu ns",
-                            nic_core_rx_cons(nic_hw(b), nic_base(b)),
-                            (unsigned long long)timeout_ns);
-        nic_idle(b, 200);
-    }
-    return 0;
+    return rx_disable_wait(nq->b, timeout_ns, err, errlen);
 }
 
 void nic_q_rx_restart(struct nic_queues *nq)
