@@ -16,8 +16,9 @@
 #   make soak         SOAK_FRAMES (10 M) frames of random size over 4 TX queues through the RX
 #                     ring with coalescing changes, queue resets and host/link faults on
 #                     (nicbench fuzz, docs/faults.md): 0 corrupted, 0 lost without a counter,
-#                     0 IOMMU faults; a progress line every SOAK_PROGRESS (100 k) frames
-#                     -> results/soak.json
+#                     0 IOMMU faults; in resumable chunks of SOAK_CHUNK (100 k) frames on
+#                     SOAK_JOBS (2) processes (scripts/soak.py), progress every SOAK_PROGRESS
+#                     (20 k) frames of a chunk -> results/soak/, totals in results/soak.json
 #   make board-size   the PCIe board targets' Yosys size against constraints/<board>_size.json
 #                     (slow: make test checks it only when cached)
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
@@ -207,15 +208,16 @@ formal: setup
 # The soak (docs/faults.md): not part of make test (test_nicbench_fuzz.py is its short version).
 SOAK_FRAMES ?= 10000000
 SOAK_SEED   ?= 1
-SOAK_PROGRESS ?= 100000
+SOAK_PROGRESS ?= 20000
+SOAK_CHUNK ?= 100000
+SOAK_JOBS ?= 2
 SOAK_FAULTS ?= fault_cpl_split=0.05,fault_cpl_reorder=0.05,fault_credit_starve=0.0005
 SOAK_FAULTS := $(SOAK_FAULTS),fault_ep=0.0005,fault_ur=0.0002,fault_ca=0.0002
 SOAK_FAULTS := $(SOAK_FAULTS),fault_cpl_timeout=0.0001,fault_link_down=0.00001
 soak: sim
-	@mkdir -p results
-	$(BUILD)/nicbench --backend sim --opts $(BENCH_OPTS),fault_seed=$(SOAK_SEED),$(SOAK_FAULTS) \
-		--json results/soak.json fuzz --frames $(SOAK_FRAMES) --queues 4 --seed $(SOAK_SEED) \
-		--ctl-fuzz 0.002 --progress $(SOAK_PROGRESS)
+	$(PY) scripts/soak.py --nicbench $(BUILD)/nicbench --opts $(BENCH_OPTS),$(SOAK_FAULTS) \
+		--frames $(SOAK_FRAMES) --chunk $(SOAK_CHUNK) --jobs $(SOAK_JOBS) --seed $(SOAK_SEED) \
+		--progress $(SOAK_PROGRESS) --out results/soak -- --queues 4 --ctl-fuzz 0.002
 
 trace: sim
 	@mkdir -p results
