@@ -67,6 +67,9 @@ class BaseSoC(NICSoC):
     ethernet = "1000BASE-X on SFP 0 (A7_1000BASEX, GTP PLL1)"
 
     def __init__(self, build_dir, sys_clk_freq=board.SYS_CLK_FREQ, with_analyzer=True):
+        # The PHY's streams are on the GTP's clocks: the analyzer's MAC probes watch the MAC
+        # core's sys-side streams (nic_soc.py, add_nic_probes).
+        self.mac_probes_sys_side = True
         platform = board.S7BoardPlatform(pins)
         crg = _CRG(platform, sys_clk_freq)
         pcie_phy = S7PCIEPHY(platform, platform.request("pcie_x1"), data_width=64,

@@ -12,6 +12,7 @@
 # 50 minutes: make test checks the size only when it is cached; `make board-size` synthesizes.
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,12 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 BOARDS = {
     "litex_acorn_baseboard_mini": dict(
         lanes=1, data_width=64, width="X1", interface="64_bit",
-        ext_gt_common=True, gtp_channels=1, placement=["GTPE2_CHANNEL_X0Y7"]),
+        ext_gt_common=True, gtp_channels=1, placement=["GTPE2_CHANNEL_X0Y7"],
+        mac_probes_sys_side=True),
     "acorn_cle215": dict(
         lanes=4, data_width=128, width="X4", interface="128_bit",
         ext_gt_common=False, gtp_channels=0,
         placement=["GTPE2_CHANNEL_X0Y6", "GTPE2_CHANNEL_X0Y4", "GTPE2_CHANNEL_X0Y5",
-                   "GTPE2_CHANNEL_X0Y7"]),
+                   "GTPE2_CHANNEL_X0Y7"],
+        mac_probes_sys_side=False),
 }
 
 
@@ -104,6 +107,12 @@ def test_board_target(name):
     xdc = (gw / "nicsoc.xdc").read_text()
     assert "create_clock -name clk200_p -period 5.0" in xdc
     assert f"create_clock -name pcie_x{want['lanes']}_clk_p -period 10.0" in xdc
+
+    # A PHY on the transceiver's clocks: the analyzer's MAC probes tap the MAC core's sys-side
+    # streams (its first tap register samples the MAC's sink), not the PHY's.
+    soc_v = (gw / "nicsoc.v").read_text()
+    sys_side = re.search(r"analyzer_tap\d+ <= \w+_mac_sink_valid;", soc_v) is not None
+    assert sys_side == want["mac_probes_sys_side"]
 
     # One contract: the same registers at the same addresses as the simulation of this width.
     sim_csv = ROOT / "build" / f"sim_dw{want['data_width']}" / "csr.csv"
