@@ -12,10 +12,14 @@
 #   interval  two accepted interrupts are at least max(1, min_interval * T) cycles apart;
 #   held      once raised, irq_valid stays 1 until accepted;
 #   pending   pending = the completions since the last accept (saturating).
+# irq_coalescer_cfg (bounded, from reset): the configuration free on every cycle (ethtool -C under
+# traffic). held and pending always; bound, cause and interval once the configuration has been
+# unchanged for SETTLE cycles (a timer started under the old configuration has saturated by then).
 # Interfaces: PROOFS (rtl/formal/sby_run.py). Parameters: width 3 (configuration values 0..7,
-# up to 7 ticks of up to 7 cycles: timers of 49 cycles, saturated at 7 ticks), count_width 2.
+# up to 7 ticks of up to 7 cycles: timers of 49 cycles, saturated at 7 ticks), count_width 2;
+# irq_coalescer_cfg: width 2 (timers of up to 9 cycles), so its bound reaches past SETTLE.
 
-from amaranth import Module, Mux, Signal
+from amaranth import Cat, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Elaboratable
 
@@ -28,15 +32,48 @@ AGE = 7                      # age counters' bits: saturate at 127 >= 7 * 7 + 1
 
 
 class CoalescerRules(Elaboratable):
+    """The rules; with cfg_changes the configuration is AnySeq and bound, cause and interval
+    hold once it has been unchanged for settle(width) cycles (no induction invariants: BMC)."""
+
+    def __init__(self, width=WIDTH, cfg_changes=False):
+        self.width, self.cfg_changes = width, cfg_changes
+
+    @staticmethod
+    def settle(width):
+        """Cycles after a configuration change by which every timer started before it has
+        saturated: top ticks of at most top cycles, plus the cycle ending a longer tick."""
+        top = 2**width - 1
+        return top * top + 2
+
     def elaborate(self, platform):
         m = Module()
+        WIDTH = self.width
         dut = IRQCoalescer(width=WIDTH, count_width=2)
         timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub")]
         m.submodules.dut, internal = peek(dut, "held", *timers)
         held, (dly_t, dly_s, abs_t, abs_s, ivl_t, ivl_s) = internal[0], internal[1:]
         top = 2**WIDTH - 1
         cfg = {name: Signal(WIDTH, name=f"cfg_{name}") for name in CONFIG}
-        m.d.comb += [s.eq(AnyConst(WIDTH)) for s in cfg.values()]
+        free = AnySeq if self.cfg_changes else AnyConst
+        m.d.comb += [s.eq(free(WIDTH)) for s in cfg.values()]
+        # Cycles since the configuration last changed (the reset cycle counts as a change).
+        settled = Signal()
+        if self.cfg_changes:
+            prev = {n: Signal(WIDTH, name=f"prev_{n}") for n in CONFIG}
+            m.d.sync += [prev[n].eq(cfg[n]) for n in CONFIG]
+            changed = Signal()
+            first = Signal(init=1)
+            m.d.sync += first.eq(0)
+            m.d.comb += changed.eq(first | Cat(*(cfg[n] != prev[n] for n in CONFIG)).any())
+            n_settle = self.settle(WIDTH)
+            stable = Signal(range(n_settle + 1))
+            with m.If(changed):
+                m.d.sync += stable.eq(0)
+            with m.Elif(stable != n_settle):
+                m.d.sync += stable.eq(stable + 1)
+            m.d.comb += settled.eq(~changed & (stable == n_settle))
+        else:
+            m.d.comb += settled.eq(1)
         m.d.comb += [getattr(dut, name).eq(s) for name, s in cfg.items()]
         m.d.comb += [dut.event.eq(AnySeq(1)), dut.enable.eq(AnySeq(1)),
                      dut.irq_ready.eq(AnySeq(1))]
@@ -76,16 +113,18 @@ class CoalescerRules(Elaboratable):
         ok = ~accepted | (ivl_age >= cfg["min_interval"] * t)
 
         m.d.comb += [
-            Assert(implies(dut.enable & due & ok, dut.irq_valid),
+            Assert(implies(settled & dut.enable & due & ok, dut.irq_valid),
                    "bound: irq_valid once a rule is due and min_interval allows"),
-            Assert(implies(dut.irq_valid, was_raised | (dut.enable & due & ok)),
+            Assert(implies(settled & dut.irq_valid, was_raised | (dut.enable & due & ok)),
                    "cause: irq_valid only when due (or held)"),
-            Assert(implies(accept & accepted,
+            Assert(implies(settled & accept & accepted,
                        ivl_age >= Mux(cfg["min_interval"] == 0, 1, cfg["min_interval"] * t)),
                    "interval: accepts at least max(1, min_interval * T) cycles apart"),
             Assert(implies(was_raised, dut.irq_valid), "held: irq_valid stays until accepted"),
             Assert(dut.pending == pending, "pending: completions since the last accept"),
         ]
+        if self.cfg_changes:
+            return m
 
         # Induction invariants: the core's registers against the reference.
         def timer_inv(ticks, sub, a, what):
@@ -115,4 +154,9 @@ PROOFS = [
                       "held: irq_valid stays 1 until accepted",
                       "pending == completions since the last accept (saturating)",
                       "invariants: held, each timer's ticks*T+sub == its age (cycles)"]),
+    Proof("irq_coalescer_cfg", lambda: CoalescerRules(width=2, cfg_changes=True), mode="bmc",
+          depth=28, deep_depth=48,
+          properties=["configuration changing on any cycle: held and pending always",
+                      "bound, cause and interval (as irq_coalescer) once the configuration "
+                      f"has been unchanged for {CoalescerRules.settle(2)} cycles"]),
 ]
