@@ -94,11 +94,26 @@ static int udp_good(const uint8_t *f, ssize_t n, long size, uint32_t dst, int cs
     return csum ? ck != 0 : ck == 0;
 }
 
+/* Binds the AF_PACKET socket s to interface name (every protocol). */
+static int bind_if(int s, const char *name)
+{
+    struct sockaddr_ll sll;
+
+    memset(&sll, 0, sizeof(sll));
+    sll.sll_family = AF_PACKET;
+    sll.sll_protocol = htons(ETH_P_ALL);
+    sll.sll_ifindex = (int)if_nametoindex(name);
+    if (!sll.sll_ifindex || bind(s, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        perror("nictraffic: bind");
+        return -1;
+    }
+    return 0;
+}
+
 static int udp_main(int argc, char **argv)
 {
     uint8_t pl[MAX_FRAME], rx[2048];
     struct sockaddr_in to;
-    struct sockaddr_ll sll;
     long count, size, window = 16, timeout_ms = 5000;
     long sent = 0, received = 0, good = 0, bad = 0, i;
     double t0, dt, *send_ns, sum = 0;
@@ -136,14 +151,8 @@ static int udp_main(int argc, char **argv)
         perror("nictraffic: SO_NO_CHECK");
         return 1;
     }
-    memset(&sll, 0, sizeof(sll));
-    sll.sll_family = AF_PACKET;
-    sll.sll_protocol = htons(ETH_P_ALL);
-    sll.sll_ifindex = (int)if_nametoindex(argv[2]);
-    if (!sll.sll_ifindex || bind(s, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        perror("nictraffic: bind");
+    if (bind_if(s, argv[2]) < 0)
         return 1;
-    }
     t0 = now_s();
     while (received < count) {
         struct pollfd pf = { s, POLLIN, 0 };
@@ -197,7 +206,6 @@ static int udp_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
     uint8_t tx[MAX_FRAME], rx[2048], want[MAX_FRAME], mac[6];
-    struct sockaddr_ll sll;
     struct ifreq ifr;
     long count, size, window = 16, timeout_ms = 5000;
     long sent = 0, received = 0, good = 0, bad = 0;
@@ -232,14 +240,8 @@ int main(int argc, char **argv)
         return 1;
     }
     memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-    memset(&sll, 0, sizeof(sll));
-    sll.sll_family = AF_PACKET;
-    sll.sll_protocol = htons(ETH_P_ALL);
-    sll.sll_ifindex = (int)if_nametoindex(argv[1]);
-    if (!sll.sll_ifindex || bind(s, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        perror("nictraffic: bind");
+    if (bind_if(s, argv[1]) < 0)
         return 1;
-    }
     t0 = now_s();
     while (received < count) {
         struct pollfd pf = { s, POLLIN, 0 };
