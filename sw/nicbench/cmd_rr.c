@@ -493,7 +493,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     }
     nic_close(bb);              /* lists B's model errors; B is freed with A */
     if (!rc && any_bad)
-        rc = fail(c, "rr: requests or responses corrupted, or MMIO reads on the hot path (see "
-                  "the table and the messages above)");
+        rc = fail(c, "rr: requests or responses corrupted, MMIO reads on the hot path or MSIs "
+                  "before what they announce (see the table and the messages above)");
     return rc;
 }
