@@ -9,7 +9,8 @@
 # integrals of read tags, credits, TX descriptors and FIFO fill and device-side event latencies;
 # the identification block
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
-# (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses.
+# (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses;
+# MSIOrder (pcie/msi_order.py) holding each NIC MSI until the DMA writes before it left.
 #
 # The datapath's host port (litex_soc/nic/host_port.py) is PCIe with a pcie_phy; without one it
 # is the SoC bus (no LitePCIe, no DMA pattern block: the DMA engines on Wishbone masters, the
@@ -30,7 +31,7 @@
 from functools import reduce
 from operator import or_
 
-from migen import Constant, Mux, Signal
+from migen import Cat, Constant, Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
@@ -43,6 +44,7 @@ from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
+from litex_soc.pcie.msi_order import MSIOrder
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.scope.bus_analyzer import Breakdown, Event, Probe
 
@@ -226,8 +228,15 @@ class NICSoC(SoCCore):
             host_port = SoCBusHostPort(self.bus)
         self.nic = NICDatapathCSR(platform, host_port, eth_phy, build_dir,
                                   data_width=data_width, ntxq=nic_ntxq, ntxirq=nic_ntxirq)
-        self.comb += [a.eq(b) for a, b in zip(nic_irq_tx, self.nic.irq_tx)]
-        self.comb += nic_irq_rx.eq(self.nic.irq_rx)
+        nic_irqs = [self.nic.irq_rx] + self.nic.irq_tx
+        if self.host_on_pcie:
+            # Each NIC MSI leaves after the DMA writes taken before its interrupt decision
+            # (pcie/msi_order.py: LitePCIe's MSI is not on the TLP stream).
+            self.pcie_msi_order = MSIOrder(self.pcie_endpoint.crossbar.master.sink,
+                                           pcie_phy.sink, len(nic_irqs))
+            self.comb += self.pcie_msi_order.irqs.eq(Cat(*nic_irqs))
+            nic_irqs = [self.pcie_msi_order.irqs_out[i] for i in range(len(nic_irqs))]
+        self.comb += [a.eq(b) for a, b in zip([nic_irq_rx] + nic_irq_tx, nic_irqs)]
         # The nic block's table entry gives its first MSI (NIC_RX) and their count: the host
         # finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in name order).
         def const(name):                       # SoCConstant, or a plain value

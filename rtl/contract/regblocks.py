@@ -29,6 +29,7 @@ BLOCKS = {
     "pcie_msi":       (0x0011, 1, (), "LitePCIe MSI, one vector per message number"),
     "pcie_bar":       (0x0013, 1, (), "BAR0 accesses refused: partial writes, longer than 1 DW"),
     "pcie_cpl":       (0x0014, 1, (), "Device read completions: timeouts, UR, CA, poisoned"),
+    "pcie_msi_order": (0x0015, 1, (), "NIC MSIs held until the DMA writes before them left"),
     "pcie_dma0":      (0x0012, 1, ("PCIE_DMA0_READER", "PCIE_DMA0_WRITER"),
                        "LitePCIe DMA channel 0 with loopback and buffering"),
     "dma_pattern":    (0x0020, 1, ("DMA_PATTERN_CHECKER",),

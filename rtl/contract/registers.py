@@ -320,6 +320,10 @@ DATAPATH_OWN = {
                                                                       "== g), 32 bits per "
                                                                       "vector (g at bits "
                                                                       "32g..).", per="vector"),
+    "txirq_wb_held": _c("txirq_wb_held", "tx_irq_wb_held", "TX interrupts held until the "
+                                                           "consumer-index writebacks they "
+                                                           "announce were taken by the DMA "
+                                                           "write port."),
 }
 
 # TXEngine: the counter of each error status (DESC_READ counts failed jobs, not frames).

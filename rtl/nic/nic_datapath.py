@@ -28,6 +28,7 @@ from .frame_fifo import FrameFIFO
 from .irq_coalescer import IRQCoalescer
 from .rx_engine import RXEngine
 from .tx_engine import TXEngine
+from .tx_irq_order import TXIrqOrder
 from .tx_queue_manager import TXQueueManager
 from .tx_scheduler import MAX_QUEUES, TXScheduler
 
@@ -54,7 +55,7 @@ EXPOSED = {
 # out names)): the TX consumer-index writeback addresses and the writebacks taken.
 OWN_PORTS = {
     "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes"]),
-    "txirq_": ([], ["vec_irqs"]),
+    "txirq_": ([], ["vec_irqs", "wb_held"]),
 }
 MAX_TXIRQ = 8
 
@@ -104,10 +105,15 @@ class NICDatapath(wiring.Component):
         irq_valid[v], irq_ready[v]. The txirq_ configuration ports (ethtool -C tx-*) set every TX
         vector's coalescer alike; each vector counts and times its own completions. The txirq_
         counters are the sums over the TX vectors (pending too); txirq_vec_irqs has the interrupts
-        raised per TX vector. Note: a TX frame's done pulse precedes the writeback of its consumer
-        index (TXQueueManager: the cons is written back from 2 cycles after the completion, through
-        the write arbiter), so the driver's TX interrupt handler may read a consumer index one
-        writeback short; the writeback lands shortly after.
+        raised per TX vector. A TX frame's done pulse precedes the writeback of its consumer index
+        (TXQueueManager: the cons is written back from 2 cycles after the completion, through the
+        write arbiter), so the TX vectors' requests pass TXIrqOrder (rtl/nic/tx_irq_order.py):
+        irq_valid[g] comes once the writebacks of the completions the coalescer's decision covers
+        were taken by the write port (wr_valid & wr_ready on their last beat), the coalescers'
+        irq_ready is 1 (decisions merged while one waits); txirq_wb_held counts the TX
+        interrupts that waited. The RX vector's event is already a completion record taken by
+        the write port. (The SoC then holds each MSI until the writes taken before it left on
+        the PHY: litex_soc/pcie/msi_order.py.)
 
     Port mapping rule
     -----------------
@@ -230,6 +236,7 @@ class NICDatapath(wiring.Component):
         self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
         self.rxirq = IRQCoalescer()
         self.rdarb = DMAReadArbiter(nports=2, data_width=data_width, depth=rd_depth)
+        self.txorder = TXIrqOrder(ntxq, ntxirq)
 
         ports = {}
         for prefix, (attr, ins, outs) in EXPOSED.items():
@@ -245,6 +252,7 @@ class NICDatapath(wiring.Component):
             "txq_wb_addr":       In(64),
             "txq_wb_writes":     Out(32),
             "txirq_vec_irqs":    Out(32 * ntxirq),
+            "txirq_wb_held":     Out(32),
             # The flat ports of the TX FIFO's source (no len), the RX FIFO's sink (no ready)
             # and the DMA ports.
             **flat_members(self.txfifo.m.signature, "mac_tx_", skip=["len"]),
@@ -269,7 +277,7 @@ class NICDatapath(wiring.Component):
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxe", "txirq", "rxirq",
-                     "rdarb"):
+                     "rdarb", "txorder"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -383,12 +391,22 @@ class NICDatapath(wiring.Component):
         # TX queue group of the frame done: done_queue % ntxirq (a table over the queue numbers).
         nt = self.ntxirq
         group = Array(q % nt for q in range(2**self.qbits))[txe.done.p.queue]
+        order = self.txorder
         for g, c in enumerate(txirqs):
             m.d.comb += [
                 c.event.eq(txe.done.valid & (group == g)),
-                self.irq_valid[g].eq(c.irq_valid),
-                c.irq_ready.eq(self.irq_ready[g]),
+                order.irq_in[g].eq(c.irq_valid),
+                c.irq_ready.eq(1),
+                self.irq_valid[g].eq(order.irq_valid[g]),
+                order.irq_ready[g].eq(self.irq_ready[g]),
             ]
+        m.d.comb += [
+            order.pend.eq(txq.wb_pending),
+            order.wb_valid.eq(txq.wb.valid),
+            order.wb_ready.eq(txq.wb.ready),
+            order.wb_queue.eq(txq.wb.p.queue),
+            self.txirq_wb_held.eq(order.held),
+        ]
         m.d.comb += [
             rxirq.event.eq(rxe.irq_event),
             self.irq_valid[nt].eq(rxirq.irq_valid),

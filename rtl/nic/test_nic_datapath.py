@@ -75,7 +75,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
     host = Host()
     obs = dict(rx=[], tx_events=[[] for _ in range(ntxirq)], rx_events=[],
                irqs=[[] for _ in range(ntxirq + 1)], counts={}, cycles=0, wb=None,
-               wr_both=0, open_cycles=0, ntxirq=ntxirq)
+               wr_both=0, open_cycles=0, ntxirq=ntxirq, tx_out=[[] for _ in range(ntxirq)])
 
     # the frames: bytes 0..1 queue, 2..3 sequence number, then random
     frames = {}
@@ -117,6 +117,26 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         mac_id = None                                    # (queue, seq) of the frame on mac_tx
         done_at = None
         rx_count, rx_change = 0, 0
+
+        coalescers = [dut.txirq] + dut.txirq_more + [dut.rxirq]
+        cpl_cum = [0] * NQ                               # descriptors completed per queue
+        wb_cum = [0] * NQ                                # ... and written back (taken)
+        wb_cons = [0] * NQ
+        wb_seen = [0] * NQ
+        decisions = [[] for _ in range(ntxirq)]          # (cycle, cpl_cum before it)
+        last_out = [-1] * ntxirq
+
+        def order_check(g, cyc):
+            # The oldest decision since the vector's last request (the rest are merged into
+            # the next one), or else the last one before it.
+            after = [d for d in decisions[g] if d[0] > last_out[g]]
+            before = [d for d in decisions[g] if d[0] <= last_out[g]]
+            dec = after[0] if after else before[-1]
+            for q in range(g, NQ, ntxirq):
+                assert wb_seen[q] >= dec[1][q], \
+                    f"TX irq {g} at {cyc}: queue {q} written back {wb_seen[q]} < {dec[1][q]}"
+            obs["tx_out"][g].append(cyc)
+            last_out[g] = cyc
 
         def tx_done():
             return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
@@ -190,6 +210,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                                   int(k == nb - 1)))
             if cv and ctx.get(dut.rd_cpl_ready):
                 reads.popleft()
+            wb_seen = list(wb_cum)                       # writebacks taken before this cycle
             if wrdy and ctx.get(dut.wr_valid):
                 if ctx.get(dut.wr_first):
                     assert wcur is None
@@ -204,6 +225,11 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 wcur[2] += 1
                 if ctx.get(dut.wr_last):
                     assert (wcur[2] * B >= n) and (wcur[2] - 1) * B < n
+                    q = (a - HBASE - WB) // 16
+                    if 0 <= q < NQ and a == HBASE + WB + 16 * q:
+                        cons = int.from_bytes(host.read(a, 2), "little")
+                        wb_cum[q] += (cons - wb_cons[q]) % (1 << TX_LOG2)
+                        wb_cons[q] = cons
                     wcur = None
             if mrdy and ctx.get(dut.mac_tx_valid):
                 d, last = ctx.get(dut.mac_tx_data), ctx.get(dut.mac_tx_last)
@@ -219,10 +245,19 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 obs["tx_events"][ctx.get(dut.txe.done.p.queue) % ntxirq].append(cyc)
             if ctx.get(dut.rxe.irq_event):
                 obs["rx_events"].append(cyc)
+            # Coalescer decisions (predicted exactly, check()) and the TX requests after
+            # TXIrqOrder: each must find the writebacks of its decision's completions taken.
+            for g, c in enumerate(coalescers):
+                if ctx.get(c.irq_valid):
+                    obs["irqs"][g].append(cyc)
+                    if g < ntxirq:
+                        decisions[g].append((cyc, list(cpl_cum)))
             iv = ctx.get(dut.irq_valid)
-            for v in range(ntxirq + 1):
-                if iv >> v & 1:
-                    obs["irqs"][v].append(cyc)
+            for g in range(ntxirq):
+                if iv >> g & 1:
+                    order_check(g, cyc)
+            if ctx.get(dut.txe.cpl.valid):
+                cpl_cum[ctx.get(dut.txe.cpl.p.queue)] += ctx.get(dut.txe.cpl.p.count)
             await ctx.tick()
             if done_at is None and len(obs["rx"]) == len(good) and tx_done():
                 done_at = cyc
@@ -242,6 +277,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
         obs["counts"]["txq_wb_writes"] = ctx.get(dut.txq_wb_writes)
         obs["counts"]["txirq_vec_irqs"] = ctx.get(dut.txirq_vec_irqs)
+        obs["counts"]["txirq_wb_held"] = ctx.get(dut.txirq_wb_held)
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
@@ -290,6 +326,12 @@ def check(obs, nframes, bad=(), rx_bad=(), txirq=None, rxirq=None):
     nt = obs["ntxirq"]
     assert [len(ev) for ev in obs["tx_events"]] == [NQ // nt * nframes] * nt
     assert len(obs["rx_events"]) == ngood
+    # TX requests (TXIrqOrder, each checked against its writebacks in run()): after the last
+    # decision, at most one per decision; some had to wait for their writeback.
+    for g in range(nt):
+        dec, out = obs["irqs"][g], obs["tx_out"][g]
+        assert out and out[-1] > dec[-1] and len(out) <= len(dec), f"vector {g}"
+    assert 0 < c["txirq_wb_held"] <= sum(len(obs["tx_out"][g]) for g in range(nt))
     n = obs["cycles"]
     vectors = [(ev, txirq or cfg()) for ev in obs["tx_events"]] + \
         [(obs["rx_events"], rxirq or cfg())]

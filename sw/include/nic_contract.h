@@ -235,6 +235,8 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
       "rule.") \
     X(txirq_pending, TXIRQ_PENDING, STATE, "tx_irq_pending", "Completions not yet covered by " \
       "an interrupt.") \
+    X(txirq_wb_held, TXIRQ_WB_HELD, COUNT, "tx_irq_wb_held", "TX interrupts held until the " \
+      "consumer-index writebacks they announce were taken by the DMA write port.") \
     X(rxirq_irqs, RXIRQ_IRQS, COUNT, "rx_irqs", "Interrupts raised (accepted by the MSI " \
       "block).") \
     X(rxirq_by_immediate, RXIRQ_BY_IMMEDIATE, COUNT, "rx_irq_by_immediate", "Interrupts " \

@@ -23,6 +23,7 @@ enum nic_rb_type {
     NIC_RB_PCIE_MSI = 0x0011,  /* LitePCIe MSI, one vector per message number */
     NIC_RB_PCIE_BAR = 0x0013,  /* BAR0 accesses refused: partial writes, longer than 1 DW */
     NIC_RB_PCIE_CPL = 0x0014,  /* Device read completions: timeouts, UR, CA, poisoned */
+    NIC_RB_PCIE_MSI_ORDER = 0x0015,  /* NIC MSIs held until the DMA writes before them left */
     NIC_RB_PCIE_DMA0 = 0x0012,  /* LitePCIe DMA channel 0 with loopback and buffering */
     NIC_RB_DMA_PATTERN = 0x0020,  /* DMA pattern generator (card-to-host) and checker (host-to-card) */
     NIC_RB_NIC = 0x0100,  /* NIC datapath: TX queues, rings, engines, FIFOs, coalescing */
@@ -38,6 +39,7 @@ enum nic_rb_type {
     X(PCIE_MSI, pcie_msi) \
     X(PCIE_BAR, pcie_bar) \
     X(PCIE_CPL, pcie_cpl) \
+    X(PCIE_MSI_ORDER, pcie_msi_order) \
     X(PCIE_DMA0, pcie_dma0) \
     X(DMA_PATTERN, dma_pattern) \
     X(NIC, nic) \
@@ -268,6 +270,13 @@ enum nic_rb_type {
 #define NIC_CSR_PCIE_CPL_LINK_DOWNS_ADDR 0x0010u  /* 32 bits, ro */
 #define NIC_CSR_PCIE_CPL_LINK_DOWNS_SIZE 1
 
+/* pcie_msi_order: NIC MSIs held until the DMA writes before them left */
+#define NIC_RB_PCIE_MSI_ORDER_VERSION 0x000177f7u
+#define NIC_CSR_PCIE_MSI_ORDER_DELAYED_ADDR 0x0000u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_MSI_ORDER_DELAYED_SIZE 1
+#define NIC_CSR_PCIE_MSI_ORDER_DELAY_CYCLES_ADDR 0x0004u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_MSI_ORDER_DELAY_CYCLES_SIZE 1
+
 /* pcie_dma0: LitePCIe DMA channel 0 with loopback and buffering */
 #define NIC_RB_PCIE_DMA0_VERSION 0x00014f65u
 #define NIC_CSR_PCIE_DMA0_WRITER_ENABLE_ADDR 0x0000u  /* 2 bits, rw */
@@ -377,7 +386,7 @@ enum nic_rb_type {
 #define NIC_CSR_DMA_PATTERN_CHK_ERRORS_SIZE 1
 
 /* nic: NIC datapath: TX queues, rings, engines, FIFOs, coalescing */
-#define NIC_RB_NIC_VERSION 0x00019d41u
+#define NIC_RB_NIC_VERSION 0x0001cc3fu
 #define NIC_CSR_NIC_TX_SCHED_PRIO_ADDR 0x0000u  /* 48 bits, rw */
 #define NIC_CSR_NIC_TX_SCHED_PRIO_SIZE 2
 #define NIC_CSR_NIC_TX_SCHED_WEIGHT_ADDR 0x0008u  /* 128 bits, rw */
@@ -582,45 +591,47 @@ enum nic_rb_type {
 #define NIC_CSR_NIC_TXIRQ_PENDING_SIZE 1
 #define NIC_CSR_NIC_TXIRQ_VEC_IRQS_ADDR 0x0208u  /* 256 bits, ro */
 #define NIC_CSR_NIC_TXIRQ_VEC_IRQS_SIZE 8
-#define NIC_CSR_NIC_RXIRQ_IRQS_ADDR 0x0228u  /* 32 bits, ro */
+#define NIC_CSR_NIC_TXIRQ_WB_HELD_ADDR 0x0228u  /* 32 bits, ro */
+#define NIC_CSR_NIC_TXIRQ_WB_HELD_SIZE 1
+#define NIC_CSR_NIC_RXIRQ_IRQS_ADDR 0x022cu  /* 32 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_IRQS_SIZE 1
-#define NIC_CSR_NIC_RXIRQ_BY_IMMEDIATE_ADDR 0x022cu  /* 32 bits, ro */
+#define NIC_CSR_NIC_RXIRQ_BY_IMMEDIATE_ADDR 0x0230u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_BY_IMMEDIATE_SIZE 1
-#define NIC_CSR_NIC_RXIRQ_BY_FRAMES_ADDR 0x0230u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RXIRQ_BY_FRAMES_ADDR 0x0234u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_BY_FRAMES_SIZE 1
-#define NIC_CSR_NIC_RXIRQ_BY_USECS_ADDR 0x0234u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RXIRQ_BY_USECS_ADDR 0x0238u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_BY_USECS_SIZE 1
-#define NIC_CSR_NIC_RXIRQ_BY_ABS_ADDR 0x0238u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RXIRQ_BY_ABS_ADDR 0x023cu  /* 32 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_BY_ABS_SIZE 1
-#define NIC_CSR_NIC_RXIRQ_PENDING_ADDR 0x023cu  /* 16 bits, ro */
+#define NIC_CSR_NIC_RXIRQ_PENDING_ADDR 0x0240u  /* 16 bits, ro */
 #define NIC_CSR_NIC_RXIRQ_PENDING_SIZE 1
-#define NIC_CSR_NIC_RDARB_OUTSTANDING_ADDR 0x0240u  /* 5 bits, ro */
+#define NIC_CSR_NIC_RDARB_OUTSTANDING_ADDR 0x0244u  /* 5 bits, ro */
 #define NIC_CSR_NIC_RDARB_OUTSTANDING_SIZE 1
-#define NIC_CSR_NIC_RDARB_REQUESTS_ADDR 0x0244u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDARB_REQUESTS_ADDR 0x0248u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDARB_REQUESTS_SIZE 1
-#define NIC_CSR_NIC_RDADP_REQUESTS_ADDR 0x0248u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_REQUESTS_ADDR 0x024cu  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_REQUESTS_SIZE 1
-#define NIC_CSR_NIC_RDADP_COMPLETIONS_ADDR 0x024cu  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_COMPLETIONS_ADDR 0x0250u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_COMPLETIONS_SIZE 1
-#define NIC_CSR_NIC_RDADP_ERRORS_ADDR 0x0250u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_ERRORS_ADDR 0x0254u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_ERRORS_SIZE 1
-#define NIC_CSR_NIC_RDADP_REJECTED_ADDR 0x0254u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_REJECTED_ADDR 0x0258u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_REJECTED_SIZE 1
-#define NIC_CSR_NIC_RDADP_TIMEOUTS_ADDR 0x0258u  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_TIMEOUTS_ADDR 0x025cu  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_TIMEOUTS_SIZE 1
-#define NIC_CSR_NIC_RDADP_DROPPED_ADDR 0x025cu  /* 32 bits, ro */
+#define NIC_CSR_NIC_RDADP_DROPPED_ADDR 0x0260u  /* 32 bits, ro */
 #define NIC_CSR_NIC_RDADP_DROPPED_SIZE 1
-#define NIC_CSR_NIC_WRADP_WRITES_ADDR 0x0260u  /* 32 bits, ro */
+#define NIC_CSR_NIC_WRADP_WRITES_ADDR 0x0264u  /* 32 bits, ro */
 #define NIC_CSR_NIC_WRADP_WRITES_SIZE 1
-#define NIC_CSR_NIC_WRADP_TLPS_ADDR 0x0264u  /* 32 bits, ro */
+#define NIC_CSR_NIC_WRADP_TLPS_ADDR 0x0268u  /* 32 bits, ro */
 #define NIC_CSR_NIC_WRADP_TLPS_SIZE 1
-#define NIC_CSR_NIC_WRADP_REJECTED_ADDR 0x0268u  /* 32 bits, ro */
+#define NIC_CSR_NIC_WRADP_REJECTED_ADDR 0x026cu  /* 32 bits, ro */
 #define NIC_CSR_NIC_WRADP_REJECTED_SIZE 1
-#define NIC_CSR_NIC_MAC_PREAMBLE_CRC_ADDR 0x026cu  /* 1 bits, ro */
+#define NIC_CSR_NIC_MAC_PREAMBLE_CRC_ADDR 0x0270u  /* 1 bits, ro */
 #define NIC_CSR_NIC_MAC_PREAMBLE_CRC_SIZE 1
-#define NIC_CSR_NIC_MAC_RX_DATAPATH_PREAMBLE_ERRORS_ADDR 0x0270u  /* 32 bits, ro */
+#define NIC_CSR_NIC_MAC_RX_DATAPATH_PREAMBLE_ERRORS_ADDR 0x0274u  /* 32 bits, ro */
 #define NIC_CSR_NIC_MAC_RX_DATAPATH_PREAMBLE_ERRORS_SIZE 1
-#define NIC_CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_ADDR 0x0274u  /* 32 bits, ro */
+#define NIC_CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_ADDR 0x0278u  /* 32 bits, ro */
 #define NIC_CSR_NIC_MAC_RX_DATAPATH_CRC_ERRORS_SIZE 1
 
 /* analyzer: Bus analyzer: occupancy, TLP types, latency, trace */

@@ -226,6 +226,7 @@ static void nicdrv_remove(struct pci_dev *pdev)
     struct nicdrv_priv *priv = pci_get_drvdata(pdev);
 
     unregister_netdev(priv->ndev);
+    cancel_work_sync(&priv->reset_work);
     nicdrv_irq_fini(priv);
     pci_clear_master(pdev);
 #ifdef NICDRV_FAKE

@@ -133,6 +133,7 @@ int nicdrv_netdev_init(struct nicdrv_priv *priv)
     unsigned int q;
     int err;
 
+    INIT_WORK(&priv->reset_work, nicdrv_reset_task);
     ndev->netdev_ops = &nicdrv_netdev_ops;
     ndev->ethtool_ops = &nicdrv_ethtool_ops;
     ndev->hw_features = NETIF_F_SG;

@@ -13,6 +13,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
+#include <linux/rtnetlink.h>
 
 #include "nicdrv.h"
 
@@ -169,18 +170,86 @@ drop:
     return NETDEV_TX_OK;
 }
 
-/* The stack's watchdog: a queue stopped too long. Its ring state, for the log. */
+/* The stack's watchdog: a queue stopped too long. Its ring state for the log, then the reset
+ * path (docs/faults.md) in process context: the watchdog runs in softirq, the drain sleeps. */
 void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
 {
     struct nicdrv_priv *priv = nicdrv_priv(ndev);
     struct nic_txq *t = &priv->txq[q].ring;
 
     netdev_err(ndev, "TX queue %u timed out: next_to_use %u, next_to_clean %u, rung %u, "
-               "written-back index %u, nic_txq_active 0x%x, nic_txq_drained 0x%x\n", q,
+               "written-back index %u, nic_txq_active 0x%x, nic_txq_drained 0x%x; "
+               "resetting it\n", q,
                t->next_to_use, t->next_to_clean, t->rung,
                t->wb ? NIC_CORE_LE16_TO_CPU(t->wb->cons) : 0,
                nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_ACTIVE_ADDR),
                nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_DRAINED_ADDR));
+    set_bit(q, priv->tx_timed_out);
+    schedule_work(&priv->reset_work);
+}
+
+/* The TX reset path of one queue, as the host library's nic_q_tx_reset: its NAPI and kernel
+ * queue stopped; the hardware queue disabled and waited drained (descriptors in flight
+ * complete, an open frame ends with NO_EOP); the completions the final written-back index
+ * shows reclaimed; the descriptors it did not pass were never fetched: unmapped, their skbs
+ * dropped and counted (tx_dropped); then ring base and writeback address again and enable (the
+ * ring restarts empty at index 0), and the queue woken. A queue that does not drain stays
+ * stopped (logged by nicdrv_tx_stop). */
+static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
+{
+    struct netdev_queue *nq = netdev_get_tx_queue(priv->ndev, txq->index);
+    struct nicdrv_vec *vec = &priv->vec[1 + txq->index % priv->hw_txirq];
+    struct nic_txq *t = &txq->ring;
+    unsigned int descs = 0, frames = 0;
+    u32 i;
+
+    if (!txq->mem)
+        return;
+    if (vec->irq)
+        napi_disable(&vec->napi);
+    __netif_tx_lock_bh(nq);
+    netif_tx_stop_queue(nq);
+    __netif_tx_unlock_bh(nq);
+    if (nicdrv_tx_stop(priv, txq))
+        goto out;
+    nicdrv_tx_clean(priv, txq, 0);
+    for (i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & (t->size - 1)) {
+        struct nicdrv_tx_buf *b = &txq->bufs[i];
+
+        descs++;
+        if (b->len)
+            nicdrv_tx_unmap(priv, b);
+        if (b->skb) {
+            frames++;
+            dev_kfree_skb_any(b->skb);
+            b->skb = NULL;
+        }
+    }
+    netdev_tx_reset_queue(nq);
+    u64_stats_update_begin(&txq->syncp);
+    txq->dropped += frames;
+    u64_stats_update_end(&txq->syncp);
+    t->wb->cons = 0;
+    nic_core_txq_start(&priv->hw, priv->nic_base, t, txq->index);
+    netdev_warn(priv->ndev, "TX queue %u reset: %u descriptors (%u frames) never fetched, "
+                "dropped\n", txq->index, descs, frames);
+    netif_tx_wake_queue(nq);
+out:
+    if (vec->irq)
+        napi_enable(&vec->napi);
+}
+
+void nicdrv_reset_task(struct work_struct *work)
+{
+    struct nicdrv_priv *priv = container_of(work, struct nicdrv_priv, reset_work);
+    unsigned int q;
+
+    rtnl_lock();
+    for (q = 0; q < NIC_Q_MAX_TXQ; q++)
+        if (test_and_clear_bit(q, priv->tx_timed_out) && netif_running(priv->ndev) &&
+            q < priv->ntxq)
+            nicdrv_tx_reset(priv, &priv->txq[q]);
+    rtnl_unlock();
 }
 
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget)

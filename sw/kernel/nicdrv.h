@@ -103,6 +103,8 @@ struct nicdrv_priv {
     struct nicdrv_rxq rxq;
     struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
     struct nic_q_coalesce coal;     /* ethtool -C, written at every open */
+    struct work_struct reset_work;  /* the TX reset path, after ndo_tx_timeout */
+    DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);    /* queues it resets */
 };
 
 static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
@@ -123,6 +125,7 @@ int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev);
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
 void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q);
+void nicdrv_reset_task(struct work_struct *work);
 
 /* nic_rx.c */
 int nicdrv_rx_alloc(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);

@@ -650,7 +650,21 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
      * counted on the way, or their record lost with a link-down. */
     const uint64_t rx_lost = txe_good > f->received ? txe_good - f->received : 0;
     const uint64_t recs_lost = rx_recs > f->records ? rx_recs - f->records : 0;
-    const uint64_t rx_budget = rx_drop + (cpl[FZ_LINK_DOWNS] ? recs_lost + f->link_suspect : 0);
+    /* The wire's fuzz (sim backend wire_fuzz): frames it swallowed while it drew an oversized
+     * one out are lost on the wire, by its own count. */
+    uint64_t wf[5] = {0, 0, 0, 0, 0};
+    static const char *const wf_names[5] = {"wire.fuzz_bad_fcs", "wire.fuzz_runts",
+                                            "wire.fuzz_garbage", "wire.fuzz_oversize",
+                                            "wire.fuzz_swallowed"};
+    bool have_wire = true;
+    for (int k = 0; k < 5; k++)
+        have_wire &= counter(c, wf_names[k], &wf[k]);
+    if (!have_wire)
+        memset(wf, 0, sizeof wf);
+    const uint64_t rx_budget = rx_drop + wf[4] +
+                               (cpl[FZ_LINK_DOWNS] ? recs_lost + f->link_suspect : 0);
+    /* Every oversized frame (good FCS) reaches the RX FIFO and is dropped there as such. */
+    const uint64_t oversize_dropped = DELTA("rxfifo_drop_oversize");
     const uint64_t rx_unexplained = rx_lost > rx_budget ? rx_lost - rx_budget : 0;
     const uint64_t unexplained = tx_unexplained + rx_unexplained;
 
@@ -727,18 +741,24 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     if (have_model)
         out(c, "fuzz: host model: %" PRIu64 " TLP errors, %" PRIu64 " IOMMU faults\n", model_err,
             iommu);
-    uint64_t wf[3];
-    if (counter(c, "wire.fuzz_bad_fcs", &wf[0]) && counter(c, "wire.fuzz_runts", &wf[1]) &&
-        counter(c, "wire.fuzz_garbage", &wf[2]) && wf[0] + wf[1] + wf[2]) {
+    if (wf[0] + wf[1] + wf[2] + wf[3]) {
         out(c, "fuzz: wire: %" PRIu64 " frames with a bad FCS, %" PRIu64 " runts, %" PRIu64
-            " garbage bursts between frames\n", wf[0], wf[1], wf[2]);
+            " garbage bursts between frames, %" PRIu64 " oversized (%" PRIu64 " dropped as "
+            "oversize by the RX FIFO, %" PRIu64 " frames swallowed meanwhile)\n", wf[0], wf[1],
+            wf[2], wf[3], oversize_dropped, wf[4]);
         bu_json_obj_begin(&c->rec);
         bu_json_kstr(&c->rec, "experiment", "fuzz_wire");
         bu_json_ku64(&c->rec, "bad_fcs", wf[0]);
         bu_json_ku64(&c->rec, "runts", wf[1]);
         bu_json_ku64(&c->rec, "garbage", wf[2]);
+        bu_json_ku64(&c->rec, "oversize", wf[3]);
+        bu_json_ku64(&c->rec, "oversize_dropped", oversize_dropped);
+        bu_json_ku64(&c->rec, "swallowed", wf[4]);
         bu_json_obj_end(&c->rec);
     }
+    if (oversize_dropped != wf[3])
+        rc = fail(c, "fuzz: the wire sent %" PRIu64 " oversized frames, the RX FIFO dropped %"
+                  PRIu64 " as oversize (seed %" PRIu64 ")", wf[3], oversize_dropped, f->seed);
     if (have_model && (model_err || iommu) && !(f->corrupted || f->out_of_order || unexplained))
         rc = fail(c, "fuzz: the host model saw %" PRIu64 " TLP errors and %" PRIu64 " IOMMU "
                   "faults (seed %" PRIu64 ")", model_err, iommu, f->seed);

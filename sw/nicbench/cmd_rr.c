@@ -19,6 +19,9 @@ struct rr_side {
     uint64_t m0[3], m1[3];               /* model.tlps_down_mrd, mmio_reads, mmio_writes */
     bool have_model;
     uint64_t rx_msis;                    /* --irq: RX MSIs taken */
+    uint64_t tx_msis;                    /* --irq: TX MSIs taken */
+    uint64_t order_errors;               /* --irq: MSIs that came before what they announce */
+    bool rx_msi_early;                   /* an RX MSI taken while waiting for the TX one */
 };
 
 static const char *const rr_mnames[3] = {"tlps_down_mrd", "mmio_reads", "mmio_writes"};
@@ -67,18 +70,59 @@ static int rr_send(struct ctx *c, struct rr_side *s, const uint8_t *data, uint32
     }
 }
 
+/* --irq, after a send: wait for s's TX MSI (vector 0) and reclaim TX queue 0. The one frame
+ * posted is what the interrupt announces: its consumer-index writeback must be in host memory
+ * when the MSI arrives (with the sim backend the host runs at the MSI's arrival, no interrupt
+ * latency), or it is an ordering error (counted; the writeback is reclaimed later). */
+static int rr_tx_msi(struct ctx *c, struct rr_side *s)
+{
+    char err[512];
+    const uint64_t t0 = nic_now_ns(s->b);
+    const uint32_t tx = nic_msi_bit(nic_q_tx_vector_msi(s->b, 0));
+    const uint32_t rx = nic_msi_bit(nic_q_rx_msi(s->b));
+    for (;;) {
+        uint32_t src = 0;
+        const int r = nic_msi_wait_sources(s->b, RR_MSI_SLICE_NS, &src);
+        if (r < 0) {
+            const char *e = nic_last_error(s->b);
+            return fail(c, "rr: host %s: irq_wait failed: %s", s->name, e ? e : "?");
+        }
+        s->rx_msi_early |= r == 1 && (src & rx);
+        if (r == 1 && (src & tx)) {
+            s->tx_msis++;
+            const int freed = nic_q_tx_reclaim(&s->nq, 0, err, sizeof err);
+            if (freed < 0)
+                return fail(c, "rr: host %s: %s", s->name, err);
+            if (freed == 0 && s->order_errors++ < RR_MAX_ERR_PRINT)
+                fprintf(stderr, "nicbench: rr: host %s: TX MSI before the consumer-index "
+                        "writeback of the frame it announces\n", s->name);
+            return EXIT_OK;
+        }
+        if (nic_now_ns(s->b) - t0 > c->timeout_ns)
+            return fail(c, "rr: host %s: no TX MSI within %" PRIu64 " ns", s->name,
+                        c->timeout_ns);
+    }
+}
+
 /* Wait for one frame on s's RX ring until it comes or the timeout: 1 with *f and *t_ns (backend
  * time when the host saw it), 0 on timeout, -1 on a backend error (failed with its message).
  * Polling: the ring every poll_ns. irq: the host sleeps until the RX MSI, then polls the ring,
- * as an interrupt-driven driver does (coalescing delays the MSI, and so the frame). */
+ * as an interrupt-driven driver does (coalescing delays the MSI, and so the frame); the MSI
+ * announces the frame, so its completion record must be there (else an ordering error is
+ * counted and the ring polled until it comes). */
 static int rr_wait(struct ctx *c, struct rr_side *s, struct nic_q_rx_frame *f, uint64_t poll_ns,
                    bool irq, uint64_t *t_ns)
 {
     const uint64_t t0 = nic_now_ns(s->b);
     const uint32_t rx = nic_msi_bit(nic_q_rx_msi(s->b));
+    bool polling = !irq;
     for (;;) {
-        bool look = !irq;
-        if (irq) {
+        bool look = polling;
+        if (s->rx_msi_early) {
+            s->rx_msi_early = false;
+            s->rx_msis++;
+            look = true;
+        } else if (!polling) {
             uint32_t src = 0;
             const int r = nic_msi_wait_sources(s->b, RR_MSI_SLICE_NS, &src);
             if (r < 0) {
@@ -93,9 +137,15 @@ static int rr_wait(struct ctx *c, struct rr_side *s, struct nic_q_rx_frame *f, u
             *t_ns = nic_now_ns(s->b);
             return 1;
         }
+        if (look && !polling) {
+            if (s->order_errors++ < RR_MAX_ERR_PRINT)
+                fprintf(stderr, "nicbench: rr: host %s: RX MSI before the completion record "
+                        "it announces\n", s->name);
+            polling = true;
+        }
         if (nic_now_ns(s->b) - t0 > c->timeout_ns)
             return 0;
-        if (!irq)
+        if (polling)
             nic_idle(s->b, poll_ns);
     }
 }
@@ -246,8 +296,9 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             side[k].open = true;
         if (!rc && nic_q_coalesce_set(&side[k].nq, &co, err, sizeof err) < 0)
             rc = fail(c, "rr: host %s: %s", side[k].name, err);
-        /* polling: no MSIs; --irq: the RX vector's only */
-        nic_msi_enable(side[k].b, irq ? nic_msi_bit(nic_q_rx_msi(side[k].b)) : 0);
+        /* polling: no MSIs; --irq: the RX vector's and TX vector 0's */
+        nic_msi_enable(side[k].b, irq ? nic_msi_bit(nic_q_rx_msi(side[k].b)) |
+                                        nic_msi_bit(nic_q_tx_vector_msi(side[k].b, 0)) : 0);
         if (!rc && nic_irq_drain(side[k].b) < 0)
             rc = fail(c, "rr: host %s: irq drain failed", side[k].name);
         if (!rc)
@@ -281,6 +332,8 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         uint64_t bad_req = 0, bad_resp = 0, done = 0;
         int printed = 0;
         const uint64_t msis0[2] = {A->rx_msis, B->rx_msis};
+        const uint64_t tx_msis0[2] = {A->tx_msis, B->tx_msis};
+        const uint64_t order0[2] = {A->order_errors, B->order_errors};
         for (int k = 0; k < 2; k++)
             side[k].have_model = rr_model(&side[k], side[k].m0);
         /* ---- hot path: no MMIO read on either host from here ---- */
@@ -290,7 +343,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             uint64_t t_b, t1;
             rr_frame_fill(want, size, false, seq);
             const uint64_t t0 = nic_now_ns(A->b);
-            if ((rc = rr_send(c, A, want, size)))
+            if ((rc = rr_send(c, A, want, size)) || (irq && (rc = rr_tx_msi(c, A))))
                 break;
             if (rr_wait(c, B, &f, poll_ns, irq, &t_b) != 1) {
                 rc = fail(c, "rr: size %u: request %u not received by host B within %" PRIu64
@@ -299,7 +352,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             }
             bad_req += (uint64_t)rr_check(&f, want, size, got, "request", seq, &printed);
             rr_frame_fill(want, reply, true, seq);
-            if ((rc = rr_send(c, B, want, reply)))
+            if ((rc = rr_send(c, B, want, reply)) || (irq && (rc = rr_tx_msi(c, B))))
                 break;
             if (rr_wait(c, A, &f, poll_ns, irq, &t1) != 1) {
                 rc = fail(c, "rr: size %u: response %u not received by host A within %" PRIu64
@@ -332,7 +385,8 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         }
         const bool have_model = A->have_model && B->have_model;
         const bool mmio_ok = !have_model || (rd[0] == 0 && rd[1] == 0);
-        const bool ok = bad_req == 0 && bad_resp == 0 && mmio_ok;
+        const uint64_t order = A->order_errors - order0[0] + B->order_errors - order0[1];
+        const bool ok = bad_req == 0 && bad_resp == 0 && mmio_ok && order == 0;
         any_bad |= !ok;
         struct bu_dist d;
         bu_dist_compute(rtt, done, &d);
@@ -377,6 +431,9 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_bool(j, irq);
         bu_json_ku64(j, "rx_msis_a", A->rx_msis - msis0[0]);
         bu_json_ku64(j, "rx_msis_b", B->rx_msis - msis0[1]);
+        bu_json_ku64(j, "tx_msis_a", A->tx_msis - tx_msis0[0]);
+        bu_json_ku64(j, "tx_msis_b", B->tx_msis - tx_msis0[1]);
+        bu_json_ku64(j, "irq_order_errors", order);
         json_coalesce(j, &co);
         bu_json_ku64(j, "rtt_min_ns", d.min);
         bu_json_ku64(j, "rtt_median_ns", d.median);
@@ -402,8 +459,9 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         bu_json_obj_end(j);
         if (!ok)
             fprintf(stderr, "nicbench: rr: size %u (reply %u): %" PRIu64 " bad requests, %" PRIu64
-                    " bad responses, hot-path MMIO read TLPs A %" PRIu64 " B %" PRIu64 "\n",
-                    size, reply, bad_req, bad_resp, rd[0], rd[1]);
+                    " bad responses, hot-path MMIO read TLPs A %" PRIu64 " B %" PRIu64 ", %"
+                    PRIu64 " MSIs before what they announce\n",
+                    size, reply, bad_req, bad_resp, rd[0], rd[1], order);
     }
     if (!c->quiet && t.nrows)
         bu_table_print(&t, stdout, "  ");
@@ -435,7 +493,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     }
     nic_close(bb);              /* lists B's model errors; B is freed with A */
     if (!rc && any_bad)
-        rc = fail(c, "rr: requests or responses corrupted, or MMIO reads on the hot path (see "
-                  "the table and the messages above)");
+        rc = fail(c, "rr: requests or responses corrupted, MMIO reads on the hot path or MSIs "
+                  "before what they announce (see the table and the messages above)");
     return rc;
 }

@@ -99,6 +99,21 @@ def test_wire_fuzz(nicbench, tmp_path):
     assert c["rxfifo_frames_in"] == 300
 
 
+def test_wire_fuzz_oversize(nicbench, tmp_path):
+    # oversized frames with a good FCS (1600 octets, over the 1514-byte RX buffers): the RX
+    # FIFO drops each as oversize (the tool fails otherwise); the frames the wire swallowed
+    # while drawing one out are the rest of the loss
+    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED},"
+                         "wire_fuzz_oversize=1600", "--frames", 300, "--queues", 2)
+    (wire,) = [r for r in doc["records"] if r["experiment"] == "fuzz_wire"]
+    c = rec["counters"]
+    assert wire["oversize"] > 0 and wire["oversize_dropped"] == wire["oversize"], wire
+    assert c["rxfifo_drop_oversize"] == wire["oversize"], (wire, c)
+    assert rec["lost"] == c["mac_rx_datapath_crc_errors"] + c["rxfifo_drop_runt"] + \
+        c["rxfifo_drop_oversize"] + wire["swallowed"], (rec, c, wire)
+    assert c["rxfifo_frames_in"] == 300 - wire["swallowed"]
+
+
 def test_fuzz_refuses_bad_arguments(nicbench, tmp_path):
     for args in (["--frames", "0"], ["--size-range", "10-20"], ["--desc-fuzz", "2"],
                  ["--queues", "99"], ["--watchdog-us", "1"]):

@@ -177,7 +177,8 @@ def test_rr_reply_size(nicbench, tmp_path):
 def test_rr_irq_and_coalescing_delay(nicbench, tmp_path):
     """--irq: each host sleeps until its RX MSI; an interrupt per frame costs little over
     polling, and rx-usecs U (timer only, rx-frames 0) delays each of the two receptions of a
-    round trip by U us, so the RTT grows by 2 U; one RX MSI per frame on each host."""
+    round trip by U us, so the RTT grows by 2 U; one RX and one TX MSI per frame on each host,
+    none before what it announces (the device orders them after their writes)."""
     rtt = {}
     for name, args in (("poll", ()), ("irq", ("--irq",)),
                        ("irq20", ("--irq", "--coalesce", "rx-usecs=20,rx-frames=0"))):
@@ -186,6 +187,9 @@ def test_rr_irq_and_coalescing_delay(nicbench, tmp_path):
         r, = doc["records"]
         assert r["result"] == "ok" and r["irq"] == bool(args)
         assert r["rx_msis_a"] == r["rx_msis_b"] == (5 if args else 0)
+        # --irq: each TX MSI found its frame written back, each RX MSI its record
+        assert r["tx_msis_a"] == r["tx_msis_b"] == (5 if args else 0)
+        assert r["irq_order_errors"] == 0
         rtt[name] = r["rtt_median_ns"]
     assert rtt["poll"] <= rtt["irq"] < rtt["poll"] + 1000
     assert rtt["irq20"] - rtt["irq"] == pytest.approx(40000, abs=500)

@@ -157,9 +157,47 @@ struct Wire {
     /* wire_fuzz: what the RX pins get instead of a frame (docs/faults.md) */
     double fuzz = 0;
     std::mt19937_64 rng;
-    enum Mangle { NONE, BAD_FCS, RUNT, GARBAGE } mangle = NONE;
+    enum Mangle { NONE, BAD_FCS, RUNT, GARBAGE, OVERSIZE } mangle = NONE;
     unsigned n_out = 0, garbage_left = 0;  /* octets of this frame sent on; garbage to send */
     uint64_t fuzz_bad_fcs = 0, fuzz_runts = 0, fuzz_garbage = 0;
+    /* OVERSIZE (wire_fuzz_oversize=N): the frame, then filler octets up to N octets after the
+     * SFD, then an FCS over all of them (a good frame of N octets without its FCS), then 12
+     * octets of gap; frames the TX pins start meanwhile never reach the RX pins (swallowed). */
+    unsigned oversize = 0;
+    uint32_t crc = 0;
+    unsigned ext_len = 0, ext_fcs = 0, ext_gap = 0;
+    bool extending = false, swallowing = false;
+    uint64_t fuzz_oversize = 0, fuzz_swallowed = 0;
+
+    static uint32_t crc_step(uint32_t c, uint8_t b)
+    {
+        c ^= b;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+        return c;
+    }
+
+    /* The RX pins' octet while an oversized frame is drawn out past the TX frame. */
+    EthOctet extend_octet(const EthOctet &o)
+    {
+        EthOctet r{};
+        if (o.en && !in_frame)
+            fuzz_swallowed++;
+        if (ext_len < oversize) {
+            r.en = true;
+            r.data = static_cast<uint8_t>(rng());
+            crc = crc_step(crc, r.data);
+            ext_len++;
+        } else if (ext_fcs < 4) {
+            r.en = true;
+            r.data = static_cast<uint8_t>(~crc >> (8 * ext_fcs));
+            ext_fcs++;
+        } else if (++ext_gap >= 12) {
+            extending = false;
+            swallowing = o.en;      /* the TX frame under way is lost up to its end */
+        }
+        return r;
+    }
 
     /* The octet the RX pins get for o (TX pins now), frames mangled at random. */
     EthOctet mangle_octet(const EthOctet &o)
@@ -167,17 +205,30 @@ struct Wire {
         EthOctet r = o;
         if (fuzz <= 0)
             return r;
+        if (extending)
+            return extend_octet(o);
+        if (swallowing) {
+            if (o.en)
+                return EthOctet{};
+            swallowing = false;
+        }
         if (o.en && !in_frame) {        /* a frame starts: mangle it? */
             n_out = 0;
             mangle = NONE;
             if (std::uniform_real_distribution<>(0, 1)(rng) < fuzz) {
-                mangle = static_cast<Mangle>(1 + rng() % 3);
+                mangle = static_cast<Mangle>(1 + rng() % (oversize ? 4 : 3));
                 (mangle == BAD_FCS ? fuzz_bad_fcs : mangle == RUNT ? fuzz_runts
-                                                                   : fuzz_garbage)++;
+                 : mangle == GARBAGE ? fuzz_garbage : fuzz_oversize)++;
+                crc = 0xFFFFFFFFu;
+                ext_len = ext_fcs = ext_gap = 0;
             }
         }
         if (o.en) {
             n_out++;
+            if (mangle == OVERSIZE && n_out > 8) {         /* after preamble and SFD */
+                crc = crc_step(crc, o.data);
+                ext_len++;
+            }
             if (mangle == BAD_FCS && n_out == 30)      /* a data octet: the FCS fails */
                 r.data ^= 0x10;
             if (mangle == RUNT && n_out > 28)          /* preamble + 20 octets, then cut */
@@ -185,6 +236,10 @@ struct Wire {
         } else if (in_frame && mangle == GARBAGE) {    /* the frame ended: 4 random octets */
             garbage_left = 4;
             mangle = NONE;
+        } else if (in_frame && mangle == OVERSIZE) {   /* the frame ended: draw it out */
+            mangle = NONE;
+            extending = true;
+            return extend_octet(o);
         }
         if (!o.en && garbage_left) {
             garbage_left--;
@@ -446,7 +501,8 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
  * sent, those without a 0x55..0xd5 preamble, those with tx_er), "wire.pcap_frames" (records
  * written so far) and, with wire_fuzz, "wire.fuzz_bad_fcs", "wire.fuzz_runts",
- * "wire.fuzz_garbage" (frames mangled on the way to the RX pins). */
+ * "wire.fuzz_garbage", "wire.fuzz_oversize" (frames mangled on the way to the RX pins) and
+ * "wire.fuzz_swallowed" (frames the TX pins sent while an oversized one was drawn out). */
 int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
 {
     SimBackend *s = sim(b);
@@ -471,7 +527,8 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
                     {"tx_frames", w.frames}, {"tx_bad_preamble", w.bad_preamble},
                     {"tx_er_frames", w.er_frames}, {"pcap_frames", s->w->pcap.frames},
                     {"fuzz_bad_fcs", w.fuzz_bad_fcs}, {"fuzz_runts", w.fuzz_runts},
-                    {"fuzz_garbage", w.fuzz_garbage}};
+                    {"fuzz_garbage", w.fuzz_garbage}, {"fuzz_oversize", w.fuzz_oversize},
+                    {"fuzz_swallowed", w.fuzz_swallowed}};
                 return lookup(m, n.substr(5));
             }
         return -1;
@@ -560,6 +617,7 @@ struct WireOpts {
     std::string pcap;
     double wire_fuzz = 0;
     uint64_t wire_fuzz_seed = 1;
+    uint64_t wire_fuzz_oversize = 0;
 };
 
 bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std::string *err)
@@ -589,6 +647,10 @@ bool parse_u64(const std::string &key, const std::string &val, uint64_t *v, std:
  *                         with a bad FCS (a data bit flipped), cut to a runt (preamble + 20
  *                         octets), or followed by 4 octets of garbage (no preamble) before the
  *                         next; wire_fuzz_seed=N (default 1) seeds it. NIC build.
+ *                         wire_fuzz_oversize=N (60..65535; default 0: off) adds a fourth
+ *                         kind: the frame drawn out with random octets to N octets after
+ *                         the SFD, with a good FCS over them (an oversized frame); frames the
+ *                         TX pins start meanwhile are swallowed (counted).
  *   pcap=FILE             every frame seen on the wire(s) (both directions with peer=1; the
  *                         loop otherwise) into a pcapng file (LINKTYPE_ETHERNET, ns
  *                         timestamps, FCS included and declared), NIC build only: see PcapWriter.
@@ -642,6 +704,14 @@ bool split_opts(const std::string &opts, std::string *link, TraceParams *tp, Wir
         } else if (key == "wire_fuzz_seed") {
             if (!parse_u64(key, val, &wo->wire_fuzz_seed, err))
                 return false;
+        } else if (key == "wire_fuzz_oversize") {
+            if (!parse_u64(key, val, &wo->wire_fuzz_oversize, err))
+                return false;
+            if (wo->wire_fuzz_oversize &&
+                (wo->wire_fuzz_oversize < 60 || wo->wire_fuzz_oversize > 65535)) {
+                *err = "wire_fuzz_oversize: octets 60..65535 (0: off), not '" + val + "'";
+                return false;
+            }
         } else if (key == "pcap") {
             if (val.empty()) {
                 *err = "pcap: needs a file name";
@@ -776,6 +846,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
             wire.to = n == 2 ? 1 - i : i;
             wire.line.resize(w->wire_cycles);
             wire.fuzz = wo.wire_fuzz;
+            wire.oversize = static_cast<unsigned>(wo.wire_fuzz_oversize);
             wire.rng.seed(wo.wire_fuzz_seed + static_cast<uint64_t>(i));
             w->wires.push_back(std::move(wire));
             w->h[i]->set_eth_loopback(false);
