@@ -66,6 +66,8 @@ def breakdown_rows(res):
             r.update({"mean_tags": lt["mean_tags"], "mrd_rate_x_hold":
                       lt["mrd_rate"] * lt["mean_hold_cycles"], "tags_diff_pct": lt["diff_pct"]})
             rows.append(r)
+    rows.sort(key=lambda r: (list(BD_PATHS).index(r["path"]), r["size"],
+                             BD_PANELS.index((r["path"], r["class"]))))
     return rows, doc["stages"]
 
 
