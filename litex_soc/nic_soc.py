@@ -51,8 +51,9 @@ from rtl.scope.bus_analyzer import Breakdown, Event, Probe
 ANALYZER_DEPTH = 1024
 MAX_DATA_WIDTH = 128
 ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
-# The latency breakdown's request classes: LitePCIe's DMA reader, the NIC datapath's reads.
-ANALYZER_BD_CLASSES = ("raw_dma", "nic")
+# The latency breakdown's request classes: LitePCIe's DMA reader, the NIC datapath's descriptor
+# fetches (TX and RX rings) and its TX payload reads.
+ANALYZER_BD_CLASSES = ("raw_dma", "nic_desc", "nic_payload")
 ANALYZER_BREAKDOWN = True
 ANALYZER_LEVELS = True
 ANALYZER_EVENTS = True
@@ -371,15 +372,22 @@ class NICSoC(SoCCore):
         # The crossbar makes its TLP controller when it is finalized.
         self.pcie_endpoint.crossbar.finalize()
         ctrl = self.pcie_endpoint.crossbar.controller
-        engines = [self.pcie_dma0.reader.port, self.nic.rdadp.port]
+        # The NIC's reads are of two classes by their kind (rd_req_desc). Its request is held at
+        # its port until taken, and the crossbar and the TLP controller pass it on
+        # combinationally (LitePCIe's SEND-READ-REQ), so while it is at the controller's input
+        # or output its kind is the one at the NIC's port.
+        dma, nic = self.pcie_dma0.reader.port, self.nic.rdadp.port
+        desc = self.nic.rdadp.rd_req_desc
+        engines = [(dma, 1), (nic, desc), (nic, ~desc)]
         cin, cout, cmp = ctrl.master_in.sink, ctrl.master_out.sink, ctrl.master_in.source
         an.breakdown_input("bd_raised", classes=[
-            dict(valid=p.source.valid, ready=p.source.ready) for p in engines])
+            dict(valid=p.source.valid & kind, ready=p.source.ready) for p, kind in engines])
         an.breakdown_input("bd_granted", classes=[
-            dict(valid=cin.valid & cin.first & ~cin.we & (cin.channel == p.channel),
-                 ready=cin.ready) for p in engines])
+            dict(valid=cin.valid & cin.first & ~cin.we & (cin.channel == p.channel) & kind,
+                 ready=cin.ready) for p, kind in engines])
         an.breakdown_input("bd_issue", valid=cout.valid & cout.first & ~cout.we,
-                           ready=cout.ready, cls=Mux(cout.channel == engines[1].channel, 1, 0),
+                           ready=cout.ready,
+                           cls=Mux(cout.channel == nic.channel, Mux(desc, 1, 2), 0),
                            tag=cout.tag)
         tx, rx = self.pcie_phy.sink, self.pcie_phy.source
         an.breakdown_input("bd_tx", valid=tx.valid, ready=tx.ready, first=tx.first,

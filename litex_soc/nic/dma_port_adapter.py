@@ -94,7 +94,8 @@ class DMAReadAdapter(LiteXModule):
     """DMAReadAdapter(port, data_width, req_id=0, max_read=512, timeout=2**22, max_pending=16)
 
     Our side (in/out seen from the adapter):
-        rd_req_valid (in), rd_req_ready (out), rd_req_addr (64, in), rd_req_len (13, in, bytes);
+        rd_req_valid (in), rd_req_ready (out), rd_req_addr (64, in), rd_req_len (13, in, bytes),
+        rd_req_desc (in: the read's kind, for the bus analyzer; not used here);
         rd_cpl_valid (out), rd_cpl_ready (in), rd_cpl_data (W, out), rd_cpl_last, rd_cpl_err (out).
     Counters (out, 32 bits, wrapping):
         requests (taken on rd_req), completions (requests completed towards the core: last beats),
@@ -144,6 +145,7 @@ class DMAReadAdapter(LiteXModule):
         self.rd_req_ready = Signal()
         self.rd_req_addr = Signal(64)
         self.rd_req_len = Signal(13)
+        self.rd_req_desc = Signal()     # the read's kind (bus analyzer only; not used here)
         self.rd_cpl_valid = Signal()
         self.rd_cpl_ready = Signal()
         self.rd_cpl_data = Signal(W)

@@ -71,6 +71,7 @@ class WishboneDMAReadAdapter(LiteXModule):
         self.rd_req_ready = Signal()
         self.rd_req_addr = Signal(64)
         self.rd_req_len = Signal(13)
+        self.rd_req_desc = Signal()     # the read's kind (bus analyzer only; not used here)
         self.rd_cpl_valid = Signal()
         self.rd_cpl_ready = Signal()
         self.rd_cpl_data = Signal(W)

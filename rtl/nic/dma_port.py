@@ -7,10 +7,11 @@
 # completions in request order with the first byte in lane 0); litex_soc/nic/
 # dma_port_adapter.py maps them onto LitePCIe's crossbar ports.
 # Interfaces (as the DMA client drives them; flip() gives the server's side):
-#   read_signature(W)    req: Out(stream of RD_REQ {addr (64), len (13)}),
+#   read_signature(W)    req: Out(stream of RD_REQ {addr (64), len (13), desc (1)}),
 #                        cpl: In(stream of rd_cpl_layout(W) {data (W), last, err})
 #   write_signature(W)   stream of wr_layout(W) {addr (64), len (13), data (W), first, last}
-# Flat (Verilog) names, rtl/nic/flat_ports.py: rd_req_valid, rd_req_addr, rd_cpl_data, wr_addr..
+# Flat (Verilog) names, rtl/nic/flat_ports.py: rd_req_valid, rd_req_addr, rd_req_desc,
+# rd_cpl_data, wr_addr..
 # Parameters: data_width (W).
 
 from amaranth.lib import data, stream, wiring
@@ -18,7 +19,9 @@ from amaranth.lib.wiring import In, Out
 
 LEN_WIDTH = 13      # bytes, up to 4096
 
-RD_REQ = data.StructLayout({"addr": 64, "len": LEN_WIDTH})
+# desc: the read's kind, for the bus analyzer's latency breakdown only (1: descriptors, 0:
+# frame payload); a DMA server ignores it.
+RD_REQ = data.StructLayout({"addr": 64, "len": LEN_WIDTH, "desc": 1})
 
 
 def rd_cpl_layout(data_width):

@@ -144,9 +144,10 @@ class RXEngine(wiring.Component):
         beat. s.ready is a function of registers, enable, ring_size_log2 and wr.ready (not of
         s.valid or s.payload).
     rd : Out(dma_port.read_signature(W))
-        DMA read requests rd.req {addr (64), len (13)} (held until taken): len a multiple of 16,
-        <= max_read, never crossing 4 KiB; completions rd.cpl {data (W), last, err}, in request
-        order, first byte in lane 0, last on a request's last beat.
+        DMA read requests rd.req {addr (64), len (13), desc} (held until taken; desc = 1: all
+        are descriptor fetches): len a multiple of 16, <= max_read, never crossing 4 KiB;
+        completions rd.cpl {data (W), last, err}, in request order, first byte in lane 0, last
+        on a request's last beat.
     wr : Out(dma_port.write_signature(W))
         DMA write stream {addr (64), len (13), data (W), first, last}: one write = ceil(len * 8 /
         W) beats, addr and len valid on the first beat (first 1), first byte in lane 0; 1 <= len
@@ -256,6 +257,7 @@ class RXEngine(wiring.Component):
                 self.rd.req.valid.eq(1),
                 self.rd.req.p.addr.eq(raddr),
                 self.rd.req.p.len.eq(count << 4),
+                self.rd.req.p.desc.eq(1),
                 fetch.eq((fetch + count) & mask),
                 bcount.eq(count),
             ]

@@ -201,6 +201,10 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
             if rrdy and ctx.get(dut.rd_req_valid):
                 addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
                 assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= 512
+                # The read's kind: descriptor rings (TX, RX) against payload buffers.
+                ring = HBASE + TXRING <= addr < HBASE + WB or \
+                    HBASE + RXRING <= addr < HBASE + RXCPL
+                assert ctx.get(dut.rd_req_desc) == ring, hex(addr)
                 assert addr // 4096 == (addr + ln - 1) // 4096
                 t_last = max(t_last, cyc + 1 + rng.randrange(max_lat))
                 raw = host.read(addr, ln)

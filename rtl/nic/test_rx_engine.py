@@ -140,6 +140,7 @@ class Host:
         if ctx.get(d.rd.req.valid) and rd_ready:
             addr, length = ctx.get(d.rd.req.p.addr), ctx.get(d.rd.req.p.len)
             self.reads.append((cyc, addr, length))
+            assert ctx.get(d.rd.req.p.desc) == 1         # descriptor fetches only
             raw = bytes(self.mem.get(addr + i, 0) for i in range(length))
             b = self.bpb
             beats = [int.from_bytes(raw[i:i + b], "little") for i in range(0, length, b)]

@@ -250,6 +250,8 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
             if req_ready and ctx.get(dut.rd.req.valid):
                 addr, ln = ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)
                 obs["reqs"].append((addr, ln))
+                # Descriptor fetches (the rings, below BUF_OFF) carry desc, payload reads not.
+                assert ctx.get(dut.rd.req.p.desc) == (addr < HBASE + BUF_OFF), hex(addr)
                 assert addr % 16 == 0 and ln % 16 == 0 and 16 <= ln <= limit, (addr, ln)
                 assert addr // 4096 == (addr + ln - 1) // 4096, (hex(addr), ln)
                 err = host.fails(addr, ln)

@@ -65,7 +65,8 @@ class TXEngine(wiring.Component):
     Port `rd` (rtl/nic/dma_port.py). B = data_width // 8 bytes per beat.
 
     rd.req
-        Request stream {addr (64), len (13)}: read len bytes at addr. The address is 16-byte
+        Request stream {addr (64), len (13), desc}: read len bytes at addr; desc is 1 for a
+        descriptor fetch, 0 for a payload read (for the bus analyzer). The address is 16-byte
         aligned, the length a multiple of 16 in 16..max_read, and a request never crosses a 4 KiB
         boundary: the core splits every read itself, each request being min(bytes left, the MRRS
         in use, bytes to the 4 KiB boundary). The MRRS in use is input `mrrs` (bytes, what the
@@ -279,6 +280,7 @@ class TXEngine(wiring.Component):
             self.rd.req.valid.eq(rq_rem != 0),
             self.rd.req.p.addr.eq(rq_addr),
             self.rd.req.p.len.eq(rq_len),
+            self.rd.req.p.desc.eq(rq_desc),
         ]
         m.d.comb += self.desc_rd.eq(self.rd.req.valid & self.rd.req.ready & rq_desc)
         with m.If(self.rd.req.valid & self.rd.req.ready):

@@ -181,9 +181,10 @@ class BusAnalyzer(wiring.Component):
     request class (on the cycle the request is counted: its hand-off + 2) or an event latency
     (its end + 2). Their hit bits are appended to the trigger's compare vector (bits
     sample_width.., trig_width in all), so a trigger stage names them like sample bits; they
-    are not stored. A hit is registered once: it pairs with the sample of the cycle after the
-    figure's (a level above its threshold on cycle t fires a LEVEL or RISE stage on the sample
-    of t + 1; a request's latency on hand-off + 3). On the trigger cycle each comparator's
+    are not stored. A hit is registered twice (the selected figure, then the comparison): it
+    pairs with the sample two cycles after the figure's (a level above its threshold on cycle t
+    fires a LEVEL or RISE stage on the sample of t + 2; a request's latency on hand-off + 4).
+    On the trigger cycle each comparator's
     figure is latched in fig<i>_value (cleared by arm).
 
     Tracks: the capture stores `tracks` levels (trk<i>_sel) beside the sample, TRACK_WIDTH bits
@@ -417,7 +418,7 @@ class BusAnalyzer(wiring.Component):
             " * Tracks: TRACK_WIDTH-bit levels stored above the sample (CAPTURE_WIDTH bits). */",
             f"#define {prefix}_NFIGURES {self.figures}",
             f"#define {prefix}_TRIG_WIDTH {self.trig_width}",
-            f"#define {prefix}_FIG_HIT_DELAY 1",
+            f"#define {prefix}_FIG_HIT_DELAY 2",
             f"#define {prefix}_FIG_COUNT_DELAY 2",
             f"#define {prefix}_NFIG_SOURCES {len(self.figure_sources())}",
             f"#define {prefix}_FIG_SOURCES " + (", ".join(

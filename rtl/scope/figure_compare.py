@@ -14,8 +14,9 @@
 #   sel<i>, below<i>, threshold<i>   in: comparator i's source (an index into the sources; one
 #                        out of range never hits), direction (0: value > threshold, 1: value <
 #                        threshold) and threshold.
-#   hit                  out, ncmp bits: comparator i's result of the cycle before (registered).
-#   value<i>             out: the value hit[i] was computed from (registered with it).
+#   hit                  out, ncmp bits: comparator i's result for the figure of two cycles
+#                        before (the selected figure registered, then the comparison).
+#   value<i>_q           out: the value hit[i] was computed from (registered with it).
 #
 # Parameters: widths (each source's value width, 1..32), ncmp (comparators, 1..4).
 
@@ -30,11 +31,13 @@ THRESHOLD_WIDTH = 32
 class FigureCompare(wiring.Component):
     """Threshold comparators over a set of figures.
 
-    On every cycle t, comparator i takes source sel<i>: hit[i] on cycle t + 1 is valid(t) &
-    (value(t) > threshold, or < with below<i>), and value<i> on t + 1 is value(t) (0 for a
-    source out of range). One register between the figure and the trigger's comparators: the
-    trigger sees a figure one cycle after the sample of its own cycle (the bus analyzer
-    documents what that means for each kind of figure).
+    On every cycle t, comparator i takes source sel<i>: hit[i] on cycle t + 2 is valid(t) &
+    (value(t) > threshold, or < with below<i>), and value<i>_q on t + 2 is value(t) (0 for a
+    source out of range). Two registers between the figure and the trigger's comparators: the
+    selected figure (after the source multiplexer), then the comparison; the trigger sees a
+    figure two cycles after the sample of its own cycle (the bus analyzer documents what that
+    means for each kind of figure). sel applies on the figure's cycle t, below and threshold on
+    t + 1 (the software sets them while the trigger is disarmed).
     """
 
     def __init__(self, widths, ncmp=2):
@@ -67,10 +70,14 @@ class FigureCompare(wiring.Component):
                                      value.eq(getattr(self, f"value{k}"))]
                 with m.Default():
                     m.d.comb += [valid.eq(0), value.eq(0)]
+            # The selected figure, registered: the multiplexer and the comparator are apart.
+            valid_r = Signal(name=f"valid_r{i}")
+            value_r = Signal(THRESHOLD_WIDTH, name=f"value_r{i}")
+            m.d.sync += [valid_r.eq(valid), value_r.eq(value)]
             thr = getattr(self, f"threshold{i}")
             m.d.sync += [
-                self.hit[i].eq(valid & Mux(getattr(self, f"below{i}"), value < thr,
-                                           value > thr)),
-                getattr(self, f"value{i}_q").eq(value),
+                self.hit[i].eq(valid_r & Mux(getattr(self, f"below{i}"), value_r < thr,
+                                             value_r > thr)),
+                getattr(self, f"value{i}_q").eq(value_r),
             ]
         return m

@@ -30,7 +30,9 @@ def test_compare_random(seed):
     hits = []
 
     async def bench(ctx):
-        want = None
+        # Per cycle: the sources and the configuration driven. hit on t + 2 is the figure of
+        # t (sel of t) against below and threshold of t + 1.
+        srcs, cfgs = [], []
         for cyc in range(400):
             if cyc % 50 == 0:
                 cfg = [(rng.randrange(len(widths) + 1), rng.randrange(2),
@@ -43,18 +45,21 @@ def test_compare_random(seed):
             for k, (v, x) in enumerate(src):
                 ctx.set(getattr(dut, f"valid{k}"), v)
                 ctx.set(getattr(dut, f"value{k}"), x)
-            if want is not None:
-                assert ctx.get(dut.hit) == want[0], f"cycle {cyc}"
+            srcs.append(src)
+            cfgs.append(cfg)
+            if cyc >= 2:
+                hit, vals = 0, []
                 for i in range(2):
-                    assert ctx.get(getattr(dut, f"value{i}_q")) == want[1][i]
-            hit, vals = 0, []
-            for i, (sel, below, thr) in enumerate(cfg):
-                v, x = src[sel] if sel < len(widths) else (0, 0)
-                if v and (x < thr if below else x > thr):
-                    hit |= 1 << i
-                vals.append(x)
-            hits.append(hit)
-            want = (hit, vals)
+                    sel = cfgs[cyc - 2][i][0]
+                    _s, below, thr = cfgs[cyc - 1][i]
+                    v, x = srcs[cyc - 2][sel] if sel < len(widths) else (0, 0)
+                    if v and (x < thr if below else x > thr):
+                        hit |= 1 << i
+                    vals.append(x)
+                assert ctx.get(dut.hit) == hit, f"cycle {cyc}"
+                for i in range(2):
+                    assert ctx.get(getattr(dut, f"value{i}_q")) == vals[i]
+                hits.append(hit)
             await ctx.tick()
 
     run(dut, bench)
@@ -138,8 +143,8 @@ def test_analyzer_level_trigger_and_track():
         fired["end"] = ctx.get(dut.cap_end_ts)
 
     run(dut, bench)
-    # RISE on the level above 20: the sample of the cycle after it crossed.
-    assert fired["trig_ts"] == fired["cross"] + 1
+    # RISE on the level above 20: the sample two cycles after it crossed.
+    assert fired["trig_ts"] == fired["cross"] + 2
     assert fired["value"] == 30
     # The tracks hold the levels of every cycle the capture covers.
     entries = []
@@ -190,8 +195,8 @@ def test_analyzer_event_latency_trigger():
 
     run(dut, bench)
     assert got["triggered"] and got["value"] == 9
-    # Counted two cycles after the end, compared on the sample a cycle later.
-    assert got["trig_ts"] == got["ends"][1] + 3
+    # Counted two cycles after the end, compared on the sample two cycles later.
+    assert got["trig_ts"] == got["ends"][1] + 4
 
 
 @pytest.mark.filterwarnings("ignore:.*created but never used")

@@ -18,7 +18,7 @@
 #define NIC_SCOPE_CNT_SEL_WIDTH 12
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
-#define NIC_SCOPE_SNAPSHOT_CYCLES 478
+#define NIC_SCOPE_SNAPSHOT_CYCLES 617
 
 /* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this
  * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
@@ -31,10 +31,10 @@
 #define NIC_SCOPE_BD_MAX_CLASSES 3
 #define NIC_SCOPE_BD_NBINS 16
 #define NIC_SCOPE_BD_NSTAGES 8
-#define NIC_SCOPE_BD_NCLASSES 2
+#define NIC_SCOPE_BD_NCLASSES 3
 #define NIC_SCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
 #define NIC_SCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
-#define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic"
+#define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic_desc", "nic_payload"
 
 /* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */
 #define NIC_SCOPE_SEL_LEVEL 0x780
@@ -65,10 +65,10 @@
  * Tracks: TRACK_WIDTH-bit levels stored above the sample (CAPTURE_WIDTH bits). */
 #define NIC_SCOPE_NFIGURES 2
 #define NIC_SCOPE_TRIG_WIDTH 90
-#define NIC_SCOPE_FIG_HIT_DELAY 1
+#define NIC_SCOPE_FIG_HIT_DELAY 2
 #define NIC_SCOPE_FIG_COUNT_DELAY 2
-#define NIC_SCOPE_NFIG_SOURCES 30
-#define NIC_SCOPE_FIG_SOURCES "level.rd_tags", "level.nic_rd", "level.fc_ph", "level.fc_pd", "level.fc_nph", "level.txq0_desc", "level.txq1_desc", "level.txq2_desc", "level.txq3_desc", "level.tx_fifo", "level.rx_fifo", "bd.raw_dma.queue", "bd.raw_dma.tag", "bd.raw_dma.credit", "bd.raw_dma.phy", "bd.raw_dma.rtt", "bd.raw_dma.cpl", "bd.raw_dma.reorder", "bd.raw_dma.total", "bd.nic.queue", "bd.nic.tag", "bd.nic.credit", "bd.nic.phy", "bd.nic.rtt", "bd.nic.cpl", "bd.nic.reorder", "bd.nic.total", "ev.db_desc", "ev.mmio_rd", "ev.rx_irq_msi"
+#define NIC_SCOPE_NFIG_SOURCES 38
+#define NIC_SCOPE_FIG_SOURCES "level.rd_tags", "level.nic_rd", "level.fc_ph", "level.fc_pd", "level.fc_nph", "level.txq0_desc", "level.txq1_desc", "level.txq2_desc", "level.txq3_desc", "level.tx_fifo", "level.rx_fifo", "bd.raw_dma.queue", "bd.raw_dma.tag", "bd.raw_dma.credit", "bd.raw_dma.phy", "bd.raw_dma.rtt", "bd.raw_dma.cpl", "bd.raw_dma.reorder", "bd.raw_dma.total", "bd.nic_desc.queue", "bd.nic_desc.tag", "bd.nic_desc.credit", "bd.nic_desc.phy", "bd.nic_desc.rtt", "bd.nic_desc.cpl", "bd.nic_desc.reorder", "bd.nic_desc.total", "bd.nic_payload.queue", "bd.nic_payload.tag", "bd.nic_payload.credit", "bd.nic_payload.phy", "bd.nic_payload.rtt", "bd.nic_payload.cpl", "bd.nic_payload.reorder", "bd.nic_payload.total", "ev.db_desc", "ev.mmio_rd", "ev.rx_irq_msi"
 #define NIC_SCOPE_NTRACKS 2
 #define NIC_SCOPE_TRACK_WIDTH 16
 #define NIC_SCOPE_CAPTURE_WIDTH 120

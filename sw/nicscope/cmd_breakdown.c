@@ -12,8 +12,10 @@
  * three counters measured apart (the rd_tags level: LitePCIe's tag FIFO; the MRd count on the
  * PHY; the breakdown's phy + rtt + cpl stages, a tag's life from issue to last completion)
  * within 1 %, when the analyzer has levels; on a backend that times device reads
- * at the PHY (the sim host model), its count and its rtt and cpl stages equal the model's
- * timestamps of the same TLPs, sum, min, max and bins. Options: the usage text in main.c.
+ * at the PHY (the sim host model), per request class its count and its rtt and cpl stages equal
+ * the model's timestamps of the same TLPs, sum, min, max and bins (the model's reads classed by
+ * their address: --path dma all raw_dma; --path tx nic_desc in the TX and RX descriptor rings,
+ * nic_payload elsewhere). Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -102,47 +104,63 @@ static bool model_read(struct ctx *c, uint64_t i, const char *field, uint64_t *v
     return nic_counter(c->b, n, v) == 0;
 }
 
-/* The model's reads [n0, n1): rtt (MRd first beat -> first completion beat) and cpl (-> last
- * completion beat) in cycles. */
-static int model_stages(struct ctx *c, uint64_t n0, uint64_t n1, struct stage_ref *rtt,
-                        struct stage_ref *cpl)
+/* The model's reads [n0, n1), per request class (by address: model_class()): rtt (MRd first
+ * beat -> first completion beat) and cpl (-> last completion beat) in cycles. */
+struct class_ref {
+    struct stage_ref rtt, cpl;
+};
+
+/* The class of a model read at addr: raw_dma on --path dma; on --path tx nic_desc in the
+ * load's descriptor rings, else nic_payload. -1 if the analyzer has no such class. */
+static int model_class(const struct load_state *ls, bool tx, uint64_t addr)
+{
+    const char *want = !tx ? "raw_dma" : load_desc_addr(ls, addr) ? "nic_desc" : "nic_payload";
+    for (unsigned k = 0; k < NIC_SCOPE_BD_NCLASSES; k++)
+        if (strcmp(nic_scope_bd_class_names[k], want) == 0)
+            return (int)k;
+    return -1;
+}
+
+static int model_stages(struct ctx *c, const struct load_state *ls, bool tx, uint64_t n0,
+                        uint64_t n1, struct class_ref ref[NIC_SCOPE_BD_NCLASSES])
 {
     const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
-    memset(rtt, 0, sizeof *rtt);
-    memset(cpl, 0, sizeof *cpl);
+    memset(ref, 0, sizeof(struct class_ref) * NIC_SCOPE_BD_NCLASSES);
     for (uint64_t i = n0; i < n1; i++) {
-        uint64_t s, f, e;
+        uint64_t s, f, e, addr;
         if (!model_read(c, i, "start_ps", &s) || !model_read(c, i, "first_cpl_ps", &f) ||
-            !model_read(c, i, "end_ps", &e))
+            !model_read(c, i, "end_ps", &e) || !model_read(c, i, "addr", &addr))
             return fail(c, "breakdown: the host model no longer holds read %" PRIu64, i);
         if (f < s || e < f || (f - s) % period_ps || (e - f) % period_ps)
             return fail(c, "breakdown: model read %" PRIu64 ": times %" PRIu64 ", %" PRIu64
                         ", %" PRIu64 " ps are not in order on the %" PRIu64 " ps clock", i, s, f,
                         e, period_ps);
-        ref_add(rtt, (f - s) / period_ps);
-        ref_add(cpl, (e - f) / period_ps);
+        const int k = model_class(ls, tx, addr);
+        if (k < 0)
+            return fail(c, "breakdown: model read %" PRIu64 " at %#" PRIx64 ": the analyzer "
+                        "has no class %s", i, addr,
+                        !tx ? "raw_dma" : load_desc_addr(ls, addr) ? "nic_desc" : "nic_payload");
+        ref_add(&ref[k].rtt, (f - s) / period_ps);
+        ref_add(&ref[k].cpl, (e - f) / period_ps);
     }
     return EXIT_OK;
 }
 
-/* Stage s over every class, as the model sees it (all the device's reads). */
-static void merged(const struct nic_scope_bd *bd, unsigned s, struct stage_ref *m)
+/* Stage s of class k as a stage_ref. */
+static void class_stage(const struct nic_scope_bd *bd, unsigned k, unsigned s,
+                        struct stage_ref *m)
 {
+    const struct nic_scope_bd_class *cl = &bd->cls[k];
+    const struct nic_scope_bd_stage *st = &cl->st[s];
     memset(m, 0, sizeof *m);
-    for (unsigned k = 0; k < bd->nclasses; k++) {
-        const struct nic_scope_bd_class *cl = &bd->cls[k];
-        const struct nic_scope_bd_stage *st = &cl->st[s];
-        if (!cl->count)
-            continue;
-        if (m->count == 0 || st->min < m->min)
-            m->min = st->min;
-        if (st->max > m->max)
-            m->max = st->max;
-        m->count += cl->count;
-        m->sum += st->sum;
-        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-            m->bins[i] += st->bins[i];
-    }
+    m->count = cl->count;
+    if (!cl->count)
+        return;
+    m->min = st->min;
+    m->max = st->max;
+    m->sum = st->sum;
+    for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+        m->bins[i] = st->bins[i];
 }
 
 static int ref_compare(struct ctx *c, const char *what, const struct stage_ref *an,
@@ -304,7 +322,8 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
 }
 
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
-                      const struct nic_scope_bd *bd, size_t compared, const struct little *lt)
+                      const struct nic_scope_bd *bd, size_t compared, const struct little *lt,
+                      const bool *checked)
 {
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
@@ -334,6 +353,8 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
         bu_json_ku64(j, "count", cl->count);
         bu_json_ku64(j, "raises", cl->raises);
         bu_json_ku64(j, "occupancy", cl->occupancy);
+        bu_json_key(j, "model_crosschecked");
+        bu_json_bool(j, k < NIC_SCOPE_BD_NCLASSES && checked[k]);
         bu_json_kdouble(j, "mean_outstanding", window ? (double)cl->occupancy / (double)window
                                                       : 0.0);
         bu_json_key(j, "stages");
@@ -402,15 +423,25 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     if ((rc = self_check(c, &bd)))
         return rc;
     size_t n = 0;
+    bool checked[NIC_SCOPE_BD_NCLASSES] = {false};
     if (timed) {
-        struct stage_ref mrtt, mcpl, artt, acpl;
-        if ((rc = model_stages(c, n0, n1, &mrtt, &mcpl)))
+        static struct class_ref ref[NIC_SCOPE_BD_NCLASSES];
+        if ((rc = model_stages(c, &ls, tx, n0, n1, ref)))
             return rc;
-        merged(&bd, STG_RTT, &artt);
-        merged(&bd, STG_CPL, &acpl);
-        if ((rc = ref_compare(c, "rtt", &artt, &mrtt, &n)) ||
-            (rc = ref_compare(c, "cpl", &acpl, &mcpl, &n)))
-            return rc;
+        for (unsigned q = 0; q < bd.nclasses && q < NIC_SCOPE_BD_NCLASSES; q++) {
+            struct stage_ref artt, acpl;
+            char wr[64], wc[64];
+            class_stage(&bd, q, STG_RTT, &artt);
+            class_stage(&bd, q, STG_CPL, &acpl);
+            if (!artt.count && !ref[q].rtt.count)
+                continue;           /* no read of this class on either side */
+            snprintf(wr, sizeof wr, "%s rtt", nic_scope_bd_class_names[q]);
+            snprintf(wc, sizeof wc, "%s cpl", nic_scope_bd_class_names[q]);
+            if ((rc = ref_compare(c, wr, &artt, &ref[q].rtt, &n)) ||
+                (rc = ref_compare(c, wc, &acpl, &ref[q].cpl, &n)))
+                return rc;
+            checked[q] = true;
+        }
     }
     struct little lt;
     if ((rc = little_tags(c, &k, &bd, window, &lt)))
@@ -420,7 +451,7 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
         out(c, "  Little's law on read tags: mean in use %.4f (tag FIFO) = MRd rate %.6f/cycle "
             "(PHY) x mean hold %.2f cycles (phy+rtt+cpl) = %.4f; %.3f %% apart\n", lt.mean_tags,
             lt.mrd_rate, lt.mean_hold, lt.mrd_rate * lt.mean_hold, lt.diff_pct);
-    json_size(c, size, window, &bd, n, &lt);
+    json_size(c, size, window, &bd, n, &lt, checked);
     *compared += n;
     return EXIT_OK;
 }
@@ -501,7 +532,9 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
         "occupancy integral = latency sum (Little's law); no tag mismatch; tags in use = MRd "
         "rate x tag hold within 1 %% (Little's law, three counters)\n");
     if (compared)
-        out(c, "cross-check: %zu breakdown counts (rtt, cpl) equal the host model's timestamps "
-            "of the same TLPs\n", compared);
+        out(c, "cross-check: %zu breakdown counts (rtt, cpl per request class) equal the host "
+            "model's timestamps of the same TLPs (%s)\n", compared,
+            tx ? "its reads classed by address: descriptor rings or payload buffers"
+               : "its reads all raw_dma");
     return EXIT_OK;
 }

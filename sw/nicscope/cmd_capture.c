@@ -272,8 +272,9 @@ static int figure_threshold(struct ctx *c, struct figure_arg *f)
 }
 
 /* The host model's check of a figure on a read's rtt or cpl stage (the stages it times at the
- * PHY), when the load's reads are all of the figure's class (dma: raw_dma, tx: nic): of the
- * reads the load made, [n0, n1) in completion order, the first past the threshold must be
+ * PHY), when the load's reads are of the figure's class (dma: raw_dma; tx: nic_desc, nic_payload,
+ * the model's reads classed by address, in the load's descriptor rings or not): of the reads of
+ * that class the load made, [n0, n1) in completion order, the first past the threshold must be
  * the one the trigger latched, its stage equal to the figure's value cycle for cycle. */
 struct model_check {
     bool done;
@@ -281,28 +282,35 @@ struct model_check {
     int64_t first_cpl_cycle, end_cycle;   /* on the analyzer's axis (the time base) */
 };
 
-static int model_figure_check(struct ctx *c, const struct load *l, const struct figure_arg *f,
+static int model_figure_check(struct ctx *c, const struct load *l,
+                              const struct load_state *ls, const struct figure_arg *f,
                               uint32_t value, uint64_t n0, uint64_t n1, struct model_check *mc)
 {
     const char *name = nic_scope_fig_names[f->src];
     const bool rtt = strstr(name, ".rtt") != NULL, cpl = strstr(name, ".cpl") != NULL;
+    const bool tx = strcmp(l->kind, "tx") == 0;
+    const bool desc = strncmp(name, "bd.nic_desc.", 12) == 0;
     const bool cls_ok = (strcmp(l->kind, "dma") == 0 && strncmp(name, "bd.raw_dma.", 11) == 0) ||
-                        (strcmp(l->kind, "tx") == 0 && strncmp(name, "bd.nic.", 7) == 0);
+                        (tx && (desc || strncmp(name, "bd.nic_payload.", 15) == 0));
     memset(mc, 0, sizeof *mc);
     if (!(rtt || cpl) || !cls_ok)
         return EXIT_OK;
     const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
     struct nic_scope_timebase tb;
     nic_scope_timebase(c->b, period_ns(), &tb);
+    uint64_t nread = 0;
     for (uint64_t i = n0; i < n1; i++) {
-        uint64_t t[3];
-        const char *fields[] = {"start_ps", "first_cpl_ps", "end_ps"};
-        for (int k = 0; k < 3; k++) {
+        uint64_t t[4];
+        const char *fields[] = {"start_ps", "first_cpl_ps", "end_ps", "addr"};
+        for (int k = 0; k < 4; k++) {
             char n[64];
             snprintf(n, sizeof n, "model_read_%s:%" PRIu64, fields[k], i);
             if (nic_counter(c->b, n, &t[k]) != 0)
                 return fail(c, "cross-check: the host model no longer holds read %" PRIu64, i);
         }
+        if (tx && load_desc_addr(ls, t[3]) != desc)
+            continue;               /* a read of the other NIC class */
+        nread++;
         const uint64_t v = (rtt ? t[1] - t[0] : t[2] - t[1]) / period_ps;
         if (f->below ? v < f->threshold : v > f->threshold) {
             *mc = (struct model_check){true, i - n0, v,
@@ -316,8 +324,8 @@ static int model_figure_check(struct ctx *c, const struct load *l, const struct 
             return EXIT_OK;
         }
     }
-    return fail(c, "cross-check: none of the host model's %" PRIu64 " reads of the load is past "
-                "%s %c %" PRIu64 ", yet the trigger latched %u", n1 - n0, name,
+    return fail(c, "cross-check: none of the host model's %" PRIu64 " reads of the load of that "
+                "class is past %s %c %" PRIu64 ", yet the trigger latched %u", nread, name,
                 f->below ? '<' : '>', f->threshold, value);
 }
 
@@ -579,7 +587,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     struct model_check mc[NIC_SCOPE_NFIGURES + 1];
     memset(mc, 0, sizeof mc);
     for (unsigned i = 0; i < nfig && s.triggered && timed && !rc; i++) {
-        rc = model_figure_check(c, &l, &figs[i], fig_value[i], reads0, reads1, &mc[i]);
+        rc = model_figure_check(c, &l, &ls, &figs[i], fig_value[i], reads0, reads1, &mc[i]);
         if (!rc && mc[i].done)
             out(c, "cross-check: figure %u is the host model's first read of the load past the "
                 "threshold (read %" PRIu64 ", %" PRIu64 " cycles); its completion beats at "

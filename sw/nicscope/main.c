@@ -49,9 +49,10 @@ static const char *const usage_text =
 "  a term may be figN: figure comparator N's hit (--trigger-figure)\n"
 "--trigger-figure FIG  (up to 2) FIG = figure>value or figure<value: comparator N (in order)\n"
 "          hits when the figure crosses the value; without --trigger, each adds a stage on its\n"
-"          hit (a level: rise, the cycle after it crossed; a latency: the hand-off + 3 cycles\n"
+"          hit (a level: rise, 2 cycles after it crossed; a latency: the hand-off + 4 cycles\n"
 "          of the first request past it). Figures (`nicscope info`): level.NAME (its units),\n"
-"          bd.CLASS.STAGE (a DMA read's breakdown stage, e.g. bd.raw_dma.total), ev.NAME\n"
+"          bd.CLASS.STAGE (a DMA read's breakdown stage, e.g. bd.raw_dma.total; classes\n"
+"          raw_dma, nic_desc, nic_payload), ev.NAME\n"
 "          (a device-side latency); latencies in cycles, or with ns/us. e.g.\n"
 "          --trigger-figure 'bd.raw_dma.total>2us' --trigger-figure 'level.tx_fifo>16000'\n"
 "--track LEVEL  (up to 2) a level stored beside the sample, drawn in GTKWave as a waveform\n"
@@ -407,6 +408,10 @@ static int tx_prepare(struct ctx *c, const struct load *l, struct load_state *s)
         return fail(c, "load tx: %s", err);
     }
     s->nq_open = true;
+    s->desc_lo[0] = s->nq.tx[0].desc_bus;
+    s->desc_hi[0] = s->desc_lo[0] + s->nq.tx[0].size * sizeof(struct nic_tx_desc);
+    s->desc_lo[1] = s->nq.rx.desc_bus;
+    s->desc_hi[1] = s->desc_lo[1] + s->nq.rx.size * sizeof(struct nic_rx_desc);
     if (l->irq) {                   /* the RX vector's MSIs, at the default coalescing */
         struct nic_q_coalesce co;
         nic_q_coalesce_defaults(&co);
@@ -419,6 +424,14 @@ static int tx_prepare(struct ctx *c, const struct load *l, struct load_state *s)
     if (nic_irq_drain(c->b) < 0)
         return fail(c, "load tx: interrupt drain failed");
     return backend_check(c, "load tx setup");
+}
+
+bool load_desc_addr(const struct load_state *s, uint64_t addr)
+{
+    for (size_t i = 0; i < 2; i++)
+        if (addr >= s->desc_lo[i] && addr < s->desc_hi[i])
+            return true;
+    return false;
 }
 
 static uint64_t doorbells(const struct nic_queues *nq)

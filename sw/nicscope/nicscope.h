@@ -83,6 +83,8 @@ struct load_state {
     uint64_t doorbells;             /* TX and RX doorbells the tx load rang (MMIO writes) */
     uint64_t tx_db_ns[LOAD_MAX_HOST_EVENTS];  /* host time (nic_now_ns) of each TX doorbell */
     size_t ntx_db;
+    /* The tx load's descriptor rings, bus ranges [lo, hi): TX ring 0, the RX ring. */
+    uint64_t desc_lo[2], desc_hi[2];
 };
 
 /* main.c */
@@ -131,6 +133,9 @@ int load_finish(struct ctx *c, const struct load *l, struct load_state *s);
  * of memory; the caller frees it). */
 int64_t *load_host_cycles(struct ctx *c, const struct load_state *s,
                           struct nic_scope_timebase *tb);
+/* A device read at bus address addr during the tx load: in a descriptor ring (else a payload
+ * buffer). */
+bool load_desc_addr(const struct load_state *s, uint64_t addr);
 /* The delta of the NIC counter `name` over the load (load_finish() done); 0 if unknown. */
 uint64_t load_counter(const struct load_state *s, const char *name);
 

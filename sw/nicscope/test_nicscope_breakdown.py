@@ -1,9 +1,11 @@
 # Full-system tests of the analyzer's per-request DMA read latency breakdown through `nicscope
 # breakdown` on the Verilated SoC, both PHY widths: per transfer size and path, every stage
-# adds up to the total, the occupancy integral equals the latency sum (Little's law), and the
-# rtt and cpl stages equal the host model's own timestamps of the same TLPs, the read tags in
-# use agree with MRd rate x tag hold within 1 % (the command fails otherwise; here the figures
-# are checked against what the transfer must look like).
+# adds up to the total, the occupancy integral equals the latency sum (Little's law), per
+# request class; each class's rtt and cpl stages equal the host model's own timestamps of the
+# same TLPs (on the TX path the model's reads classed by address: the descriptor rings, nic_desc,
+# or the payload buffers, nic_payload); the read tags in use agree with MRd rate x tag hold
+# within 1 % (the command fails otherwise; here the figures are checked against what the
+# transfer must look like).
 import pytest
 
 from sw.nicscope.test_nicscope import MRRS, run
@@ -27,10 +29,13 @@ def test_breakdown_raw_dma(nicscope, tmp_path):
     assert r["model_crosschecked"] == len(sizes) * 2 * (4 + 16)
     for size, row in zip(sizes, r["sizes"]):
         assert row["size"] == size and row["model_crosschecked"] == 2 * (4 + 16)
-        raw, nic = row["classes"]["raw_dma"], row["classes"]["nic"]
+        raw = row["classes"]["raw_dma"]
         # One read request per MRRS bytes of each transfer, all on the raw engine.
         assert raw["count"] == raw["raises"] == COUNT * -(-size // MRRS)
-        assert nic["count"] == 0
+        assert raw["model_crosschecked"]
+        for cls in ("nic_desc", "nic_payload"):
+            assert row["classes"][cls]["count"] == 0
+            assert not row["classes"][cls]["model_crosschecked"]
         st = raw["stages"]
         assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
         assert raw["occupancy"] == st["total"]["sum"]
@@ -58,16 +63,32 @@ def test_breakdown_nic_tx(nicscope, tmp_path):
     frames = 32
     out, r = run(binary, tmp_path, "breakdown", "--path", "tx", "--sizes", "64,1514",
                  "--count", str(frames))
-    assert "equal the host model's timestamps" in out
+    assert "equal the host model's timestamps" in out and "classed by address" in out
+    # Both NIC classes, each against the model's reads of its own addresses.
+    assert r["model_crosschecked"] == 2 * 2 * 2 * (4 + 16)
     for row in r["sizes"]:
-        nic = row["classes"]["nic"]
         assert row["classes"]["raw_dma"]["count"] == 0
-        # At least a descriptor and a payload read per frame.
-        assert nic["count"] == nic["raises"] >= 2 * frames
-        st = nic["stages"]
-        assert nic["occupancy"] == st["total"]["sum"]
+        desc, pay = row["classes"]["nic_desc"], row["classes"]["nic_payload"]
+        assert row["model_crosschecked"] == 2 * 2 * (4 + 16)
+        # A payload read per MRRS bytes of a frame (one more where a buffer crosses 4 KiB);
+        # descriptor reads: the TX ring's (a frame's descriptor, in batches) and the RX ring's
+        # prefetches.
+        per = -(-row["size"] // MRRS)
+        assert pay["count"] == pay["raises"]
+        assert frames * per <= pay["count"] <= frames * (per + 1)
+        assert 2 <= desc["count"] == desc["raises"] <= 2 * frames
+        for cls in (desc, pay):
+            assert cls["model_crosschecked"]
+            st = cls["stages"]
+            assert cls["occupancy"] == st["total"]["sum"]
+            assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
+            for n, s in st.items():
+                assert sum(s["bins"]) == cls["count"], n
         assert row["little_tags"]["diff_pct"] < 1.0
-        assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
+    # A 1514 B frame's payload reads take their completions longer than a descriptor's.
+    big = r["sizes"][-1]["classes"]
+    assert big["nic_payload"]["stages"]["cpl"]["mean_ns"] > \
+        big["nic_desc"]["stages"]["cpl"]["mean_ns"]
 
 
 @pytest.mark.parametrize("args,msg", [

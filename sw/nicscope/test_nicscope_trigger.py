@@ -1,9 +1,10 @@
 # Full-system tests of the analyzer's triggers on figures and capture tracks through `nicscope
 # capture` on the Verilated SoC, both PHY widths: a trigger on the first DMA read slower than a
 # threshold latches that read's latency, which equals the host model's own timing of the first
-# read of the load past the threshold, cycle for cycle (nicscope fails otherwise); a trigger on a
-# FIFO's fill fires the cycle after the fill crossed, as the VCD's analog track of that level
-# shows; GTKWave draws the track as an analog waveform; bad figures are refused.
+# read of the load past the threshold, cycle for cycle (nicscope fails otherwise), for the raw
+# DMA reads and each class of the NIC's (descriptor, payload); a trigger on a FIFO's fill fires
+# two cycles after the fill crossed, as the VCD's analog track of that level shows; GTKWave
+# draws the track as an analog waveform; bad figures are refused.
 import shutil
 import subprocess
 
@@ -39,15 +40,33 @@ def test_trigger_on_slow_dma_read(nicscope, tmp_path):
     model = fig["model"]
     assert model["cycles"] == fig["value"] and model["read"] >= 1
     # The trigger follows the read's last completion beat: its hand-off (reorder wait) + the
-    # count (2) + the hit register (1); and the capture holds the read's completions.
+    # count (2) + the figure's and the hit's registers (2); and the capture holds the read's
+    # completions.
     lag = cap["trigger_cycle"] - model["end_cycle"]
-    assert 3 <= lag <= 3 + 64, lag
+    assert 4 <= lag <= 4 + 64, lag
     assert cap["first_cycle"] <= model["first_cpl_cycle"] - fig["value"]
     # The default tracks: the read tags in use, drawn as a waveform, 1..8 around the read.
     changes, _ = read_vcd(vcd)
     tags = changes["nic.levels.rd_tags"]
     assert 1 <= value_at(tags, model["first_cpl_cycle"] * PS) <= 8
     assert cap["tracks"] == ["rd_tags", "nic_rd"]
+
+
+@pytest.mark.parametrize("figure,thr_ns", [("bd.nic_payload.rtt", 1000),
+                                           ("bd.nic_desc.rtt", 600)])
+def test_trigger_on_slow_nic_read(nicscope, tmp_path, figure, thr_ns):
+    binary, _ = nicscope
+    out, cap = run(binary, tmp_path, "capture", "--load", "tx", "--frames", "8",
+                   "--trigger-figure", f"{figure}>{thr_ns}ns", "--vcd",
+                   str(tmp_path / "nic.vcd"))
+    assert cap["triggered"], out
+    fig = cap["figures"][0]
+    assert fig["figure"] == figure and fig["value"] > fig["threshold"]
+    # The host model's first read of the load of that class (descriptor rings or payload
+    # buffers, by address) past the threshold is the one latched, cycle for cycle.
+    assert "is the host model's first read of the load past the threshold" in out
+    assert fig["model"]["cycles"] == fig["value"]
+    assert 4 <= cap["trigger_cycle"] - fig["model"]["end_cycle"] <= 4 + 64
 
 
 def test_trigger_on_fifo_fill_and_analog_track(nicscope, tmp_path):
@@ -61,12 +80,12 @@ def test_trigger_on_fifo_fill_and_analog_track(nicscope, tmp_path):
     fig = cap["figures"][0]
     assert fig["value"] > thr and "model" not in fig
     assert cap["tracks"][0] == "tx_fifo"
-    # The track: the fill crossed on the cycle before the trigger (a rise on the hit, which is
-    # registered once), and the latched figure is the fill of that cycle.
+    # The track: the fill crossed two cycles before the trigger (a rise on the hit, which is
+    # registered twice), and the latched figure is the fill of that cycle.
     changes, _ = read_vcd(vcd)
     fill = changes["nic.levels.tx_fifo"]
     t = cap["trigger_cycle"]
-    before, crossed = (value_at(fill, c * PS) for c in (t - 2, t - 1))
+    before, crossed = (value_at(fill, c * PS) for c in (t - 3, t - 2))
     assert before <= thr < crossed and crossed == fig["value"]
     text = gtkw.read_text()
     assert "@8024\nnic.levels.tx_fifo\n@20000\n" in text

@@ -496,7 +496,7 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * "model_limit_h2c_kbps:N" (device reads), in kb/s. Device reads timed at the PHY (ReadTiming,
  * pcie_host_model.h): "model.reads_timed" counts them; read I (0-based, completion order, the
  * last 65536 kept) is "model_read_start_ps:I", "model_read_first_cpl_ps:I", "model_read_end_ps:I",
- * "model_read_bytes:I".
+ * "model_read_bytes:I", "model_read_addr:I" (its MRd's bus address).
  * With peer=1, wire_ns or pcap:
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
  * sent, those without a 0x55..0xd5 preamble, those with tx_er), "wire.pcap_frames" (records
@@ -551,6 +551,8 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
             *value = r.first_cpl_ps;
         else if (field == "bytes")
             *value = r.bytes;
+        else if (field == "addr")
+            *value = r.addr;
         else
             return -1;
         return 0;

@@ -20,6 +20,7 @@ public:
     size_t size() const { return n_; }
     T &front() { return buf_[head_]; }
     const T &front() const { return buf_[head_]; }
+    T &back() { return buf_[(head_ + n_ - 1) & (buf_.size() - 1)]; }
     T &push_slot()
     {
         if (n_ == buf_.size())

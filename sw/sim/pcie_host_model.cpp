@@ -91,6 +91,7 @@ struct PcieHostModel::Impl {
     /* Device reads: start time and bytes by tag while open; the timed ones (a ring). */
     uint64_t rd_start[256] = {}, rd_first[256] = {};
     uint32_t rd_bytes[256] = {};
+    uint64_t rd_addr[256] = {};
     bool rd_open[256] = {}, rd_seen[256] = {};
     std::vector<ReadTiming> rd_log;
     uint64_t rd_count = 0;
@@ -316,6 +317,7 @@ struct PcieHostModel::Impl {
         r.first_cpl_ps = rd_first[tag];
         r.end_ps = ncycles * period;
         r.bytes = rd_bytes[tag];
+        r.addr = rd_addr[tag];
         r.tag = tag;
         if (rd_log.size() < kReadLog)
             rd_log.push_back(r);
@@ -333,7 +335,11 @@ struct PcieHostModel::Impl {
             if (prev_tx_ready) {
                 if (in.tx_first)
                     read_started(in);
+                const size_t queued = txq.size();
                 checker.take_beat(in, now, &txq);
+                /* A MRd's address, from its whole header (its last beat). */
+                if (txq.size() > queued && txq.back().kind == Kind::MRd)
+                    rd_addr[txq.back().tag] = txq.back().addr;
             } else {
                 c.tx_stall_cycles++;
             }

@@ -65,9 +65,9 @@ struct MmioResult {
 /* A device memory read timed at the PHY boundary: from the first beat of its MRd taken on the
  * TX stream (start), through the first beat of its first completion taken by the device on the
  * RX stream (first_cpl), to the last beat of its last completion (end). bytes: the MRd's length
- * field in bytes. */
+ * field in bytes; addr: its address. */
 struct ReadTiming {
-    uint64_t start_ps = 0, first_cpl_ps = 0, end_ps = 0;
+    uint64_t start_ps = 0, first_cpl_ps = 0, end_ps = 0, addr = 0;
     uint32_t bytes = 0;
     uint8_t tag = 0;
 };

@@ -132,7 +132,7 @@ void test_read_timing(int dw)
     const bool got = m.read_timing(0, &r);
     check(got && d.rx.size() == 2 && r.start_ps == d.tx_first_t.at(0) &&
               r.first_cpl_ps == d.rx.front().t_first && r.end_ps == d.rx.back().t_last &&
-              r.bytes == 512 && r.tag == 7,
+              r.bytes == 512 && r.tag == 7 && r.addr == p.host_mem_addr + 0x1000,
           "dw%d read timing: 512 B MRd from its first beat (%llu ps) to the last beat of its "
           "second CplD (%llu ps)", dw, static_cast<unsigned long long>(r.start_ps),
           static_cast<unsigned long long>(r.end_ps));
@@ -151,7 +151,8 @@ void test_read_timing(int dw)
               a.start_ps == d.tx_first_t.at(nf) && b.start_ps == d.tx_first_t.at(nf + 1) &&
               a.first_cpl_ps == d.rx[0].t_first && b.first_cpl_ps == d.rx[1].t_first &&
               a.end_ps == d.rx[0].t_last && b.end_ps == d.rx[1].t_last && a.bytes == 256 &&
-              b.bytes == 64,
+              b.bytes == 64 && a.addr == p.host_mem_addr + 0x2000 &&
+              b.addr == p.host_mem_addr + 0x3000,
           "dw%d read timing: two reads in flight, rx_ready low at times, each timed to its "
           "own completion", dw);
     check(!m.read_timing(3, &r) && counter(m, "reads_timed") == 3,
