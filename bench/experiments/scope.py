@@ -65,7 +65,7 @@ def wr_breakdown_part(res):
                     "the host model's MWr timestamps with the probe pins' times of the same "
                     "writes")
     body = ("\nWhere a DMA write's time goes (`nicscope breakdown --path c2h`, raw DMA writer, "
-            f"{BD_COUNT} transfers per size; mean ns per MWr TLP; queue: its first beat raised "
+            f"{doc['count']} transfers per size; mean ns per MWr TLP; queue: its first beat raised "
             "at the writer's port -> granted by the crossbar's arbiters; credit: -> taken by the "
             "packetizer; phy: -> the MWr's first beat on the PHY):\n\n"
             + table(["size B", "MWrs"] + stages + ["total min", "total max", "outstanding",
