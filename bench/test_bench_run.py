@@ -35,7 +35,10 @@ def test_report_from_real_runs(tmp_path):
     for word in ("breakdown, dma 64 B transfers", "breakdown, dma 4096 B transfers",
                  "Little's law over 4 windows", "equal the host model's timestamps",
                  "Little's law on read tags over 4 windows", "occupancy levels (mean / max)",
-                 "device-side latencies: MMIO read", "deep capture (drained as fast"):
+                 "device-side latencies: MMIO read", "deep capture (drained as fast",
+                 "write breakdown, raw DMA writer, 64 B transfers",
+                 "write breakdown, raw DMA writer, 4096 B transfers",
+                 "equal the host model's MWr timestamps"):
         assert word in scope, word
     assert (tmp_path / "plots" / "scope_breakdown.png").stat().st_size > 1000
     assert (tmp_path / "csv" / "scope_breakdown.csv").read_text().startswith("path,size,")

@@ -21,7 +21,8 @@
 # needs); eth_phy (a LiteEth PHY); sys_clk_freq; with_cpu (VexRiscv, crossover UART); sim
 # (INFO_CONFIG.SIM); ident
 # (IDENTIFIER_MEM); with_analyzer; with_breakdown (the analyzer's per-request DMA read latency
-# breakdown, ANALYZER_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
+# breakdown, ANALYZER_BREAKDOWN); with_wr_breakdown (its per-request DMA write latency breakdown,
+# ANALYZER_WR_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
 # ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); with_stream (its
 # deep capture into host memory through a crossbar write port, ANALYZER_STREAM); nic_ntxq TX
 # queues in nic_ntxirq TX queue groups (queue q in group q % n), each with its own MSI (NIC_RX,
@@ -46,7 +47,7 @@ from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from litex_soc.pcie.msi_order import MSIOrder
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
-from rtl.scope.bus_analyzer import Breakdown, Event, Probe
+from rtl.scope.bus_analyzer import Breakdown, Event, Probe, WrBreakdown
 
 ANALYZER_DEPTH = 1024
 MAX_DATA_WIDTH = 128
@@ -55,6 +56,10 @@ ANALYZER_LATENCY = ("dma_rd_req", "dma_rd_cpl")
 # fetches (TX and RX rings) and its TX payload reads.
 ANALYZER_BD_CLASSES = ("raw_dma", "nic_desc", "nic_payload")
 ANALYZER_BREAKDOWN = True
+# The write latency breakdown's classes: LitePCIe's DMA writer, the NIC datapath's writes, the
+# analyzer's own deep capture (when built).
+ANALYZER_WBD_CLASSES = ("raw_dma", "nic", "scope")
+ANALYZER_WR_BREAKDOWN = True
 ANALYZER_LEVELS = True
 ANALYZER_EVENTS = True
 ANALYZER_STREAM = True
@@ -78,6 +83,13 @@ def analyzer_breakdown(data_width):
     # than max_pending_requests can wait for their hand-off: twice that many slots.
     return Breakdown(ANALYZER_BD_CLASSES, nslots=2 * MAX_PENDING_REQUESTS,
                      tag_beat=0 if data_width >= 96 else 1)
+
+
+def analyzer_wr_breakdown(with_stream=True):
+    """The write latency breakdown as the SoC builds it (the scope class with the stream)."""
+    # Slots: writes taken by the packetizer whose MWr has not reached the PHY; the packetizer
+    # and the PHY's TX buffer hold a few.
+    return WrBreakdown(ANALYZER_WBD_CLASSES[:3 if with_stream else 2], nslots=8)
 
 
 def analyzer_levels(ntxq):
@@ -170,6 +182,7 @@ class NICSoC(SoCCore):
                  build_dir="build", sim=True, ident="open FPGA NIC", with_analyzer=True,
                  with_breakdown=ANALYZER_BREAKDOWN, with_levels=ANALYZER_LEVELS,
                  with_events=ANALYZER_EVENTS, with_stream=ANALYZER_STREAM, nic_ntxq=4,
+                 with_wr_breakdown=ANALYZER_WR_BREAKDOWN,
                  nic_ntxirq=2, data_width=None, cpu_args=None):
         # pcie_phy None: the SoC-bus host port (no LitePCIe); data_width and cpu_args (the
         # soft CPU's SoCCore arguments: ROM, SRAM, main RAM, UART) are then the target's.
@@ -177,9 +190,9 @@ class NICSoC(SoCCore):
         if not self.host_on_pcie:
             if not with_cpu:
                 raise ValueError("NICSoC: the SoC-bus host port needs the soft CPU (its driver)")
-            if with_breakdown or with_stream or with_events or with_levels:
+            if with_breakdown or with_wr_breakdown or with_stream or with_events or with_levels:
                 raise ValueError("NICSoC: the SoC-bus build has the analyzer's probes and "
-                                 "trace only (breakdown, stream, events and levels are PCIe's)")
+                                 "trace only (breakdowns, stream, events and levels are PCIe's)")
         if cpu_args is None:
             cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal",
                             integrated_rom_size=0x8000, integrated_sram_size=0x2000,
@@ -256,10 +269,11 @@ class NICSoC(SoCCore):
             self.comb += self.csr_busy.eq(~self.pcie_mmap.fsm.ongoing("IDLE"))
         if with_analyzer:
             self.add_analyzer(platform, data_width, build_dir, with_breakdown,
-                              nic_ntxq if with_levels else 0, with_events, with_stream)
+                              nic_ntxq if with_levels else 0, with_events, with_stream,
+                              with_wr_breakdown)
 
     def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4,
-                     with_events=True, with_stream=True):
+                     with_events=True, with_stream=True, with_wr_breakdown=True):
         # ntxq: the TX queues whose levels the analyzer keeps; 0: no levels at all.
         probes = analyzer_probes(data_width)
         self.analyzer = an = BusAnalyzerCSR(
@@ -271,7 +285,8 @@ class NICSoC(SoCCore):
                         data_width=data_width, req_id=self.pcie_phy.id,
                         mps=self.pcie_phy.max_payload_size) if with_stream else None,
             figures=ANALYZER_FIGURES if (with_breakdown or ntxq or with_events) else 0,
-            tracks=ANALYZER_TRACKS if ntxq else 0)
+            tracks=ANALYZER_TRACKS if ntxq else 0,
+            wr_breakdown=analyzer_wr_breakdown(with_stream) if with_wr_breakdown else None)
         if self.host_on_pcie:
             self.add_pcie_probes(an, data_width)
         else:
@@ -288,6 +303,8 @@ class NICSoC(SoCCore):
         self.comb += an.hold.eq(self.csr_busy)
         if with_breakdown:
             an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
+        if with_wr_breakdown:
+            an.at_finalize(lambda: self.add_wr_breakdown_inputs(an, with_stream))
         if ntxq:
             an.at_finalize(lambda: self.add_levels(an, ntxq))
         if with_events:
@@ -400,3 +417,26 @@ class NICSoC(SoCCore):
                            length=rx.dat[0:10], byte_count=rx.dat[32:44], tag=tag)
         an.breakdown_input("bd_handoff", valid=cmp.valid & cmp.ready & cmp.last & cmp.end,
                            tag=cmp.tag)
+
+    def write_ports(self, with_stream=True):
+        """The write classes' LitePCIe ports, in class order (analyzer_wr_breakdown)."""
+        ports = [self.pcie_dma0.writer.port, self.nic.wradp.port]
+        return ports + [self.analyzer.stream_dma.port] if with_stream else ports
+
+    def add_wr_breakdown_inputs(self, an, with_stream):
+        # Each write's hand-offs: its engine's port, the packetizer's request input (after the
+        # crossbar's write arbiter and its arbiter between the TLP controller and the writes),
+        # the PHY's TX stream. Writes bypass the TLP controller (write-only ports).
+        self.pcie_endpoint.crossbar.finalize()
+        pk = self.pcie_endpoint.crossbar.master.sink
+        ports = self.write_ports(with_stream)
+        start = pk.valid & pk.first & pk.we
+        mine = [pk.channel == p.channel for p in ports]
+        an.breakdown_input("wbd_raised", classes=[
+            dict(valid=p.source.valid & p.source.first, ready=p.source.ready) for p in ports])
+        an.breakdown_input("wbd_granted", classes=[
+            dict(valid=start & m, ready=pk.ready) for m in mine])
+        an.breakdown_input("wbd_other", valid=start & ~reduce(or_, mine), ready=pk.ready)
+        tx = self.pcie_phy.sink
+        an.breakdown_input("wbd_tx", valid=tx.valid, ready=tx.ready, first=tx.first,
+                           fmt_type=Mux(tx.first, tx.dat[24:32], 0))

@@ -18,11 +18,12 @@ def test_verilator_lint_bus_analyzer(data_width, tmp_path):
     """The bus analyzer as the SoC builds it (litex_soc/nic_soc.py's probes)."""
     from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST, ANALYZER_FIGURES,
                                    ANALYZER_LATENCY, ANALYZER_TRACKS, analyzer_breakdown,
-                                   analyzer_levels, analyzer_probes)
+                                   analyzer_levels, analyzer_probes, analyzer_wr_breakdown)
     from rtl.scope.bus_analyzer import BusAnalyzer
 
     core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
                        latency=ANALYZER_LATENCY, breakdown=analyzer_breakdown(data_width),
                        levels=analyzer_levels(4), events=ANALYZER_EVENT_LIST, stream=data_width,
-                       figures=ANALYZER_FIGURES, tracks=ANALYZER_TRACKS)
+                       figures=ANALYZER_FIGURES, tracks=ANALYZER_TRACKS,
+                       wr_breakdown=analyzer_wr_breakdown())
     verilator_lint(core, "nic_bus_analyzer", tmp_path)

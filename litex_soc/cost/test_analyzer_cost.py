@@ -63,8 +63,9 @@ def test_feature_variants(tmp_path):
     full_v, full = cost.emit(tmp_path / "full")
     assert full.breakdown is not None and full.levels and full.events and full.stream
     # A port each feature has.
-    port = {"breakdown": "bd_handoff", "levels": "level_rd_tags", "events": "ev_db_desc_start",
-            "stream": "st_wr__valid", "figures": "fig0_threshold", "tracks": "trk0_sel"}
+    port = {"breakdown": "bd_handoff", "wr_breakdown": "wbd_tx",
+            "levels": "level_rd_tags", "events": "ev_db_desc_start", "stream": "st_wr__valid",
+            "figures": "fig0_threshold", "tracks": "trk0_sel"}
     assert set(port) == set(cost.FEATURES)
     for name, (_what, args) in cost.FEATURES.items():
         v, a = cost.emit(tmp_path / name, **args)

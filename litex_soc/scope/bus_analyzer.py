@@ -10,16 +10,17 @@
 #
 # Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
 # to Migen expressions (every probe given at construction must be connected once);
-# `breakdown_input(name, **fields)` connects a latency breakdown input (bd_raised, ...) the
-# same way, its fields packed in the core's layout; `level(name, expr)` connects a level (an
-# occupancy integral); `event(name, start, end)` connects an event latency's start and end
-# strobes; `hold` (a host CSR access is in progress);
+# `breakdown_input(name, **fields)` connects a latency breakdown input (bd_raised, ...; the
+# write breakdown's wbd_raised, ...) the same way, its fields packed in the core's layout;
+# `level(name, expr)` connects a level (an occupancy integral); `event(name, start, end)`
+# connects an event latency's start and end strobes; `hold` (a host CSR access is in progress);
 # `watch(design)` (the design the probes are in); and for the
 # simulation's cross-check `snapshot_pulse`, `sample` and `now`.
 #
 # Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
-# names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), levels ((name, width) pairs),
+# names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), wr_breakdown
+# (rtl.scope.bus_analyzer.WrBreakdown or None), levels ((name, width) pairs),
 # events (rtl.scope.bus_analyzer.Event list), stream (the deep capture's DMA: dict(port= a
 # LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None), figures
 # (figure comparators for triggers, 0..4), tracks (levels stored beside the capture's sample,
@@ -42,6 +43,7 @@ from amaranth.lib import data
 
 from rtl.scope.bus_analyzer import CNT_SEL_WIDTH, HANDSHAKE, BusAnalyzer
 from rtl.scope.latency_breakdown import NSTAGES
+from rtl.scope.write_breakdown import WR_NSTAGES
 from rtl.scope.trace_capture import State
 from rtl.scope.trace_trigger import Mode, Op
 
@@ -79,15 +81,17 @@ class BusAnalyzerCSR(LiteXModule):
     def __init__(self, platform, probes, build_dir, depth=1024, nbins=16, latency=None,
                  breakdown=None, levels=(), events=(), stream=None, figures=0, tracks=0,
                  module_name="nic_bus_analyzer",
-                 tap_stages=TAP_STAGES):
+                 tap_stages=TAP_STAGES, wr_breakdown=None):
         if tap_stages < 1:
             raise ValueError(f"BusAnalyzerCSR: tap_stages={tap_stages}, at least 1")
         self.tap_stages = tap_stages
         core = BusAnalyzer(probes, depth=depth, nbins=nbins, nstages=4, latency=latency,
                            breakdown=breakdown, levels=levels, events=events,
                            stream=stream["data_width"] if stream else None,
-                           figures=figures, tracks=tracks, register_inputs=False)
+                           figures=figures, tracks=tracks, register_inputs=False,
+                           wr_breakdown=wr_breakdown)
         self.breakdown = breakdown
+        self.wr_breakdown = wr_breakdown
         self._bd_connected = set()
         self._levels = dict(levels)
         self._levels_connected = set()
@@ -137,7 +141,10 @@ class BusAnalyzerCSR(LiteXModule):
             "``0x200+c*0x200+k``; tag mismatches at ``0x700``; reorder distance bin ``i`` at "
             "``0x710+i``; level ``l``'s sum (occupancy integral) and maximum at ``0x780+l*2``, "
             "``0x781+l*2``; event latency ``e``'s bin ``i`` at ``0x800+e*0x20+i``, its count, "
-            "sum, merged, lost, unmatched, min, max at ``0x810+e*0x20+k``."))
+            "sum, merged, lost, unmatched, min, max at ``0x810+e*0x20+k``; write latency "
+            "breakdown class ``c`` stage ``s`` bin ``i`` at ``0xC00+c*0x100+s*0x20+i``, its "
+            "sum, min, max at ``+0x10``, ``+0x11``, ``+0x12``; class ``c``'s count, raises, "
+            "occupancy at ``0xC80+c*0x100+k``; MWrs not matched to a write at ``0xF00``."))
         self.cnt_value = CSRStatus(48, description="The selected counter of the last closed "
             "window (valid two cycles after ``cnt_sel`` is written, and once ``cnt_status.busy`` "
             "is 0 after a snapshot).")
@@ -314,6 +321,18 @@ class BusAnalyzerCSR(LiteXModule):
             self.cap_now.status.eq(self.now),
             self.snapshot_pulse.eq(self.control.fields.snapshot),
         ]
+        # Last, so the registers before it keep their addresses.
+        wbd = wr_breakdown
+        self.wbd_info = CSRStatus(fields=[
+            CSRField("nclasses", size=4, reset=len(wbd.classes) if wbd else 0,
+                     description="Write classes of the write latency breakdown (0: not "
+                                 "built)."),
+            CSRField("nstages", size=4, reset=WR_NSTAGES if wbd else 0,
+                     description="Stages per class (the last is the total)."),
+            CSRField("nslots", size=9, offset=8, reset=wbd.nslots if wbd else 0,
+                     description="Writes followed at once, from the packetizer to the PHY."),
+        ], description="Build-time parameters of the per-request DMA write latency breakdown; "
+                       "its classes' names are in ``analyzer_layout.h``.")
 
     def add_stream_csrs(self, ports, port, data_width, req_id, mps):
         """The deep capture's CSRs and its DMA write adapter on `port`."""
@@ -385,7 +404,8 @@ class BusAnalyzerCSR(LiteXModule):
         """Connect the breakdown's input `name` (bd_raised, bd_granted: a list of dicts, one
         per class; the others a dict), each field a Migen expression, packed as the core's
         layout has it; fields left out are 0."""
-        lay = self.breakdown.ports()[name] if self.breakdown else None
+        lay = {**(self.breakdown.ports() if self.breakdown else {}),
+               **(self.wr_breakdown.ports() if self.wr_breakdown else {})}.get(name)
         if lay is None:
             raise ValueError(f"BusAnalyzerCSR: no breakdown input {name!r}")
         if name in self._bd_connected:
@@ -447,6 +467,8 @@ class BusAnalyzerCSR(LiteXModule):
         missing = set(self._probes) - self._connected
         if self.breakdown:
             missing |= set(self.breakdown.ports()) - self._bd_connected
+        if self.wr_breakdown:
+            missing |= set(self.wr_breakdown.ports()) - self._bd_connected
         missing |= set(self._levels) - self._levels_connected
         missing |= self._events - self._events_connected
         if missing:

@@ -76,7 +76,8 @@ class ECP5NICSoC(NICSoC):
         NICSoC.__init__(self, platform, crg, None, eth_phy, sys_clk_freq=sys_clk_freq,
                         with_cpu=True, build_dir=build_dir, sim=sim,
                         ident="open FPGA NIC", with_analyzer=with_analyzer,
-                        with_breakdown=False, with_levels=False, with_events=False,
+                        with_breakdown=False, with_wr_breakdown=False, with_levels=False,
+                        with_events=False,
                         with_stream=False, data_width=DATA_WIDTH, cpu_args=cpu_args)
 
     def finalize(self):

@@ -9,10 +9,10 @@
 # Usage: python -m litex_soc.targets.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
 #
 # Top-level ports: sys_clk, sys_rst, pcie_* (sim_pcie_phy.py), probe_* (what the harness counts:
-# DMA request handshakes, the CSR bridge's busy state; the analyzer's snapshot, sample and cycle
-# counter) and the Ethernet pins eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and
-# eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY (sim_eth_phy.py), driven by the
-# harness (looped back, or to a second SoC).
+# DMA request handshakes, the DMA writer's writes at the packetizer, the CSR bridge's busy state;
+# the analyzer's snapshot, sample and cycle counter) and the Ethernet pins eth_tx_data[7:0],
+# eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY
+# (sim_eth_phy.py), driven by the harness (looped back, or to a second SoC).
 
 import argparse
 import os
@@ -69,6 +69,11 @@ def sim_io(data_width):
             Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),
             Subsignal("dma_rd_valid", Pins(1)), Subsignal("dma_rd_ready", Pins(1)),
             Subsignal("csr_busy", Pins(1)),
+            # Writes: the DMA writer's first beat; a write's first beat at the packetizer's
+            # request input (the crossbar's output), whether it is the DMA writer's.
+            Subsignal("dma_wr_first", Pins(1)),
+            Subsignal("wr_pk_start", Pins(1)), Subsignal("wr_pk_ready", Pins(1)),
+            Subsignal("wr_pk_raw", Pins(1)),
             # The analyzer's snapshot strobe, sample vector and cycle counter, so the harness
             # can check the analyzer against its own cycle-by-cycle view.
             Subsignal("an_snapshot", Pins(1)),
@@ -127,10 +132,14 @@ class SimSoC(NICSoC):
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
+        pk = self.pcie_endpoint.crossbar.master.sink
         self.comb += [
             probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
             probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
             probe.csr_busy.eq(self.csr_busy),
+            probe.dma_wr_first.eq(writer_port.first),
+            probe.wr_pk_start.eq(pk.valid & pk.first & pk.we), probe.wr_pk_ready.eq(pk.ready),
+            probe.wr_pk_raw.eq(pk.channel == self.pcie_dma0.writer.port.channel),
         ]
         if with_analyzer and analyzer_pins:
             self.comb += [

@@ -16,6 +16,8 @@
 #   cnt_sel / cnt_value  in 12 bits / out 48 bits, two cycles later: see counter_map().
 #   bd_raised, bd_granted, bd_issue, bd_tx, bd_rx, bd_handoff   in: the latency breakdown's
 #                        hand-offs (LatencyBreakdown), when built.
+#   wbd_raised, wbd_granted, wbd_other, wbd_tx   in: the write latency breakdown's hand-offs
+#                        (WriteBreakdown), when built.
 #   level_<name>         in: one per level: its occupancy integral and maximum (LevelMonitor).
 #   ev_<name>_start, ev_<name>_end   in: one pair per event latency (EventLatency).
 #   st_*                 the deep capture's ring, DMA write port and counts (TraceStream), when
@@ -29,12 +31,13 @@
 #
 # Parameters: probes (1..16 Probe), depth (trace entries, a power of two), nbins (latency bins,
 # 2..32), nstages (trigger stages, 1..4), latency ((request probe, completion probe) names, or
-# None), breakdown (Breakdown: the per-request latency breakdown's classes, or None), levels
+# None), breakdown (Breakdown: the per-request latency breakdown's classes, or None),
+# wr_breakdown (WrBreakdown: the per-request write latency breakdown's classes, or None), levels
 # ((name, width) pairs, up to 64), events (Event list, up to 8), stream (the DMA port's data
 # width for the deep capture into host memory, or None), figures (figure comparators beside the
 # trigger's sample, 0..4), tracks (levels recorded in the capture beside the sample, 0..2),
 # register_inputs (False: the caller has registered the probes, hold, the bd_*, level_* and ev_*
-# inputs).
+# inputs; the wbd_* too).
 
 from types import SimpleNamespace
 
@@ -47,6 +50,7 @@ from .latency_histogram import STATS as LAT_STATS
 from .latency_histogram import LatencyHistogram
 from .latency_breakdown import CLASS_COUNTS, NSTAGES, STAGES, LatencyBreakdown
 from .latency_breakdown import handoff_layout, handshake, issue_layout, rx_layout, tx_layout
+from .write_breakdown import WR_NSTAGES, WR_STAGES, WriteBreakdown, wr_tx_layout
 from .event_latency import COUNTS as EV_COUNTS
 from .event_latency import STATS as EV_STATS
 from .event_latency import EventLatency
@@ -76,6 +80,11 @@ BD_MAX_CLASSES, BD_NBINS = 3, 16
 SEL_LEVEL, MAX_LEVELS = 0x780, 64
 SEL_BD_REORDER = 0x710
 SEL_EV, EV_STRIDE, EV_NBINS, MAX_EVENTS = 0x800, 0x20, 16, 8
+# Write latency breakdown: class c stage s bin i -> 0xC00 + c * 0x100 + s * 0x20 + i, its
+# sum/min/max at + 0x10/0x11/0x12 (BD_STAGE_STRIDE, BD_SUM); class c count k (CLASS_COUNTS) ->
+# 0xC80 + c * 0x100 + k; writes not matched (an MWr without a write) -> 0xF00.
+SEL_WBD, WBD_CLASS_STRIDE, WBD_CLASS_COUNTS, SEL_WBD_MISMATCH = 0xC00, 0x100, 0x80, 0xF00
+WBD_MAX_CLASSES = 3
 STREAM_FIFO_DEPTH = 512
 CNT_SEL_WIDTH = 12
 TRACK_WIDTH, MAX_TRACKS, MAX_FIGURES = 16, 2, 4
@@ -100,6 +109,22 @@ class Breakdown:
                 "bd_granted": data.ArrayLayout(handshake, n),
                 "bd_issue": issue_layout(n), "bd_tx": tx_layout, "bd_rx": rx_layout,
                 "bd_handoff": handoff_layout}
+
+
+class WrBreakdown:
+    """The write latency breakdown's build parameters: its write classes (names, in class-index
+    order) and the writes it can follow from the packetizer to the PHY at once (nslots)."""
+
+    def __init__(self, classes, nslots=8):
+        if not 1 <= len(classes) <= WBD_MAX_CLASSES:
+            raise ValueError(f"WrBreakdown: {len(classes)} classes, 1..{WBD_MAX_CLASSES}")
+        self.classes, self.nslots = tuple(classes), nslots
+
+    def ports(self):
+        n = len(self.classes)
+        return {"wbd_raised": data.ArrayLayout(handshake, n),
+                "wbd_granted": data.ArrayLayout(handshake, n),
+                "wbd_other": handshake, "wbd_tx": wr_tx_layout}
 
 
 class Event:
@@ -197,7 +222,7 @@ class BusAnalyzer(wiring.Component):
 
     def __init__(self, probes, depth=1024, nbins=16, nstages=4, latency=None,
                  breakdown=None, levels=(), events=(), stream=None, figures=0, tracks=0,
-                 register_inputs=True):
+                 register_inputs=True, wr_breakdown=None):
         probes = list(probes)
         if not 1 <= len(probes) <= 16:
             raise ValueError(f"BusAnalyzer: {len(probes)} probes; 1..16 are supported")
@@ -217,6 +242,7 @@ class BusAnalyzer(wiring.Component):
         self.probes, self.depth, self.nbins, self.nstages = probes, depth, nbins, nstages
         self.latency, self.register_inputs = latency, register_inputs
         self.breakdown = breakdown
+        self.wr_breakdown = wr_breakdown
         self.levels = tuple(levels)
         if len(self.levels) > MAX_LEVELS:
             raise ValueError(f"BusAnalyzer: {len(self.levels)} levels, at most {MAX_LEVELS}")
@@ -234,6 +260,8 @@ class BusAnalyzer(wiring.Component):
             raise ValueError(f"BusAnalyzer: events {[e.name for e in self.events]}: at most "
                              f"{MAX_EVENTS}, names unique")
         bd_ports = {n: In(lay) for n, lay in breakdown.ports().items()} if breakdown else {}
+        if wr_breakdown:
+            bd_ports.update({n: In(lay) for n, lay in wr_breakdown.ports().items()})
         self.sample_width = sample_width(probes)
         if not 0 <= figures <= MAX_FIGURES:
             raise ValueError(f"BusAnalyzer: figures={figures}, 0..{MAX_FIGURES}")
@@ -330,6 +358,17 @@ class BusAnalyzer(wiring.Component):
             out.append((SEL_BD_MISMATCH, "bd", "mismatch"))
             out += [(SEL_BD_REORDER + i, "bd.reorder", f"bin{i}")
                     for i in range(self.breakdown.nslots)]
+        if self.wr_breakdown is not None:
+            for c, cname in enumerate(self.wr_breakdown.classes):
+                base = SEL_WBD + c * WBD_CLASS_STRIDE
+                for s, sname in enumerate(WR_STAGES):
+                    b = base + s * BD_STAGE_STRIDE
+                    out += [(b + i, f"wbd.{cname}.{sname}", f"bin{i}") for i in range(BD_NBINS)]
+                    out += [(b + BD_SUM + k, f"wbd.{cname}.{sname}", st)
+                            for k, st in enumerate(("sum", "min", "max"))]
+                out += [(base + WBD_CLASS_COUNTS + k, f"wbd.{cname}", n)
+                        for k, n in enumerate(CLASS_COUNTS)]
+            out.append((SEL_WBD_MISMATCH, "wbd", "mismatch"))
         for i, (n, _w) in enumerate(self.levels):
             out += [(SEL_LEVEL + 2 * i + k, f"level.{n}", st) for k, st in enumerate(LEVEL_STATS)]
         for i, e in enumerate(self.events):
@@ -386,6 +425,21 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_BD_COUNT_NAMES " + ", ".join(f'"{n}"' for n in CLASS_COUNTS),
             f"#define {prefix}_BD_CLASS_NAMES " + (", ".join(
                 f'"{n}"' for n in self.breakdown.classes) if self.breakdown else '""'),
+            "",
+            "/* Write latency breakdown: class c stage s bin i at SEL_WBD + c * WBD_CLASS_STRIDE",
+            " * + s * BD_STAGE_STRIDE + i, its sum/min/max at + BD_SUM + 0/1/2, count k",
+            " * (BD_COUNT_NAMES) at SEL_WBD + c * WBD_CLASS_STRIDE + WBD_CLASS_COUNTS + k. */",
+            f"#define {prefix}_SEL_WBD {SEL_WBD:#x}",
+            f"#define {prefix}_WBD_CLASS_STRIDE {WBD_CLASS_STRIDE:#x}",
+            f"#define {prefix}_WBD_CLASS_COUNTS {WBD_CLASS_COUNTS:#x}",
+            f"#define {prefix}_SEL_WBD_MISMATCH {SEL_WBD_MISMATCH:#x}",
+            f"#define {prefix}_WBD_MAX_CLASSES {WBD_MAX_CLASSES}",
+            f"#define {prefix}_WBD_NSTAGES {WR_NSTAGES}",
+            f"#define {prefix}_WBD_NCLASSES "
+            f"{len(self.wr_breakdown.classes) if self.wr_breakdown else 0}",
+            f"#define {prefix}_WBD_STAGE_NAMES " + ", ".join(f'"{n}"' for n in WR_STAGES),
+            f"#define {prefix}_WBD_CLASS_NAMES " + (", ".join(
+                f'"{n}"' for n in self.wr_breakdown.classes) if self.wr_breakdown else '""'),
             "",
             "/* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */",
             f"#define {prefix}_SEL_LEVEL {SEL_LEVEL:#x}",
@@ -552,6 +606,32 @@ class BusAnalyzer(wiring.Component):
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
             for i in range(bd.nslots):
                 incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
+
+        if self.wr_breakdown is not None:
+            wbd = self.wr_breakdown
+            m.submodules.wr_breakdown = wb = WriteBreakdown(
+                nclasses=len(wbd.classes), nslots=wbd.nslots, nbins=BD_NBINS, counters=False)
+            for name in wbd.ports():
+                port = getattr(self, name)
+                if self.register_inputs:
+                    reg = Signal(port.shape(), name=f"{name}_q")
+                    m.d.sync += reg.eq(port)
+                    port = reg
+                m.d.comb += getattr(wb, name[4:]).eq(port)
+            m.d.comb += wb.snapshot.eq(taken)
+            for c in range(len(wbd.classes)):
+                base = SEL_WBD + c * WBD_CLASS_STRIDE
+                for s in range(WR_NSTAGES):
+                    b = base + s * BD_STAGE_STRIDE
+                    for i in range(BD_NBINS):
+                        incs[b + i] = (wb.inc_bins[c][s][i], wb.max_inc["bin"])
+                    incs[b + BD_SUM] = (wb.inc_sum[c][s], wb.max_inc["sum"])
+                    regs[b + BD_SUM + 1] = wb.min[c][s]
+                    regs[b + BD_SUM + 2] = wb.max[c][s]
+                for k, n in enumerate(CLASS_COUNTS):
+                    incs[base + WBD_CLASS_COUNTS + k] = (getattr(wb, f"inc_{n}")[c],
+                                                         wb.max_inc[n])
+            incs[SEL_WBD_MISMATCH] = (wb.inc_mismatch, 1)
 
         level_vals, ev_units = [], []
         if self.levels:

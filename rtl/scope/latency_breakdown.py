@@ -29,6 +29,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
+from .stage_stats import stage_counters, stage_counts
 
 # Stage s is timestamp s+1 minus timestamp s; "total" is the last minus the first.
 STAGES = ("queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total")
@@ -263,36 +264,9 @@ class LatencyBreakdown(wiring.Component):
             m.d.comb += [self.inc_occupancy[c].eq(cur), self.inc_raises[c].eq(raise_new[c])]
 
         # Stage B: bins, min and max; the increments.
-        nb = self.nbins
-        db = [Signal(tw, name=f"db_{s}") for s in STAGES]
-        binb = [Signal(nb, name=f"bin_{s}") for s in STAGES]
-        vb, clb = Signal(), Signal.like(cla)
         mb = Signal()
-        m.d.sync += [vb.eq(va), clb.eq(cla), mb.eq(mism)]
-        for s in range(NSTAGES):
-            onehot = Signal(nb, name=f"onehot_{s}")
-            # bit_length(d) == i for i < nb - 1; the last bin takes the rest.
-            m.d.comb += onehot[0].eq(da[s] == 0)
-            for i in range(1, nb - 1):
-                m.d.comb += onehot[i].eq((da[s] >> (i - 1)) == 1)
-            m.d.comb += onehot[nb - 1].eq((da[s] >> (nb - 2)) != 0)
-            m.d.sync += [db[s].eq(da[s]), binb[s].eq(onehot)]
-        for c in range(nc):
-            mine = vb & (clb == c)
-            m.d.comb += self.inc_count[c].eq(mine)
-            for s in range(NSTAGES):
-                m.d.comb += [self.inc_sum[c][s].eq(Mux(mine, db[s], 0)),
-                             self.inc_bins[c][s].eq(Mux(mine, binb[s], 0))]
-                lmin = Signal(tw, init=2**tw - 1, name=f"live_min_c{c}_{STAGES[s]}")
-                lmax = Signal(tw, name=f"live_max_c{c}_{STAGES[s]}")
-                nmin = Mux(mine & (db[s] < lmin), db[s], lmin)
-                nmax = Mux(mine & (db[s] > lmax), db[s], lmax)
-                with m.If(self.snapshot):
-                    m.d.sync += [self.min[c][s].eq(lmin), self.max[c][s].eq(lmax),
-                                 lmin.eq(Mux(mine, db[s], 2**tw - 1)),
-                                 lmax.eq(Mux(mine, db[s], 0))]
-                with m.Else():
-                    m.d.sync += [lmin.eq(nmin), lmax.eq(nmax)]
+        m.d.sync += mb.eq(mism)
+        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, STAGES)
         m.d.comb += self.inc_mismatch.eq(mb)
 
         # Reorder distance: a cycle after t6 the older slots (from the oldest not handed, hcnt,
@@ -316,15 +290,8 @@ class LatencyBreakdown(wiring.Component):
             for i in range(ns):
                 incs[f"reorder{i}"] = self.inc_reorder[i]
                 outs[f"reorder{i}"] = self.reorder[i]
-            for c in range(nc):
-                for n in CLASS_COUNTS:
-                    incs[f"{n}{c}"] = getattr(self, f"inc_{n}")[c]
-                    outs[f"{n}{c}"] = getattr(self, n)[c]
-                for s in range(NSTAGES):
-                    incs[f"sum{c}_{s}"] = self.inc_sum[c][s]
-                    outs[f"sum{c}_{s}"] = self.sum[c][s]
-                    for i in range(nb):
-                        incs[f"bin{c}_{s}_{i}"] = self.inc_bins[c][s][i]
-                        outs[f"bin{c}_{s}_{i}"] = self.bins[c][s][i]
+            more = stage_counters(self, nc, NSTAGES, self.nbins, CLASS_COUNTS)
+            incs.update(more[0])
+            outs.update(more[1])
             register_counters(m, self.snapshot, incs, outs)
         return m

@@ -18,7 +18,7 @@
 #define NIC_SCOPE_CNT_SEL_WIDTH 12
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
-#define NIC_SCOPE_SNAPSHOT_CYCLES 617
+#define NIC_SCOPE_SNAPSHOT_CYCLES 831
 
 /* Latency breakdown: selectors as in rtl/scope/bus_analyzer.py; the classes this
  * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
@@ -35,6 +35,19 @@
 #define NIC_SCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
 #define NIC_SCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
 #define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic_desc", "nic_payload"
+
+/* Write latency breakdown: class c stage s bin i at SEL_WBD + c * WBD_CLASS_STRIDE
+ * + s * BD_STAGE_STRIDE + i, its sum/min/max at + BD_SUM + 0/1/2, count k
+ * (BD_COUNT_NAMES) at SEL_WBD + c * WBD_CLASS_STRIDE + WBD_CLASS_COUNTS + k. */
+#define NIC_SCOPE_SEL_WBD 0xc00
+#define NIC_SCOPE_WBD_CLASS_STRIDE 0x100
+#define NIC_SCOPE_WBD_CLASS_COUNTS 0x80
+#define NIC_SCOPE_SEL_WBD_MISMATCH 0xf00
+#define NIC_SCOPE_WBD_MAX_CLASSES 3
+#define NIC_SCOPE_WBD_NSTAGES 4
+#define NIC_SCOPE_WBD_NCLASSES 3
+#define NIC_SCOPE_WBD_STAGE_NAMES "queue", "credit", "phy", "total"
+#define NIC_SCOPE_WBD_CLASS_NAMES "raw_dma", "nic", "scope"
 
 /* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */
 #define NIC_SCOPE_SEL_LEVEL 0x780

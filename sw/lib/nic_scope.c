@@ -213,6 +213,47 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
     return 0;
 }
 
+const char *const nic_scope_wbd_stage_names[NIC_SCOPE_WBD_NSTAGES] = {
+    NIC_SCOPE_WBD_STAGE_NAMES};
+const char *const nic_scope_wbd_class_names[] = {NIC_SCOPE_WBD_CLASS_NAMES};
+
+int nic_scope_read_wr_breakdown(struct nic_backend *b, struct nic_scope_wbd *wb, char *err,
+                                size_t errlen)
+{
+    memset(wb, 0, sizeof *wb);
+    const uint32_t info = nic_read32(b, NIC_CSR(b, ANALYZER, WBD_INFO));
+    wb->nclasses = field(info, NIC_CSR_ANALYZER_WBD_INFO_NCLASSES_OFFSET,
+                         NIC_CSR_ANALYZER_WBD_INFO_NCLASSES_SIZE);
+    wb->nslots = field(info, NIC_CSR_ANALYZER_WBD_INFO_NSLOTS_OFFSET,
+                       NIC_CSR_ANALYZER_WBD_INFO_NSLOTS_SIZE);
+    const unsigned nstages = field(info, NIC_CSR_ANALYZER_WBD_INFO_NSTAGES_OFFSET,
+                                   NIC_CSR_ANALYZER_WBD_INFO_NSTAGES_SIZE);
+    if (wb->nclasses == 0)
+        return 0;
+    if (wb->nclasses != NIC_SCOPE_WBD_NCLASSES || nstages != NIC_SCOPE_WBD_NSTAGES)
+        return nic_errf(err, errlen, "ANALYZER_WBD_INFO: %u classes, %u stages; "
+                        "analyzer_layout.h: %d, %d", wb->nclasses, nstages,
+                        NIC_SCOPE_WBD_NCLASSES, NIC_SCOPE_WBD_NSTAGES);
+    for (unsigned c = 0; c < wb->nclasses; c++) {
+        struct nic_scope_wbd_class *k = &wb->cls[c];
+        const unsigned base = NIC_SCOPE_SEL_WBD + c * NIC_SCOPE_WBD_CLASS_STRIDE;
+        k->count = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 0);
+        k->raises = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 1);
+        k->occupancy = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 2);
+        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
+            struct nic_scope_bd_stage *st = &k->st[s];
+            const unsigned sb = base + s * NIC_SCOPE_BD_STAGE_STRIDE;
+            st->sum = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM);
+            st->min = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 1);
+            st->max = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 2);
+            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+                st->bins[i] = nic_scope_counter(b, sb + i);
+        }
+    }
+    wb->mismatch = nic_scope_counter(b, NIC_SCOPE_SEL_WBD_MISMATCH);
+    return 0;
+}
+
 /* A count of ANALYZER_LEVELS_INFO (the field at offset/size): 0 (not built) or the header's
  * `want`; -1 with a message otherwise. */
 static int levels_info_count(struct nic_backend *b, unsigned offset, unsigned size,

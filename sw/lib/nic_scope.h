@@ -128,6 +128,26 @@ struct nic_scope_bd {
 int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, char *err,
                              size_t errlen);
 
+/* Per-request DMA write latency breakdown (ANALYZER_WBD_INFO; rtl/scope/write_breakdown.py):
+ * per write class (NIC_SCOPE_WBD_CLASS_NAMES) and stage (NIC_SCOPE_WBD_STAGE_NAMES: queue,
+ * credit, phy, the total), in cycles, over the last closed window. */
+extern const char *const nic_scope_wbd_stage_names[NIC_SCOPE_WBD_NSTAGES];
+extern const char *const nic_scope_wbd_class_names[];
+struct nic_scope_wbd_class {
+    uint64_t count;                 /* writes whose MWr reached the PHY */
+    uint64_t raises;                /* writes raised by their engine */
+    uint64_t occupancy;             /* sum over cycles of the writes outstanding */
+    struct nic_scope_bd_stage st[NIC_SCOPE_WBD_NSTAGES];
+};
+struct nic_scope_wbd {
+    unsigned nclasses, nslots;      /* 0 classes: not built */
+    uint64_t mismatch;              /* MWrs on the PHY with no write taken before them */
+    struct nic_scope_wbd_class cls[NIC_SCOPE_WBD_MAX_CLASSES];
+};
+/* Read the write breakdown of the last closed window (as nic_scope_read_breakdown()). */
+int nic_scope_read_wr_breakdown(struct nic_backend *b, struct nic_scope_wbd *wb, char *err,
+                                size_t errlen);
+
 /* Occupancy integrals (ANALYZER_LEVELS_INFO; rtl/scope/level_monitor.py): per level
  * (NIC_SCOPE_LEVEL_NAMES), the sum of its value over the cycles of the last closed window (the
  * window's cycles: busy + stall + idle of any probe) and its largest value. */

@@ -1,11 +1,13 @@
 /*
- * cmd_breakdown.c: `nicscope breakdown`, where a DMA read's time goes. Per transfer size, one
- * snapshot window around a load of reads (--path dma: h2c transfers on LitePCIe's DMA reader,
- * descriptors back to back; --path tx: frames through the NIC's TX ring and the MAC loopback),
- * then the analyzer's per-request latency breakdown (rtl/scope/latency_breakdown.py) per
- * request class: mean, min and max cycles of each stage, as a table and a stacked bar, and the
- * reorder distance of the window's reads (how many earlier reads still lacked their last
- * completion when a read's own came) as a histogram.
+ * cmd_breakdown.c: `nicscope breakdown`, where a DMA read's or write's time goes. Per transfer
+ * size, one snapshot window around a load (--path dma: h2c transfers on LitePCIe's DMA reader,
+ * descriptors back to back; --path c2h: the same on its DMA writer; --path tx: frames through
+ * the NIC's TX ring and the MAC loopback), then the analyzer's per-request latency breakdown
+ * (rtl/scope/latency_breakdown.py) per request class: mean, min and max cycles of each stage,
+ * as a table and a stacked bar, and the reorder distance of the window's reads (how many
+ * earlier reads still lacked their last completion when a read's own came) as a histogram; and
+ * its write breakdown (rtl/scope/write_breakdown.py: queue, credit, phy) per write class, a
+ * table of the window's writes.
  * Checks, each a failure when it does not hold: every request of the window completed (count ==
  * raises), the stages add up to the total, the occupancy integral equals the total (Little's
  * law over a window of whole requests), no tag mismatch; Little's law on the read tags from
@@ -15,7 +17,12 @@
  * at the PHY (the sim host model), per request class its count and its rtt and cpl stages equal
  * the model's timestamps of the same TLPs, sum, min, max and bins (the model's reads classed by
  * their address: --path dma all raw_dma; --path tx nic_desc in the TX and RX descriptor rings,
- * nic_payload elsewhere). Options: the usage text in main.c.
+ * nic_payload elsewhere). Writes: every write of the window
+ * reached the PHY (count == raises), the stages add up to the total, Little's law, every MWr
+ * matched to a write; on the sim backend, every stage of the raw DMA writer's writes and the
+ * credit and phy stages of all writes equal, sum, min, max and bins, the host model's time of
+ * each MWr's first beat with the harness's probe-pin times of the same write (raised at the
+ * writer's port, offered to and taken by the packetizer). Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -25,9 +32,10 @@
 enum { STG_PHY = 3, STG_RTT = 4, STG_CPL = 5, STG_TOTAL = NIC_SCOPE_BD_NSTAGES - 1 };
 /* One letter per stage in the stacked bar. */
 static const char stage_mark[NIC_SCOPE_BD_NSTAGES] = {'q', 't', 'c', 'p', 'R', 'C', 'o', '='};
+#define BAR 48
 
 struct bd_args {
-    const char *path;                      /* "dma" or "tx" */
+    const char *path;                      /* "dma", "c2h" or "tx" */
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
     uint64_t count;                        /* transfers or frames per size */
@@ -68,6 +76,60 @@ static int h2c_run(struct ctx *c, uint32_t size, uint32_t count)
     if (!rc && errors)
         rc = fail(c, "breakdown: the checker counted %u bad beats", errors);
     return rc ? rc : backend_check(c, "breakdown h2c");
+}
+
+/* count c2h transfers of size bytes from the pattern generator, back to back into one buffer
+ * (the pattern's stream continues across them); done when the last bytes are in host memory
+ * (posted writes land in order), then the whole buffer is checked. */
+static int c2h_run(struct ctx *c, uint32_t size, uint32_t count)
+{
+    struct nic_backend *b = c->b;
+    char err[256];
+    const uint32_t total = size * count, seed = 0x5000;
+    uint64_t bus;
+    if (nic_dma_desc_check(b, 0, size, c->info.data_width / 8, err, sizeof err) < 0)
+        return fail(c, "breakdown: %u B: %s", size, err);
+    uint32_t *buf = nic_dma_alloc(b, total, &bus);
+    if (!buf)
+        return fail(c, "breakdown: cannot allocate %u B of DMA memory", total);
+    for (size_t i = 0; i < total / 4; i++)
+        buf[i] = ~nic_pattern_word(seed, i);       /* no word matches before it is written */
+    const uint32_t last = nic_pattern_word(seed, total / 4 - 1);
+    nic_pattern_gen_enable(b, false);
+    nic_dma_enable(b, NIC_DMA_WRITER, false);
+    int rc = EXIT_OK;
+    if (nic_dma_writer_drain(b, c->timeout_ns) < 0)
+        rc = fail(c, "breakdown: the DMA writer's FIFO still holds %u bytes",
+                  nic_dma_buffering_level(b, NIC_DMA_WRITER));
+    if (!rc) {
+        nic_dma_table_reset(b, NIC_DMA_WRITER);
+        nic_dma_set_loop(b, NIC_DMA_WRITER, false);
+        for (uint32_t i = 0; i < count; i++)
+            nic_dma_push(b, NIC_DMA_WRITER, bus + (uint64_t)i * size, size,
+                         NIC_DMA_IRQ_DISABLE | NIC_DMA_LAST_DISABLE);
+        nic_pattern_gen_seed(b, seed);
+        nic_dma_enable(b, NIC_DMA_WRITER, true);
+        nic_pattern_gen_enable(b, true);
+        const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
+        const volatile uint32_t *tail = (const volatile uint32_t *)buf + total / 4 - 1;
+        while (*tail != last && !nic_last_error(b)) {
+            if (nic_now_ns(b) > deadline) {
+                rc = fail(c, "breakdown: c2h %u x %u B: the last word not written after %"
+                          PRIu64 " ns", count, size, c->timeout_ns);
+                break;
+            }
+            nic_idle(b, 200);
+        }
+    }
+    nic_pattern_gen_enable(b, false);
+    nic_dma_enable(b, NIC_DMA_WRITER, false);
+    size_t first = 0;
+    const size_t bad = rc ? 0 : nic_pattern_check(buf, total, seed, &first);
+    nic_dma_free(b, buf, total);
+    if (bad)
+        rc = fail(c, "breakdown: c2h: %zu of %u words differ from the pattern, first at byte "
+                  "%zu", bad, total / 4, first);
+    return rc ? rc : backend_check(c, "breakdown c2h");
 }
 
 /* --- the host model's own timing of the same reads ---------------------------------------------- */
@@ -215,6 +277,219 @@ static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
     return EXIT_OK;
 }
 
+/* --- writes ------------------------------------------------------------------------------------ */
+
+enum { WSTG_QUEUE = 0, WSTG_CREDIT = 1, WSTG_PHY = 2, WSTG_TOTAL = NIC_SCOPE_WBD_NSTAGES - 1 };
+static const char wstage_mark[NIC_SCOPE_WBD_NSTAGES] = {'q', 'c', 'p', '='};
+
+static int wr_self_check(struct ctx *c, const struct nic_scope_wbd *wb)
+{
+    if (wb->mismatch)
+        return fail(c, "write breakdown: %" PRIu64 " MWrs on the PHY matched no write",
+                    wb->mismatch);
+    for (unsigned k = 0; k < wb->nclasses; k++) {
+        const struct nic_scope_wbd_class *cl = &wb->cls[k];
+        const char *name = nic_scope_wbd_class_names[k];
+        uint64_t parts = 0;
+        for (unsigned s = 0; s < WSTG_TOTAL; s++)
+            parts += cl->st[s].sum;
+        if (cl->count != cl->raises)
+            return fail(c, "write breakdown %s: %" PRIu64 " writes raised, %" PRIu64 " on the "
+                        "PHY in the window", name, cl->raises, cl->count);
+        if (parts != cl->st[WSTG_TOTAL].sum)
+            return fail(c, "write breakdown %s: the stages add up to %" PRIu64 " cycles, the "
+                        "total is %" PRIu64, name, parts, cl->st[WSTG_TOTAL].sum);
+        if (cl->occupancy != cl->st[WSTG_TOTAL].sum)
+            return fail(c, "write breakdown %s: Little's law: occupancy integral %" PRIu64
+                        " write-cycles, latency sum %" PRIu64, name, cl->occupancy,
+                        cl->st[WSTG_TOTAL].sum);
+    }
+    return EXIT_OK;
+}
+
+static bool sim_value(struct ctx *c, const char *what, uint64_t i, uint64_t *v)
+{
+    char n[64];
+    snprintf(n, sizeof n, "%s:%" PRIu64, what, i);
+    return nic_counter(c->b, n, v) == 0;
+}
+
+/* The MWrs [n0, n1) as the host model timed them on the PHY (their first beat), with the
+ * harness's probe-pin times of the same writes: every stage of the raw DMA writer's (raw) and
+ * the credit and phy stages of all (credit, phy), in cycles. */
+static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, struct stage_ref raw[],
+                        struct stage_ref *credit, struct stage_ref *phy)
+{
+    const uint64_t p = (uint64_t)(period_ns() * 1000.0 + 0.5);
+    memset(raw, 0, NIC_SCOPE_WBD_NSTAGES * sizeof *raw);
+    memset(credit, 0, sizeof *credit);
+    memset(phy, 0, sizeof *phy);
+    for (uint64_t i = n0; i < n1; i++) {
+        uint64_t start, matched, israw, r, g, t;
+        if (!sim_value(c, "model_write_start_ps", i, &start) ||
+            !sim_value(c, "probe_write_matched", i, &matched) ||
+            !sim_value(c, "probe_write_raw", i, &israw) ||
+            !sim_value(c, "probe_write_raised_ps", i, &r) ||
+            !sim_value(c, "probe_write_granted_ps", i, &g) ||
+            !sim_value(c, "probe_write_taken_ps", i, &t))
+            return fail(c, "breakdown: the simulator no longer holds MWr %" PRIu64, i);
+        if (!matched)
+            return fail(c, "cross-check: MWr %" PRIu64 " on the PHY with no write taken by the "
+                        "packetizer before it (probe pins)", i);
+        if (g > t || t > start || (israw && r > g) || (t - g) % p || (start - t) % p ||
+            (r % p && israw))
+            return fail(c, "cross-check: MWr %" PRIu64 ": times %" PRIu64 ", %" PRIu64 ", %"
+                        PRIu64 ", %" PRIu64 " ps are not in order on the %" PRIu64 " ps clock",
+                        i, r, g, t, start, p);
+        ref_add(credit, (t - g) / p);
+        ref_add(phy, (start - t) / p);
+        if (israw) {
+            ref_add(&raw[WSTG_QUEUE], (g - r) / p);
+            ref_add(&raw[WSTG_CREDIT], (t - g) / p);
+            ref_add(&raw[WSTG_PHY], (start - t) / p);
+            ref_add(&raw[WSTG_TOTAL], (start - r) / p);
+        }
+    }
+    return EXIT_OK;
+}
+
+/* A write stage as a stage_ref: of class k, or (k < 0) merged over every class. */
+static void wr_ref(const struct nic_scope_wbd *wb, int k, unsigned s, struct stage_ref *m)
+{
+    memset(m, 0, sizeof *m);
+    for (unsigned q = 0; q < wb->nclasses; q++) {
+        const struct nic_scope_wbd_class *cl = &wb->cls[q];
+        const struct nic_scope_bd_stage *st = &cl->st[s];
+        if ((k >= 0 && q != (unsigned)k) || !cl->count)
+            continue;
+        if (m->count == 0 || st->min < m->min)
+            m->min = st->min;
+        if (st->max > m->max)
+            m->max = st->max;
+        m->count += cl->count;
+        m->sum += st->sum;
+        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+            m->bins[i] += st->bins[i];
+    }
+}
+
+static int wr_crosscheck(struct ctx *c, const struct nic_scope_wbd *wb, uint64_t n0,
+                         uint64_t n1, size_t *compared)
+{
+    struct stage_ref raw[NIC_SCOPE_WBD_NSTAGES], credit, phy, an;
+    int rc = model_writes(c, n0, n1, raw, &credit, &phy);
+    if (rc)
+        return rc;
+    int k_raw = -1;
+    for (unsigned k = 0; k < wb->nclasses; k++)
+        if (strcmp(nic_scope_wbd_class_names[k], "raw_dma") == 0)
+            k_raw = (int)k;
+    char what[64];
+    if (k_raw >= 0)
+        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
+            wr_ref(wb, k_raw, s, &an);
+            snprintf(what, sizeof what, "write raw_dma %s", nic_scope_wbd_stage_names[s]);
+            if ((rc = ref_compare(c, what, &an, &raw[s], compared)))
+                return rc;
+        }
+    wr_ref(wb, -1, WSTG_CREDIT, &an);
+    if ((rc = ref_compare(c, "write (all) credit", &an, &credit, compared)))
+        return rc;
+    wr_ref(wb, -1, WSTG_PHY, &an);
+    return ref_compare(c, "write (all) phy", &an, &phy, compared);
+}
+
+static void print_wr_size(struct ctx *c, uint64_t size, const struct nic_scope_wbd *wb)
+{
+    const double per = period_ns();
+    struct bu_table t;
+    const char *h[NIC_SCOPE_WBD_NSTAGES + 4];
+    h[0] = "class";
+    h[1] = "writes";
+    for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++)
+        h[2 + s] = nic_scope_wbd_stage_names[s];
+    h[NIC_SCOPE_WBD_NSTAGES + 2] = "min..max total";
+    h[NIC_SCOPE_WBD_NSTAGES + 3] = "mean ns per stage, stacked";
+    bu_table_init(&t, NIC_SCOPE_WBD_NSTAGES + 4, h);
+    unsigned rows = 0;
+    for (unsigned k = 0; k < wb->nclasses; k++) {
+        const struct nic_scope_wbd_class *cl = &wb->cls[k];
+        if (!cl->count)
+            continue;
+        char cells[NIC_SCOPE_WBD_NSTAGES + 3][32], bar[BAR + 1];
+        const char *row[NIC_SCOPE_WBD_NSTAGES + 4];
+        const double n = (double)cl->count, tot = (double)cl->st[WSTG_TOTAL].sum;
+        row[0] = nic_scope_wbd_class_names[k];
+        snprintf(cells[0], 32, "%" PRIu64, cl->count);
+        row[1] = cells[0];
+        size_t at = 0;
+        uint64_t acc = 0;
+        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
+            snprintf(cells[1 + s], 32, "%.1f", (double)cl->st[s].sum / n * per);
+            row[2 + s] = cells[1 + s];
+            if (s == WSTG_TOTAL)
+                continue;
+            acc += cl->st[s].sum;
+            const size_t end = tot > 0 ? (size_t)((double)acc * BAR / tot + 0.5) : 0;
+            while (at < end && at < BAR)
+                bar[at++] = wstage_mark[s];
+        }
+        bar[at] = 0;
+        snprintf(cells[NIC_SCOPE_WBD_NSTAGES + 1], 32, "%.0f..%.0f",
+                 (double)cl->st[WSTG_TOTAL].min * per, (double)cl->st[WSTG_TOTAL].max * per);
+        row[NIC_SCOPE_WBD_NSTAGES + 2] = cells[NIC_SCOPE_WBD_NSTAGES + 1];
+        row[NIC_SCOPE_WBD_NSTAGES + 3] = bar;
+        bu_table_row(&t, row);
+        rows++;
+    }
+    if (!rows)
+        out(c, "  writes: none in the window\n");
+    else
+        out(c, "  writes (MWr TLPs), mean ns per stage (q queue, c credit, p phy):\n");
+    if (rows && !c->quiet)
+        bu_table_print(&t, stdout, "  ");
+    bu_table_free(&t);
+    (void)size;
+}
+
+static void json_wr(struct ctx *c, const struct nic_scope_wbd *wb, size_t compared)
+{
+    struct bu_json *j = &c->j;
+    bu_json_ku64(j, "wr_model_crosschecked", compared);
+    bu_json_ku64(j, "wr_mismatch", wb->mismatch);
+    bu_json_key(j, "wr_classes");
+    bu_json_obj_begin(j);
+    for (unsigned k = 0; k < wb->nclasses; k++) {
+        const struct nic_scope_wbd_class *cl = &wb->cls[k];
+        bu_json_key(j, nic_scope_wbd_class_names[k]);
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "count", cl->count);
+        bu_json_ku64(j, "raises", cl->raises);
+        bu_json_ku64(j, "occupancy", cl->occupancy);
+        bu_json_key(j, "stages");
+        bu_json_obj_begin(j);
+        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
+            const struct nic_scope_bd_stage *st = &cl->st[s];
+            bu_json_key(j, nic_scope_wbd_stage_names[s]);
+            bu_json_obj_begin(j);
+            bu_json_ku64(j, "sum", st->sum);
+            bu_json_ku64(j, "min", cl->count ? st->min : 0);
+            bu_json_ku64(j, "max", st->max);
+            bu_json_kdouble(j, "mean_ns", cl->count ? (double)st->sum / (double)cl->count *
+                                                      period_ns() : 0.0);
+            bu_json_key(j, "bins");
+            bu_json_arr_begin(j);
+            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+                bu_json_u64(j, st->bins[i]);
+            bu_json_arr_end(j);
+            bu_json_obj_end(j);
+        }
+        bu_json_obj_end(j);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+}
+
 /* Little's law on the read tags: mean tags in use (the rd_tags level over the window) against
  * the MRd rate (the PHY's TLP counter) x the mean tag hold (the breakdown's phy + rtt + cpl:
  * from the cycle the packetizer takes the request, and its tag leaves the tag FIFO, to its last
@@ -256,8 +531,6 @@ static int little_tags(struct ctx *c, const struct nic_scope_counts *k,
                     lt->mrd_rate, lt->mean_hold, lt->mrd_rate * lt->mean_hold, lt->diff_pct);
     return EXIT_OK;
 }
-
-#define BAR 48
 
 static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *bd,
                        uint64_t window)
@@ -323,7 +596,8 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
 
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
                       const struct nic_scope_bd *bd, size_t compared, const struct little *lt,
-                      const bool *checked)
+                      const bool *checked, const struct nic_scope_wbd *wb,
+                      size_t wr_compared)
 {
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
@@ -379,30 +653,40 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
+    json_wr(c, wb, wr_compared);
     bu_json_obj_end(j);
 }
 
 /* --- one size ----------------------------------------------------------------------------------- */
 
-static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_t *compared)
+static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_t *compared,
+                    size_t *wr_compared)
 {
     struct nic_backend *b = c->b;
     static struct load_state ls;
     const struct load l = {.kind = "tx", .frames = a->count, .frame_size = size};
-    const bool tx = strcmp(a->path, "tx") == 0;
+    const bool tx = strcmp(a->path, "tx") == 0, c2h = strcmp(a->path, "c2h") == 0;
     int rc;
     if (tx && (rc = load_prepare(c, &l, &ls)))
         return rc;
-    uint64_t n0 = 0, n1 = 0;
+    uint64_t n0 = 0, n1 = 0, w0 = 0, w1 = 0;
     const bool timed = nic_counter(b, "model.reads_timed", &n0) == 0;
+    const bool wtimed = nic_counter(b, "model.writes_timed", &w0) == 0;
     struct window w;
     window_open(c, &w);
-    rc = tx ? run_load(c, &l, &ls) : h2c_run(c, (uint32_t)size, (uint32_t)a->count);
+    rc = tx ? run_load(c, &l, &ls)
+            : c2h ? c2h_run(c, (uint32_t)size, (uint32_t)a->count)
+                  : h2c_run(c, (uint32_t)size, (uint32_t)a->count);
     if (!rc && tx)
         nic_idle(b, 5000);          /* the RX descriptor prefetch after the last refill */
     window_close(c, &w);
     if (timed && nic_counter(b, "model.reads_timed", &n1) != 0)
         rc = rc ? rc : fail(c, "breakdown: counter model.reads_timed disappeared");
+    uint64_t stamped = 0;
+    if (wtimed && (nic_counter(b, "model.writes_timed", &w1) != 0 ||
+                   nic_counter(b, "probe.writes_stamped", &stamped) != 0 || stamped != w1))
+        rc = rc ? rc : fail(c, "breakdown: the host model timed %" PRIu64 " MWrs, the probe "
+                            "pins %" PRIu64, w1, stamped);
     if (tx) {
         const int r2 = load_finish(c, &l, &ls);
         rc = rc ? rc : r2;
@@ -443,16 +727,33 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
             checked[q] = true;
         }
     }
-    struct little lt;
-    if ((rc = little_tags(c, &k, &bd, window, &lt)))
+    struct little lt = {0};
+    if (!c2h && (rc = little_tags(c, &k, &bd, window, &lt)))
         return rc;
-    print_size(c, size, &bd, window);
+    struct nic_scope_wbd wb;
+    if (nic_scope_read_wr_breakdown(b, &wb, err, sizeof err) < 0)
+        return fail(c, "write breakdown read-out: %s", err);
+    if (wb.nclasses == 0 && c2h)
+        return fail(c, "this analyzer was built without the write breakdown "
+                    "(ANALYZER_WBD_INFO.NCLASSES 0)");
+    if ((rc = wr_self_check(c, &wb)))
+        return rc;
+    size_t wn = 0;
+    if (wtimed && wb.nclasses && w1 > w0 && (rc = wr_crosscheck(c, &wb, w0, w1, &wn)))
+        return rc;
+    if (c2h)
+        out(c, "\n%" PRIu64 " B: window %" PRIu64 " cycles\n", size, window);
+    else
+        print_size(c, size, &bd, window);
     if (lt.have)
         out(c, "  Little's law on read tags: mean in use %.4f (tag FIFO) = MRd rate %.6f/cycle "
             "(PHY) x mean hold %.2f cycles (phy+rtt+cpl) = %.4f; %.3f %% apart\n", lt.mean_tags,
             lt.mrd_rate, lt.mean_hold, lt.mrd_rate * lt.mean_hold, lt.diff_pct);
-    json_size(c, size, window, &bd, n, &lt, checked);
+    if (wb.nclasses)
+        print_wr_size(c, size, &wb);
+    json_size(c, size, window, &bd, n, &lt, checked, &wb, wn);
     *compared += n;
+    *wr_compared += wn;
     return EXIT_OK;
 }
 
@@ -469,8 +770,9 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     while ((o = next_option("breakdown", argc, argv, opts)) != -1) {
         switch (o) {
         case 'p':
-            if (!optarg || (strcmp(optarg, "dma") && strcmp(optarg, "tx")))
-                return usage_error("--path: dma or tx");
+            if (!optarg || (strcmp(optarg, "dma") && strcmp(optarg, "c2h") &&
+                            strcmp(optarg, "tx")))
+                return usage_error("--path: dma, c2h or tx");
             a.path = optarg;
             break;
         case 's':
@@ -497,17 +799,20 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
         if (tx && (s < 14 || s > 1514))
             return usage_error("--sizes: %" PRIu64 ": --path tx frames are 14..1514 bytes", s);
         if (!tx && (s == 0 || s % 16 || s > 65536))
-            return usage_error("--sizes: %" PRIu64 ": --path dma transfers are multiples of 16 "
-                               "up to 64K", s);
+            return usage_error("--sizes: %" PRIu64 ": --path %s transfers are multiples of 16 "
+                               "up to 64K", s, a.path);
         if (!tx && s * a.count > (64u << 20))
             return usage_error("--sizes x --count: %" PRIu64 " B, at most 64M", s * a.count);
     }
     int rc = open_dev(c);
     if (rc)
         return rc;
-    out(c, "latency breakdown of the device's DMA reads: %s, %" PRIu64 " %s per size\n",
+    const bool c2h = strcmp(a.path, "c2h") == 0;
+    out(c, "latency breakdown of the device's DMA %s: %s, %" PRIu64 " %s per size\n",
+        c2h ? "writes" : "reads and writes",
         tx ? "frames through the NIC's TX ring (descriptor and payload reads) and the MAC "
-             "loopback" : "h2c transfers on the raw DMA reader, descriptors back to back",
+             "loopback" : c2h ? "c2h transfers on the raw DMA writer, descriptors back to back"
+                              : "h2c transfers on the raw DMA reader, descriptors back to back",
         a.count, tx ? "frames" : "transfers");
     bu_json_obj_begin(&c->j);
     bu_json_kstr(&c->j, "path", a.path);
@@ -518,23 +823,34 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++)
         bu_json_str(&c->j, nic_scope_bd_stage_names[s]);
     bu_json_arr_end(&c->j);
+    bu_json_key(&c->j, "wr_stages");
+    bu_json_arr_begin(&c->j);
+    for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++)
+        bu_json_str(&c->j, nic_scope_wbd_stage_names[s]);
+    bu_json_arr_end(&c->j);
     bu_json_key(&c->j, "sizes");
     bu_json_arr_begin(&c->j);
-    size_t compared = 0;
+    size_t compared = 0, wr_compared = 0;
     for (size_t i = 0; i < a.nsizes && !rc; i++)
-        rc = run_size(c, &a, a.sizes[i], &compared);
+        rc = run_size(c, &a, a.sizes[i], &compared, &wr_compared);
     bu_json_arr_end(&c->j);
     bu_json_ku64(&c->j, "model_crosschecked", compared);
+    bu_json_ku64(&c->j, "wr_model_crosschecked", wr_compared);
     bu_json_obj_end(&c->j);
     if (rc)
         return rc;
     out(c, "\nchecks: every request of each window completed; stages add up to the total; "
-        "occupancy integral = latency sum (Little's law); no tag mismatch; tags in use = MRd "
-        "rate x tag hold within 1 %% (Little's law, three counters)\n");
-    if (compared)
+        "occupancy integral = latency sum (Little's law); no tag mismatch; %s"
+        "every MWr matched to a write\n", c2h ? "" : "tags in use = MRd rate x tag hold within "
+        "1 % (Little's law, three counters); ");
+    if (compared && !c2h)
         out(c, "cross-check: %zu breakdown counts (rtt, cpl per request class) equal the host "
             "model's timestamps of the same TLPs (%s)\n", compared,
             tx ? "its reads classed by address: descriptor rings or payload buffers"
                : "its reads all raw_dma");
+    if (wr_compared)
+        out(c, "cross-check: %zu write breakdown counts (raw_dma: queue, credit, phy, total; "
+            "all writes: credit, phy) equal the host model's MWr timestamps with the probe "
+            "pins' times of the same writes\n", wr_compared);
     return EXIT_OK;
 }

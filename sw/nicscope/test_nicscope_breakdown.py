@@ -5,10 +5,12 @@
 # same TLPs (on the TX path the model's reads classed by address: the descriptor rings, nic_desc,
 # or the payload buffers, nic_payload); the read tags in use agree with MRd rate x tag hold
 # within 1 % (the command fails otherwise; here the figures are checked against what the
-# transfer must look like).
+# transfer must look like). Writes (the write breakdown): per transfer size on the raw DMA
+# writer, every stage of its MWrs equals the host model's time of the MWr's first beat with
+# the probe pins' times of the same write, cycle for cycle.
 import pytest
 
-from sw.nicscope.test_nicscope import MRRS, run
+from sw.nicscope.test_nicscope import MPS, MRRS, run
 
 from litex_soc.targets.test_sim import WIDTHS, build
 
@@ -91,8 +93,51 @@ def test_breakdown_nic_tx(nicscope, tmp_path):
         big["nic_desc"]["stages"]["cpl"]["mean_ns"]
 
 
+def test_breakdown_raw_dma_writes(nicscope, tmp_path):
+    binary, _ = nicscope
+    sizes = (64, 512, 4096)
+    out, r = run(binary, tmp_path, "breakdown", "--path", "c2h", "--sizes",
+                 ",".join(map(str, sizes)), "--count", str(COUNT))
+    assert "equal the host model's MWr timestamps" in out
+    assert r["wr_stages"] == ["queue", "credit", "phy", "total"]
+    # Per size: the raw class's 4 stages and all writes' credit and phy, 4 + 16 counts each.
+    assert r["wr_model_crosschecked"] == len(sizes) * 6 * (4 + 16)
+    for size, row in zip(sizes, r["sizes"]):
+        assert row["size"] == size and row["wr_model_crosschecked"] == 6 * (4 + 16)
+        assert row["wr_mismatch"] == 0
+        raw = row["wr_classes"]["raw_dma"]
+        # One MWr per MPS bytes of each transfer, all from the raw writer.
+        assert raw["count"] == raw["raises"] == COUNT * -(-size // MPS)
+        assert all(v["count"] == 0 for k, v in row["wr_classes"].items() if k != "raw_dma")
+        assert row["classes"]["raw_dma"]["count"] == 0
+        st = raw["stages"]
+        assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"]
+        assert raw["occupancy"] == st["total"]["sum"]
+        for n, s in st.items():
+            assert sum(s["bins"]) == raw["count"], n
+            assert s["min"] <= s["sum"] / raw["count"] <= s["max"], n
+        # The packetizer's pipeline takes cycles: every MWr's phy stage is above 0.
+        assert st["phy"]["min"] > 0
+        assert f"{size} B: window" in out
+    # A table of the writes per size, the stacked bar's marks in stage order.
+    assert out.count("writes (MWr TLPs)") == len(sizes) and "raw_dma" in out
+
+
+def test_breakdown_nic_writes(nicscope, tmp_path):
+    binary, _ = nicscope
+    # Frames through the TX ring: the NIC's writes (TX completion writebacks, and RX data and
+    # completions of the looped-back frames) are timed, credit and phy against the model.
+    out, r = run(binary, tmp_path, "breakdown", "--path", "tx", "--sizes", "256",
+                 "--count", "8")
+    row = r["sizes"][0]
+    nic = row["wr_classes"]["nic"]
+    assert nic["count"] == nic["raises"] > 0 and row["wr_mismatch"] == 0
+    assert nic["occupancy"] == nic["stages"]["total"]["sum"]
+    assert row["wr_model_crosschecked"] >= 2 * (4 + 16)
+
+
 @pytest.mark.parametrize("args,msg", [
-    (["--path", "rx"], "--path: dma or tx"),
+    (["--path", "rx"], "--path: dma, c2h or tx"),
     (["--sizes", "24"], "multiples of 16"),
     (["--path", "tx", "--sizes", "2000"], "14..1514"),
     (["--count", "0"], "--count: 1..256"),

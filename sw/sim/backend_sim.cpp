@@ -496,7 +496,12 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * "model_limit_h2c_kbps:N" (device reads), in kb/s. Device reads timed at the PHY (ReadTiming,
  * pcie_host_model.h): "model.reads_timed" counts them; read I (0-based, completion order, the
  * last 65536 kept) is "model_read_start_ps:I", "model_read_first_cpl_ps:I", "model_read_end_ps:I",
- * "model_read_bytes:I", "model_read_addr:I" (its MRd's bus address).
+ * "model_read_bytes:I", "model_read_addr:I" (its MRd's bus address). Device writes timed at
+ * the PHY (WriteTiming): "model.writes_timed"
+ * counts them; MWr I (0-based, TX order, the last 65536 kept) is "model_write_start_ps:I",
+ * "model_write_bytes:I", and its device-side times from the probe pins (WriteStamp,
+ * sim_harness.h) "probe_write_raw:I", "probe_write_matched:I", "probe_write_raised_ps:I",
+ * "probe_write_granted_ps:I", "probe_write_taken_ps:I" ("probe.writes_stamped" counts them).
  * With peer=1, wire_ns or pcap:
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
  * sent, those without a 0x55..0xd5 preamble, those with tx_er), "wire.pcap_frames" (records
@@ -553,6 +558,44 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
             *value = r.bytes;
         else if (field == "addr")
             *value = r.addr;
+        else
+            return -1;
+        return 0;
+    }
+    if (n.rfind("model_write_", 0) == 0 || n.rfind("probe_write_", 0) == 0) {
+        const size_t colon = n.find(':');
+        if (colon == std::string::npos)
+            return -1;
+        const std::string field = n.substr(12, colon - 12);
+        char *end = nullptr;
+        const uint64_t i = std::strtoull(n.c_str() + colon + 1, &end, 10);
+        if (end == n.c_str() + colon + 1 || *end)
+            return -1;
+        if (n[0] == 'm') {
+            nicsim::WriteTiming w;
+            if (!s->h->model().write_timing(i, &w))
+                return -1;
+            if (field == "start_ps")
+                *value = w.start_ps;
+            else if (field == "bytes")
+                *value = w.bytes;
+            else
+                return -1;
+            return 0;
+        }
+        nicsim::WriteStamp w;
+        if (!s->h->write_stamp(i, &w))
+            return -1;
+        if (field == "raw")
+            *value = w.raw;
+        else if (field == "matched")
+            *value = w.matched;
+        else if (field == "raised_ps")
+            *value = w.raised_ps;
+        else if (field == "granted_ps")
+            *value = w.granted_ps;
+        else if (field == "taken_ps")
+            *value = w.taken_ps;
         else
             return -1;
         return 0;

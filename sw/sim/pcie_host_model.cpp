@@ -95,6 +95,9 @@ struct PcieHostModel::Impl {
     bool rd_open[256] = {}, rd_seen[256] = {};
     std::vector<ReadTiming> rd_log;
     uint64_t rd_count = 0;
+    /* Device writes: the timed ones (a ring). */
+    std::vector<WriteTiming> wr_log;
+    uint64_t wr_count = 0;
 
     /* Faults: no credit returns before starve_until; the link is down before link_up_at. */
     double starve_until = 0, link_up_at = 0;
@@ -290,6 +293,23 @@ struct PcieHostModel::Impl {
         rd_seen[tag] = false;
     }
 
+    /* A TLP's first beat taken from the TX stream: a MWr is timed (in TX order). */
+    void write_started(const PhyIn &in)
+    {
+        const uint8_t ft = static_cast<uint8_t>(in.tx_dat[0] >> 24);
+        if (ft != kMWr32 && ft != kMWr64)
+            return;
+        const uint32_t len = in.tx_dat[0] & 0x3ff;
+        WriteTiming w;
+        w.start_ps = ncycles * period;
+        w.bytes = 4 * (len ? len : 1024);
+        if (wr_log.size() < kReadLog)
+            wr_log.push_back(w);
+        else
+            wr_log[wr_count % kReadLog] = w;
+        wr_count++;
+    }
+
     /* A TLP's first beat taken by the device: a completion of an open read (tag in dword 2)
      * times its first. */
     void read_first_cpl(const DnTlp &d)
@@ -333,8 +353,10 @@ struct PcieHostModel::Impl {
         /* Handshakes at the edge at `now`. */
         if (in.tx_valid) {
             if (prev_tx_ready) {
-                if (in.tx_first)
+                if (in.tx_first) {
                     read_started(in);
+                    write_started(in);
+                }
                 const size_t queued = txq.size();
                 checker.take_beat(in, now, &txq);
                 /* A MRd's address, from its whole header (its last beat). */
@@ -485,6 +507,17 @@ bool PcieHostModel::read_timing(uint64_t i, ReadTiming *r) const
     return true;
 }
 
+uint64_t PcieHostModel::writes_timed() const { return impl_->wr_count; }
+
+bool PcieHostModel::write_timing(uint64_t i, WriteTiming *w) const
+{
+    const Impl &m = *impl_;
+    if (i >= m.wr_count || m.wr_count - i > kReadLog)
+        return false;
+    *w = m.wr_log[i % kReadLog];
+    return true;
+}
+
 const std::vector<std::string> &PcieHostModel::errors() const { return impl_->log.messages(); }
 
 std::map<std::string, uint64_t> PcieHostModel::counters() const
@@ -547,6 +580,7 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"fault_link_lost_tlps", c.fault_link_lost_tlps},
         {"fault_link_lost_reads", c.fault_link_lost_reads},
         {"reads_timed", m.rd_count},
+        {"writes_timed", m.wr_count},
         {"cycles", m.ncycles},
     };
 }

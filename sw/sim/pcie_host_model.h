@@ -72,6 +72,13 @@ struct ReadTiming {
     uint8_t tag = 0;
 };
 
+/* A device memory write timed at the PHY boundary: the first beat of its MWr taken on the TX
+ * stream (start); bytes: its length field in bytes. */
+struct WriteTiming {
+    uint64_t start_ps = 0;
+    uint32_t bytes = 0;
+};
+
 class PcieHostModel {
 public:
     explicit PcieHostModel(const LinkParams &p);
@@ -114,6 +121,10 @@ public:
     static constexpr uint64_t kReadLog = 65536;
     uint64_t reads_timed() const;
     bool read_timing(uint64_t i, ReadTiming *r) const;
+    /* Device writes timed at the PHY (WriteTiming), numbered 0, 1, ... in TX order, the last
+     * kReadLog kept: writes_timed() counts them. */
+    uint64_t writes_timed() const;
+    bool write_timing(uint64_t i, WriteTiming *w) const;
 
     /* Errors found in device TLPs (and completion timeouts of host reads). */
     const std::vector<std::string> &errors() const;
@@ -121,7 +132,8 @@ public:
      * host), bytes_up_payload, bytes_down_payload, tx_stall_cycles (tx_valid && !tx_ready),
      * rx_stall_cycles (rx_valid && !rx_ready), link_busy_ps_up / link_busy_ps_down,
      * credit_wait_ps, mmio_reads, mmio_writes, msis, errors, mps_violations,
-     * boundary_violations, mrrs_violations, iommu_faults, iommu_mappings, reads_timed, ... */
+     * boundary_violations, mrrs_violations, iommu_faults, iommu_mappings, reads_timed,
+     * writes_timed, ... */
     std::map<std::string, uint64_t> counters() const;
 
     const LinkParams &params() const;

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <vector>
 
 #include "analyzer_layout.h"
 
@@ -267,6 +268,13 @@ struct SimHarness::Impl {
     bool have_sample = false;
     EthOctet eth_tx, eth_rx;          /* TX pins sampled this cycle; RX pins to apply */
     bool eth_loopback = true;
+    /* Device writes: the DMA writer's raised time and the packetizer's granted time of the
+     * write being offered; writes taken waiting for their MWr (in order); the stamps by MWr. */
+    bool wr_raise_held = false, wr_pk_held = false;
+    uint64_t wr_raised_ps = 0, wr_granted_ps = 0;
+    std::deque<WriteStamp> wr_taken;
+    std::vector<WriteStamp> wr_log;
+    uint64_t wr_count = 0;
 
     template <class Top, bool kTrace>
     struct Model;
@@ -320,6 +328,42 @@ struct SimHarness::Impl {
             tx_in_tlp = !in.tx_last;
             if (in.tx_last && tx_tlp_is_cpl && csr_reads_open > 0)
                 csr_reads_open--;
+        }
+    }
+
+    /* One cycle of the write pins at time t: a write's first beat raised at the DMA writer,
+     * offered to and taken by the packetizer; an MWr's first beat taken on the TX pins (the
+     * host model times it: WriteTiming) takes the oldest write taken. */
+    void write_cycle(const PhyIn &in, uint64_t t, bool raise_valid, bool raise_ready,
+                     bool pk_start, bool pk_ready, bool pk_raw)
+    {
+        if (raise_valid && !wr_raise_held)
+            wr_raised_ps = t;
+        wr_raise_held = raise_valid && !raise_ready;
+        if (pk_start && !wr_pk_held)
+            wr_granted_ps = t;
+        wr_pk_held = pk_start && !pk_ready;
+        if (pk_start && pk_ready) {
+            WriteStamp w;
+            w.raw = pk_raw;
+            w.matched = true;
+            w.raised_ps = pk_raw ? wr_raised_ps : 0;
+            w.granted_ps = wr_granted_ps;
+            w.taken_ps = t;
+            wr_taken.push_back(w);
+        }
+        const uint32_t ft = in.tx_dat[0] >> 24;
+        if (in.tx_valid && out.tx_ready && in.tx_first && (ft == 0x40 || ft == 0x60)) {
+            WriteStamp w;
+            if (!wr_taken.empty()) {
+                w = wr_taken.front();
+                wr_taken.pop_front();
+            }
+            if (wr_log.size() < PcieHostModel::kReadLog)
+                wr_log.push_back(w);
+            else
+                wr_log[wr_count % PcieHostModel::kReadLog] = w;
+            wr_count++;
         }
     }
 
@@ -555,6 +599,9 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
                      &probes.dma_rd_reqs, &probes.dma_rd_stall, &probes.dma_rd_stall_csr);
         probes.csr_window += in_csr;
         probes.csr_busy += top->probe_csr_busy;
+        write_cycle(in, t, top->probe_dma_wr_valid && top->probe_dma_wr_first,
+                    top->probe_dma_wr_ready, top->probe_wr_pk_start, top->probe_wr_pk_ready,
+                    top->probe_wr_pk_raw);
         track_csr_window(in);
         uint32_t v[kSampleWords + 2] = {};
         get_lanes(top->probe_an_sample, v);
@@ -600,6 +647,17 @@ PcieHostModel &SimHarness::model() { return impl_->model; }
 
 const ProbeCounters &SimHarness::probes() const { return impl_->probes; }
 
+uint64_t SimHarness::writes_stamped() const { return impl_->wr_count; }
+
+bool SimHarness::write_stamp(uint64_t i, WriteStamp *w) const
+{
+    const Impl &m = *impl_;
+    if (i >= m.wr_count || m.wr_count - i > PcieHostModel::kReadLog)
+        return false;
+    *w = m.wr_log[i % PcieHostModel::kReadLog];
+    return true;
+}
+
 std::map<std::string, uint64_t> SimHarness::probe_map() const
 {
     const ProbeCounters &c = impl_->probes;
@@ -615,6 +673,7 @@ std::map<std::string, uint64_t> SimHarness::probe_map() const
         {"csr_busy", c.csr_busy},
         {"an_now", c.an_now},
         {"an_now_ps", c.an_now_ps},
+        {"writes_stamped", impl_->wr_count},
     };
 }
 

@@ -5,7 +5,7 @@
  *
  * Interfaces: step()/run() simulate cycles; model() is the root complex and host memory;
  * probes()/probe_map() the probe counters; scope_map() the bus analyzer's counts as the harness
- * sees them; eth_tx()/set_eth_rx()/set_eth_loopback() the Ethernet pins.
+ * sees them; write_stamp() each MWr's device-side times; eth_tx()/set_eth_rx()/set_eth_loopback() the Ethernet pins.
  * Parameters: LinkParams of the model (data_width must match the build: SIM_DATA_WIDTH) and
  * TraceParams (an optional waveform trace and analyzer sample log).
  */
@@ -47,6 +47,16 @@ struct EthOctet {
     bool en = false, er = false;
 };
 
+/* The device-side times of one MWr (the host model times its first beat on the TX pins:
+ * WriteTiming, same index), from the probe pins: `raw` it is the DMA writer's (LitePCIe's raw
+ * DMA writer), raised_ps its first beat's first valid cycle at the writer's port (raw writes
+ * only), granted_ps its first valid cycle at the packetizer's request input, taken_ps the cycle
+ * the packetizer took it; `matched` false: an MWr with no write taken before it. */
+struct WriteStamp {
+    bool raw = false, matched = false;
+    uint64_t raised_ps = 0, granted_ps = 0, taken_ps = 0;
+};
+
 struct TraceParams {
     std::string path;                 /* empty: no trace; FST when it ends in .fst, else VCD */
     uint64_t start_ns = 0;            /* dump from this simulated time */
@@ -76,6 +86,11 @@ public:
      *   an.windows                                             snapshots seen */
     std::map<std::string, uint64_t> scope_map() const;
     static int data_width();          /* the width this binary was built for */
+    /* Device writes by MWr, in TX order as the host model numbers them (writes_timed(),
+     * write_timing()): writes_stamped() counts them; write_stamp(i) gives MWr i while it is
+     * among the last PcieHostModel::kReadLog (false otherwise). */
+    uint64_t writes_stamped() const;
+    bool write_stamp(uint64_t i, WriteStamp *w) const;
 
     /* Ethernet pins (NIC datapath build only: has_eth_pins()): the SoC's GMII-like eth_tx_*
      * outputs are sampled every cycle and its eth_rx_* inputs driven from an EthOctet. By

@@ -159,6 +159,31 @@ void test_read_timing(int dw)
           "dw%d read timing: 3 reads counted, none beyond", dw);
 }
 
+/* Device writes timed at the PHY: each MWr at its first beat, in TX order; an MRd between
+ * them is not a write. */
+void test_write_timing(int dw)
+{
+    LinkParams p = base_params(dw);
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    d.run(5);
+    uint8_t pl[256] = {};
+    const size_t nf = d.tx_first_t.size();
+    d.send(mem_req(true, p.host_mem_addr + 0x800, 64, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(false, p.host_mem_addr + 0x1000, 16, p.device_id, 3, 0xf, 0xf));
+    d.send(mem_req(true, p.host_mem_addr + 0x900, 4, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.run_until([&] { return d.tx_first_t.size() == nf + 3; }, 20000);
+    WriteTiming a, b, x;
+    const bool got = m.write_timing(0, &a) && m.write_timing(1, &b);
+    check(got && m.writes_timed() == 2 && a.start_ps == d.tx_first_t.at(nf) &&
+              b.start_ps == d.tx_first_t.at(nf + 2) && a.bytes == 256 && b.bytes == 16 &&
+              !m.write_timing(2, &x) && counter(m, "writes_timed") == 2,
+          "dw%d write timing: two MWrs timed at their first beat (%llu, %llu ps), the MRd "
+          "between them not", dw, static_cast<unsigned long long>(a.start_ps),
+          static_cast<unsigned long long>(b.start_ps));
+}
+
 } /* namespace model_test */
 
 int main(int argc, char **argv)
@@ -180,6 +205,7 @@ int main(int argc, char **argv)
     test_mmio_lower_address(dw);
     test_msi(dw);
     test_read_timing(dw);
+    test_write_timing(dw);
     test_throughput(dw);
     std::printf("%s: %d checks, %d failed (data_width %d)\n", g_failed ? "FAIL" : "PASS",
                 g_checks, g_failed, dw);

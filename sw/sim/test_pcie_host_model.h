@@ -48,6 +48,7 @@ void test_iommu(int dw);
 void test_throughput(int dw);     /* test_pcie_link.cpp */
 void test_msi(int dw);            /* test_pcie_host_model.cpp */
 void test_read_timing(int dw);
+void test_write_timing(int dw);
 
 } /* namespace model_test */
 
