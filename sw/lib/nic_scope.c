@@ -148,11 +148,11 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
                           size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    /* The pass takes one cycle per counter (a few hundred ns); an MMIO read takes about as
-     * long, so a handful of reads is plenty. More means the analyzer is stuck. */
+    /* The pass takes NIC_SCOPE_SNAPSHOT_CYCLES cycles; an MMIO read takes at least one, so
+     * that many reads still busy means the analyzer is stuck. */
     unsigned tries = 0;
     while (nic_scope_cnt_status(b, &c->snap_refused))
-        if (++tries == 64)
+        if (++tries == NIC_SCOPE_SNAPSHOT_CYCLES)
             return nic_errf(err, errlen, "ANALYZER_CNT_STATUS.BUSY still 1 after %u reads",
                             tries);
     for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
