@@ -314,6 +314,12 @@ DATAPATH_OWN = {
                                          "index there (format TX_WB)."),
     "txq_wb_writes": _c("txq_wb_writes", "tx_wb_writes", "TX consumer-index writebacks "
                                                          "written."),
+    "txq_cons": Stat("txq_cons", STATE, "tx_queue_{i}_cons", "Consumer index of each TX queue, "
+                                                           "32 bits per queue (queue i at bits "
+                                                           "32i..): the next descriptor to "
+                                                           "complete, the value its writeback "
+                                                           "carries (final once drained).",
+                     per="queue"),
     "txirq_vec_irqs": Stat("txirq_vec_irqs", COUNT, "tx_vec{i}_irqs", "Interrupts raised per "
                                                                       "TX vector (queue group "
                                                                       "g = queues q % ntxirq "

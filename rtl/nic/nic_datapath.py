@@ -12,7 +12,7 @@
 # rd_depth. The wiring, the port mapping rule, the parameters' ranges and defaults:
 # NICDatapath's docstring.
 
-from amaranth import Array, Cat, Module, Mux, Signal, unsigned
+from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.hdl import Shape
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -52,9 +52,10 @@ EXPOSED = {
     "rdarb_":    ("rdarb", [], ["outstanding", "requests"]),
 }
 # This core's own configuration/status ports, named like the exposed ones (prefix -> (in names,
-# out names)): the TX consumer-index writeback addresses and the writebacks taken.
+# out names)): the TX consumer-index writeback addresses, the writebacks taken and the
+# consumer indexes.
 OWN_PORTS = {
-    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes"]),
+    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes", "cons"]),
     "txirq_": ([], ["vec_irqs", "wb_held"]),
 }
 MAX_TXIRQ = 8
@@ -135,7 +136,8 @@ class NICDatapath(wiring.Component):
         txq_wb_addr_queue, txq_wb_addr (64) in: write strobe, queue number (>= ntxq ignored),
         16-byte aligned host address (bits 3..0 ignored) of the queue's consumer-index writeback;
         change it only while the queue is drained. txq_wb_writes out (32): writebacks taken by the
-        DMA.
+        DMA. txq_cons out (32 * ntxq): each queue's consumer index (queue i at bits 32i..), what
+        its writeback carries; the reset path reads it, as a posted writeback can be lost.
     txe_ : TXEngine
         in: base_valid, base_queue, base_addr; out: its counters, and q_frames, q_bytes (32 bits
         per queue, queue i at bits 32i..).
@@ -251,6 +253,7 @@ class NICDatapath(wiring.Component):
             "txq_wb_addr_queue": In(qbits),
             "txq_wb_addr":       In(64),
             "txq_wb_writes":     Out(32),
+            "txq_cons":          Out(32 * ntxq),
             "txirq_vec_irqs":    Out(32 * ntxirq),
             "txirq_wb_held":     Out(32),
             # The flat ports of the TX FIFO's source (no len), the RX FIFO's sink (no ready)
@@ -296,6 +299,11 @@ class NICDatapath(wiring.Component):
                     m.d.comb += getattr(self, prefix + name).eq(
                         outs_[0] if len(outs_) == 1 else sum(outs_))
         m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
+        for i in range(n):
+            m.d.comb += self.txq_cons.word_select(i, 32).eq(
+                ((txq.q_fetch[i] - txq.q_in_flight[i]) &
+                 ((Const(1, tx_queue_manager.CNT_BITS) << txq.q_size_log2[i]) - 1))
+                [:tx_queue_manager.POS_BITS])
         m.d.comb += [self.txq_in_flight.eq(Cat(txq.q_in_flight)),
                      self.txe_desc_rd.eq(txe.desc_rd)]
         m.d.comb += [self.txe.mrrs.eq(self.mrrs), self.rxe.mps.eq(self.mps)]

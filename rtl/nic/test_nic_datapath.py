@@ -280,6 +280,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
             for name in outs:
                 obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
         obs["counts"]["txq_wb_writes"] = ctx.get(dut.txq_wb_writes)
+        obs["counts"]["txq_cons"] = ctx.get(dut.txq_cons)
         obs["counts"]["txirq_vec_irqs"] = ctx.get(dut.txirq_vec_irqs)
         obs["counts"]["txirq_wb_held"] = ctx.get(dut.txirq_wb_held)
 
@@ -306,6 +307,8 @@ def check(obs, nframes, bad=(), rx_bad=(), txirq=None, rxirq=None):
     assert seen == good
     assert obs["wb"] == obs["prod"]
     c = obs["counts"]
+    # the consumer indexes read from the device are what was written back
+    assert [c["txq_cons"] >> 32 * q & 0xFFFFFFFF for q in range(len(obs["wb"]))] == obs["wb"]
     nbad = len(bad)
     ngood = len(good)
     nbytes = sum(len(frames[k]) for k in good)
@@ -514,7 +517,7 @@ def test_disable_queue_with_open_frame():
             await ctx.tick()
         obs["counts"] = {n: ctx.get(getattr(dut, n)) for n in
                          ("txe_err_no_eop", "txe_frames", "txfifo_drop_error", "txq_drained",
-                          "txq_descs_completed")}
+                          "txq_descs_completed", "txq_cons")}
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
@@ -523,4 +526,5 @@ def test_disable_queue_with_open_frame():
     assert obs["open0"] == (1, 0, 0, 0)           # held: queue 0 open, nothing sent, not drained
     assert obs["mac"] == [frame1]
     assert obs["counts"] == dict(txe_err_no_eop=1, txe_frames=1, txfifo_drop_error=1,
-                                 txq_drained=0b01, txq_descs_completed=2)
+                                 txq_drained=0b01, txq_descs_completed=2,
+                                 txq_cons=1 | 1 << 32)

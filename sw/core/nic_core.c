@@ -195,6 +195,22 @@ bool nic_core_txq_drained(struct nic_core_hw *hw, uint32_t nic_base, unsigned q)
                                    NIC_CSR_NIC_TXQ_DRAINED_SIZE) >> q) & 1;
 }
 
+uint32_t nic_core_txq_cons(struct nic_core_hw *hw, uint32_t nic_base, unsigned q)
+{
+    return nic_core_csr_read_elem(hw, nic_base + NIC_CSR_NIC_TXQ_CONS_ADDR,
+                                  NIC_CSR_NIC_TXQ_CONS_SIZE, q);
+}
+
+bool nic_core_txq_sync_cons(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t,
+                            unsigned q)
+{
+    const uint16_t c = (uint16_t)nic_core_txq_cons(hw, nic_base, q);
+    const bool stale = NIC_CORE_LE16_TO_CPU(t->wb->cons) != c;
+    t->wb->cons = NIC_CORE_CPU_TO_LE16(c);
+    t->stale_wb += stale;
+    return stale;
+}
+
 void nic_core_txq_start(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t, unsigned q)
 {
     t->next_to_use = t->next_to_clean = t->rung = 0;

@@ -106,6 +106,7 @@ struct nic_txq {
     uint32_t next_to_clean;         /* consumer index as last read from the writeback */
     uint32_t rung;                  /* producer index of the last doorbell */
     uint64_t frames_sent, doorbells;
+    uint64_t stale_wb;              /* resets that found the last writeback missing (lost) */
 };
 
 static inline unsigned nic_core_tx_pending(const struct nic_txq *t)
@@ -132,6 +133,13 @@ void nic_core_txq_cfg(struct nic_core_hw *hw, uint32_t nic_base, unsigned q, uns
                       bool enable, unsigned limit);
 /* nic_txq_drained bit q: disabled, nothing in flight, final index written back. */
 bool nic_core_txq_drained(struct nic_core_hw *hw, uint32_t nic_base, unsigned q);
+/* nic_txq_cons element q: the device's consumer index of queue q (final once drained). */
+uint32_t nic_core_txq_cons(struct nic_core_hw *hw, uint32_t nic_base, unsigned q);
+/* A drained queue's final consumer index, read from the device, into its writeback (for
+ * nic_core_tx_reclaim): the last writeback is a posted write, lost if the link went down while
+ * it was in flight, and an MMIO read is not. True (and stale_wb counted) if it was missing. */
+bool nic_core_txq_sync_cons(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t,
+                            unsigned q);
 /* A drained queue's ring base and writeback address (wide CSR, then its strobe), then the
  * queue enabled with t's size and limit. Ring state reset to 0. */
 void nic_core_txq_start(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t, unsigned q);

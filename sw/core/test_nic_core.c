@@ -2,9 +2,9 @@
  * test_nic_core.c: unit test of the shared datapath core (nic_core.c) on a fake device: a BAR0
  * array behind this file's nic_core_rd32/wr32 (with a log of the writes) and ring memory in
  * plain arrays. Checks ring arithmetic at the wrap, doorbell values and batching, writeback
- * reclaim and its refusal of an impossible index, RX record taking with skipped descriptors and
- * reposting, queue and RX set-up register writes, coalescing range checks and read-back, the
- * counter table. Prints "ok" or the failed checks. Built by test_nic_core.py (gcc -Wall -Wextra
+ * reclaim and its refusal of an impossible index, the reset path's consumer index from the
+ * device, RX record taking with skipped descriptors and reposting, queue and RX set-up register
+ * writes, coalescing range checks and read-back, the counter table. Prints "ok" or the failed checks. Built by test_nic_core.py (gcc -Wall -Wextra
  * -Werror); the test uses libc, the core does not.
  */
 #include <stdio.h>
@@ -97,6 +97,15 @@ static void test_tx(struct nic_core_hw *hw)
     /* An index beyond what was posted is refused and changes nothing. */
     wb.cons = 6;
     CHECK(nic_core_tx_reclaim(&t, &cons) == -1 && cons == 6 && t.next_to_clean == 2);
+
+    /* The reset path: the device's index (nic_txq_cons, queue 3's element) replaces a writeback
+     * that was lost; one that was not changes nothing. */
+    wb.cons = 2;
+    bar0[(REG(TXQ_CONS) + 4 * (NIC_CSR_NIC_TXQ_CONS_SIZE - 1 - 3)) / 4] = 3;
+    CHECK(nic_core_txq_cons(hw, BASE, 3) == 3);
+    CHECK(nic_core_txq_sync_cons(hw, BASE, &t, 3) && wb.cons == 3 && t.stale_wb == 1);
+    CHECK(nic_core_tx_reclaim(&t, &cons) == 1 && t.next_to_clean == 3);
+    CHECK(!nic_core_txq_sync_cons(hw, BASE, &t, 3) && wb.cons == 3 && t.stale_wb == 1);
 }
 
 static void test_rx(struct nic_core_hw *hw)

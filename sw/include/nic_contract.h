@@ -280,6 +280,9 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
 /* X(name, NAME, KIND, ethtool format of the element, desc): the per-queue counter
  * registers. */
 #define NIC_CONTRACT_QUEUE_REGS(X) \
+    X(txq_cons, TXQ_CONS, STATE, "tx_queue_%u_cons", "Consumer index of each TX queue, 32 " \
+      "bits per queue (queue i at bits 32i..): the next descriptor to complete, the value its " \
+      "writeback carries (final once drained).") \
     X(txe_q_frames, TXE_Q_FRAMES, COUNT, "tx_queue_%u_packets", "Good frames sent per TX " \
       "queue, 32 bits per queue (queue i at bits 32i..).") \
     X(txe_q_bytes, TXE_Q_BYTES, COUNT, "tx_queue_%u_bytes", "Bytes of those frames per TX " \

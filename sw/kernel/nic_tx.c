@@ -190,9 +190,10 @@ void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
 
 /* The TX reset path of one queue, as the host library's nic_q_tx_reset: its NAPI and kernel
  * queue stopped; the hardware queue disabled and waited drained (descriptors in flight
- * complete, an open frame ends with NO_EOP); the completions the final written-back index
- * shows reclaimed; the descriptors it did not pass were never fetched: unmapped, their skbs
- * dropped and counted (tx_dropped); then ring base and writeback address again and enable (the
+ * complete, an open frame ends with NO_EOP); the completions the device's final consumer index
+ * shows reclaimed (read from nic_txq_cons: the last writeback may have been lost with the
+ * link); the descriptors it did not pass were never fetched: unmapped, their skbs dropped and
+ * counted (tx_dropped); then ring base and writeback address again and enable (the
  * ring restarts empty at index 0), and the queue woken. A queue that does not drain stays
  * stopped (logged by nicdrv_tx_stop). */
 static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
@@ -212,6 +213,9 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
     __netif_tx_unlock_bh(nq);
     if (nicdrv_tx_stop(priv, txq))
         goto out;
+    if (nic_core_txq_sync_cons(&priv->hw, priv->nic_base, t, txq->index))
+        netdev_warn(priv->ndev, "TX queue %u: its last writeback was lost, consumer index %u "
+                    "taken from nic_txq_cons\n", txq->index, NIC_CORE_LE16_TO_CPU(t->wb->cons));
     nicdrv_tx_clean(priv, txq, 0);
     for (i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & (t->size - 1)) {
         struct nicdrv_tx_buf *b = &txq->bufs[i];

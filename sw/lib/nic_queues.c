@@ -359,11 +359,14 @@ int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsig
     txq_cfg(b, q, t->size_log2, false, t->limit);
     if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
         return -1;
-    /* Drained: the final consumer index is written back; what it did not pass was dropped. */
+    /* Drained: the final consumer index, read from the device (its last writeback may have
+     * been lost with the link); what it did not pass was dropped. */
+    nic_core_txq_sync_cons(nic_hw(b), nic_base(b), t, q);
     uint32_t cons;
     if (nic_core_tx_reclaim(t, &cons) < 0)
-        return nic_errf(err, errlen, "TX queue %u: written-back index %u is beyond what was "
-                        "posted (%u)", q, cons, t->next_to_use);
+        return nic_errf(err, errlen, "TX queue %u: the device's consumer index %u "
+                        "(nic_txq_cons) is beyond what was posted (%u)", q, cons,
+                        t->next_to_use);
     if (dropped)
         *dropped = nic_core_tx_pending(t);
     nic_core_txq_start(nic_hw(b), nic_base(b), t, q);

@@ -96,7 +96,8 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
 
 /* The reset path (docs/faults.md), after an error, a stall or a link-down: queue q disabled,
  * waited drained (its in-flight descriptors complete, the rest are dropped: *dropped says how
- * many the final written-back index did not pass), then restarted empty at index 0. The RX
+ * many the device's final consumer index, read from nic_txq_cons, did not pass: its last
+ * writeback may have been lost with the link), then restarted empty at index 0. The RX
  * ring in two steps: nic_q_rx_stop() disables the engine and waits until it is idle and has
  * reset its ring (frames arriving from then on are dropped and counted, rxe_drop_no_buffer);
  * the records it wrote are still in host memory: poll them (nic_q_rx_poll()); then

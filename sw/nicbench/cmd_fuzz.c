@@ -668,6 +668,11 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     const uint64_t rx_unexplained = rx_lost > rx_budget ? rx_lost - rx_budget : 0;
     const uint64_t unexplained = tx_unexplained + rx_unexplained;
 
+    /* Resets whose queue's last consumer-index writeback was lost (the reset path took the
+     * device's index from nic_txq_cons instead). */
+    uint64_t stale_wb = 0;
+    for (unsigned q = 0; q < f->Q; q++)
+        stale_wb += f->nq.tx[q].stale_wb;
     out(c, "fuzz: %" PRIu64 " good frames sent, %" PRIu64 " received intact, %" PRIu64
         " lost (%" PRIu64 " before the wire, %" PRIu64 " after), %" PRIu64
         " lost without a counter, %" PRIu64 " corrupted, %" PRIu64 " out of order; %.3f "
@@ -679,8 +684,9 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     for (int k = 0; k < FZ_CTLS; k++)
         out(c, " %s=%" PRIu64, fz_ctl_names[k], f->ctls[k]);
     out(c, " watchdog_resets=%" PRIu64 " link_resets=%" PRIu64 " reset_dropped=%" PRIu64
-        " reposted=%" PRIu64 " link_suspect=%" PRIu64 "\n", f->watchdog_resets, f->link_resets,
-        f->reset_dropped, f->reposted, f->link_suspect);
+        " reposted=%" PRIu64 " link_suspect=%" PRIu64 " stale_writebacks=%" PRIu64 "\n",
+        f->watchdog_resets, f->link_resets, f->reset_dropped, f->reposted, f->link_suspect,
+        stale_wb);
     out(c, "fuzz: device: tx_errors=%" PRIu64 " desc_read_errors=%" PRIu64 " rx_drops=%" PRIu64
         " rx_records_lost=%" PRIu64, tx_err, desc_read_jobs, rx_drop, recs_lost);
     for (int i = 0; i < FZ_CPL_N; i++)
@@ -709,6 +715,7 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     bu_json_ku64(j, "watchdog_resets", f->watchdog_resets);
     bu_json_ku64(j, "link_resets", f->link_resets);
     bu_json_ku64(j, "link_suspect", f->link_suspect);
+    bu_json_ku64(j, "stale_writebacks", stale_wb);
     bu_json_ku64(j, "time_ns", t1 - t0);
     bu_json_key(j, "cases");
     bu_json_obj_begin(j);

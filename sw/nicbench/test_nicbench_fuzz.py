@@ -66,6 +66,30 @@ def test_fault_class(nicbench, tmp_path, cls):
         assert rec["received"] >= rec["sent"] // 2, rec
 
 
+# One link-down just after TX queue 1's last consumer-index writeback (seed 1, 20 frames over 2
+# queues: queue 1 has 4, its last writeback is taken by the DMA at ~26.04 us of device time):
+# the posted write is lost with the link, and queue 1 sends nothing more that could write a
+# newer one. The reset path after the link-down must take the device's own index
+# (nic_txq_cons), not the stale one in host memory, or it posts queue 1's last frame again and
+# it is received twice. A few instants around it, so that a small timing change still hits it.
+LOST_WB_AT_NS = (26050, 26060, 26070, 26080, 26090)
+
+
+def test_link_down_loses_last_tx_writeback(nicbench, tmp_path):
+    stale = 0
+    for at in LOST_WB_AT_NS:
+        out, doc = nic_run(nicbench, tmp_path / "wb.json", f"{OPTS},fault_link_down_at_ns={at},"
+                           "fault_link_down_ns=5000", "fuzz", "--seed", 1, "--frames", 20,
+                           "--queues", 2, timeout=300)
+        assert doc["status"] == "ok", out
+        (rec,) = [r for r in doc["records"] if r["experiment"] == "fuzz"]
+        assert rec["out_of_order"] == 0 and rec["lost_unexplained"] == 0, (at, rec)
+        assert rec["corrupted"] == 0 and doc["model_faults"]["fault_link_downs"] == 1, (at, rec)
+        stale += rec["stale_writebacks"]
+    # the case happened: a reset found the last writeback missing
+    assert stale > 0, "no link-down hit a TX queue's last writeback: LOST_WB_AT_NS needs moving"
+
+
 def test_descriptor_and_control_fuzz(nicbench, tmp_path):
     out, doc, rec = fuzz(nicbench, tmp_path, OPTS, "--frames", 400, "--queues", 4,
                          "--desc-fuzz", "0.15", "--ctl-fuzz", "0.8")
