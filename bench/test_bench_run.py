@@ -33,7 +33,7 @@ def test_report_from_real_runs(tmp_path):
     assert (tmp_path / "trace.vcd").exists() and (tmp_path / "trace.gtkw").exists()
     scope = (tmp_path / "scope.md").read_text()
     for word in ("breakdown, dma 64 B transfers", "breakdown, dma 4096 B transfers",
-                 "Little's law over 4 windows", "equal the host model's timestamps",
+                 "Little's law over 6 windows and classes", "equal the host model's timestamps",
                  "Little's law on read tags over 4 windows", "occupancy levels (mean / max)",
                  "device-side latencies: MMIO read", "deep capture (drained as fast",
                  "write breakdown, raw DMA writer, 64 B transfers",
