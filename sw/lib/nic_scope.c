@@ -171,6 +171,25 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
     return 0;
 }
 
+/* One breakdown class (read or write) at counter selector `base`: its three counts at
+ * base + counts, then per stage the log2 bins and sum/min/max (both breakdowns' stage layout). */
+static void read_class(struct nic_backend *b, unsigned base, unsigned counts, uint64_t *count,
+                       uint64_t *raises, uint64_t *occupancy, struct nic_scope_bd_stage *st,
+                       unsigned nstages)
+{
+    *count = nic_scope_counter(b, base + counts + 0);
+    *raises = nic_scope_counter(b, base + counts + 1);
+    *occupancy = nic_scope_counter(b, base + counts + 2);
+    for (unsigned s = 0; s < nstages; s++, st++) {
+        const unsigned sb = base + s * NIC_SCOPE_BD_STAGE_STRIDE;
+        st->sum = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM);
+        st->min = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 1);
+        st->max = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 2);
+        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+            st->bins[i] = nic_scope_counter(b, sb + i);
+    }
+}
+
 const char *const nic_scope_bd_stage_names[NIC_SCOPE_BD_NSTAGES] = {NIC_SCOPE_BD_STAGE_NAMES};
 const char *const nic_scope_bd_class_names[] = {NIC_SCOPE_BD_CLASS_NAMES};
 
@@ -193,19 +212,9 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
                         NIC_SCOPE_BD_NCLASSES, NIC_SCOPE_BD_NSTAGES);
     for (unsigned c = 0; c < bd->nclasses; c++) {
         struct nic_scope_bd_class *k = &bd->cls[c];
-        const unsigned base = NIC_SCOPE_SEL_BD + c * NIC_SCOPE_BD_CLASS_STRIDE;
-        k->count = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 0);
-        k->raises = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 1);
-        k->occupancy = nic_scope_counter(b, base + NIC_SCOPE_BD_CLASS_COUNTS + 2);
-        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
-            struct nic_scope_bd_stage *st = &k->st[s];
-            const unsigned sb = base + s * NIC_SCOPE_BD_STAGE_STRIDE;
-            st->sum = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM);
-            st->min = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 1);
-            st->max = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 2);
-            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-                st->bins[i] = nic_scope_counter(b, sb + i);
-        }
+        read_class(b, NIC_SCOPE_SEL_BD + c * NIC_SCOPE_BD_CLASS_STRIDE,
+                   NIC_SCOPE_BD_CLASS_COUNTS, &k->count, &k->raises, &k->occupancy, k->st,
+                   NIC_SCOPE_BD_NSTAGES);
     }
     bd->mismatch = nic_scope_counter(b, NIC_SCOPE_SEL_BD_MISMATCH);
     for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++)
@@ -236,19 +245,9 @@ int nic_scope_read_wr_breakdown(struct nic_backend *b, struct nic_scope_wbd *wb,
                         NIC_SCOPE_WBD_NCLASSES, NIC_SCOPE_WBD_NSTAGES);
     for (unsigned c = 0; c < wb->nclasses; c++) {
         struct nic_scope_wbd_class *k = &wb->cls[c];
-        const unsigned base = NIC_SCOPE_SEL_WBD + c * NIC_SCOPE_WBD_CLASS_STRIDE;
-        k->count = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 0);
-        k->raises = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 1);
-        k->occupancy = nic_scope_counter(b, base + NIC_SCOPE_WBD_CLASS_COUNTS + 2);
-        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
-            struct nic_scope_bd_stage *st = &k->st[s];
-            const unsigned sb = base + s * NIC_SCOPE_BD_STAGE_STRIDE;
-            st->sum = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM);
-            st->min = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 1);
-            st->max = nic_scope_counter(b, sb + NIC_SCOPE_BD_SUM + 2);
-            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-                st->bins[i] = nic_scope_counter(b, sb + i);
-        }
+        read_class(b, NIC_SCOPE_SEL_WBD + c * NIC_SCOPE_WBD_CLASS_STRIDE,
+                   NIC_SCOPE_WBD_CLASS_COUNTS, &k->count, &k->raises, &k->occupancy, k->st,
+                   NIC_SCOPE_WBD_NSTAGES);
     }
     wb->mismatch = nic_scope_counter(b, NIC_SCOPE_SEL_WBD_MISMATCH);
     return 0;

@@ -281,6 +281,7 @@ static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
 
 enum { WSTG_QUEUE = 0, WSTG_CREDIT = 1, WSTG_PHY = 2, WSTG_TOTAL = NIC_SCOPE_WBD_NSTAGES - 1 };
 static const char wstage_mark[NIC_SCOPE_WBD_NSTAGES] = {'q', 'c', 'p', '='};
+_Static_assert(NIC_SCOPE_WBD_NSTAGES <= NIC_SCOPE_BD_NSTAGES, "the tables' cells");
 
 static int wr_self_check(struct ctx *c, const struct nic_scope_wbd *wb)
 {
@@ -399,48 +400,89 @@ static int wr_crosscheck(struct ctx *c, const struct nic_scope_wbd *wb, uint64_t
     return ref_compare(c, "write (all) phy", &an, &phy, compared);
 }
 
-static void print_wr_size(struct ctx *c, uint64_t size, const struct nic_scope_wbd *wb)
+/* A breakdown table (read or write): class, `what` (its request count), a column per stage
+ * (the last the total), the total's range, and the stages stacked as a bar. */
+static void stages_table_init(struct bu_table *t, const char *what, const char *const *names,
+                              unsigned nstages)
 {
-    const double per = period_ns();
-    struct bu_table t;
-    const char *h[NIC_SCOPE_WBD_NSTAGES + 4];
+    const char *h[NIC_SCOPE_BD_NSTAGES + 4];
     h[0] = "class";
-    h[1] = "writes";
-    for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++)
-        h[2 + s] = nic_scope_wbd_stage_names[s];
-    h[NIC_SCOPE_WBD_NSTAGES + 2] = "min..max total";
-    h[NIC_SCOPE_WBD_NSTAGES + 3] = "mean ns per stage, stacked";
-    bu_table_init(&t, NIC_SCOPE_WBD_NSTAGES + 4, h);
+    h[1] = what;
+    for (unsigned s = 0; s < nstages; s++)
+        h[2 + s] = names[s];
+    h[nstages + 2] = "min..max total";
+    h[nstages + 3] = "mean ns per stage, stacked";
+    bu_table_init(t, nstages + 4, h);
+}
+
+/* One class's row of a breakdown table: mean ns per stage; marks[s] draws stage s's part. */
+static void stages_row(struct bu_table *t, const char *name, uint64_t count,
+                       const struct nic_scope_bd_stage *st, unsigned nstages, const char *marks)
+{
+    const double per = period_ns(), n = (double)count;
+    const unsigned total = nstages - 1;
+    const double tot = (double)st[total].sum;
+    char cells[NIC_SCOPE_BD_NSTAGES + 3][32], bar[BAR + 1];
+    const char *row[NIC_SCOPE_BD_NSTAGES + 4];
+    row[0] = name;
+    snprintf(cells[0], 32, "%" PRIu64, count);
+    row[1] = cells[0];
+    size_t at = 0;
+    uint64_t acc = 0;
+    for (unsigned s = 0; s < nstages; s++) {
+        snprintf(cells[1 + s], 32, "%.1f", (double)st[s].sum / n * per);
+        row[2 + s] = cells[1 + s];
+        if (s == total)
+            continue;
+        acc += st[s].sum;
+        const size_t end = tot > 0 ? (size_t)((double)acc * BAR / tot + 0.5) : 0;
+        while (at < end && at < BAR)
+            bar[at++] = marks[s];
+    }
+    bar[at] = 0;
+    snprintf(cells[nstages + 1], 32, "%.0f..%.0f", (double)st[total].min * per,
+             (double)st[total].max * per);
+    row[nstages + 2] = cells[nstages + 1];
+    row[nstages + 3] = bar;
+    bu_table_row(t, row);
+}
+
+/* A class's "stages" object: per stage sum, min, max, mean ns and the log2 bins. */
+static void json_stages(struct bu_json *j, uint64_t count, const struct nic_scope_bd_stage *st,
+                        unsigned nstages, const char *const *names)
+{
+    bu_json_key(j, "stages");
+    bu_json_obj_begin(j);
+    for (unsigned s = 0; s < nstages; s++, st++) {
+        bu_json_key(j, names[s]);
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "sum", st->sum);
+        bu_json_ku64(j, "min", count ? st->min : 0);
+        bu_json_ku64(j, "max", st->max);
+        bu_json_kdouble(j, "mean_ns", count ? (double)st->sum / (double)count * period_ns()
+                                            : 0.0);
+        bu_json_key(j, "bins");
+        bu_json_arr_begin(j);
+        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+            bu_json_u64(j, st->bins[i]);
+        bu_json_arr_end(j);
+        bu_json_obj_end(j);
+    }
+    bu_json_obj_end(j);
+}
+
+static void print_wr_size(struct ctx *c, const struct nic_scope_wbd *wb)
+{
+    struct bu_table t;
+    stages_table_init(&t, "writes", nic_scope_wbd_stage_names, NIC_SCOPE_WBD_NSTAGES);
     unsigned rows = 0;
     for (unsigned k = 0; k < wb->nclasses; k++) {
         const struct nic_scope_wbd_class *cl = &wb->cls[k];
-        if (!cl->count)
-            continue;
-        char cells[NIC_SCOPE_WBD_NSTAGES + 3][32], bar[BAR + 1];
-        const char *row[NIC_SCOPE_WBD_NSTAGES + 4];
-        const double n = (double)cl->count, tot = (double)cl->st[WSTG_TOTAL].sum;
-        row[0] = nic_scope_wbd_class_names[k];
-        snprintf(cells[0], 32, "%" PRIu64, cl->count);
-        row[1] = cells[0];
-        size_t at = 0;
-        uint64_t acc = 0;
-        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
-            snprintf(cells[1 + s], 32, "%.1f", (double)cl->st[s].sum / n * per);
-            row[2 + s] = cells[1 + s];
-            if (s == WSTG_TOTAL)
-                continue;
-            acc += cl->st[s].sum;
-            const size_t end = tot > 0 ? (size_t)((double)acc * BAR / tot + 0.5) : 0;
-            while (at < end && at < BAR)
-                bar[at++] = wstage_mark[s];
+        if (cl->count) {
+            stages_row(&t, nic_scope_wbd_class_names[k], cl->count, cl->st,
+                       NIC_SCOPE_WBD_NSTAGES, wstage_mark);
+            rows++;
         }
-        bar[at] = 0;
-        snprintf(cells[NIC_SCOPE_WBD_NSTAGES + 1], 32, "%.0f..%.0f",
-                 (double)cl->st[WSTG_TOTAL].min * per, (double)cl->st[WSTG_TOTAL].max * per);
-        row[NIC_SCOPE_WBD_NSTAGES + 2] = cells[NIC_SCOPE_WBD_NSTAGES + 1];
-        row[NIC_SCOPE_WBD_NSTAGES + 3] = bar;
-        bu_table_row(&t, row);
-        rows++;
     }
     if (!rows)
         out(c, "  writes: none in the window\n");
@@ -449,7 +491,6 @@ static void print_wr_size(struct ctx *c, uint64_t size, const struct nic_scope_w
     if (rows && !c->quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
-    (void)size;
 }
 
 static void json_wr(struct ctx *c, const struct nic_scope_wbd *wb, size_t compared)
@@ -466,25 +507,7 @@ static void json_wr(struct ctx *c, const struct nic_scope_wbd *wb, size_t compar
         bu_json_ku64(j, "count", cl->count);
         bu_json_ku64(j, "raises", cl->raises);
         bu_json_ku64(j, "occupancy", cl->occupancy);
-        bu_json_key(j, "stages");
-        bu_json_obj_begin(j);
-        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
-            const struct nic_scope_bd_stage *st = &cl->st[s];
-            bu_json_key(j, nic_scope_wbd_stage_names[s]);
-            bu_json_obj_begin(j);
-            bu_json_ku64(j, "sum", st->sum);
-            bu_json_ku64(j, "min", cl->count ? st->min : 0);
-            bu_json_ku64(j, "max", st->max);
-            bu_json_kdouble(j, "mean_ns", cl->count ? (double)st->sum / (double)cl->count *
-                                                      period_ns() : 0.0);
-            bu_json_key(j, "bins");
-            bu_json_arr_begin(j);
-            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-                bu_json_u64(j, st->bins[i]);
-            bu_json_arr_end(j);
-            bu_json_obj_end(j);
-        }
-        bu_json_obj_end(j);
+        json_stages(j, cl->count, cl->st, NIC_SCOPE_WBD_NSTAGES, nic_scope_wbd_stage_names);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -535,46 +558,15 @@ static int little_tags(struct ctx *c, const struct nic_scope_counts *k,
 static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *bd,
                        uint64_t window)
 {
-    const double per = period_ns();
     struct bu_table t;
-    const char *h[NIC_SCOPE_BD_NSTAGES + 4];
-    h[0] = "class";
-    h[1] = "reads";
-    for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++)
-        h[2 + s] = nic_scope_bd_stage_names[s];
-    h[NIC_SCOPE_BD_NSTAGES + 2] = "min..max total";
-    h[NIC_SCOPE_BD_NSTAGES + 3] = "mean ns per stage, stacked";
-    bu_table_init(&t, NIC_SCOPE_BD_NSTAGES + 4, h);
+    stages_table_init(&t, "reads", nic_scope_bd_stage_names, NIC_SCOPE_BD_NSTAGES);
     out(c, "\n%" PRIu64 " B: window %" PRIu64 " cycles; mean ns per stage (q queue, t tag, c "
         "credit, p phy, R rtt, C cpl, o reorder)\n", size, window);
     for (unsigned k = 0; k < bd->nclasses; k++) {
         const struct nic_scope_bd_class *cl = &bd->cls[k];
-        if (!cl->count)
-            continue;
-        char cells[NIC_SCOPE_BD_NSTAGES + 3][32], bar[BAR + 1];
-        const char *row[NIC_SCOPE_BD_NSTAGES + 4];
-        const double n = (double)cl->count, tot = (double)cl->st[STG_TOTAL].sum;
-        row[0] = nic_scope_bd_class_names[k];
-        snprintf(cells[0], 32, "%" PRIu64, cl->count);
-        row[1] = cells[0];
-        size_t at = 0;
-        uint64_t acc = 0;
-        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
-            snprintf(cells[1 + s], 32, "%.1f", (double)cl->st[s].sum / n * per);
-            row[2 + s] = cells[1 + s];
-            if (s == STG_TOTAL)
-                continue;
-            acc += cl->st[s].sum;
-            const size_t end = tot > 0 ? (size_t)((double)acc * BAR / tot + 0.5) : 0;
-            while (at < end && at < BAR)
-                bar[at++] = stage_mark[s];
-        }
-        bar[at] = 0;
-        snprintf(cells[NIC_SCOPE_BD_NSTAGES + 1], 32, "%.0f..%.0f",
-                 (double)cl->st[STG_TOTAL].min * per, (double)cl->st[STG_TOTAL].max * per);
-        row[NIC_SCOPE_BD_NSTAGES + 2] = cells[NIC_SCOPE_BD_NSTAGES + 1];
-        row[NIC_SCOPE_BD_NSTAGES + 3] = bar;
-        bu_table_row(&t, row);
+        if (cl->count)
+            stages_row(&t, nic_scope_bd_class_names[k], cl->count, cl->st,
+                       NIC_SCOPE_BD_NSTAGES, stage_mark);
     }
     if (!c->quiet)
         bu_table_print(&t, stdout, "  ");
@@ -631,25 +623,7 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
         bu_json_bool(j, k < NIC_SCOPE_BD_NCLASSES && checked[k]);
         bu_json_kdouble(j, "mean_outstanding", window ? (double)cl->occupancy / (double)window
                                                       : 0.0);
-        bu_json_key(j, "stages");
-        bu_json_obj_begin(j);
-        for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++) {
-            const struct nic_scope_bd_stage *st = &cl->st[s];
-            bu_json_key(j, nic_scope_bd_stage_names[s]);
-            bu_json_obj_begin(j);
-            bu_json_ku64(j, "sum", st->sum);
-            bu_json_ku64(j, "min", cl->count ? st->min : 0);
-            bu_json_ku64(j, "max", st->max);
-            bu_json_kdouble(j, "mean_ns", cl->count ? (double)st->sum / (double)cl->count *
-                                                      period_ns() : 0.0);
-            bu_json_key(j, "bins");
-            bu_json_arr_begin(j);
-            for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-                bu_json_u64(j, st->bins[i]);
-            bu_json_arr_end(j);
-            bu_json_obj_end(j);
-        }
-        bu_json_obj_end(j);
+        json_stages(j, cl->count, cl->st, NIC_SCOPE_BD_NSTAGES, nic_scope_bd_stage_names);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -750,7 +724,7 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
             "(PHY) x mean hold %.2f cycles (phy+rtt+cpl) = %.4f; %.3f %% apart\n", lt.mean_tags,
             lt.mrd_rate, lt.mean_hold, lt.mrd_rate * lt.mean_hold, lt.diff_pct);
     if (wb.nclasses)
-        print_wr_size(c, size, &wb);
+        print_wr_size(c, &wb);
     json_size(c, size, window, &bd, n, &lt, checked, &wb, wn);
     *compared += n;
     *wr_compared += wn;
