@@ -47,25 +47,25 @@ class CoalescerRules(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        WIDTH = self.width
-        dut = IRQCoalescer(width=WIDTH, count_width=2)
+        w = self.width
+        dut = IRQCoalescer(width=w, count_width=2)
         timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub")]
         m.submodules.dut, internal = peek(dut, "held", *timers)
         held, (dly_t, dly_s, abs_t, abs_s, ivl_t, ivl_s) = internal[0], internal[1:]
-        top = 2**WIDTH - 1
-        cfg = {name: Signal(WIDTH, name=f"cfg_{name}") for name in CONFIG}
+        top = 2**w - 1
+        cfg = {name: Signal(w, name=f"cfg_{name}") for name in CONFIG}
         free = AnySeq if self.cfg_changes else AnyConst
-        m.d.comb += [s.eq(free(WIDTH)) for s in cfg.values()]
+        m.d.comb += [s.eq(free(w)) for s in cfg.values()]
         # Cycles since the configuration last changed (the reset cycle counts as a change).
         settled = Signal()
         if self.cfg_changes:
-            prev = {n: Signal(WIDTH, name=f"prev_{n}") for n in CONFIG}
+            prev = {n: Signal(w, name=f"prev_{n}") for n in CONFIG}
             m.d.sync += [prev[n].eq(cfg[n]) for n in CONFIG]
             changed = Signal()
             first = Signal(init=1)
             m.d.sync += first.eq(0)
             m.d.comb += changed.eq(first | Cat(*(cfg[n] != prev[n] for n in CONFIG)).any())
-            n_settle = self.settle(WIDTH)
+            n_settle = self.settle(w)
             stable = Signal(range(n_settle + 1))
             with m.If(changed):
                 m.d.sync += stable.eq(0)
@@ -77,12 +77,12 @@ class CoalescerRules(Elaboratable):
         m.d.comb += [getattr(dut, name).eq(s) for name, s in cfg.items()]
         m.d.comb += [dut.event.eq(AnySeq(1)), dut.enable.eq(AnySeq(1)),
                      dut.irq_ready.eq(AnySeq(1))]
-        t = Signal(WIDTH)
+        t = Signal(w)
         m.d.comb += t.eq(Mux(cfg["tick_cycles"] == 0, 1, cfg["tick_cycles"]))
         accept = dut.irq_valid & dut.irq_ready
 
         # The reference: completions since the last accept, and cycle counts (saturating).
-        pending = Signal(WIDTH)
+        pending = Signal(w)
         with m.If(accept):
             m.d.sync += pending.eq(dut.event)
         with m.Elif(dut.event & (pending != top)):
