@@ -7,6 +7,9 @@
 #   make sim W=64     build the simulator + tools for a PCIe datapath width (64 or 128) into
 #                     build/sim_dw<W>/; CPU=1 adds the VexRiscv soft CPU and its BIOS
 #                     (build/sim_dw<W>_cpu/). Every build is the one NIC SoC (litex_soc/nic_soc.py).
+#                     The soak's build options: ETH=K puts the Ethernet side on its own clock,
+#                     K times the system clock (K octets a cycle); SCOPE=0 leaves the bus
+#                     analyzer out (build/sim_dw<W>_eth<K>_noscope/)
 #   make tools        the host tools for hardware (vfio backend only): build/host/nicbench, nicscope
 #   make lint         ruff, verilator --lint-only -Wall on emitted Verilog
 #   make trace        one short DMA run with a whole-design waveform: results/sim_trace.fst + .gtkw
@@ -15,7 +18,8 @@
 #                     with and without it (open ECP5 flow) -> results/analyzer_cost.json
 #   make soak         SOAK_FRAMES (10 M) frames of random size over 4 TX queues through the RX
 #                     ring with coalescing changes, queue resets and host/link faults on
-#                     (nicbench fuzz, docs/faults.md): 0 corrupted, 0 lost without a counter,
+#                     (nicbench fuzz, docs/faults.md), on the build SOAK_ETH (8) SOAK_SCOPE
+#                     (0): an 8 Gb/s wire, no analyzer: 0 corrupted, 0 lost without a counter,
 #                     0 IOMMU faults; in resumable chunks of SOAK_CHUNK (100 k) frames on
 #                     SOAK_JOBS (2) processes (scripts/soak.py), progress every SOAK_PROGRESS
 #                     (20 k) frames of a chunk -> results/soak/, totals in results/soak.json
@@ -39,7 +43,11 @@
 
 W        ?= 128
 CPU      ?= 0
-BUILD    := build/sim_dw$(W)$(if $(filter 1,$(CPU)),_cpu,)
+ETH      ?= 1
+SCOPE    ?= 1
+# A simulator configuration's folder: width, CPU, Ethernet clock ratio, analyzer.
+sim_dir   = build/sim_dw$(1)$(if $(filter 1,$(2)),_cpu,)$(if $(filter-out 1,$(3)),_eth$(3),)$(if $(filter 0,$(4)),_noscope,)
+BUILD    := $(call sim_dir,$(W),$(CPU),$(ETH),$(SCOPE))
 # The host code (library, tools) is built once for every configuration: it finds the device's
 # registers at run time (sw/lib/nic_rb.h). Each configuration links it with its simulator.
 HOST     := build/host
@@ -81,6 +89,7 @@ setup:
 $(BUILD)/gateware/nicsoc.v: $(SOC_PY) | setup
 	@mkdir -p $(BUILD)
 	$(PY) -m litex_soc.targets.sim --data-width $(W) $(if $(filter 1,$(CPU)),--with-cpu,) \
+		--eth-ratio $(ETH) $(if $(filter 0,$(SCOPE)),--without-analyzer,) \
 		--output-dir $(BUILD) > $(BUILD)/soc.log 2>&1 \
 		|| (cat $(BUILD)/soc.log; exit 1)
 
@@ -139,7 +148,7 @@ SIM_OBJS = $(patsubst sw/sim/%.cpp,$(BUILD)/host/%.o,$(SIM_CPP)) \
 
 $(BUILD)/host/%.o: sw/sim/%.cpp sw/sim/*.h $(HOST_H) $(BUILD)/obj/Vnicsoc__ALL.a
 	@mkdir -p $(dir $@)
-	g++ $(CXXFLAGS) -DSIM_DATA_WIDTH=$(W) -DVM_TRACE=1 -DVM_TRACE_FST=1 $(INCS) -Isw/sim \
+	g++ $(CXXFLAGS) -DSIM_DATA_WIDTH=$(W) -DSIM_ETH_RATIO=$(ETH) -DVM_TRACE=1 -DVM_TRACE_FST=1 $(INCS) -Isw/sim \
 		-I$(BUILD)/obj -isystem $(VINC) -isystem $(VINC)/vltstd -c $< -o $@
 
 define TOOL_RULES
@@ -216,8 +225,14 @@ SOAK_JOBS ?= 2
 SOAK_FAULTS ?= fault_cpl_split=0.05,fault_cpl_reorder=0.05,fault_credit_starve=0.0005
 SOAK_FAULTS := $(SOAK_FAULTS),fault_ep=0.0005,fault_ur=0.0002,fault_ca=0.0002
 SOAK_FAULTS := $(SOAK_FAULTS),fault_cpl_timeout=0.0001,fault_link_down=0.00001
-soak: sim
-	$(PY) scripts/soak.py --nicbench $(BUILD)/nicbench --opts $(BENCH_OPTS),$(SOAK_FAULTS) \
+# The soak's build: the Ethernet side SOAK_ETH times as fast (the TX engine, not the wire, then
+# sets the frame rate) and no analyzer (a passive observer, half the model's evaluation time).
+SOAK_ETH   ?= 8
+SOAK_SCOPE ?= 0
+SOAK_BUILD  = $(call sim_dir,$(W),0,$(SOAK_ETH),$(SOAK_SCOPE))
+soak: setup
+	$(MAKE) sim W=$(W) CPU=0 ETH=$(SOAK_ETH) SCOPE=$(SOAK_SCOPE)
+	$(PY) scripts/soak.py --nicbench $(SOAK_BUILD)/nicbench --opts $(BENCH_OPTS),$(SOAK_FAULTS) \
 		--frames $(SOAK_FRAMES) --chunk $(SOAK_CHUNK) --jobs $(SOAK_JOBS) --seed $(SOAK_SEED) \
 		--progress $(SOAK_PROGRESS) --out results/soak -- --queues 4 --ctl-fuzz 0.002
 
@@ -285,6 +300,7 @@ test: setup
 	$(MAKE) sim W=64
 	$(MAKE) sim W=128
 	$(MAKE) sim W=128 CPU=1
+	$(MAKE) sim W=128 ETH=$(SOAK_ETH) SCOPE=$(SOAK_SCOPE)
 	$(MAKE) ecp5-sim
 	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
 	$(PY) sw/uml/uml_guest.py

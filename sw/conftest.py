@@ -1,7 +1,7 @@
 # Shared pytest pieces of the tool tests (sw/nicbench/test_nicbench_tx.py, test_nicbench_rr.py):
-# the `nicbench` fixture (the 128-bit simulator's nicbench, built by `make test` or `make sim`)
-# and nic_run(), which runs it with --json and returns (output, JSON document). In sw/ so that
-# every tool folder's tests get it.
+# the `nicbench` fixture (the 128-bit simulator's nicbench, built by `make test` or `make sim`),
+# `soak_nicbench` (the soak's build) and nic_run(), which runs one with --json and returns
+# (output, JSON document). In sw/ so that every tool folder's tests get it.
 import json
 import subprocess
 from pathlib import Path
@@ -18,6 +18,18 @@ def nicbench():
         pytest.fail(f"{NIC_BINARY.relative_to(ROOT)} is missing: build the simulator with "
                     "`make sim` (`make test` builds it before pytest)")
     return NIC_BINARY
+
+
+# The soak's build (the Makefile's SOAK_ETH=8 SOAK_SCOPE=0: an 8 Gb/s wire, no analyzer).
+SOAK_BINARY = ROOT / "build" / "sim_dw128_eth8_noscope" / "nicbench"
+
+
+@pytest.fixture(scope="module")
+def soak_nicbench():
+    if not SOAK_BINARY.exists():
+        pytest.fail(f"{SOAK_BINARY.relative_to(ROOT)} is missing: `make sim ETH=8 SCOPE=0` "
+                    "(`make test` builds it before pytest)")
+    return SOAK_BINARY
 
 
 def nic_run(binary, json_path, opts, *args, expect=0, timeout=600):

@@ -7,12 +7,16 @@
 # (litex_soc/test_regmap.py); host code includes none of them.
 #
 # Usage: python -m litex_soc.targets.sim --data-width 128 --output-dir build/sim_dw128 [--with-cpu]
+#            [--eth-ratio K]
 #
 # Top-level ports: sys_clk, sys_rst, pcie_* (sim_pcie_phy.py), probe_* (what the harness counts:
 # DMA request handshakes, the DMA writer's writes at the packetizer, the CSR bridge's busy state;
 # the analyzer's snapshot, sample and cycle counter) and the Ethernet pins eth_tx_data[7:0],
 # eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY
-# (sim_eth_phy.py), driven by the harness (looped back, or to a second SoC).
+# (sim_eth_phy.py), driven by the harness (looped back, or to a second SoC). --eth-ratio K > 1
+# (the soak's build) adds eth_clk: the Ethernet side on its own clock, which the harness runs K
+# times as fast as sys_clk (K octets a system cycle: an 8K Gb/s wire); the analyzer's MAC
+# probes then watch the MAC core's sys-side streams.
 
 import argparse
 import os
@@ -36,9 +40,10 @@ def analyzer_sample_width(data_width):
     return sample_width(analyzer_probes(data_width))
 
 
-def sim_io(data_width):
-    """The top-level pins."""
-    eth = [
+def sim_io(data_width, eth_clk=False):
+    """The top-level pins (eth_clk: the Ethernet side's own clock pin)."""
+    eth = [("eth_clk", 0, Pins(1))] if eth_clk else []
+    eth += [
         ("eth", 0,
             Subsignal("tx_data", Pins(8)), Subsignal("tx_en", Pins(1)),
             Subsignal("tx_er", Pins(1)),
@@ -86,11 +91,11 @@ def sim_io(data_width):
 class VerilogPlatform(GenericPlatform):
     """A platform with no toolchain: build() writes the top-level Verilog and a file list."""
 
-    def __init__(self, data_width):
-        GenericPlatform.__init__(self, "sim", sim_io(data_width), name=TOP)
+    def __init__(self, data_width, eth_clk=False):
+        GenericPlatform.__init__(self, "sim", sim_io(data_width, eth_clk), name=TOP)
 
     def add_false_path_constraint(self, from_, to):
-        pass    # one clock domain in simulation: nothing to constrain
+        pass    # simulation: nothing to constrain
 
     def build(self, fragment, build_dir, build_name, run=False, **kwargs):
         os.makedirs(build_dir, exist_ok=True)
@@ -118,15 +123,19 @@ class SimSoC(NICSoC):
     "msi-multi-vector" by default: each NIC interrupt vector its own MSI) and SimEthGMIIPHY on
     the top-level eth_* pins. with_analyzer=False leaves the bus analyzer out and
     analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
-    litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it)."""
+    litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it).
+    eth_ratio > 1 puts the Ethernet side on the eth_clk pin (the harness's SIM_ETH_RATIO)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True, msi_type="msi-multi-vector", nic_ntxirq=2):
-        platform = VerilogPlatform(data_width)
+                 analyzer_pins=True, msi_type="msi-multi-vector", nic_ntxirq=2, eth_ratio=1):
+        platform = VerilogPlatform(data_width, eth_clk=eth_ratio > 1)
+        eth_clk = platform.request("eth_clk") if eth_ratio > 1 else None
+        # The PHY's streams are on eth_clk then, not the analyzer's clock (nic_soc.py).
+        self.mac_probes_sys_side = eth_ratio > 1
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
         # (Built in the call, unnamed, so that Migen names its signals after the class.)
-        NICSoC.__init__(self, platform, crg, phy, SimEthGMIIPHY(platform.request("eth")),
+        NICSoC.__init__(self, platform, crg, phy, SimEthGMIIPHY(platform.request("eth"), eth_clk),
                         sys_clk_freq=125e6, with_cpu=with_cpu, build_dir=build_dir, sim=True,
                         with_analyzer=with_analyzer, nic_ntxirq=nic_ntxirq)
         probe = platform.request("probe")
@@ -157,12 +166,18 @@ def main():
     parser.add_argument("--nic-txirq", type=int, default=2,
                         help="TX interrupt vectors (TX queue groups, queue q in group q %% N) "
                              "over the NIC's 4 TX queues (default 2).")
+    parser.add_argument("--eth-ratio", type=int, default=1,
+                        help="Ethernet clock / system clock (the harness's SIM_ETH_RATIO); "
+                             "above 1 the Ethernet side gets its own clock pin, eth_clk.")
+    parser.add_argument("--without-analyzer", action="store_true",
+                        help="Leave the bus analyzer out (its probe_an_* pins undriven).")
     parser.add_argument("--output-dir", default="build/sim_dw128")
     args = parser.parse_args()
 
     gateware_dir = os.path.join(args.output_dir, "gateware")
     soc = SimSoC(data_width=args.data_width, with_cpu=args.with_cpu, build_dir=gateware_dir,
-                 nic_ntxirq=args.nic_txirq)
+                 nic_ntxirq=args.nic_txirq, eth_ratio=args.eth_ratio,
+                 with_analyzer=not args.without_analyzer)
     builder = Builder(soc, output_dir=args.output_dir, gateware_dir=gateware_dir,
                       compile_software=args.with_cpu, compile_gateware=False,
                       csr_csv=os.path.join(args.output_dir, "csr.csv"),

@@ -9,7 +9,9 @@
 #                      loops them or wires two SoCs back to back.
 #
 # Interfaces: `sink` (MAC -> PHY, TX) and `source` (PHY -> MAC, RX), LiteEth PHY streams
-# (eth_phy_description(8)); clock domains eth_tx and eth_rx, both the system clock (125 MHz).
+# (eth_phy_description(8)); clock domains eth_tx and eth_rx, both the system clock (125 MHz),
+# or both `eth_clk` when given (a faster wire for the soak: litex_soc/targets/sim.py
+# --eth-ratio), reset with the system.
 
 from migen import ClockDomain, ClockSignal, ResetSignal, Signal
 
@@ -19,13 +21,14 @@ from litex.soc.interconnect import stream
 from liteeth.common import eth_phy_description
 
 
-def _sys_eth_clock_domains(m):
-    """eth_tx and eth_rx clock domains on the system clock and reset."""
+def _sys_eth_clock_domains(m, clk=None):
+    """eth_tx and eth_rx clock domains on `clk` (default the system clock), system reset."""
+    clk = ClockSignal("sys") if clk is None else clk
     m.cd_eth_tx = ClockDomain()
     m.cd_eth_rx = ClockDomain()
     m.comb += [
-        m.cd_eth_tx.clk.eq(ClockSignal("sys")), m.cd_eth_tx.rst.eq(ResetSignal("sys")),
-        m.cd_eth_rx.clk.eq(ClockSignal("sys")), m.cd_eth_rx.rst.eq(ResetSignal("sys")),
+        m.cd_eth_tx.clk.eq(clk), m.cd_eth_tx.rst.eq(ResetSignal("sys")),
+        m.cd_eth_rx.clk.eq(clk), m.cd_eth_rx.rst.eq(ResetSignal("sys")),
     ]
 
 
@@ -46,10 +49,10 @@ class SimEthGMIIPHY(LiteXModule):
     dw = 8
     with_preamble_crc = True
 
-    def __init__(self, pads):
+    def __init__(self, pads, eth_clk=None):
         self.sink = sink = stream.Endpoint(eth_phy_description(8))
         self.source = source = stream.Endpoint(eth_phy_description(8))
-        _sys_eth_clock_domains(self)
+        _sys_eth_clock_domains(self, eth_clk)
 
         # TX: registered onto the pins; a PHY takes an octet every cycle.
         self.comb += sink.ready.eq(1)

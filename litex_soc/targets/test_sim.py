@@ -11,14 +11,18 @@ ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = [64, 128]
 
 
-def build(width):
-    """Build (or find up to date) build/sim_dw<W>/nicbench; a lock keeps xdist workers apart."""
-    lock = ROOT / "build" / f".sim_dw{width}.lock"
+def build(width, eth=1, scope=True):
+    """Build (or find up to date) build/sim_dw<W>/nicbench, or a soak configuration's
+    (the Makefile's ETH and SCOPE: build/sim_dw<W>_eth<K>_noscope/); a lock keeps xdist
+    workers apart."""
+    name = f"sim_dw{width}" + (f"_eth{eth}" if eth != 1 else "") + ("" if scope else "_noscope")
+    lock = ROOT / "build" / f".{name}.lock"
     lock.parent.mkdir(exist_ok=True)
     with open(lock, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
-        subprocess.run(["make", "-s", "sim", f"W={width}"], cwd=ROOT, check=True)
-    return ROOT / "build" / f"sim_dw{width}" / "nicbench"
+        subprocess.run(["make", "-s", "sim", f"W={width}", f"ETH={eth}",
+                        f"SCOPE={1 if scope else 0}"], cwd=ROOT, check=True)
+    return ROOT / "build" / name / "nicbench"
 
 
 @pytest.fixture(scope="session", params=WIDTHS, ids=[f"dw{w}" for w in WIDTHS])

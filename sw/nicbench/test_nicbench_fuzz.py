@@ -113,11 +113,22 @@ def test_descriptor_and_control_fuzz(nicbench, tmp_path):
     assert rec["received"] > 0
 
 
-def test_wire_fuzz(nicbench, tmp_path):
+@pytest.fixture(params=["default", "soak"])
+def wire_nicbench(request):
+    """The default build, and the soak's (eth_ratio 8: eight octets on the wire a cycle)."""
+    return request.getfixturevalue("nicbench" if request.param == "default" else "soak_nicbench")
+
+
+def check_eth_ratio(binary, doc):
+    assert doc["params"]["eth_ratio"] == (8 if "_eth8" in str(binary) else 1)
+
+
+def test_wire_fuzz(wire_nicbench, tmp_path):
     # frames with a bad FCS, runts, garbage between frames: each frame lost is one the MAC
     # counted (a burst of garbage costs LiteEth the frame after it: counted as a CRC error)
-    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED}",
+    out, doc, rec = fuzz(wire_nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED}",
                          "--frames", 300, "--queues", 2)
+    check_eth_ratio(wire_nicbench, doc)
     (wire,) = [r for r in doc["records"] if r["experiment"] == "fuzz_wire"]
     assert wire["bad_fcs"] + wire["runts"] + wire["garbage"] > 0, wire
     c = rec["counters"]
@@ -125,12 +136,13 @@ def test_wire_fuzz(nicbench, tmp_path):
     assert c["rxfifo_frames_in"] == 300
 
 
-def test_wire_fuzz_oversize(nicbench, tmp_path):
+def test_wire_fuzz_oversize(wire_nicbench, tmp_path):
     # oversized frames with a good FCS (1600 octets, over the 1514-byte RX buffers): the RX
     # FIFO drops each as oversize (the tool fails otherwise); the frames the wire swallowed
     # while drawing one out are the rest of the loss
-    out, doc, rec = fuzz(nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED},"
+    out, doc, rec = fuzz(wire_nicbench, tmp_path, f"{OPTS},wire_fuzz=0.1,wire_fuzz_seed={SEED},"
                          "wire_fuzz_oversize=1600", "--frames", 300, "--queues", 2)
+    check_eth_ratio(wire_nicbench, doc)
     (wire,) = [r for r in doc["records"] if r["experiment"] == "fuzz_wire"]
     c = rec["counters"]
     assert wire["oversize"] > 0 and wire["oversize_dropped"] == wire["oversize"], wire

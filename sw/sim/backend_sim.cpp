@@ -271,6 +271,7 @@ struct SimWorld {
     std::vector<Wire> wires;          /* empty: the harness loops its own pins (the default) */
     bool peer = false;
     uint64_t wire_ns = 0, wire_cycles = 0;
+    uint64_t period_ps = 8000;        /* the system clock's */
     std::string pcap_path;
     PcapWriter pcap;
     std::vector<PendingFrame> pending;    /* finished frames not written yet (time order) */
@@ -322,32 +323,37 @@ struct SimWorld {
             h[0]->step();
             return;
         }
-        const uint64_t t_ns = h[0]->model().now_ps() / 1000;   /* this cycle's start */
+        const uint64_t t_ps = h[0]->model().now_ps();   /* this cycle's start */
+        const unsigned k = SimHarness::eth_ratio();
+        const uint64_t octet_ps = period_ps / k;
         for (auto &x : h)
             x->step();
         bool done = false;
         for (Wire &w : wires) {
-            const EthOctet &tx = h[w.from]->eth_tx();
-            const EthOctet o = w.mangle_octet(tx);
-            if (tx.en) {
-                if (!w.in_frame) {
-                    w.in_frame = true;
-                    w.er = false;
-                    w.start_ns = t_ns;
-                    w.octets.clear();
+            const EthOctet *txs = h[w.from]->eth_tx();
+            for (unsigned j = 0; j < k; j++) {
+                const EthOctet &tx = txs[j];
+                const EthOctet o = w.mangle_octet(tx);
+                if (tx.en) {
+                    if (!w.in_frame) {
+                        w.in_frame = true;
+                        w.er = false;
+                        w.start_ns = (t_ps + j * octet_ps) / 1000;
+                        w.octets.clear();
+                    }
+                    w.octets.push_back(tx.data);
+                    w.er |= tx.er;
+                } else if (w.in_frame) {
+                    frame_done(w);
+                    done = true;
                 }
-                w.octets.push_back(tx.data);
-                w.er |= tx.er;
-            } else if (w.in_frame) {
-                frame_done(w);
-                done = true;
-            }
-            if (w.line.empty()) {
-                h[w.to]->set_eth_rx(o);
-            } else {
-                h[w.to]->set_eth_rx(w.line[w.pos]);
-                w.line[w.pos] = o;
-                w.pos = (w.pos + 1) % w.line.size();
+                if (w.line.empty()) {
+                    h[w.to]->set_eth_rx(j, o);
+                } else {
+                    h[w.to]->set_eth_rx(j, w.line[w.pos]);
+                    w.line[w.pos] = o;
+                    w.pos = (w.pos + 1) % w.line.size();
+                }
             }
         }
         if (done)
@@ -837,7 +843,8 @@ std::string make_params_json(const SimBackend *s, const SimWorld *w)
     std::string pj = s->params.to_json();
     /* Add the harness's own parameters to the model's JSON object. */
     const size_t close = pj.rfind('}');
-    std::string extra = ",\"backend\":\"sim\",\"trace\":\"" + s->trace.path + "\"";
+    std::string extra = ",\"backend\":\"sim\",\"trace\":\"" + s->trace.path + "\"" +
+                        ",\"eth_ratio\":" + std::to_string(SimHarness::eth_ratio());
     if (!w->wires.empty()) {
         extra += ",\"peer\":" + std::to_string(w->peer ? 1 : 0) +
                  ",\"instance\":\"" + (s->index ? "b" : "a") + "\"" +
@@ -879,6 +886,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
         w->wire_ns = wo.wire_ns;
         w->wire_cycles = static_cast<uint64_t>(
             std::llround(static_cast<double>(wo.wire_ns) * s->params.clk_mhz / 1000.0));
+        w->period_ps = static_cast<uint64_t>(1e6 / s->params.clk_mhz + 0.5);
         w->pcap_path = wo.pcap;
         if (!wo.pcap.empty() && !w->pcap.open(wo.pcap, &e)) {
             std::snprintf(err, errlen, "sim backend: %s", e.c_str());
@@ -889,7 +897,7 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
             Wire wire;
             wire.from = i;
             wire.to = n == 2 ? 1 - i : i;
-            wire.line.resize(w->wire_cycles);
+            wire.line.resize(w->wire_cycles * SimHarness::eth_ratio());   /* octets */
             wire.fuzz = wo.wire_fuzz;
             wire.oversize = static_cast<unsigned>(wo.wire_fuzz_oversize);
             wire.rng.seed(wo.wire_fuzz_seed + static_cast<uint64_t>(i));

@@ -1,7 +1,8 @@
 /*
  * sim_harness.cpp: SimHarness (sim_harness.h): clocking, pin copying, probe counting and
  * tracing around the Verilated SoC. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or
- * 128). Several harnesses may exist at once (the backend's peer=1): each has its own
+ * 128; SIM_ETH_RATIO = 1, or the soak build's K: Ethernet cycles per system cycle, on the SoC's
+ * eth_clk pin). Several harnesses may exist at once (the backend's peer=1): each has its own
  * VerilatedContext and model instance, so nothing is shared between them.
  *
  * Two Verilations of the same SoC are linked (the Makefile's Verilator rule): Vnicsoc without
@@ -36,6 +37,10 @@ using VnicsocTraced = Vnicsoc_trace;
 using VnicsocTraced = Vnicsoc;
 #endif
 
+#ifndef SIM_ETH_RATIO
+#error "SIM_ETH_RATIO must be defined (the SoC's Ethernet clock / system clock, sim.py --eth-ratio)"
+#endif
+static_assert(SIM_ETH_RATIO >= 1 && SIM_ETH_RATIO <= nicsim::kMaxEthRatio, "SIM_ETH_RATIO");
 #ifndef SIM_DATA_WIDTH
 #error "SIM_DATA_WIDTH must be defined (64 or 128) to match the Verilated SoC"
 #endif
@@ -77,6 +82,21 @@ struct HasEthPins : std::false_type {};
 template <class T>
 struct HasEthPins<T, std::void_t<decltype(std::declval<T &>().eth_rx_dv),
                                  decltype(std::declval<T &>().eth_tx_en)>> : std::true_type {};
+
+/* The Ethernet side's own clock (sim.py --eth-ratio K > 1: eth_clk); none: it is sys_clk. */
+template <class T, class = void>
+struct HasEthClk : std::false_type {};
+template <class T>
+struct HasEthClk<T, std::void_t<decltype(std::declval<T &>().eth_clk)>> : std::true_type {};
+
+template <class T>
+void eth_clock(T *top, bool level)
+{
+    if constexpr (HasEthClk<T>::value)
+        top->eth_clk = level;
+    else
+        (void)top, (void)level;
+}
 
 template <class T>
 void eth_apply(T *top, const EthOctet &o)
@@ -266,7 +286,8 @@ struct SimHarness::Impl {
     FILE *sample_log = nullptr;
     uint32_t last_sample[kSampleWords] = {};
     bool have_sample = false;
-    EthOctet eth_tx, eth_rx;          /* TX pins sampled this cycle; RX pins to apply */
+    /* TX pins sampled in this cycle's SIM_ETH_RATIO Ethernet cycles; RX pins to apply */
+    EthOctet eth_tx[SIM_ETH_RATIO], eth_rx[SIM_ETH_RATIO];
     bool eth_loopback = true;
     /* Device writes: the DMA writer's raised time and the packetizer's granted time of the
      * write being offered; writes taken waiting for their MWr (in order); the stamps by MWr. */
@@ -489,12 +510,14 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         /* Reset: hold sys_rst for a few cycles with the model's idle pins applied. */
         PhyIn idle_in;
         model.cycle(idle_in, &out);
-        eth_apply(top.get(), eth_rx);
+        eth_apply(top.get(), eth_rx[0]);
         top->sys_rst = 1;
         for (int i = 0; i < 8; i++) {
             top->sys_clk = 0;
+            eth_clock(top.get(), false);
             top->eval();
             top->sys_clk = 1;
+            eth_clock(top.get(), true);
             top->eval();
         }
         top->sys_rst = 0;
@@ -554,7 +577,7 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         top->pcie_fc_ph = out.fc_ph;
         top->pcie_fc_pd = out.fc_pd;
         top->pcie_fc_nph = out.fc_nph;
-        eth_apply(top.get(), eth_rx);
+        eth_apply(top.get(), eth_rx[0]);
     }
 
     void sample_pins(PhyIn *in)
@@ -575,20 +598,21 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
      * pins for the next cycle; then the rising edge is evaluated. The Ethernet RX pins (NIC
      * build) are applied with the PCIe ones and the TX pins sampled with them; in loopback (the
      * default) the TX octet of this cycle becomes the RX octet of the next. Both evaluations are
-     * needed: the first settles the outputs on this cycle's inputs, the second is the edge. */
+     * needed: the first settles the outputs on this cycle's inputs, the second is the edge.
+     * With eth_clk (SIM_ETH_RATIO K > 1) the cycle holds K Ethernet cycles, each an RX octet
+     * applied and a TX octet sampled with eth_clk low, then its rising edge; the last one's
+     * edge is the system clock's. */
     void step() override
     {
         const uint64_t t = model.now_ps();
         apply_pins();
         top->sys_clk = 0;
+        eth_clock(top.get(), false);
         top->eval();
         dump(t);
 
         PhyIn in;
         sample_pins(&in);
-        eth_sample(top.get(), &eth_tx);
-        if (eth_loopback)
-            eth_rx = eth_tx;
 
         /* Probes: which handshakes happen at the coming edge. */
         const bool in_csr = csr_reads_open > 0;
@@ -612,9 +636,25 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         PhyOut next;
         model.cycle(in, &next);
 
-        top->sys_clk = 1;
-        top->eval();
-        dump(t + period_ps / 2);
+        /* Ethernet cycle j: low from t + j * period / K, its rising edge half an octet time
+         * later (the last one's, the system clock's; with K = 1 at t + period / 2). */
+        const uint64_t octet_ps = period_ps / SIM_ETH_RATIO;
+        for (unsigned j = 0; j < SIM_ETH_RATIO; j++) {
+            if (j) {
+                eth_clock(top.get(), false);
+                eth_apply(top.get(), eth_rx[j]);
+                top->eval();
+                dump(t + j * octet_ps);
+            }
+            eth_sample(top.get(), &eth_tx[j]);
+            eth_clock(top.get(), true);
+            if (j == SIM_ETH_RATIO - 1)
+                top->sys_clk = 1;
+            top->eval();
+            dump(t + j * octet_ps + octet_ps / 2);
+        }
+        if (eth_loopback)
+            std::copy(eth_tx, eth_tx + SIM_ETH_RATIO, eth_rx);
         out = next;
     }
 
@@ -713,9 +753,15 @@ int SimHarness::data_width() { return SIM_DATA_WIDTH; }
 
 bool SimHarness::has_eth_pins() { return HasEthPins<Vnicsoc>::value; }
 
-const EthOctet &SimHarness::eth_tx() const { return impl_->eth_tx; }
+unsigned SimHarness::eth_ratio() { return SIM_ETH_RATIO; }
 
-void SimHarness::set_eth_rx(const EthOctet &o) { impl_->eth_rx = o; }
+const EthOctet *SimHarness::eth_tx() const { return impl_->eth_tx; }
+
+void SimHarness::set_eth_rx(unsigned j, const EthOctet &o)
+{
+    if (j < SIM_ETH_RATIO)
+        impl_->eth_rx[j] = o;
+}
 
 void SimHarness::set_eth_loopback(bool on) { impl_->eth_loopback = on; }
 

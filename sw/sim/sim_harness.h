@@ -46,6 +46,8 @@ struct EthOctet {
     uint8_t data = 0;
     bool en = false, er = false;
 };
+/* The most Ethernet cycles a system cycle holds (SIM_ETH_RATIO, the soak's faster wire). */
+constexpr unsigned kMaxEthRatio = 16;
 
 /* The device-side times of one MWr (the host model times its first beat on the TX pins:
  * WriteTiming, same index), from the probe pins: `raw` it is the DMA writer's (LitePCIe's raw
@@ -93,15 +95,19 @@ public:
     bool write_stamp(uint64_t i, WriteStamp *w) const;
 
     /* Ethernet pins (NIC datapath build only: has_eth_pins()): the SoC's GMII-like eth_tx_*
-     * outputs are sampled every cycle and its eth_rx_* inputs driven from an EthOctet. By
-     * default the harness loops them itself: rx in cycle n+1 = tx in cycle n. The sim backend
+     * outputs are sampled every Ethernet cycle and its eth_rx_* inputs driven from an
+     * EthOctet; a step() holds eth_ratio() Ethernet cycles (1, or the soak build's K: the
+     * Ethernet side on its own clock, K times as fast). By default the harness loops them
+     * itself: rx in Ethernet cycle j of step n+1 = tx in cycle j of step n. The sim backend
      * turns that off to wire two harnesses back to back, add a wire delay or capture frames
      * (backend_sim.cpp). On builds without the pins these calls do nothing and eth_tx() stays
      * idle. */
     static bool has_eth_pins();       /* the SoC has the eth_* pins (NIC datapath build) */
-    const EthOctet &eth_tx() const;   /* the TX pins as sampled in the last step() */
-    void set_eth_rx(const EthOctet &o);   /* the RX pins from the next step() on */
-    void set_eth_loopback(bool on);   /* default on: rx(n+1) = tx(n), done by step() */
+    static unsigned eth_ratio();      /* Ethernet cycles per step() (SIM_ETH_RATIO) */
+    const EthOctet *eth_tx() const;   /* the TX pins of the last step()'s eth_ratio() cycles */
+    /* The RX pins in Ethernet cycle j (< eth_ratio()) of the next step() on. */
+    void set_eth_rx(unsigned j, const EthOctet &o);
+    void set_eth_loopback(bool on);   /* default on (above), done by step() */
 
 private:
     struct Impl;

@@ -374,14 +374,17 @@ void Server::step_batch()
 {
     for (int i = 0; i < 64; i++) {
         h->step();
-        const nicsim::EthOctet &o = h->eth_tx();
-        if (o.en && !eth_en)
-            st["eth_tx_frames"]++;
-        if (o.en)
-            st["eth_tx_octets"]++;
-        if (o.en)
-            activity();
-        eth_en = o.en;
+        const nicsim::EthOctet *tx = h->eth_tx();
+        for (unsigned j = 0; j < nicsim::SimHarness::eth_ratio(); j++) {
+            const nicsim::EthOctet &o = tx[j];
+            if (o.en && !eth_en)
+                st["eth_tx_frames"]++;
+            if (o.en)
+                st["eth_tx_octets"]++;
+            if (o.en)
+                activity();
+            eth_en = o.en;
+        }
         if (busy != Busy::kNone) {
             const MmioResult r = h->model().mmio_result(mmio_id);
             if (!r.done)
