@@ -10,26 +10,25 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NIC_BINARY = ROOT / "build" / "sim_dw128" / "nicbench"
-
-
-@pytest.fixture(scope="module")
-def nicbench():
-    if not NIC_BINARY.exists():
-        pytest.fail(f"{NIC_BINARY.relative_to(ROOT)} is missing: build the simulator with "
-                    "`make sim` (`make test` builds it before pytest)")
-    return NIC_BINARY
-
-
 # The soak's build (the Makefile's SOAK_ETH=8 SOAK_SCOPE=0: an 8 Gb/s wire, no analyzer).
 SOAK_BINARY = ROOT / "build" / "sim_dw128_eth8_noscope" / "nicbench"
 
 
+def built(binary, make):
+    if not binary.exists():
+        pytest.fail(f"{binary.relative_to(ROOT)} is missing: build the simulator with `{make}` "
+                    "(`make test` builds it before pytest)")
+    return binary
+
+
+@pytest.fixture(scope="module")
+def nicbench():
+    return built(NIC_BINARY, "make sim")
+
+
 @pytest.fixture(scope="module")
 def soak_nicbench():
-    if not SOAK_BINARY.exists():
-        pytest.fail(f"{SOAK_BINARY.relative_to(ROOT)} is missing: `make sim ETH=8 SCOPE=0` "
-                    "(`make test` builds it before pytest)")
-    return SOAK_BINARY
+    return built(SOAK_BINARY, "make sim ETH=8 SCOPE=0")
 
 
 def nic_run(binary, json_path, opts, *args, expect=0, timeout=600):
