@@ -88,12 +88,19 @@ def tx_desc_eop(desc):
     return bool(desc.flags & TxDescFlags.EOP)
 
 
-def encode_tx_wb(cons):
-    return encode(TX_WB, cons=cons)
+def encode_tx_wb(cons, errors=0, last_error=0):
+    return encode(TX_WB, cons=cons, errors=errors, last_error=last_error)
 
 
 def decode_tx_wb(raw):
     return decode(TX_WB, raw).cons
+
+
+def decode_tx_wb_errors(raw):
+    """(errors, last_error) of a TX_WB record: the queue's errored frames (16 bits, wrapping)
+    and its latest error's TxStatus."""
+    w = decode(TX_WB, raw)
+    return w.errors, w.last_error
 
 
 def encode_rx_desc(addr, length, reserved=0):
@@ -241,6 +248,10 @@ class TxRing:
 
     def written_back(self):
         return decode_tx_wb(self.mem.read(self.wb_addr, TX_WB.size // 8)) % self.size
+
+    def written_back_errors(self):
+        """(errored frames, latest error's TxStatus) the last writeback carried."""
+        return decode_tx_wb_errors(self.mem.read(self.wb_addr, TX_WB.size // 8))
 
     def reclaim(self):
         """Descriptors completed since the last reclaim, from the writeback in host memory."""

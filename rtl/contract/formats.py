@@ -44,7 +44,7 @@ class TxSchedMode(enum.IntEnum, shape=2):
 
 
 TX_DESC = data.StructLayout({"addr": 64, "len": 16, "flags": TxDescFlags, "reserved": 32})
-TX_WB = data.StructLayout({"cons": 16, "reserved": 112})
+TX_WB = data.StructLayout({"cons": 16, "errors": 16, "last_error": 8, "reserved": 88})
 RX_DESC = data.StructLayout({"addr": 64, "len": 16, "reserved": 48})
 RX_CPL = data.StructLayout({"len": 16, "index": 16, "status": RxStatus, "queue": 8,
                             "reserved": 16, "timestamp": 64})
@@ -70,6 +70,11 @@ FORMATS = {
               "address after descriptors complete (rtl/nic/nic_datapath.py).", {
                   "cons": "consumer index: the ring position of the next descriptor to complete "
                           "(the ones before it are done; 12 bits, zero-extended)",
+                  "errors": "errored frames of the queue so far (the low 16 bits of its "
+                            "tx_queue_<i>_errors counter, nic_txe_q_errors; wraps): the frames "
+                            "the device dropped with a status other than OK, any cause",
+                  "last_error": "the TxStatus of the queue's latest errored frame (0: none yet); "
+                                "meaningful when errors has moved",
                   "reserved": "written as 0",
               }),
     "rx_desc": (RX_DESC, "RX descriptor: a buffer posted on the RX ring at its ring base + 16 * "

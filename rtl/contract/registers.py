@@ -159,6 +159,12 @@ CORES = {
                                                             "32i..).", per="queue"),
             Stat("q_bytes", COUNT, "tx_queue_{i}_bytes", "Bytes of those frames per TX queue, "
                                                          "32 bits per queue.", per="queue"),
+            Stat("q_errors", ERROR, "tx_queue_{i}_errors", "Errored TX frames per queue (a done "
+                                                           "record with a status other than OK, "
+                                                           "any cause), 32 bits per queue; its "
+                                                           "low 16 bits are in the queue's "
+                                                           "writebacks (TX_WB.errors).",
+                 per="queue"),
         ),
     ),
     "frame_fifo": Core(

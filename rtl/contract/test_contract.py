@@ -48,7 +48,8 @@ def test_host_formats_as_documented():
         return {n: (f.offset // 8, f.width // 8) for n, f in layout}
     assert offsets(formats.TX_DESC) == dict(addr=(0, 8), len=(8, 2), flags=(10, 2),
                                             reserved=(12, 4))
-    assert offsets(formats.TX_WB) == dict(cons=(0, 2), reserved=(2, 14))
+    assert offsets(formats.TX_WB) == dict(cons=(0, 2), errors=(2, 2), last_error=(4, 1),
+                                          reserved=(5, 11))
     assert offsets(formats.RX_DESC) == dict(addr=(0, 8), len=(8, 2), reserved=(10, 6))
     assert offsets(formats.RX_CPL) == dict(len=(0, 2), index=(2, 2), status=(4, 1),
                                            queue=(5, 1), reserved=(6, 2), timestamp=(8, 8))

@@ -20,7 +20,7 @@ from amaranth.utils import ceil_log2
 
 from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
 from ..contract.coalesce import CONFIG
-from ..contract.formats import TX_WB
+from ..contract.formats import TX_WB, TxStatus
 from .dma_port import read_signature, write_signature
 from .dma_read_arbiter import DMAReadArbiter
 from .flat_ports import connect_flat, flat_members
@@ -90,7 +90,9 @@ class NICDatapath(wiring.Component):
         One write port wr_*, shared by the RXEngine's writes (wr: frame data, completion records)
         and the TX consumer-index writebacks of TXQueueManager (wb): each writeback of queue q is
         one 16-byte write at the queue's writeback address (txq_wb_addr_* below), a TX_WB record
-        (rtl/contract/formats.py): cons = wb.p.cons (12 bits, zero-extended), the rest 0 (1 beat
+        (rtl/contract/formats.py): cons = wb.p.cons (12 bits, zero-extended), errors = the low 16
+        bits of the queue's TXEngine q_errors, last_error = the status of the queue's latest done
+        record with an error (as they are when the writeback is presented), the rest 0 (1 beat
         at W=128, 2 at W=64). Arbitration at write granularity: when no write is in progress, the
         source presented (wr_valid) is RX or writeback, the one whose turn it is when both wait
         (turns alternate: after a write of one source completes, the other wins the next tie);
@@ -139,8 +141,8 @@ class NICDatapath(wiring.Component):
         DMA. txq_cons out (32 * ntxq): each queue's consumer index (queue i at bits 32i..), what
         its writeback carries; the reset path reads it, as a posted writeback can be lost.
     txe_ : TXEngine
-        in: base_valid, base_queue, base_addr; out: its counters, and q_frames, q_bytes (32 bits
-        per queue, queue i at bits 32i..).
+        in: base_valid, base_queue, base_addr; out: its counters, and q_frames, q_bytes,
+        q_errors (32 bits per queue, queue i at bits 32i..).
     txfifo_ : FrameFIFO (TX)
         in: max_len, min_len, enable; out: counters, level, frames_queued.
     rxfifo_ : FrameFIFO (RX)
@@ -355,10 +357,23 @@ class NICDatapath(wiring.Component):
         wb_beat = Signal()                       # W=64: the second beat of the writeback
         wb_first = Signal()
         wb_last = Signal()
+        # The queue's errored frames (TXEngine q_errors) and its latest error's status.
+        last_error = [Signal(TxStatus, name=f"last_error{i}") for i in range(n)]
+        with m.If(txe.done.valid & (txe.done.p.status != TxStatus.OK)):
+            for i in range(n):
+                with m.If(txe.done.p.queue == i):
+                    m.d.sync += last_error[i].eq(txe.done.p.status)
+        wb_errors = Signal(16)
+        wb_last_error = Signal(TxStatus)
+        for i in range(n):
+            with m.If(txq.wb.p.queue == i):
+                m.d.comb += [wb_errors.eq(txe.q_errors[i][:16]),
+                             wb_last_error.eq(last_error[i])]
         wb_rec = Signal(TX_WB)                   # reserved: 0
         wb_data = Signal(W)
         wb_beats = [wb_rec.as_value()[i:i + W] for i in range(0, TX_WB.size, W)]
-        m.d.comb += [wb_rec.cons.eq(txq.wb.p.cons),
+        m.d.comb += [wb_rec.cons.eq(txq.wb.p.cons), wb_rec.errors.eq(wb_errors),
+                     wb_rec.last_error.eq(wb_last_error),
                      wb_first.eq(~wb_beat),
                      wb_last.eq(1 if len(wb_beats) == 1 else wb_beat),
                      wb_data.eq(Mux(wb_beat, wb_beats[-1], wb_beats[0]))]

@@ -20,7 +20,7 @@ from amaranth.sim import Simulator
 from cocotb_tests.models.coalesce_model import CONFIG, predict_irqs
 from cocotb_tests.models.nic_driver import (NicDriver, PortRegisters, RxRing, TxRing, coalesce,
                                             encode_tx_desc)
-from rtl.contract.formats import RxStatus
+from rtl.contract.formats import RxStatus, TxStatus
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 from rtl.verilator_lint import verilator_lint
 
@@ -276,6 +276,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         obs["cycles"] = cyc + 1
         obs["prod"] = [t.next_to_use for t in txr]
         obs["wb"] = [t.written_back() for t in txr]
+        obs["wb_errors"] = [t.written_back_errors() for t in txr]
         for prefix, (_, _, outs) in EXPOSED.items():
             for name in outs:
                 obs["counts"][prefix + name] = ctx.get(getattr(dut, prefix + name))
@@ -310,6 +311,11 @@ def check(obs, nframes, bad=(), rx_bad=(), txirq=None, rxirq=None):
     # the consumer indexes read from the device are what was written back
     assert [c["txq_cons"] >> 32 * q & 0xFFFFFFFF for q in range(len(obs["wb"]))] == obs["wb"]
     nbad = len(bad)
+    # each queue's errored frames: its counter, and its last writeback with the latest status
+    for q, (errors, last_error) in enumerate(obs["wb_errors"]):
+        nq = sum(1 for (bq, _) in bad if bq == q)
+        assert c["txe_q_errors"] >> 32 * q & 0xFFFFFFFF == errors == nq, (q, errors, nq)
+        assert last_error == (TxStatus.DESC_LEN0 if nq else TxStatus.OK), (q, last_error)
     ngood = len(good)
     nbytes = sum(len(frames[k]) for k in good)
     nrxbad = len(rx_bad)
@@ -382,10 +388,11 @@ def test_loopback_tx_vector_per_queue_group():
 
 
 def test_loopback_bad_inputs():
-    """A zero-length descriptor on queue 1 (dropped by the TX FIFO as an errored frame, counted
-    in txe_err_desc_len0 and txfifo_drop_error) and two frames with mac_rx_error (dropped by the
-    RX FIFO): every other frame arrives, in order."""
-    bad = {(1, 5)}
+    """Zero-length descriptors, two on queue 1 and one on queue 3 (dropped by the TX FIFO as
+    errored frames, counted in txe_err_desc_len0, txfifo_drop_error and the queues' q_errors,
+    which their writebacks carry) and two frames with mac_rx_error (dropped by the RX FIFO):
+    every other frame arrives, in order."""
+    bad = {(1, 5), (1, 12), (3, 0)}
     nframes = 20
     rx_bad = {(2, 7), (0, 19)}
     obs = run(3, nframes=nframes, bad=bad, rx_bad=rx_bad)
@@ -394,8 +401,9 @@ def test_loopback_bad_inputs():
 
 def test_loopback_64():
     nframes = 12
-    obs = run(4, nframes=nframes, data_width=64)
-    check(obs, nframes)
+    bad = {(2, 3)}                      # the writeback's error fields at W=64 (two beats)
+    obs = run(4, nframes=nframes, data_width=64, bad=bad)
+    check(obs, nframes, bad=bad)
 
 
 def test_loopback_scatter_gather():

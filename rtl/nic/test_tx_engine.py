@@ -93,7 +93,7 @@ def reference(host, bases, jobs, max_read, max_frame):
     (which must be of the same queue, or ABORT)."""
     reqs, frames, cpls, dones = [], [], [], []
     cnt = dict.fromkeys(COUNTS, 0)
-    cnt.update(q_frames={}, q_bytes={})      # per queue, the queues with a good frame
+    cnt.update(q_frames={}, q_bytes={}, q_errors={})     # per queue, the queues with one
     open_q = None
     data, status, flen = bytearray(), OK, 0
 
@@ -105,8 +105,10 @@ def reference(host, bases, jobs, max_read, max_frame):
             cnt["bytes"] += flen
             cnt["q_frames"][q] = cnt["q_frames"].get(q, 0) + 1
             cnt["q_bytes"][q] = cnt["q_bytes"].get(q, 0) + flen
-        elif status != DESC_READ:                  # DESC_READ is counted per failed job
-            cnt[STATUS_COUNTER[status]] += 1
+        else:
+            cnt["q_errors"][q] = cnt["q_errors"].get(q, 0) + 1
+            if status != DESC_READ:                # DESC_READ is counted per failed job
+                cnt[STATUS_COUNTER[status]] += 1
 
     for job in jobs:
         if job == ABORT:
@@ -298,7 +300,7 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
         assert not ctx.get(dut.open_valid), "a frame left open at the end of the run"
         obs["cycles"] = cyc
         obs["counts"] = {name: ctx.get(getattr(dut, name)) for name in COUNTS}
-        for name in ("q_frames", "q_bytes"):
+        for name in ("q_frames", "q_bytes", "q_errors"):
             vals = [ctx.get(getattr(dut, name)[i]) for i in range(nqueues)]
             obs["counts"][name] = {i: v for i, v in enumerate(vals) if v}
         if fifo:

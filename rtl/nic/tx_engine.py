@@ -7,7 +7,7 @@
 # rtl/nic/dma_port.py), tx (frame beats out, to FrameFIFO.s), cpl (descriptor completions, to
 # TXQueueManager.cpl), done (a record per frame); base_valid/base_queue/base_addr (ring
 # bases), idle, open_valid/open_queue/open_abort (a frame open between jobs); the counters
-# COUNTS and, per queue, q_frames and q_bytes (rtl/contract/registers.py).
+# COUNTS and, per queue, q_frames, q_bytes and q_errors (rtl/contract/registers.py).
 # Parameters: data_width (64, 128), nqueues (1..64), max_read (MRRS: a multiple of 16,
 # 16..4096), max_frame (1..65535), max_batch (descriptors per job, 1..256).
 # Behaviour, to the cycle: TXEngine's docstring.
@@ -24,7 +24,7 @@ from .tx_queue_manager import cpl_layout, job_layout, queue_bits
 
 STATUS_COUNTER = registers.TX_STATUS_COUNTER
 COUNTS = registers.counter_names("tx_engine")
-QUEUE_COUNTS = registers.array_names("tx_engine")   # per queue: good frames and their bytes
+QUEUE_COUNTS = registers.array_names("tx_engine")   # per queue: good frames, bytes, errored
 EOP_BIT = flag_bit(TxDescFlags.EOP)
 STATES = ("IDLE", "DFETCH", "DERR", "DESC", "PAYLOAD", "AFTER", "FLUSH", "FDONE")
 MAX_QUEUES = 64
@@ -178,8 +178,9 @@ class TXEngine(wiring.Component):
         Good frames and their bytes, DMA read requests for descriptors / payload, errored frames
         by cause (err_desc_read: jobs); the names are rtl/contract/registers.py's (COUNTS,
         QUEUE_COUNTS, STATUS_COUNTER).
-    q_frames, q_bytes : Out, nqueues x 32 bits
-        Good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes); an
+    q_frames, q_bytes, q_errors : Out, nqueues x 32 bits
+        Good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes), and
+        errored frames per queue (every done record with a status other than OK; _errors); an
         ArrayLayout, flat in Verilog: queue i at bits 32i..
     """
 
@@ -515,6 +516,10 @@ class TXEngine(wiring.Component):
                                          self.q_bytes[i].eq(self.q_bytes[i] + frame_len)]
                     m.d.sync += [self.frames.eq(self.frames + 1),
                                  self.bytes.eq(self.bytes + frame_len)]
+                with m.Else():
+                    for i in range(n):
+                        with m.If(queue == i):
+                            m.d.sync += self.q_errors[i].eq(self.q_errors[i] + 1)
                 for st, name in STATUS_COUNTER.items():
                     if st != TxStatus.DESC_READ:     # counted per failed job, in DERR
                         c = getattr(self, name)

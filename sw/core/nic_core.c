@@ -167,11 +167,23 @@ bool nic_core_tx_doorbell(struct nic_core_hw *hw, uint32_t nic_base, struct nic_
     return true;
 }
 
+/* Errored frames up to the 16-bit count e (writeback or register): the new ones counted. */
+static void tx_errors_to(struct nic_txq *t, uint16_t e)
+{
+    t->errors += (uint16_t)(e - t->wb_errors);
+    t->wb_errors = e;
+}
+
 int nic_core_tx_reclaim(struct nic_txq *t, uint32_t *cons)
 {
     const uint32_t c = NIC_CORE_LE16_TO_CPU(t->wb->cons) & (t->size - 1);
     const unsigned done = (c - t->next_to_clean) & (t->size - 1);
+    const uint16_t e = NIC_CORE_LE16_TO_CPU(t->wb->errors);
     *cons = c;
+    if (e != t->wb_errors) {
+        t->last_error = t->wb->last_error;
+        tx_errors_to(t, e);
+    }
     if (done > nic_core_tx_pending(t))
         return -1;
     NIC_CORE_RMB();
@@ -201,12 +213,22 @@ uint32_t nic_core_txq_cons(struct nic_core_hw *hw, uint32_t nic_base, unsigned q
                                   NIC_CSR_NIC_TXQ_CONS_SIZE, q);
 }
 
+uint32_t nic_core_txq_errors(struct nic_core_hw *hw, uint32_t nic_base, unsigned q)
+{
+    return nic_core_csr_read_elem(hw, nic_base + NIC_CSR_NIC_TXE_Q_ERRORS_ADDR,
+                                  NIC_CSR_NIC_TXE_Q_ERRORS_SIZE, q);
+}
+
 bool nic_core_txq_sync_cons(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t,
                             unsigned q)
 {
     const uint16_t c = (uint16_t)nic_core_txq_cons(hw, nic_base, q);
+    const uint16_t e = (uint16_t)nic_core_txq_errors(hw, nic_base, q);
     const bool stale = NIC_CORE_LE16_TO_CPU(t->wb->cons) != c;
     t->wb->cons = NIC_CORE_CPU_TO_LE16(c);
+    /* Errors the lost writeback would have shown: counted here (reclaim sees none then). */
+    tx_errors_to(t, e);
+    t->wb->errors = NIC_CORE_CPU_TO_LE16(e);
     t->stale_wb += stale;
     return stale;
 }
@@ -214,6 +236,8 @@ bool nic_core_txq_sync_cons(struct nic_core_hw *hw, uint32_t nic_base, struct ni
 void nic_core_txq_start(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t, unsigned q)
 {
     t->next_to_use = t->next_to_clean = t->rung = 0;
+    t->wb_errors = (uint16_t)nic_core_txq_errors(hw, nic_base, q);
+    t->wb->errors = NIC_CORE_CPU_TO_LE16(t->wb_errors);
     nic_core_csr_write_wide(hw, nic_base + NIC_CSR_NIC_TXE_BASE_ADDR_ADDR,
                             NIC_CSR_NIC_TXE_BASE_ADDR_SIZE, t->desc_bus);
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_TXE_BASE_ADDR,

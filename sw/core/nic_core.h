@@ -107,6 +107,12 @@ struct nic_txq {
     uint32_t rung;                  /* producer index of the last doorbell */
     uint64_t frames_sent, doorbells;
     uint64_t stale_wb;              /* resets that found the last writeback missing (lost) */
+    /* Errored frames (TX_WB.errors: the device's nic_txe_q_errors, 16 bits): the value last
+     * read, and the total the queue's writebacks (or, on a reset, the register) showed so far,
+     * with the latest error's TxStatus. */
+    uint16_t wb_errors;
+    uint64_t errors;
+    uint8_t last_error;
 };
 
 static inline unsigned nic_core_tx_pending(const struct nic_txq *t)
@@ -125,7 +131,8 @@ bool nic_core_tx_doorbell(struct nic_core_hw *hw, uint32_t nic_base, struct nic_
                           unsigned q);
 /* Consumer index from the writeback: the descriptors from next_to_clean up to it are done.
  * Returns how many (next_to_clean moved past them), or -1 if the index is beyond what was
- * posted (*cons: the index read). */
+ * posted (*cons: the index read). The errored frames the writeback shows since the last call
+ * are added to t->errors (and last_error taken). */
 int nic_core_tx_reclaim(struct nic_txq *t, uint32_t *cons);
 
 /* nic_txq_cfg: queue q's ring size, enable and in-flight limit. */
@@ -135,13 +142,17 @@ void nic_core_txq_cfg(struct nic_core_hw *hw, uint32_t nic_base, unsigned q, uns
 bool nic_core_txq_drained(struct nic_core_hw *hw, uint32_t nic_base, unsigned q);
 /* nic_txq_cons element q: the device's consumer index of queue q (final once drained). */
 uint32_t nic_core_txq_cons(struct nic_core_hw *hw, uint32_t nic_base, unsigned q);
-/* A drained queue's final consumer index, read from the device, into its writeback (for
- * nic_core_tx_reclaim): the last writeback is a posted write, lost if the link went down while
- * it was in flight, and an MMIO read is not. True (and stale_wb counted) if it was missing. */
+/* nic_txe_q_errors element q: queue q's errored frames (the writebacks carry its low 16 bits). */
+uint32_t nic_core_txq_errors(struct nic_core_hw *hw, uint32_t nic_base, unsigned q);
+/* A drained queue's final consumer index and errored frames, read from the device, into its
+ * writeback (for nic_core_tx_reclaim; errors counted): the last writeback is a posted write,
+ * lost if the link went down while it was in flight, and an MMIO read is not. True (and
+ * stale_wb counted) if it was missing. */
 bool nic_core_txq_sync_cons(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t,
                             unsigned q);
 /* A drained queue's ring base and writeback address (wide CSR, then its strobe), then the
- * queue enabled with t's size and limit. Ring state reset to 0. */
+ * queue enabled with t's size and limit. Ring state reset to 0; the writeback's errors (and
+ * wb_errors) set to the device's count, which a queue's reset does not clear. */
 void nic_core_txq_start(struct nic_core_hw *hw, uint32_t nic_base, struct nic_txq *t, unsigned q);
 
 /* --- the RX ring --------------------------------------------------------------------------- */

@@ -59,8 +59,14 @@ static void test_tx(struct nic_core_hw *hw)
                         .size = 8, .size_log2 = 3, .limit = 7};
     uint32_t cons;
 
+    /* The device's errored-frame count of queue 3 (not cleared by a queue reset): the
+     * writeback's starting point. */
+    const unsigned q_errors3 =
+        (REG(TXE_Q_ERRORS) + 4 * (NIC_CSR_NIC_TXE_Q_ERRORS_SIZE - 1 - 3)) / 4;
+    bar0[q_errors3] = 0x1fffe;
     nw = 0;
     nic_core_txq_start(hw, BASE, &t, 3);
+    CHECK(wb.errors == 0xfffe && t.wb_errors == 0xfffe && t.errors == 0);
     CHECK(nw == 2 + 1 + 2 + 1 + 1);         /* ring base (2 words), strobe, wb (2), strobe, cfg */
     CHECK(wlog[1].off == REG(TXE_BASE_ADDR) + 4 && wlog[1].v == 0x10000);
     CHECK(wlog[2].off == REG(TXE_BASE) && field(wlog[2].v, NIC_CSR_NIC_TXE_BASE_QUEUE_OFFSET,
@@ -94,6 +100,11 @@ static void test_tx(struct nic_core_hw *hw)
     CHECK(t.next_to_use == 4 && nic_core_tx_pending(&t) == 7);
     wb.cons = 2;
     CHECK(nic_core_tx_reclaim(&t, &cons) == 5 && t.next_to_clean == 2);
+    /* Errored frames from the writeback, across the 16-bit wrap; the latest status taken. */
+    wb.errors = 1;
+    wb.last_error = NIC_TX_STATUS_READ;
+    CHECK(nic_core_tx_reclaim(&t, &cons) == 0 && t.errors == 3 &&
+          t.last_error == NIC_TX_STATUS_READ);
     /* An index beyond what was posted is refused and changes nothing. */
     wb.cons = 6;
     CHECK(nic_core_tx_reclaim(&t, &cons) == -1 && cons == 6 && t.next_to_clean == 2);
@@ -103,7 +114,9 @@ static void test_tx(struct nic_core_hw *hw)
     wb.cons = 2;
     bar0[(REG(TXQ_CONS) + 4 * (NIC_CSR_NIC_TXQ_CONS_SIZE - 1 - 3)) / 4] = 3;
     CHECK(nic_core_txq_cons(hw, BASE, 3) == 3);
+    bar0[q_errors3] = 0x20003;      /* two errors more than the last writeback showed */
     CHECK(nic_core_txq_sync_cons(hw, BASE, &t, 3) && wb.cons == 3 && t.stale_wb == 1);
+    CHECK(wb.errors == 3 && t.errors == 5);
     CHECK(nic_core_tx_reclaim(&t, &cons) == 1 && t.next_to_clean == 3);
     CHECK(!nic_core_txq_sync_cons(hw, BASE, &t, 3) && wb.cons == 3 && t.stale_wb == 1);
 }

@@ -80,12 +80,21 @@ struct nic_tx_wb {
     /* consumer index: the ring position of the next descriptor to complete (the ones before it
      * are done; 12 bits, zero-extended) */
     uint16_t cons;
-    uint16_t reserved[7];   /* written as 0 */
+    /* errored frames of the queue so far (the low 16 bits of its tx_queue_<i>_errors counter,
+     * nic_txe_q_errors; wraps): the frames the device dropped with a status other than OK, any
+     * cause */
+    uint16_t errors;
+    /* the TxStatus of the queue's latest errored frame (0: none yet); meaningful when errors
+     * has moved */
+    uint8_t last_error;
+    uint8_t reserved[11];   /* written as 0 */
 };
 #define NIC_TX_WB_BYTES 16u
 NIC_CONTRACT_ASSERT(sizeof(struct nic_tx_wb) == 16, "struct nic_tx_wb: 16 bytes");
 NIC_CONTRACT_ASSERT(offsetof(struct nic_tx_wb, cons) == 0, "nic_tx_wb.cons");
-NIC_CONTRACT_ASSERT(offsetof(struct nic_tx_wb, reserved) == 2, "nic_tx_wb.reserved");
+NIC_CONTRACT_ASSERT(offsetof(struct nic_tx_wb, errors) == 2, "nic_tx_wb.errors");
+NIC_CONTRACT_ASSERT(offsetof(struct nic_tx_wb, last_error) == 4, "nic_tx_wb.last_error");
+NIC_CONTRACT_ASSERT(offsetof(struct nic_tx_wb, reserved) == 5, "nic_tx_wb.reserved");
 
 /* RX descriptor: a buffer posted on the RX ring at its ring base + 16 * ring position
  * (rtl/nic/rx_engine.py). */
@@ -287,6 +296,9 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
       "queue, 32 bits per queue (queue i at bits 32i..).") \
     X(txe_q_bytes, TXE_Q_BYTES, COUNT, "tx_queue_%u_bytes", "Bytes of those frames per TX " \
       "queue, 32 bits per queue.") \
+    X(txe_q_errors, TXE_Q_ERRORS, ERROR, "tx_queue_%u_errors", "Errored TX frames per queue " \
+      "(a done record with a status other than OK, any cause), 32 bits per queue; its low 16 " \
+      "bits are in the queue's writebacks (TX_WB.errors).") \
 
 /* X(name, NAME, KIND, ethtool format of the element, desc): the per-vector counter
  * registers. */

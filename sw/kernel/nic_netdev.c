@@ -96,17 +96,19 @@ static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64
 
     for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
         struct nicdrv_txq *txq = &priv->txq[q];
-        u64 packets, bytes, dropped;
+        u64 packets, bytes, dropped, errors;
 
         do {
             start = u64_stats_fetch_begin(&txq->syncp);
             packets = txq->packets;
             bytes = txq->bytes;
             dropped = txq->dropped;
+            errors = txq->errors;
         } while (u64_stats_fetch_retry(&txq->syncp, start));
         s->tx_packets += packets;
         s->tx_bytes += bytes;
         s->tx_dropped += dropped;
+        s->tx_errors += errors;
     }
     do {
         start = u64_stats_fetch_begin(&rxq->syncp);

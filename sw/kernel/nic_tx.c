@@ -232,6 +232,7 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
     netdev_tx_reset_queue(nq);
     u64_stats_update_begin(&txq->syncp);
     txq->dropped += frames;
+    txq->errors = t->errors;
     u64_stats_update_end(&txq->syncp);
     t->wb->cons = 0;
     nic_core_txq_start(&priv->hw, priv->nic_base, t, txq->index);
@@ -289,6 +290,7 @@ void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budge
     u64_stats_update_begin(&txq->syncp);
     txq->packets += pkts;
     txq->bytes += bytes;
+    txq->errors = t->errors;
     u64_stats_update_end(&txq->syncp);
     netdev_tx_completed_queue(nq, pkts, bytes);
     /* next_to_clean before the stopped test (nicdrv_start_xmit's barrier pairs). */

@@ -58,6 +58,7 @@ struct nicdrv_txq {
     size_t mem_len;
     unsigned int index;
     u64 packets, bytes, dropped;
+    u64 errors;                     /* ring.errors: errored frames the device reported */
     struct u64_stats_sync syncp;
 };
 

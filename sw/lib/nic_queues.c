@@ -52,6 +52,11 @@ int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, ui
     return 0;
 }
 
+uint32_t nic_q_tx_queue_errors(struct nic_backend *b, unsigned q)
+{
+    return nic_csr_read_elem(b, NIC_CSR(b, NIC, TXE_Q_ERRORS), NIC_CSR_NIC_TXE_Q_ERRORS_SIZE, q);
+}
+
 unsigned nic_q_hw_txq(struct nic_backend *b) { return nic_rb_param(b, NIC_RB_NIC); }
 
 unsigned nic_q_hw_txirq(struct nic_backend *b) { return nic_rb_msi_count(b, NIC_RB_NIC) - 1; }
@@ -348,6 +353,11 @@ int nic_q_close(struct nic_queues *nq, uint64_t timeout_ns, char *err, size_t er
 }
 
 /* --- the reset path (docs/faults.md) ----------------------------------------------------------- */
+
+bool nic_q_tx_sync(struct nic_queues *nq, unsigned q)
+{
+    return nic_core_txq_sync_cons(nic_hw(nq->b), nic_base(nq->b), &nq->tx[q], q);
+}
 
 int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsigned *dropped,
                    char *err, size_t errlen)

@@ -177,6 +177,13 @@ int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err,
  * Two MMIO reads each: not for the hot path. */
 int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, uint32_t *bytes,
                          char *err, size_t errlen);
+/* Errored frames of TX queue q < nic_q_hw_txq() (ethtool -S tx_queue_<q>_errors,
+ * nic_txe_q_errors, 32 bits, wrapping; its writebacks carry the low 16 bits). */
+uint32_t nic_q_tx_queue_errors(struct nic_backend *b, unsigned q);
+/* The device's consumer index and errored frames of open TX queue q into its writeback and
+ * counts, as the reset path does (nic_core_txq_sync_cons): true if the last writeback was
+ * missing (lost with the link). */
+bool nic_q_tx_sync(struct nic_queues *nq, unsigned q);
 /* The SoC's TX queues and TX interrupt vectors (the nic block's table entry). */
 unsigned nic_q_hw_txq(struct nic_backend *b);
 unsigned nic_q_hw_txirq(struct nic_backend *b);

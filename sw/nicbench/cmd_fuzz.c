@@ -43,6 +43,8 @@ static const char *const fz_tx_err[] = {"txe_err_desc_len0", "txe_err_desc_len",
                                         "txfifo_drop_oversize",
                                         "txfifo_drop_runt", "txfifo_drop_full",
                                         "txfifo_drop_disabled"};
+/* The first FZ_TXE_FRAME_ERRS of fz_tx_err: the TX engine's errored frames by cause. */
+#define FZ_TXE_FRAME_ERRS 5
 static const char *const fz_rx_drop[] = {"rxfifo_drop_oversize",
                                          "rxfifo_drop_runt", "rxfifo_drop_full",
                                          "rxfifo_drop_disabled", "rxe_drop_no_buffer",
@@ -75,6 +77,10 @@ struct fz {
     bool have_link, need_reset;
     uint64_t link_suspect, link_resets; /* bad frames after a link-down, resets for it */
     bool no_eop_open[NIC_Q_MAX_TXQ];
+    /* Errored frames per queue at the start: the device's count (nic_txe_q_errors) and the
+     * one the host took from the writebacks (nic_txq.errors). */
+    uint32_t qerr0[NIC_Q_MAX_TXQ];
+    uint64_t wberr0[NIC_Q_MAX_TXQ];
     int64_t pos_seq[NIC_Q_MAX_TXQ][FZ_RING]; /* per ring position: the good frame starting
                                                 there, -1 a bad descriptor, -2 a chain's next */
     uint64_t reposted;               /* good frames a reset dropped, posted again */
@@ -522,6 +528,10 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         goto out_close;
     }
     fz_cpl_read(f, cpl0);
+    for (unsigned q = 0; q < f->Q; q++) {
+        f->qerr0[q] = nic_q_tx_queue_errors(b, q);
+        f->wberr0[q] = f->nq.tx[q].errors;
+    }
     f->have_link = nic_rb_find(b, NIC_RB_PCIE_CPL) != NULL;
     f->link_seen = (uint32_t)cpl0[FZ_LINK_DOWNS];
 
@@ -616,6 +626,21 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         nic_idle(b, 5000);
         fz_poll(f);
     }
+    /* Errored frames: what each queue's writebacks showed against the device's count. A
+     * mismatch is allowed only where the last writeback was lost (a link-down): then the
+     * device's consumer index is ahead of it too, and the sync takes both from the device. */
+    uint64_t q_errors = 0, wb_errors = 0, wb_mismatch = 0;
+    for (unsigned q = 0; q < f->Q; q++) {
+        if (nic_q_tx_reclaim(&f->nq, q, f->err, sizeof f->err) < 0) {
+            rc = fail(c, "fuzz: %s", f->err);
+            goto out_cnt;
+        }
+        const uint32_t dev = nic_q_tx_queue_errors(b, q) - f->qerr0[q];
+        if (f->nq.tx[q].errors - f->wberr0[q] != dev && !nic_q_tx_sync(&f->nq, q))
+            wb_mismatch++;
+        q_errors += dev;
+        wb_errors += f->nq.tx[q].errors - f->wberr0[q];
+    }
     if (!fz_counters(f, cnt1, ncnt)) {
         rc = fail(c, "fuzz: %s", f->err);
         goto out_cnt;
@@ -631,6 +656,11 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     for (size_t i = 0; i < NRXDROP; i++)
         rx_drop += DELTA(fz_rx_drop[i]);
     const uint64_t desc_read_jobs = DELTA("txe_err_desc_read");
+    /* The frames the TX engine ended with an error status (nic_txe_q_errors): one per frame
+     * counted by cause, plus at most one per failed descriptor fetch (DESC_READ). */
+    uint64_t frame_errs = 0;
+    for (size_t i = 0; i < FZ_TXE_FRAME_ERRS; i++)
+        frame_errs += DELTA(fz_tx_err[i]);
     const uint64_t txe_good = DELTA("txe_frames");
     const uint64_t rx_recs = DELTA("rxe_frames") + DELTA("rxe_drop_too_big") +
                              DELTA("rxe_drop_bad_desc");
@@ -687,8 +717,9 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         " reposted=%" PRIu64 " link_suspect=%" PRIu64 " stale_writebacks=%" PRIu64 "\n",
         f->watchdog_resets, f->link_resets, f->reset_dropped, f->reposted, f->link_suspect,
         stale_wb);
-    out(c, "fuzz: device: tx_errors=%" PRIu64 " desc_read_errors=%" PRIu64 " rx_drops=%" PRIu64
-        " rx_records_lost=%" PRIu64, tx_err, desc_read_jobs, rx_drop, recs_lost);
+    out(c, "fuzz: device: tx_errors=%" PRIu64 " desc_read_errors=%" PRIu64 " tx_errored_frames=%"
+        PRIu64 " (writebacks %" PRIu64 ") rx_drops=%" PRIu64 " rx_records_lost=%" PRIu64, tx_err,
+        desc_read_jobs, q_errors, wb_errors, rx_drop, recs_lost);
     for (int i = 0; i < FZ_CPL_N; i++)
         out(c, " %s=%" PRIu64, fz_cpl_names[i], cpl[i]);
     out(c, "\n");
@@ -728,6 +759,8 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
     bu_json_obj_begin(j);
     bu_json_ku64(j, "tx_errors", tx_err);
     bu_json_ku64(j, "desc_read_errors", desc_read_jobs);
+    bu_json_ku64(j, "tx_errored_frames", q_errors);
+    bu_json_ku64(j, "tx_wb_errors", wb_errors);
     bu_json_ku64(j, "rx_drops", rx_drop);
     bu_json_ku64(j, "rx_records_lost", recs_lost);
     for (int i = 0; i < FZ_CPL_N; i++)
@@ -763,6 +796,14 @@ int cmd_fuzz(struct ctx *c, int argc, char **argv)
         bu_json_ku64(&c->rec, "swallowed", wf[4]);
         bu_json_obj_end(&c->rec);
     }
+    if (wb_mismatch)
+        rc = fail(c, "fuzz: %" PRIu64 " TX queue(s) whose writebacks show other errored frames "
+                  "(%" PRIu64 " in all) than nic_txe_q_errors (%" PRIu64 "), no writeback lost "
+                  "(seed %" PRIu64 ")", wb_mismatch, wb_errors, q_errors, f->seed);
+    if (q_errors < frame_errs || q_errors > frame_errs + desc_read_jobs)
+        rc = fail(c, "fuzz: %" PRIu64 " errored TX frames (nic_txe_q_errors), not %" PRIu64
+                  " by cause (+ up to %" PRIu64 " failed descriptor fetches) (seed %" PRIu64 ")",
+                  q_errors, frame_errs, desc_read_jobs, f->seed);
     if (oversize_dropped != wf[3])
         rc = fail(c, "fuzz: the wire sent %" PRIu64 " oversized frames, the RX FIFO dropped %"
                   PRIu64 " as oversize (seed %" PRIu64 ")", wf[3], oversize_dropped, f->seed);

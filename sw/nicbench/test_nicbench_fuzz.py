@@ -41,6 +41,8 @@ def fuzz(nicbench, tmp_path, opts, *args, timeout=900):
     assert rec["seed"] == SEED
     assert rec["corrupted"] == 0 and rec["out_of_order"] == 0, rec
     assert rec["lost_unexplained"] == 0, rec
+    # every errored TX frame reported twice: per queue by the device and in the writebacks
+    assert rec["device"]["tx_wb_errors"] == rec["device"]["tx_errored_frames"], rec["device"]
     checks = doc["model_checks"]
     assert not any(checks.values()), checks          # incl. iommu_faults
     return out, doc, rec
@@ -55,6 +57,8 @@ def test_fault_class(nicbench, tmp_path, cls):
     assert f"fault_seed={SEED}" in out
     if device_counter:
         assert rec["device"][device_counter] > 0, (out, rec["device"])
+    if cls in ("ur", "ca", "poisoned"):     # failed payload reads: frames ended with READ
+        assert rec["device"]["tx_errored_frames"] > 0, rec["device"]
     if cls in LOSSLESS:
         assert rec["lost"] == 0 and rec["received"] == rec["sent"] == 300, rec
         assert rec["watchdog_resets"] == 0, rec
