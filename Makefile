@@ -31,7 +31,8 @@
 #   make bitstream BOARD=<board>
 #                     the NIC SoC on a board (litex_soc/targets/<board>.py): the generated SoC,
 #                     Vivado project and host headers in build/board_<board>/, then its bitstream
-#                     (Vivado for the PCIe boards: fails, naming what it generated, without it)
+#                     (Vivado for the PCIe boards: fails, naming what it generated, without it);
+#                     BITSTREAM_OPTS go to the target (ecpix5: --seed N, --router router2)
 #   make flash BOARD=<board> [FLASH=1] [CABLE=<cable>] [FTDI_SERIAL=<serial>]
 #                     loads build/board_<board>/'s bitstream with openFPGALoader: SRAM, or the SPI
 #                     flash with FLASH=1
@@ -260,7 +261,7 @@ endef
 bitstream: setup
 	$(need_board)
 	scripts/setup_fpga.sh
-	$(PY) -m litex_soc.targets.$(BOARD) --output-dir build/board_$(BOARD) --build
+	$(PY) -m litex_soc.targets.$(BOARD) --output-dir build/board_$(BOARD) --build $(BITSTREAM_OPTS)
 
 flash: setup
 	$(need_board)

@@ -6,7 +6,7 @@
 # board's USB UART (FT2232 channel B, 115200 baud).
 #
 # Usage: python -m litex_soc.targets.ecpix5 --output-dir build/board_ecpix5 [--build]
-#            [--sys-clk-freq 50e6] [--seed 1]
+#            [--sys-clk-freq 50e6] [--seed 1] [--router router1|router2]
 # Without --build: the SoC's Verilog, the firmware, csr.csv/csr.json, register_map.md. With it,
 # the bitstream through the open flow: Yosys synth_ecp5, nextpnr-ecp5, ecppack (the yowasp-*
 # builds of requirements-fpga.txt, reached through shims named as LiteX calls them, under
@@ -104,6 +104,8 @@ def main():
                    help="run Yosys, nextpnr-ecp5 and ecppack; fail when timing is not met")
     p.add_argument("--sys-clk-freq", type=float, default=SYS_CLK_FREQ)
     p.add_argument("--seed", type=int, default=1, help="nextpnr's placer seed")
+    p.add_argument("--router", choices=("router1", "router2"), default="router1",
+                   help="nextpnr's router (router2 converges faster on a congested design)")
     p.add_argument("--timing-only", action="store_true",
                    help="only check the timing report of the last --build")
     a = p.parse_args()
@@ -119,7 +121,7 @@ def main():
         bin_dir = (out / "bin").resolve()
         write_shims(bin_dir)
         os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
-        soc.platform.toolchain._pnr_opts += "--report nextpnr_report.json "
+        soc.platform.toolchain._pnr_opts += f"--report nextpnr_report.json --router {a.router} "
     builder = Builder(soc, output_dir=str(out), gateware_dir=str(gateware),
                       compile_software=False, compile_gateware=a.build,
                       csr_csv=str(out / "csr.csv"), csr_json=str(out / "csr.json"))
@@ -130,7 +132,7 @@ def main():
         return
     seconds = round(time.monotonic() - t0, 1)
     check_timing(out, gateware, a.sys_clk_freq, dict(device=soc.platform.device, seed=a.seed,
-                                                      seconds=seconds))
+                                                      router=a.router, seconds=seconds))
 
 
 def check_timing(out, gateware, sys_clk_freq, build):
