@@ -91,6 +91,7 @@ void MmioRequester::next_tlp(DnTlp *d)
     const uint32_t ndw = q.len / 4;
     const uint32_t addr = static_cast<uint32_t>(p.bar0_addr + q.off);
     const uint32_t lbe = ndw > 1 ? 0xf : 0;
+    d->mmio = true;
     if (q.write) {
         d->mmio_id = q.id;
         d->dw.push_back(uint32_t(kMWr32) << 24 | ndw);

@@ -166,7 +166,7 @@ struct PcieHostModel::Impl {
         bool first = true;
         while (!dnq.empty()) {
             DnTlp &d = dnq.front();
-            if (d.mmio_id >= 0 || (first && rx_beat > 0))
+            if (d.mmio || (first && rx_beat > 0))
                 std::swap(kept.push_slot(), d);
             else
                 c.fault_link_lost_tlps++;
@@ -240,6 +240,7 @@ struct PcieHostModel::Impl {
     {
         DnTlp &d = dnq.push_slot();
         d.mmio_id = -1;
+        d.mmio = false;
         d.read_tag = -1;
         d.dw.clear();
         if (from_mmio)

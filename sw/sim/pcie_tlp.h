@@ -60,6 +60,7 @@ struct UpTlp {
 struct DnTlp {
     double arr = 0;
     int mmio_id = -1;                 /* MMIO write: done when its last beat is taken */
+    bool mmio = false;                /* a host MMIO request (kept when the link goes down) */
     int read_tag = -1;                /* last completion of the device read with this tag */
     std::vector<uint32_t> dw;         /* header + payload */
 };

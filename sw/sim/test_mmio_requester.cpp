@@ -153,6 +153,32 @@ void test_mmio_timeout(int dw)
           "unexpected completion", dw);
 }
 
+/* The link goes down while a host write and read wait in the downstream queue (the device holds
+ * rx_ready low): both are kept, reach the device once the link is up again and the read ends
+ * with its data, not with a completion timeout. */
+void test_mmio_link_down(int dw)
+{
+    LinkParams p = base_params(dw);
+    p.fault_link_down_at_ns = 1000;
+    p.fault_link_down_ns = 5000;
+    PcieHostModel m(p);
+    Dev d(m);
+    const uint64_t hold = static_cast<uint64_t>(2e6 / double(period_ps(p)));
+    d.rx_ready = [hold](uint64_t cyc) { return cyc >= hold; };
+    d.run(10);
+    const int wid = m.mmio_write(0x20, 0x5a5a1234, 4);
+    const int rid = m.mmio_read(0x20, 4);
+    d.run_until([&] { return m.mmio_result(rid).done; }, 100000);
+    const MmioResult w = m.mmio_result(wid), r = m.mmio_result(rid);
+    check(counter(m, "fault_link_downs") == 1 && w.done && w.status == 0 && r.done &&
+              r.status == 0 && r.value == 0x5a5a1234 && r.done_ps > 6000000 &&
+              counter(m, "fault_link_lost_tlps") == 0 &&
+              counter(m, "completion_timeouts") == 0 && m.errors().empty(),
+          "dw%d link down: a queued host write and read survive it; the read ends at %llu ps "
+          "with 0x%llx (%s)", dw, static_cast<unsigned long long>(r.done_ps),
+          static_cast<unsigned long long>(r.value), last_error(m).c_str());
+}
+
 /* A CplD whose lower address is not the read's (LitePCIe's dword-aligned one for a read at
  * +0x46 would say 0x44) is refused: the read then times out. */
 void test_mmio_lower_address(int dw)

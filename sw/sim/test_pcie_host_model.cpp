@@ -203,6 +203,7 @@ int main(int argc, char **argv)
     test_iommu(dw);
     test_mmio_timeout(dw);
     test_mmio_lower_address(dw);
+    test_mmio_link_down(dw);
     test_msi(dw);
     test_read_timing(dw);
     test_write_timing(dw);

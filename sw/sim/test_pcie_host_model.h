@@ -40,6 +40,7 @@ void test_params();               /* test_link_params.cpp */
 void test_mmio(int dw);           /* test_mmio_requester.cpp */
 void test_mmio_timeout(int dw);
 void test_mmio_lower_address(int dw);
+void test_mmio_link_down(int dw);
 void test_mwr(int dw);            /* test_host_memory.cpp */
 void test_mrd(int dw);
 void test_faults(int dw);        /* test_host_memory.cpp: fault injection */
