@@ -91,11 +91,11 @@ class NICDatapath(wiring.Component):
         and the TX consumer-index writebacks of TXQueueManager (wb): each writeback of queue q is
         one 16-byte write at the queue's writeback address (txq_wb_addr_* below), a TX_WB record
         (rtl/contract/formats.py): cons = wb.p.cons (12 bits, zero-extended), errors = the low 16
-        bits of the queue's TXEngine q_errors, last_error = the status of the queue's latest done
-        record with an error (as they are when the writeback is presented), the rest 0 (1 beat
-        at W=128, 2 at W=64). Arbitration at write granularity: when no write is in progress, the
-        source presented (wr_valid) is RX or writeback, the one whose turn it is when both wait
-        (turns alternate: after a write of one source completes, the other wins the next tie);
+        bits of the queue's TXEngine q_errors, last_error = its q_last_error (as they are when
+        the writeback is presented), the rest 0 (1 beat at W=128, 2 at W=64). Arbitration at
+        write granularity: when no write is in progress, the source presented (wr_valid) is RX
+        or writeback, the one whose turn it is when both wait (turns alternate: after a write of
+        one source completes, the other wins the next tie);
         from the cycle a source is first presented until its last beat is taken (wr_valid &
         wr_ready & wr_last) only that source is presented (also while it has no beat ready,
         wr_valid 0 between beats of an RX write), so wr_addr/wr_len/wr_first/data never change
@@ -357,18 +357,12 @@ class NICDatapath(wiring.Component):
         wb_beat = Signal()                       # W=64: the second beat of the writeback
         wb_first = Signal()
         wb_last = Signal()
-        # The queue's errored frames (TXEngine q_errors) and its latest error's status.
-        last_error = [Signal(TxStatus, name=f"last_error{i}") for i in range(n)]
-        with m.If(txe.done.valid & (txe.done.p.status != TxStatus.OK)):
-            for i in range(n):
-                with m.If(txe.done.p.queue == i):
-                    m.d.sync += last_error[i].eq(txe.done.p.status)
-        wb_errors = Signal(16)
+        wb_errors = Signal(16)                   # the queue's TXEngine q_errors, q_last_error
         wb_last_error = Signal(TxStatus)
         for i in range(n):
             with m.If(txq.wb.p.queue == i):
                 m.d.comb += [wb_errors.eq(txe.q_errors[i][:16]),
-                             wb_last_error.eq(last_error[i])]
+                             wb_last_error.eq(txe.q_last_error[i])]
         wb_rec = Signal(TX_WB)                   # reserved: 0
         wb_data = Signal(W)
         wb_beats = [wb_rec.as_value()[i:i + W] for i in range(0, TX_WB.size, W)]

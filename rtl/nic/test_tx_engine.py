@@ -93,7 +93,8 @@ def reference(host, bases, jobs, max_read, max_frame):
     (which must be of the same queue, or ABORT)."""
     reqs, frames, cpls, dones = [], [], [], []
     cnt = dict.fromkeys(COUNTS, 0)
-    cnt.update(q_frames={}, q_bytes={}, q_errors={})     # per queue, the queues with one
+    cnt.update(q_frames={}, q_bytes={}, q_errors={},     # per queue, the queues with one
+               q_last_error={})
     open_q = None
     data, status, flen = bytearray(), OK, 0
 
@@ -107,6 +108,7 @@ def reference(host, bases, jobs, max_read, max_frame):
             cnt["q_bytes"][q] = cnt["q_bytes"].get(q, 0) + flen
         else:
             cnt["q_errors"][q] = cnt["q_errors"].get(q, 0) + 1
+            cnt["q_last_error"][q] = status
             if status != DESC_READ:                # DESC_READ is counted per failed job
                 cnt[STATUS_COUNTER[status]] += 1
 
@@ -300,8 +302,8 @@ def simulate(host, bases, jobs, rng, data_width=128, max_read=512, max_frame=921
         assert not ctx.get(dut.open_valid), "a frame left open at the end of the run"
         obs["cycles"] = cyc
         obs["counts"] = {name: ctx.get(getattr(dut, name)) for name in COUNTS}
-        for name in ("q_frames", "q_bytes", "q_errors"):
-            vals = [ctx.get(getattr(dut, name)[i]) for i in range(nqueues)]
+        for name in ("q_frames", "q_bytes", "q_errors", "q_last_error"):
+            vals = [int(ctx.get(getattr(dut, name)[i])) for i in range(nqueues)]
             obs["counts"][name] = {i: v for i, v in enumerate(vals) if v}
         if fifo:
             obs["fifo"] = {name: ctx.get(getattr(top.fifo, name))

@@ -182,6 +182,8 @@ class TXEngine(wiring.Component):
         Good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes), and
         errored frames per queue (every done record with a status other than OK; _errors); an
         ArrayLayout, flat in Verilog: queue i at bits 32i..
+    q_last_error : Out, nqueues x TxStatus
+        Per queue, the status of its latest errored done record (OK: none yet).
     """
 
     def __init__(self, data_width=128, nqueues=4, max_read=512, max_frame=9216, max_batch=8):
@@ -223,6 +225,7 @@ class TXEngine(wiring.Component):
             **{s.name: Out(s.width) for s in registers.CORES["tx_engine"].counters},
             **{s.name: Out(data.ArrayLayout(s.width, nqueues))
                for s in registers.CORES["tx_engine"].arrays},
+            "q_last_error": Out(data.ArrayLayout(TxStatus, nqueues)),
         })
 
     def elaborate(self, platform):
@@ -509,17 +512,17 @@ class TXEngine(wiring.Component):
                              self.done.p.status.eq(status),
                              self.done.p.len.eq(Mux(status == TxStatus.OK, frame_len, 0)),
                              self.open_valid.eq(0)]
-                with m.If(status == TxStatus.OK):
-                    for i in range(n):
-                        with m.If(queue == i):
+                for i in range(n):
+                    with m.If(queue == i):
+                        with m.If(status == TxStatus.OK):
                             m.d.sync += [self.q_frames[i].eq(self.q_frames[i] + 1),
                                          self.q_bytes[i].eq(self.q_bytes[i] + frame_len)]
+                        with m.Else():
+                            m.d.sync += [self.q_errors[i].eq(self.q_errors[i] + 1),
+                                         self.q_last_error[i].eq(status)]
+                with m.If(status == TxStatus.OK):
                     m.d.sync += [self.frames.eq(self.frames + 1),
                                  self.bytes.eq(self.bytes + frame_len)]
-                with m.Else():
-                    for i in range(n):
-                        with m.If(queue == i):
-                            m.d.sync += self.q_errors[i].eq(self.q_errors[i] + 1)
                 for st, name in STATUS_COUNTER.items():
                     if st != TxStatus.DESC_READ:     # counted per failed job, in DERR
                         c = getattr(self, name)
