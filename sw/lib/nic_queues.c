@@ -4,8 +4,9 @@
  *
  * Interfaces: nic_queues.h. Ring state, descriptors, doorbells, queue set-up, coalescing values
  * and the counter table are the shared datapath core's (sw/core/nic_core.c, also compiled into
- * the Linux module); this file owns the DMA block, copy buffers, waits and messages. Every register is the nic block's base plus its NIC_CSR_NIC_*
- * offset of nic_regs.h; strobe CSRs take their fields at its field offsets (NIC_Q_FIELD, nic_core.h).
+ * the Linux module); this file owns the DMA block, copy buffers, waits and messages. Every
+ * register is the nic block's base plus its NIC_CSR_NIC_* offset of nic_regs.h; strobe CSRs take
+ * their fields at its field offsets (NIC_Q_FIELD, nic_core.h).
  * The protocol (set-up order, doorbells, reposting on completion records) is that of the cores'
  * header comments (rtl/nic/nic_datapath.py, tx_queue_manager.py, tx_engine.py, rx_engine.py,
  * frame_fifo.py, irq_coalescer.py); cocotb_tests/models/nic_driver.py mirrors this file for
@@ -21,6 +22,8 @@
 #include <string.h>
 
 #include "nic_dev.h"
+
+static uint32_t nic_base(struct nic_backend *b) { return (uint32_t)nic_rb_base(b, NIC_RB_NIC); }
 
 
 /* --- the counter table: every read-only nic_* register (nic_contract.h) ---------------------- */
@@ -54,7 +57,7 @@ int nic_q_tx_queue_stats(struct nic_backend *b, unsigned q, uint32_t *frames, ui
 
 uint32_t nic_q_tx_queue_errors(struct nic_backend *b, unsigned q)
 {
-    return nic_csr_read_elem(b, NIC_CSR(b, NIC, TXE_Q_ERRORS), NIC_CSR_NIC_TXE_Q_ERRORS_SIZE, q);
+    return nic_core_txq_errors(nic_hw(b), nic_base(b), q);
 }
 
 unsigned nic_q_hw_txq(struct nic_backend *b) { return nic_rb_param(b, NIC_RB_NIC); }
@@ -86,7 +89,7 @@ int nic_q_counters_read(struct nic_backend *b, uint64_t *v, size_t n, char *err,
     if (n < want)
         return nic_errf(err, errlen, "counters: room for %zu values, the table has %zu", n,
                         want);
-    nic_core_counters_read(nic_hw(b), (uint32_t)nic_rb_base(b, NIC_RB_NIC), v);
+    nic_core_counters_read(nic_hw(b), nic_base(b), v);
     return 0;
 }
 
@@ -100,8 +103,6 @@ uint64_t nic_q_counter_delta(const struct nic_q_counter_def *d, uint64_t before,
 }
 
 /* --- register helpers ------------------------------------------------------------------------ */
-
-static uint32_t nic_base(struct nic_backend *b) { return (uint32_t)nic_rb_base(b, NIC_RB_NIC); }
 
 static void txq_cfg(struct nic_backend *b, unsigned q, unsigned size_log2, bool enable,
                     unsigned limit)
