@@ -376,6 +376,24 @@ void bu_json_kdouble(struct bu_json *j, const char *key, double v)
     bu_json_double(j, v);
 }
 
+void bu_json_ku64s(struct bu_json *j, const char *key, const uint64_t *v, size_t n)
+{
+    bu_json_key(j, key);
+    bu_json_arr_begin(j);
+    for (size_t i = 0; i < n; i++)
+        bu_json_u64(j, v[i]);
+    bu_json_arr_end(j);
+}
+
+void bu_json_kstrs(struct bu_json *j, const char *key, const char *const *s, size_t n)
+{
+    bu_json_key(j, key);
+    bu_json_arr_begin(j);
+    for (size_t i = 0; i < n; i++)
+        bu_json_str(j, s[i]);
+    bu_json_arr_end(j);
+}
+
 int bu_json_get_number(const char *json, const char *key, double *out)
 {
     if (!json || !key)

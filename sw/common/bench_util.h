@@ -94,6 +94,9 @@ void bu_json_raw(struct bu_json *j, const char *json);
 void bu_json_kstr(struct bu_json *j, const char *key, const char *s);
 void bu_json_ku64(struct bu_json *j, const char *key, uint64_t v);
 void bu_json_kdouble(struct bu_json *j, const char *key, double v);
+/* Key then an array of n values. */
+void bu_json_ku64s(struct bu_json *j, const char *key, const uint64_t *v, size_t n);
+void bu_json_kstrs(struct bu_json *j, const char *key, const char *const *s, size_t n);
 /* Escape s as a JSON string literal (with the quotes) into out; returns the length the full
  * result needs (like snprintf), out is always NUL-terminated when len > 0. */
 size_t bu_json_escape(const char *s, char *out, size_t len);

@@ -161,12 +161,17 @@ static void test_json_writer(void)
     bu_json_raw(&j, "{\"mps\":256}");
     bu_json_key(&j, "none");
     bu_json_raw(&j, NULL);
+    static const uint64_t u[] = {7, 0};
+    static const char *const s[] = {"a", NULL};
+    bu_json_ku64s(&j, "u", u, 2);
+    bu_json_kstrs(&j, "s", s, 2);
+    bu_json_ku64s(&j, "e", u, 0);
     bu_json_obj_end(&j);
     CHECK(!j.oom);
     /* A u64 above INT64_MAX (jansson's json_int_t) is written as a real. */
     CHECK_STR(j.buf, "{\"tool\":\"nic\\\"bench\",\"n\":1.84467440737096e19,\"x\":1.5,"
                      "\"nan\":null,\"arr\":[-3,true,null,{},null],\"params\":{\"mps\":256},"
-                     "\"none\":null}");
+                     "\"none\":null,\"u\":[7,0],\"s\":[\"a\",null],\"e\":[]}");
     bu_json_free(&j);
 
     /* Records appended one by one into an array, as nicbench does. */

@@ -664,11 +664,7 @@ static int write_json(struct ctx *c, int status)
     bu_json_obj_begin(&j);
     bu_json_kstr(&j, "tool", "nicbench");
     bu_json_kstr(&j, "command", c->command);
-    bu_json_key(&j, "argv");
-    bu_json_arr_begin(&j);
-    for (int i = 0; i < c->argc; i++)
-        bu_json_str(&j, c->argv[i]);
-    bu_json_arr_end(&j);
+    bu_json_kstrs(&j, "argv", (const char *const *)c->argv, (size_t)c->argc);
     bu_json_kstr(&j, "backend", c->kind);
     bu_json_kstr(&j, "opts", c->opts);
     bu_json_key(&j, "params");

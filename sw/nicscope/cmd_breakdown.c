@@ -461,11 +461,7 @@ static void json_stages(struct bu_json *j, uint64_t count, const struct nic_scop
         bu_json_ku64(j, "max", st->max);
         bu_json_kdouble(j, "mean_ns", count ? (double)st->sum / (double)count * period_ns()
                                             : 0.0);
-        bu_json_key(j, "bins");
-        bu_json_arr_begin(j);
-        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-            bu_json_u64(j, st->bins[i]);
-        bu_json_arr_end(j);
+        bu_json_ku64s(j, "bins", st->bins, NIC_SCOPE_BD_NBINS);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -792,16 +788,8 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     bu_json_kstr(&c->j, "path", a.path);
     bu_json_ku64(&c->j, "count", a.count);
     bu_json_kdouble(&c->j, "ns_per_cycle", period_ns());
-    bu_json_key(&c->j, "stages");
-    bu_json_arr_begin(&c->j);
-    for (unsigned s = 0; s < NIC_SCOPE_BD_NSTAGES; s++)
-        bu_json_str(&c->j, nic_scope_bd_stage_names[s]);
-    bu_json_arr_end(&c->j);
-    bu_json_key(&c->j, "wr_stages");
-    bu_json_arr_begin(&c->j);
-    for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++)
-        bu_json_str(&c->j, nic_scope_wbd_stage_names[s]);
-    bu_json_arr_end(&c->j);
+    bu_json_kstrs(&c->j, "stages", nic_scope_bd_stage_names, NIC_SCOPE_BD_NSTAGES);
+    bu_json_kstrs(&c->j, "wr_stages", nic_scope_wbd_stage_names, NIC_SCOPE_WBD_NSTAGES);
     bu_json_key(&c->j, "sizes");
     bu_json_arr_begin(&c->j);
     size_t compared = 0, wr_compared = 0;

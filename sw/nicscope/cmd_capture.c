@@ -631,11 +631,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     bu_json_kdouble(j, "ns_per_cycle", period_ns());
     bu_json_kstr(j, "vcd", vcd);
     bu_json_kstr(j, "gtkw", gtkw);
-    bu_json_key(j, "trigger");
-    bu_json_arr_begin(j);
-    for (unsigned i = 0; i < nst; i++)
-        bu_json_str(j, specs[i]);
-    bu_json_arr_end(j);
+    bu_json_kstrs(j, "trigger", specs, nst);
     bu_json_key(j, "figures");
     bu_json_arr_begin(j);
     for (unsigned i = 0; i < nfig; i++) {

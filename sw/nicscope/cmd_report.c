@@ -225,11 +225,7 @@ static void events_json(struct ctx *c, const struct nic_scope_events *e)
         bu_json_ku64(j, "merged", v->merged);
         bu_json_ku64(j, "lost", v->lost);
         bu_json_ku64(j, "unmatched", v->unmatched);
-        bu_json_key(j, "bins");
-        bu_json_arr_begin(j);
-        for (unsigned i = 0; i < NIC_SCOPE_EV_NBINS; i++)
-            bu_json_u64(j, v->bins[i]);
-        bu_json_arr_end(j);
+        bu_json_ku64s(j, "bins", v->bins, NIC_SCOPE_EV_NBINS);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -388,11 +384,7 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
         bu_json_obj_begin(j);
         bu_json_ku64(j, "bin_min", bin_min);
         bu_json_ku64(j, "bin_shift", bin_shift);
-        bu_json_key(j, "bins");
-        bu_json_arr_begin(j);
-        for (int i = 0; i < NIC_SCOPE_NBINS; i++)
-            bu_json_u64(j, k->bins[i]);
-        bu_json_arr_end(j);
+        bu_json_ku64s(j, "bins", k->bins, NIC_SCOPE_NBINS);
         for (int i = 0; i < NIC_SCOPE_NLAT; i++)
             bu_json_ku64(j, nic_scope_lat_names[i], k->lat[i]);
         bu_json_obj_end(j);

@@ -670,11 +670,7 @@ int main(int argc, char **argv)
         bu_json_obj_begin(&d);
         bu_json_kstr(&d, "tool", "nicscope");
         bu_json_kstr(&d, "command", command);
-        bu_json_key(&d, "argv");
-        bu_json_arr_begin(&d);
-        for (int k = 0; k < argc; k++)
-            bu_json_str(&d, argv[k]);
-        bu_json_arr_end(&d);
+        bu_json_kstrs(&d, "argv", (const char *const *)argv, (size_t)argc);
         bu_json_kstr(&d, "backend", c->kind);
         bu_json_key(&d, "params");
         const char *params = c->b ? nic_params_json(c->b) : NULL;
