@@ -309,9 +309,18 @@ def ooc_fmax(out_dir, freq, seed, timeout, timing_weight):
 
 # --- (b) Fmax ---------------------------------------------------------------------------------
 
-def fmax_run(variant, seed, args, out_dir):
-    """One litex_soc.cost.ecp5_fmax run in its own process (LiteX builds one SoC per process)."""
-    run_dir = out_dir / f"ecp5_dw{args.data_width}_{variant}_s{seed}"
+def fmax_dir(variant, seed, args, out_dir):
+    return out_dir / f"ecp5_dw{args.data_width}_{variant}_s{seed}"
+
+
+def fmax_run(variant, seed, args, out_dir, first=None):
+    """One litex_soc.cost.ecp5_fmax run in its own process (LiteX builds one SoC per process).
+    first: the future of the variant's first seed; once it has synthesized, this run places and
+    routes that netlist (synthesis does not depend on the seed)."""
+    netlist_from = None
+    if first is not None and first.result().get("available"):
+        netlist_from = fmax_dir(variant, first.result()["seed"], args, out_dir)
+    run_dir = fmax_dir(variant, seed, args, out_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     res_json = run_dir / "fmax.json"
     if res_json.exists():
@@ -324,6 +333,8 @@ def fmax_run(variant, seed, args, out_dir):
         cmd.append("--with-analyzer")
     if args.pnr_timeout:
         cmd += ["--pnr-timeout", str(args.pnr_timeout)]
+    if netlist_from:
+        cmd += ["--netlist-from", str(netlist_from)]
     t0 = time.monotonic()
     with open(run_dir / "run.log", "w") as f:
         r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -555,8 +566,11 @@ def main():
     if not args.no_fmax and not args.no_soc:
         runs = {"without": {}, "with": {}}
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            futs = {(v, seed): ex.submit(fmax_run, v, seed, args, out_dir)
-                    for seed in args.seed_list for v in ("without", "with")}
+            s0 = args.seed_list[0]
+            futs = {(v, s0): ex.submit(fmax_run, v, s0, args, out_dir)
+                    for v in ("without", "with")}
+            futs.update({(v, seed): ex.submit(fmax_run, v, seed, args, out_dir, futs[v, s0])
+                         for seed in args.seed_list[1:] for v in ("without", "with")})
             for (v, seed), fut in futs.items():
                 runs[v][seed] = fut.result()
         result["fmax"] = runs

@@ -9,13 +9,14 @@
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
 #            [--placer heap|sa|static] [--router router1|router2] [--timing-weight 40]
-#            [--bram-arrival-ps 2400]
+#            [--bram-arrival-ps 2400] [--netlist-from DIR]
 # Output: under --output-dir; fmax.json (and --json) holds the routed and post-placement Fmax,
 # the critical paths, utilization and each step's time.
 #
 # Parameters: --data-width (64 or 128), --freq (the sys clock constraint, MHz), --seed (placer
 # seed), --placer/--router (nextpnr's algorithms), --timing-weight (the heap placer's, see
-# TIMING_WEIGHT), --bram-arrival-ps (the block RAM delay given to ABC9; 0: none), --pnr-timeout.
+# TIMING_WEIGHT), --bram-arrival-ps (the block RAM delay given to ABC9; 0: none), --pnr-timeout,
+# --netlist-from (place and route the netlist of an earlier run's folder: steps 1-3 skipped).
 
 """The NIC SoC's Fmax from the open ECP5 flow. What it does, all under --output-dir:
 
@@ -332,9 +333,18 @@ def sys_fmax(fmax):
     return next(iter(fmax.items()), (None, None))
 
 
+def reuse_netlist(src, out_dir):
+    """Steps 1-3 taken from an earlier run's folder src (same design, another seed): its
+    netlist and synthesis stat; returns that run's shell_bits."""
+    src = Path(src)
+    for name in (f"{TOP}.json", "synth_stat.json"):
+        shutil.copyfile(src / name, out_dir / name)
+    return json.loads((src / "fmax.json").read_text())["shell_bits"]
+
+
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
         package="CABGA756", pnr_timeout=None, placer="heap", router="router1",
-        timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS):
+        timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS, netlist_from=None):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -346,12 +356,17 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
               "out_dir": str(out_dir)}
     result["available"] = True
     t0 = time.monotonic()
-    sources = generate(data_width, with_analyzer, out_dir)
-    shell = out_dir / f"{SHELL}.v"
-    result["shell_bits"] = dict(zip(("inputs", "outputs"), write_shell(sources[-1], shell)))
-    sources.append(str(shell))
-    result["seconds"] = {"generate": round(time.monotonic() - t0, 1)}
-    result["seconds"]["synth"] = round(synthesize(sources, out_dir, bram_arrival_ps), 1)
+    if netlist_from:
+        result["netlist_from"] = str(netlist_from)
+        result["shell_bits"] = reuse_netlist(netlist_from, out_dir)
+        result["seconds"] = {"generate": 0.0, "synth": 0.0}
+    else:
+        sources = generate(data_width, with_analyzer, out_dir)
+        shell = out_dir / f"{SHELL}.v"
+        result["shell_bits"] = dict(zip(("inputs", "outputs"), write_shell(sources[-1], shell)))
+        sources.append(str(shell))
+        result["seconds"] = {"generate": round(time.monotonic() - t0, 1)}
+        result["seconds"]["synth"] = round(synthesize(sources, out_dir, bram_arrival_ps), 1)
     stat = json.loads((out_dir / "synth_stat.json").read_text())["design"]["num_cells_by_type"]
     result["synth_cells"] = dict(sorted(stat.items()))
     dt, finished = place_and_route(out_dir, freq, seed, device, package, pnr_timeout, placer,
@@ -392,10 +407,14 @@ def main():
     p.add_argument("--bram-arrival-ps", type=int, default=BRAM_ARRIVAL_PS,
                    help="block RAM clock-to-output delay given to ABC9 (0: yosys's library "
                         "as it is, no timing on DP16KD)")
+    p.add_argument("--netlist-from", default=None,
+                   help="an earlier run's --output-dir of the same design: place and route its "
+                        "netlist (no generation, no synthesis)")
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
-              a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps)
+              a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps,
+              a.netlist_from)
     text = json.dumps(res, indent=1)
     Path(res["out_dir"], "fmax.json").write_text(text)
     if a.json:
