@@ -47,7 +47,10 @@ CPU      ?= 0
 ETH      ?= 1
 SCOPE    ?= 1
 # A simulator configuration's folder: width, CPU, Ethernet clock ratio, analyzer.
-sim_dir   = build/sim_dw$(1)$(if $(filter 1,$(2)),_cpu,)$(if $(filter-out 1,$(3)),_eth$(3),)$(if $(filter 0,$(4)),_noscope,)
+sim_cpu   = $(if $(filter 1,$(1)),_cpu,)
+sim_eth   = $(if $(filter-out 1,$(1)),_eth$(1),)
+sim_scope = $(if $(filter 0,$(1)),_noscope,)
+sim_dir   = build/sim_dw$(1)$(call sim_cpu,$(2))$(call sim_eth,$(3))$(call sim_scope,$(4))
 BUILD    := $(call sim_dir,$(W),$(CPU),$(ETH),$(SCOPE))
 # The host code (library, tools) is built once for every configuration: it finds the device's
 # registers at run time (sw/lib/nic_rb.h). Each configuration links it with its simulator.

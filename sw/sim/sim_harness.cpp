@@ -451,7 +451,8 @@ struct SimHarness::Impl {
         r.mmio_value[0] = r.mmio_value[1];
         r.mmio_pending[1] = false;
         const unsigned rx_fmt = out.rx_dat[0] >> 24, tx_fmt = in.tx_dat[0] >> 24;
-        bool mrd = out.rx_valid && in.rx_ready && out.rx_first && (rx_fmt == 0x00 || rx_fmt == 0x20);
+        bool mrd = out.rx_valid && in.rx_ready && out.rx_first &&
+                   (rx_fmt == 0x00 || rx_fmt == 0x20);
         const bool cpl = in.tx_valid && out.tx_ready && in.tx_first &&
                          (tx_fmt == 0x0a || tx_fmt == 0x4a);
         if (cpl && (!r.mmio.empty() || mrd)) {
