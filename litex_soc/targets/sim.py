@@ -10,13 +10,13 @@
 #            [--eth-ratio K]
 #
 # Top-level ports: sys_clk, sys_rst, pcie_* (sim_pcie_phy.py), probe_* (what the harness counts:
-# DMA request handshakes, the DMA writer's writes at the packetizer, the CSR bridge's busy state;
-# the analyzer's snapshot, sample and cycle counter) and the Ethernet pins eth_tx_data[7:0],
-# eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in) of SimEthGMIIPHY
-# (sim_eth_phy.py), driven by the harness (looped back, or to a second SoC). --eth-ratio K > 1
-# (the soak's build) adds eth_clk: the Ethernet side on its own clock, which the harness runs K
-# times as fast as sys_clk (K octets a system cycle: an 8K Gb/s wire); the analyzer's MAC
-# probes then watch the MAC core's sys-side streams.
+# DMA request handshakes, each write class's writes at its port and at the packetizer, the CSR
+# bridge's busy state; the analyzer's snapshot, sample and cycle counter) and the Ethernet pins
+# eth_tx_data[7:0], eth_tx_en, eth_tx_er (out) and eth_rx_data[7:0], eth_rx_dv, eth_rx_er (in)
+# of SimEthGMIIPHY (sim_eth_phy.py), driven by the harness (looped back, or to a second SoC).
+# --eth-ratio K > 1 (the soak's build) adds eth_clk: the Ethernet side on its own clock, which
+# the harness runs K times as fast as sys_clk (K octets a system cycle: an 8K Gb/s wire); the
+# analyzer's MAC probes then watch the MAC core's sys-side streams.
 
 import argparse
 import os
@@ -25,8 +25,9 @@ from litex.build.generic_platform import GenericPlatform, Pins, Subsignal
 from litex.build.io import CRG
 from litex.soc.integration import export
 from litex.soc.integration.builder import Builder
+from migen import Cat, If, Signal
 
-from litex_soc.nic_soc import NICSoC, analyzer_probes
+from litex_soc.nic_soc import ANALYZER_WBD_CLASSES, NICSoC, analyzer_probes
 from litex_soc.regmap import write_regmap
 from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
 from litex_soc.targets.sim_pcie_phy import FC_WIDTH, SimPCIePHY
@@ -34,6 +35,7 @@ from rtl.contract.gen_c import write_header as write_contract_header
 from rtl.scope.bus_analyzer import sample_width
 
 TOP = "nicsoc"
+WBD_N = len(ANALYZER_WBD_CLASSES)     # write classes of the probe_wr_* pins
 
 
 def analyzer_sample_width(data_width):
@@ -74,11 +76,13 @@ def sim_io(data_width, eth_clk=False):
             Subsignal("dma_wr_valid", Pins(1)), Subsignal("dma_wr_ready", Pins(1)),
             Subsignal("dma_rd_valid", Pins(1)), Subsignal("dma_rd_ready", Pins(1)),
             Subsignal("csr_busy", Pins(1)),
-            # Writes: the DMA writer's first beat; a write's first beat at the packetizer's
-            # request input (the crossbar's output), whether it is the DMA writer's.
-            Subsignal("dma_wr_first", Pins(1)),
+            # Writes by class (nic_soc.ANALYZER_WBD_CLASSES: raw DMA writer, NIC, analyzer
+            # stream; bit k class k): each class's first beat at its LitePCIe port; a write's
+            # first beat at the packetizer's request input (the crossbar's output) and its
+            # class (len(ANALYZER_WBD_CLASSES): another port's).
+            Subsignal("wr_raise_valid", Pins(WBD_N)), Subsignal("wr_raise_ready", Pins(WBD_N)),
             Subsignal("wr_pk_start", Pins(1)), Subsignal("wr_pk_ready", Pins(1)),
-            Subsignal("wr_pk_raw", Pins(1)),
+            Subsignal("wr_pk_class", Pins(WBD_N.bit_length())),
             # The analyzer's snapshot strobe, sample vector and cycle counter, so the harness
             # can check the analyzer against its own cycle-by-cycle view.
             Subsignal("an_snapshot", Pins(1)),
@@ -142,13 +146,17 @@ class SimSoC(NICSoC):
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
         pk = self.pcie_endpoint.crossbar.master.sink
+        wr_ports = self.write_ports(hasattr(getattr(self, "analyzer", None), "stream_dma"))
+        pk_class = Signal(WBD_N.bit_length(), reset=WBD_N)
         self.comb += [
             probe.dma_wr_valid.eq(writer_port.valid), probe.dma_wr_ready.eq(writer_port.ready),
             probe.dma_rd_valid.eq(reader_port.valid), probe.dma_rd_ready.eq(reader_port.ready),
             probe.csr_busy.eq(self.csr_busy),
-            probe.dma_wr_first.eq(writer_port.first),
+            probe.wr_raise_valid.eq(Cat(*[p.source.valid & p.source.first for p in wr_ports])),
+            probe.wr_raise_ready.eq(Cat(*[p.source.ready for p in wr_ports])),
             probe.wr_pk_start.eq(pk.valid & pk.first & pk.we), probe.wr_pk_ready.eq(pk.ready),
-            probe.wr_pk_raw.eq(pk.channel == self.pcie_dma0.writer.port.channel),
+            probe.wr_pk_class.eq(pk_class),
+            *[If(pk.channel == p.channel, pk_class.eq(k)) for k, p in enumerate(wr_ports)],
         ]
         if with_analyzer and analyzer_pins:
             self.comb += [

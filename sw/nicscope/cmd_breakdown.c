@@ -19,10 +19,10 @@
  * their address: --path dma all raw_dma; --path tx nic_desc in the TX and RX descriptor rings,
  * nic_payload elsewhere). Writes: every write of the window
  * reached the PHY (count == raises), the stages add up to the total, Little's law, every MWr
- * matched to a write; on the sim backend, every stage of the raw DMA writer's writes and the
- * credit and phy stages of all writes equal, sum, min, max and bins, the host model's time of
- * each MWr's first beat with the harness's probe-pin times of the same write (raised at the
- * writer's port, offered to and taken by the packetizer). Options: the usage text in main.c.
+ * matched to a write; on the sim backend, every stage of every write class equals, sum, min,
+ * max and bins, the host model's time of each MWr's first beat with the harness's probe-pin
+ * times of the same write (raised at its class's port, offered to and taken by the
+ * packetizer). Options: the usage text in main.c.
  */
 #include "nicscope.h"
 
@@ -316,20 +316,19 @@ static bool sim_value(struct ctx *c, const char *what, uint64_t i, uint64_t *v)
 }
 
 /* The MWrs [n0, n1) as the host model timed them on the PHY (their first beat), with the
- * harness's probe-pin times of the same writes: every stage of the raw DMA writer's (raw) and
- * the credit and phy stages of all (credit, phy), in cycles. */
-static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, struct stage_ref raw[],
-                        struct stage_ref *credit, struct stage_ref *phy)
+ * harness's probe-pin times of the same writes: every stage of every write class (the
+ * harness's classes are the analyzer's, in its order), in cycles. */
+static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, unsigned nclasses,
+                        struct stage_ref ref[][NIC_SCOPE_WBD_NSTAGES])
 {
     const uint64_t p = (uint64_t)(period_ns() * 1000.0 + 0.5);
-    memset(raw, 0, NIC_SCOPE_WBD_NSTAGES * sizeof *raw);
-    memset(credit, 0, sizeof *credit);
-    memset(phy, 0, sizeof *phy);
+    memset(ref, 0, NIC_SCOPE_WBD_NCLASSES * sizeof *ref);
     for (uint64_t i = n0; i < n1; i++) {
-        uint64_t start, matched, israw, r, g, t;
+        uint64_t start, matched, k, raised, r, g, t;
         if (!sim_value(c, "model_write_start_ps", i, &start) ||
             !sim_value(c, "probe_write_matched", i, &matched) ||
-            !sim_value(c, "probe_write_raw", i, &israw) ||
+            !sim_value(c, "probe_write_class", i, &k) ||
+            !sim_value(c, "probe_write_raised", i, &raised) ||
             !sim_value(c, "probe_write_raised_ps", i, &r) ||
             !sim_value(c, "probe_write_granted_ps", i, &g) ||
             !sim_value(c, "probe_write_taken_ps", i, &t))
@@ -337,67 +336,54 @@ static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, struct stage_re
         if (!matched)
             return fail(c, "cross-check: MWr %" PRIu64 " on the PHY with no write taken by the "
                         "packetizer before it (probe pins)", i);
-        if (g > t || t > start || (israw && r > g) || (t - g) % p || (start - t) % p ||
-            (r % p && israw))
+        if (k >= nclasses)
+            return fail(c, "cross-check: MWr %" PRIu64 " of write class %" PRIu64 ", which the "
+                        "analyzer's %u classes do not hold (probe pins)", i, k, nclasses);
+        if (!raised)
+            return fail(c, "cross-check: MWr %" PRIu64 " (%s) taken by the packetizer with no "
+                        "write raised at its port before it (probe pins)", i,
+                        nic_scope_wbd_class_names[k]);
+        if (r > g || g > t || t > start || r % p || (t - g) % p || (start - t) % p)
             return fail(c, "cross-check: MWr %" PRIu64 ": times %" PRIu64 ", %" PRIu64 ", %"
                         PRIu64 ", %" PRIu64 " ps are not in order on the %" PRIu64 " ps clock",
                         i, r, g, t, start, p);
-        ref_add(credit, (t - g) / p);
-        ref_add(phy, (start - t) / p);
-        if (israw) {
-            ref_add(&raw[WSTG_QUEUE], (g - r) / p);
-            ref_add(&raw[WSTG_CREDIT], (t - g) / p);
-            ref_add(&raw[WSTG_PHY], (start - t) / p);
-            ref_add(&raw[WSTG_TOTAL], (start - r) / p);
-        }
+        ref_add(&ref[k][WSTG_QUEUE], (g - r) / p);
+        ref_add(&ref[k][WSTG_CREDIT], (t - g) / p);
+        ref_add(&ref[k][WSTG_PHY], (start - t) / p);
+        ref_add(&ref[k][WSTG_TOTAL], (start - r) / p);
     }
     return EXIT_OK;
 }
 
-/* A write stage as a stage_ref: of class k, or (k < 0) merged over every class. */
-static void wr_ref(const struct nic_scope_wbd *wb, int k, unsigned s, struct stage_ref *m)
+/* Stage s of write class k as a stage_ref. */
+static void wr_ref(const struct nic_scope_wbd *wb, unsigned k, unsigned s, struct stage_ref *m)
 {
+    const struct nic_scope_wbd_class *cl = &wb->cls[k];
+    const struct nic_scope_bd_stage *st = &cl->st[s];
     memset(m, 0, sizeof *m);
-    for (unsigned q = 0; q < wb->nclasses; q++) {
-        const struct nic_scope_wbd_class *cl = &wb->cls[q];
-        const struct nic_scope_bd_stage *st = &cl->st[s];
-        if ((k >= 0 && q != (unsigned)k) || !cl->count)
-            continue;
-        if (m->count == 0 || st->min < m->min)
-            m->min = st->min;
-        if (st->max > m->max)
-            m->max = st->max;
-        m->count += cl->count;
-        m->sum += st->sum;
-        for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
-            m->bins[i] += st->bins[i];
-    }
+    if (!cl->count)
+        return;
+    m->count = cl->count;
+    m->sum = st->sum;
+    m->min = st->min;
+    m->max = st->max;
+    memcpy(m->bins, st->bins, sizeof m->bins);
 }
 
 static int wr_crosscheck(struct ctx *c, const struct nic_scope_wbd *wb, uint64_t n0,
                          uint64_t n1, size_t *compared)
 {
-    struct stage_ref raw[NIC_SCOPE_WBD_NSTAGES], credit, phy, an;
-    int rc = model_writes(c, n0, n1, raw, &credit, &phy);
-    if (rc)
-        return rc;
-    int k_raw = -1;
-    for (unsigned k = 0; k < wb->nclasses; k++)
-        if (strcmp(nic_scope_wbd_class_names[k], "raw_dma") == 0)
-            k_raw = (int)k;
+    struct stage_ref ref[NIC_SCOPE_WBD_NCLASSES][NIC_SCOPE_WBD_NSTAGES], an;
+    int rc = model_writes(c, n0, n1, wb->nclasses, ref);
     char what[64];
-    if (k_raw >= 0)
-        for (unsigned s = 0; s < NIC_SCOPE_WBD_NSTAGES; s++) {
-            wr_ref(wb, k_raw, s, &an);
-            snprintf(what, sizeof what, "write raw_dma %s", nic_scope_wbd_stage_names[s]);
-            if ((rc = ref_compare(c, what, &an, &raw[s], compared)))
-                return rc;
+    for (unsigned k = 0; !rc && k < wb->nclasses; k++)
+        for (unsigned s = 0; !rc && s < NIC_SCOPE_WBD_NSTAGES; s++) {
+            wr_ref(wb, k, s, &an);
+            snprintf(what, sizeof what, "write %s %s", nic_scope_wbd_class_names[k],
+                     nic_scope_wbd_stage_names[s]);
+            rc = ref_compare(c, what, &an, &ref[k][s], compared);
         }
-    wr_ref(wb, -1, WSTG_CREDIT, &an);
-    if ((rc = ref_compare(c, "write (all) credit", &an, &credit, compared)))
-        return rc;
-    wr_ref(wb, -1, WSTG_PHY, &an);
-    return ref_compare(c, "write (all) phy", &an, &phy, compared);
+    return rc;
 }
 
 /* A breakdown table (read or write): class, `what` (its request count), a column per stage
@@ -811,8 +797,8 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
             tx ? "its reads classed by address: descriptor rings or payload buffers"
                : "its reads all raw_dma");
     if (wr_compared)
-        out(c, "cross-check: %zu write breakdown counts (raw_dma: queue, credit, phy, total; "
-            "all writes: credit, phy) equal the host model's MWr timestamps with the probe "
-            "pins' times of the same writes\n", wr_compared);
+        out(c, "cross-check: %zu write breakdown counts (every class: queue, credit, phy, "
+            "total) equal the host model's MWr timestamps with the probe pins' times of the "
+            "same writes\n", wr_compared);
     return EXIT_OK;
 }

@@ -6,8 +6,9 @@
 # or the payload buffers, nic_payload); the read tags in use agree with MRd rate x tag hold
 # within 1 % (the command fails otherwise; here the figures are checked against what the
 # transfer must look like). Writes (the write breakdown): per transfer size on the raw DMA
-# writer, every stage of its MWrs equals the host model's time of the MWr's first beat with
-# the probe pins' times of the same write, cycle for cycle.
+# writer, and the NIC's writes on the TX path, every stage of every class's MWrs equals the
+# host model's time of the MWr's first beat with the probe pins' times of the same write,
+# cycle for cycle.
 import pytest
 
 from sw.nicscope.test_nicscope import MPS, MRRS, run
@@ -100,10 +101,10 @@ def test_breakdown_raw_dma_writes(nicscope, tmp_path):
                  ",".join(map(str, sizes)), "--count", str(COUNT))
     assert "equal the host model's MWr timestamps" in out
     assert r["wr_stages"] == ["queue", "credit", "phy", "total"]
-    # Per size: the raw class's 4 stages and all writes' credit and phy, 4 + 16 counts each.
-    assert r["wr_model_crosschecked"] == len(sizes) * 6 * (4 + 16)
+    # Per size: each write class's 4 stages (3 classes), 4 + 16 counts each.
+    assert r["wr_model_crosschecked"] == len(sizes) * 12 * (4 + 16)
     for size, row in zip(sizes, r["sizes"]):
-        assert row["size"] == size and row["wr_model_crosschecked"] == 6 * (4 + 16)
+        assert row["size"] == size and row["wr_model_crosschecked"] == 12 * (4 + 16)
         assert row["wr_mismatch"] == 0
         raw = row["wr_classes"]["raw_dma"]
         # One MWr per MPS bytes of each transfer, all from the raw writer.
@@ -126,14 +127,14 @@ def test_breakdown_raw_dma_writes(nicscope, tmp_path):
 def test_breakdown_nic_writes(nicscope, tmp_path):
     binary, _ = nicscope
     # Frames through the TX ring: the NIC's writes (TX completion writebacks, and RX data and
-    # completions of the looped-back frames) are timed, credit and phy against the model.
+    # completions of the looped-back frames) are timed, every stage against the model.
     out, r = run(binary, tmp_path, "breakdown", "--path", "tx", "--sizes", "256",
                  "--count", "8")
     row = r["sizes"][0]
     nic = row["wr_classes"]["nic"]
     assert nic["count"] == nic["raises"] > 0 and row["wr_mismatch"] == 0
     assert nic["occupancy"] == nic["stages"]["total"]["sum"]
-    assert row["wr_model_crosschecked"] >= 2 * (4 + 16)
+    assert row["wr_model_crosschecked"] == 12 * (4 + 16)
 
 
 @pytest.mark.parametrize("args,msg", [

@@ -503,10 +503,10 @@ void sim_idle(struct nic_backend *b, uint64_t ns)
  * pcie_host_model.h): "model.reads_timed" counts them; read I (0-based, completion order, the
  * last 65536 kept) is "model_read_start_ps:I", "model_read_first_cpl_ps:I", "model_read_end_ps:I",
  * "model_read_bytes:I", "model_read_addr:I" (its MRd's bus address). Device writes timed at
- * the PHY (WriteTiming): "model.writes_timed"
- * counts them; MWr I (0-based, TX order, the last 65536 kept) is "model_write_start_ps:I",
- * "model_write_bytes:I", and its device-side times from the probe pins (WriteStamp,
- * sim_harness.h) "probe_write_raw:I", "probe_write_matched:I", "probe_write_raised_ps:I",
+ * the PHY (WriteTiming): "model.writes_timed" counts them; MWr I (0-based, TX order, the last
+ * 65536 kept) is "model_write_start_ps:I", "model_write_bytes:I", and its device-side times
+ * from the probe pins (WriteStamp, sim_harness.h) "probe_write_class:I",
+ * "probe_write_matched:I", "probe_write_raised:I", "probe_write_raised_ps:I",
  * "probe_write_granted_ps:I", "probe_write_taken_ps:I" ("probe.writes_stamped" counts them).
  * With peer=1, wire_ns or pcap:
  * "wire.tx_frames", "wire.tx_bad_preamble", "wire.tx_er_frames" (frames this instance's TX pins
@@ -592,8 +592,10 @@ int sim_counter(struct nic_backend *b, const char *name, uint64_t *value)
         nicsim::WriteStamp w;
         if (!s->h->write_stamp(i, &w))
             return -1;
-        if (field == "raw")
-            *value = w.raw;
+        if (field == "class")
+            *value = w.cls;
+        else if (field == "raised")
+            *value = w.raised;
         else if (field == "matched")
             *value = w.matched;
         else if (field == "raised_ps")

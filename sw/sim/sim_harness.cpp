@@ -23,9 +23,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include <vector>
 
-#include "analyzer_layout.h"
 
 #include "Vnicsoc.h"
 #include "verilated.h"
@@ -289,10 +287,13 @@ struct SimHarness::Impl {
     /* TX pins sampled in this cycle's SIM_ETH_RATIO Ethernet cycles; RX pins to apply */
     EthOctet eth_tx[SIM_ETH_RATIO], eth_rx[SIM_ETH_RATIO];
     bool eth_loopback = true;
-    /* Device writes: the DMA writer's raised time and the packetizer's granted time of the
-     * write being offered; writes taken waiting for their MWr (in order); the stamps by MWr. */
-    bool wr_raise_held = false, wr_pk_held = false;
-    uint64_t wr_raised_ps = 0, wr_granted_ps = 0;
+    /* Device writes: per class, the raised time of the write being offered at its port and
+     * those taken there, waiting for the packetizer (in order); the packetizer's granted time
+     * of the write being offered; writes taken waiting for their MWr (in order); the stamps by
+     * MWr. */
+    bool wr_raise_held[kWriteClasses] = {}, wr_pk_held = false;
+    uint64_t wr_raise_ps[kWriteClasses] = {}, wr_granted_ps = 0;
+    std::deque<uint64_t> wr_raised[kWriteClasses];
     std::deque<WriteStamp> wr_taken;
     std::vector<WriteStamp> wr_log;
     uint64_t wr_count = 0;
@@ -352,23 +353,33 @@ struct SimHarness::Impl {
         }
     }
 
-    /* One cycle of the write pins at time t: a write's first beat raised at the DMA writer,
-     * offered to and taken by the packetizer; an MWr's first beat taken on the TX pins (the
-     * host model times it: WriteTiming) takes the oldest write taken. */
-    void write_cycle(const PhyIn &in, uint64_t t, bool raise_valid, bool raise_ready,
-                     bool pk_start, bool pk_ready, bool pk_raw)
+    /* One cycle of the write pins at time t: a write's first beat raised at its class's port
+     * (bit k of raise_valid/raise_ready: class k), offered to and taken by the packetizer
+     * (pk_class: whose); an MWr's first beat taken on the TX pins (the host model times it:
+     * WriteTiming) takes the oldest write taken. */
+    void write_cycle(const PhyIn &in, uint64_t t, unsigned raise_valid, unsigned raise_ready,
+                     bool pk_start, bool pk_ready, unsigned pk_class)
     {
-        if (raise_valid && !wr_raise_held)
-            wr_raised_ps = t;
-        wr_raise_held = raise_valid && !raise_ready;
+        for (unsigned k = 0; k < kWriteClasses; k++) {
+            const bool v = raise_valid >> k & 1, r = raise_ready >> k & 1;
+            if (v && !wr_raise_held[k])
+                wr_raise_ps[k] = t;
+            if (v && r)
+                wr_raised[k].push_back(wr_raise_ps[k]);
+            wr_raise_held[k] = v && !r;
+        }
         if (pk_start && !wr_pk_held)
             wr_granted_ps = t;
         wr_pk_held = pk_start && !pk_ready;
         if (pk_start && pk_ready) {
             WriteStamp w;
-            w.raw = pk_raw;
+            w.cls = pk_class < kWriteClasses ? pk_class : kWriteClasses;
             w.matched = true;
-            w.raised_ps = pk_raw ? wr_raised_ps : 0;
+            if (w.cls < kWriteClasses && !wr_raised[w.cls].empty()) {
+                w.raised = true;
+                w.raised_ps = wr_raised[w.cls].front();
+                wr_raised[w.cls].pop_front();
+            }
             w.granted_ps = wr_granted_ps;
             w.taken_ps = t;
             wr_taken.push_back(w);
@@ -624,9 +635,8 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
                      &probes.dma_rd_reqs, &probes.dma_rd_stall, &probes.dma_rd_stall_csr);
         probes.csr_window += in_csr;
         probes.csr_busy += top->probe_csr_busy;
-        write_cycle(in, t, top->probe_dma_wr_valid && top->probe_dma_wr_first,
-                    top->probe_dma_wr_ready, top->probe_wr_pk_start, top->probe_wr_pk_ready,
-                    top->probe_wr_pk_raw);
+        write_cycle(in, t, top->probe_wr_raise_valid, top->probe_wr_raise_ready,
+                    top->probe_wr_pk_start, top->probe_wr_pk_ready, top->probe_wr_pk_class);
         track_csr_window(in);
         uint32_t v[kSampleWords + 2] = {};
         get_lanes(top->probe_an_sample, v);

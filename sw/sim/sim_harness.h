@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "analyzer_layout.h"
 #include "pcie_host_model.h"
 
 namespace nicsim {
@@ -49,13 +50,19 @@ struct EthOctet {
 /* The most Ethernet cycles a system cycle holds (SIM_ETH_RATIO, the soak's faster wire). */
 constexpr unsigned kMaxEthRatio = 16;
 
+/* Write classes of the probe pins: the analyzer's write breakdown classes, in its order
+ * (analyzer_layout.h, from litex_soc/nic_soc.py ANALYZER_WBD_CLASSES). */
+constexpr unsigned kWriteClasses = NIC_SCOPE_WBD_NCLASSES;
+
 /* The device-side times of one MWr (the host model times its first beat on the TX pins:
- * WriteTiming, same index), from the probe pins: `raw` it is the DMA writer's (LitePCIe's raw
- * DMA writer), raised_ps its first beat's first valid cycle at the writer's port (raw writes
- * only), granted_ps its first valid cycle at the packetizer's request input, taken_ps the cycle
- * the packetizer took it; `matched` false: an MWr with no write taken before it. */
+ * WriteTiming, same index), from the probe pins: cls its class (0 LitePCIe's raw DMA writer,
+ * 1 the NIC, 2 the analyzer's stream; kWriteClasses: another port's), raised_ps its first
+ * beat's first valid cycle at its class's port (`raised`: one was taken there before it),
+ * granted_ps its first valid cycle at the packetizer's request input, taken_ps the cycle the
+ * packetizer took it; `matched` false: an MWr with no write taken before it. */
 struct WriteStamp {
-    bool raw = false, matched = false;
+    unsigned cls = kWriteClasses;
+    bool raised = false, matched = false;
     uint64_t raised_ps = 0, granted_ps = 0, taken_ps = 0;
 };
 
