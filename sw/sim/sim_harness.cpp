@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-
+#include "analyzer_layout.h"
 #include "Vnicsoc.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -134,6 +134,9 @@ const ScopeSignal kScopeSignals[] = {NIC_SCOPE_SIGNALS};
 const char *const kCountNames[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
 const char *const kTlpNames[NIC_SCOPE_NTLP_TYPES] = {NIC_SCOPE_TLP_NAMES};
 constexpr int kSampleWords = (NIC_SCOPE_SAMPLE_WIDTH + 31) / 32;
+/* Write classes of the probe pins: the analyzer's write breakdown classes, in its order
+ * (litex_soc/nic_soc.py ANALYZER_WBD_CLASSES). */
+constexpr unsigned kWriteClasses = NIC_SCOPE_WBD_NCLASSES;
 
 uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
 {
@@ -373,7 +376,7 @@ struct SimHarness::Impl {
         wr_pk_held = pk_start && !pk_ready;
         if (pk_start && pk_ready) {
             WriteStamp w;
-            w.cls = pk_class < kWriteClasses ? pk_class : kWriteClasses;
+            w.cls = pk_class < kWriteClasses ? pk_class : kOtherWrite;
             w.matched = true;
             if (w.cls < kWriteClasses && !wr_raised[w.cls].empty()) {
                 w.raised = true;

@@ -17,7 +17,6 @@
 #include <memory>
 #include <string>
 
-#include "analyzer_layout.h"
 #include "pcie_host_model.h"
 
 namespace nicsim {
@@ -50,18 +49,16 @@ struct EthOctet {
 /* The most Ethernet cycles a system cycle holds (SIM_ETH_RATIO, the soak's faster wire). */
 constexpr unsigned kMaxEthRatio = 16;
 
-/* Write classes of the probe pins: the analyzer's write breakdown classes, in its order
- * (analyzer_layout.h, from litex_soc/nic_soc.py ANALYZER_WBD_CLASSES). */
-constexpr unsigned kWriteClasses = NIC_SCOPE_WBD_NCLASSES;
-
 /* The device-side times of one MWr (the host model times its first beat on the TX pins:
- * WriteTiming, same index), from the probe pins: cls its class (0 LitePCIe's raw DMA writer,
- * 1 the NIC, 2 the analyzer's stream; kWriteClasses: another port's), raised_ps its first
- * beat's first valid cycle at its class's port (`raised`: one was taken there before it),
- * granted_ps its first valid cycle at the packetizer's request input, taken_ps the cycle the
- * packetizer took it; `matched` false: an MWr with no write taken before it. */
+ * WriteTiming, same index), from the probe pins: cls its class (the analyzer's write classes
+ * in its order: 0 LitePCIe's raw DMA writer, 1 the NIC, 2 the analyzer's stream; kOtherWrite:
+ * another port's), raised_ps its first beat's first valid cycle at its class's port
+ * (`raised`: one was taken there before it), granted_ps its first valid cycle at the
+ * packetizer's request input, taken_ps the cycle the packetizer took it; `matched` false: an
+ * MWr with no write taken before it. */
+constexpr unsigned kOtherWrite = ~0u;
 struct WriteStamp {
-    unsigned cls = kWriteClasses;
+    unsigned cls = kOtherWrite;
     bool raised = false, matched = false;
     uint64_t raised_ps = 0, granted_ps = 0, taken_ps = 0;
 };
