@@ -67,6 +67,36 @@ static void poll_drain(struct ctx *c)
     d->next_ns = now + d->throttle_ns;
 }
 
+/* Stops the stream, takes the rest (throttled or not) until the device has written everything,
+ * frees the ring and checks the device's counts against *taken (updated by fn): entries
+ * written = taken, entries due = taken + lost. */
+int stream_end(struct ctx *c, struct nic_scope_stream *s,
+               void (*fn)(const struct nic_scope_change *ch, bool gap, void *arg), void *arg,
+               const size_t *taken, uint32_t *entries, uint32_t *lost)
+{
+    int rc = EXIT_OK;
+    uint32_t prod;
+    nic_scope_stream_stop(s);
+    const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
+    for (;;) {
+        const bool busy = nic_scope_stream_busy(c->b);
+        if (!nic_scope_stream_take(s, fn, arg) && !busy)
+            break;
+        if (nic_now_ns(c->b) > deadline) {
+            rc = fail(c, "stream: still busy %" PRIu64 " ns after the stop", c->timeout_ns);
+            break;
+        }
+        nic_idle(c->b, 1000);
+    }
+    nic_scope_stream_take(s, fn, arg);
+    nic_scope_stream_counts(c->b, entries, lost, &prod);
+    nic_scope_stream_free(s);
+    if (!rc && (prod != (uint32_t)*taken || *entries != (uint32_t)*taken + *lost))
+        rc = fail(c, "stream: the device wrote %u entries of %u due (%u lost), the host took "
+                  "%zu", prod, *entries, *lost, *taken);
+    return rc;
+}
+
 int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
                    struct out_file *gtkw, unsigned ring_log2, uint64_t throttle_ns)
 {
@@ -87,29 +117,11 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     c->poll = NULL;
     const int r2 = load_finish(c, l, &ls);
     rc = rc ? rc : r2;
-    /* Stop, then take the rest (throttled or not) until the device has written everything. */
-    nic_scope_stream_stop(&d.s);
-    const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
-    for (;;) {
-        const bool busy = nic_scope_stream_busy(c->b);
-        if (!nic_scope_stream_take(&d.s, keep, &d) && !busy)
-            break;
-        if (nic_now_ns(c->b) > deadline) {
-            rc = rc ? rc : fail(c, "stream: still busy %" PRIu64 " ns after the stop",
-                                c->timeout_ns);
-            break;
-        }
-        nic_idle(c->b, 1000);
-    }
-    nic_scope_stream_take(&d.s, keep, &d);
-    uint32_t entries, lost, prod;
-    nic_scope_stream_counts(c->b, &entries, &lost, &prod);
-    nic_scope_stream_free(&d.s);
+    uint32_t entries, lost;
+    const int r3 = stream_end(c, &d.s, keep, &d, &d.n, &entries, &lost);
+    rc = rc ? rc : r3;
     if (!rc && d.oom)
         rc = fail(c, "stream: out of memory after %zu entries", d.n);
-    if (!rc && (prod != (uint32_t)d.n || entries != (uint32_t)d.n + lost))
-        rc = fail(c, "stream: the device wrote %u entries of %u due (%u lost), the host took "
-                  "%zu", prod, entries, lost, d.n);
     struct nic_scope_timebase tb;
     int64_t *host = load_host_cycles(c, &ls, &tb);
     if (!rc && !host)

@@ -22,7 +22,9 @@
  * matched to a write; on the sim backend, every stage of every write class equals, sum, min,
  * max and bins, the host model's time of each MWr's first beat with the harness's probe-pin
  * times of the same write (raised at its class's port, offered to and taken by the
- * packetizer). Options: the usage text in main.c.
+ * packetizer). --stream runs the deep capture (capture_stream.c) through each window, so
+ * its ring writes are timed as the scope write class beside the load's. Options: the usage
+ * text in main.c.
  */
 #include "nicscope.h"
 
@@ -39,7 +41,30 @@ struct bd_args {
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
     uint64_t count;                        /* transfers or frames per size */
+    bool stream;                           /* the deep capture through each window */
 };
+
+/* The deep capture beside a window: a ring of 2**BD_STREAM_LOG2 entries, drained from the
+ * loads' wait loops; entries are counted, not kept. */
+#define BD_STREAM_LOG2 12
+struct bd_stream {
+    struct nic_scope_stream s;
+    size_t taken;
+    uint32_t entries, lost;
+};
+
+static void bd_count(const struct nic_scope_change *ch, bool gap, void *arg)
+{
+    (void)ch;
+    (void)gap;
+    ((struct bd_stream *)arg)->taken++;
+}
+
+static void bd_poll(struct ctx *c)
+{
+    struct bd_stream *st = c->poll_arg;
+    nic_scope_stream_take(&st->s, bd_count, st);
+}
 
 /* count h2c transfers of size bytes, back to back from one buffer, into the pattern checker. */
 static int h2c_run(struct ctx *c, uint32_t size, uint32_t count)
@@ -68,6 +93,7 @@ static int h2c_run(struct ctx *c, uint32_t size, uint32_t count)
                       nic_pattern_chk_bytes(b), total, c->timeout_ns);
             break;
         }
+        load_poll(c);
         nic_idle(b, 200);
     }
     nic_dma_enable(b, NIC_DMA_READER, false);
@@ -118,6 +144,7 @@ static int c2h_run(struct ctx *c, uint32_t size, uint32_t count)
                           PRIu64 " ns", count, size, c->timeout_ns);
                 break;
             }
+            load_poll(c);
             nic_idle(b, 200);
         }
     }
@@ -571,7 +598,7 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
                       const struct nic_scope_bd *bd, size_t compared, const struct little *lt,
                       const bool *checked, const struct nic_scope_wbd *wb,
-                      size_t wr_compared)
+                      size_t wr_compared, const struct bd_stream *st)
 {
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
@@ -610,6 +637,14 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
     }
     bu_json_obj_end(j);
     json_wr(c, wb, wr_compared);
+    if (st) {
+        bu_json_key(j, "stream");
+        bu_json_obj_begin(j);
+        bu_json_ku64(j, "entries_taken", st->taken);
+        bu_json_ku64(j, "entries_due", st->entries);
+        bu_json_ku64(j, "lost", st->lost);
+        bu_json_obj_end(j);
+    }
     bu_json_obj_end(j);
 }
 
@@ -629,12 +664,26 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     const bool timed = nic_counter(b, "model.reads_timed", &n0) == 0;
     const bool wtimed = nic_counter(b, "model.writes_timed", &w0) == 0;
     struct window w;
+    static struct bd_stream st;
+    char err[256];
     window_open(c, &w);
+    if (a->stream) {
+        memset(&st, 0, sizeof st);
+        if (nic_scope_stream_start(b, &st.s, BD_STREAM_LOG2, err, sizeof err) < 0)
+            return fail(c, "breakdown --stream: %s", err);
+        c->poll = bd_poll;
+        c->poll_arg = &st;
+    }
     rc = tx ? run_load(c, &l, &ls)
             : c2h ? c2h_run(c, (uint32_t)size, (uint32_t)a->count)
                   : h2c_run(c, (uint32_t)size, (uint32_t)a->count);
     if (!rc && tx)
         nic_idle(b, 5000);          /* the RX descriptor prefetch after the last refill */
+    if (a->stream) {
+        c->poll = NULL;
+        const int r2 = stream_end(c, &st.s, bd_count, &st, &st.taken, &st.entries, &st.lost);
+        rc = rc ? rc : r2;
+    }
     window_close(c, &w);
     if (timed && nic_counter(b, "model.reads_timed", &n1) != 0)
         rc = rc ? rc : fail(c, "breakdown: counter model.reads_timed disappeared");
@@ -651,7 +700,6 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
         return rc;
     struct nic_scope_counts k;
     struct nic_scope_bd bd;
-    char err[256];
     if ((rc = read_window(c, w.refused0, &k)))
         return rc;
     if (nic_scope_read_breakdown(b, &bd, err, sizeof err) < 0)
@@ -707,7 +755,10 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
             lt.mrd_rate, lt.mean_hold, lt.mrd_rate * lt.mean_hold, lt.diff_pct);
     if (wb.nclasses)
         print_wr_size(c, &wb);
-    json_size(c, size, window, &bd, n, &lt, checked, &wb, wn);
+    if (a->stream)
+        out(c, "  deep capture beside the load: %zu entries in host memory of %u due, %u lost\n",
+            st.taken, st.entries, st.lost);
+    json_size(c, size, window, &bd, n, &lt, checked, &wb, wn, a->stream ? &st : NULL);
     *compared += n;
     *wr_compared += wn;
     return EXIT_OK;
@@ -721,6 +772,7 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     static const struct option opts[] = {{"path", required_argument, NULL, 'p'},
                                          {"sizes", required_argument, NULL, 's'},
                                          {"count", required_argument, NULL, 'n'},
+                                         {"stream", no_argument, NULL, 'S'},
                                          {NULL, 0, NULL, 0}};
     int o;
     while ((o = next_option("breakdown", argc, argv, opts)) != -1) {
@@ -740,6 +792,9 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
             if (!optarg || bu_parse_u64(optarg, &a.count) < 0 || a.count == 0 ||
                 a.count > 256)
                 return usage_error("--count: 1..256");
+            break;
+        case 'S':
+            a.stream = true;
             break;
         default:
             return EXIT_USAGE;
@@ -773,6 +828,8 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     bu_json_obj_begin(&c->j);
     bu_json_kstr(&c->j, "path", a.path);
     bu_json_ku64(&c->j, "count", a.count);
+    bu_json_key(&c->j, "stream");
+    bu_json_bool(&c->j, a.stream);
     bu_json_kdouble(&c->j, "ns_per_cycle", period_ns());
     bu_json_kstrs(&c->j, "stages", nic_scope_bd_stage_names, NIC_SCOPE_BD_NSTAGES);
     bu_json_kstrs(&c->j, "wr_stages", nic_scope_wbd_stage_names, NIC_SCOPE_WBD_NSTAGES);

@@ -160,5 +160,10 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
  * memory (a ring of 2**ring_log2 entries, drained at most every throttle_ns), then the VCD. */
 int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
                    struct out_file *gtkw, unsigned ring_log2, uint64_t throttle_ns);
+/* Stop a stream, take the rest through fn, free its ring; fails unless the device wrote
+ * *taken entries and due = *taken + lost. */
+int stream_end(struct ctx *c, struct nic_scope_stream *s,
+               void (*fn)(const struct nic_scope_change *ch, bool gap, void *arg), void *arg,
+               const size_t *taken, uint32_t *entries, uint32_t *lost);
 
 #endif /* NICSCOPE_H */

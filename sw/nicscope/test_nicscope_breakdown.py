@@ -8,7 +8,8 @@
 # transfer must look like). Writes (the write breakdown): per transfer size on the raw DMA
 # writer, and the NIC's writes on the TX path, every stage of every class's MWrs equals the
 # host model's time of the MWr's first beat with the probe pins' times of the same write,
-# cycle for cycle.
+# cycle for cycle; with the deep capture streaming through the window, its ring writes (the
+# scope class) too.
 import pytest
 
 from sw.nicscope.test_nicscope import MPS, MRRS, run
@@ -135,6 +136,30 @@ def test_breakdown_nic_writes(nicscope, tmp_path):
     assert nic["count"] == nic["raises"] > 0 and row["wr_mismatch"] == 0
     assert nic["occupancy"] == nic["stages"]["total"]["sum"]
     assert row["wr_model_crosschecked"] == 12 * (4 + 16)
+
+
+@pytest.mark.parametrize("path,load_class", [("tx", "nic"), ("c2h", "raw_dma")])
+def test_breakdown_stream_writes(nicscope, tmp_path, path, load_class):
+    binary, _ = nicscope
+    # The deep capture beside the load: its ring writes are the scope class, timed and compared
+    # with the host model like the load's own, every entry in host memory.
+    out, r = run(binary, tmp_path, "breakdown", "--path", path, "--sizes", "256",
+                 "--count", "8", "--stream")
+    assert r["stream"] is True
+    row = r["sizes"][0]
+    assert row["wr_mismatch"] == 0 and row["wr_model_crosschecked"] == 12 * (4 + 16)
+    stream = row["stream"]
+    assert stream["entries_taken"] == stream["entries_due"] > 0 and stream["lost"] == 0
+    for cls in ("scope", load_class):
+        w = row["wr_classes"][cls]
+        assert w["count"] == w["raises"] > 0, cls
+        st = w["stages"]
+        assert sum(st[n]["sum"] for n in st if n != "total") == st["total"]["sum"], cls
+        assert w["occupancy"] == st["total"]["sum"], cls
+        assert st["phy"]["min"] > 0, cls
+    # An entry is 16 bytes: the scope class's MWrs carry every entry's bytes at most MPS each.
+    assert row["wr_classes"]["scope"]["count"] >= -(-stream["entries_taken"] * 16 // MPS)
+    assert "deep capture beside the load" in out and "scope" in out
 
 
 @pytest.mark.parametrize("args,msg", [
