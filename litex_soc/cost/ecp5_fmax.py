@@ -240,17 +240,28 @@ def write_bram_timing(out_dir, arrival_ps):
         f"setparam -unset {name} t:DP16KD r:{name}={UNSET} %i\n" for name in params))
 
 
+# Amaranth names each element of an array signal `x` as a wire `x[i]` of its own, beside `x`.
+# Yosys 0.70's ABC9 reintegration renames the mapped bit i of `x` to `x[i]` too, finds the
+# element's wire there and connects the two at different widths: an assertion
+# (GetSize(conn.first) == GetSize(conn.second), rtlil.cc). Before the LUT mapping every wire
+# named `...]` gets a private name, and opt_clean drops those aliases: names only, no logic.
+HIDE_INDEXED = "rename -hide w:*]\nopt_clean\n"
+
+
 def synth_script(top, json_out, out_dir, bram_arrival_ps=BRAM_ARRIVAL_PS, options=""):
     """Yosys commands for `synth_ecp5 {options} -top {top} -json {json_out}`, with block RAM
     outputs timed for ABC9 (bram_arrival_ps; 0: synth_ecp5 as it is): synth_ecp5 runs up to
     its LUT mapping, a delay box goes on every DP16KD output, synth_ecp5's LUT mapping (abc9)
     runs, the boxes are removed, and synth_ecp5 finishes. The boxes only inform the mapper: the
-    netlist has the same cells as a plain synth_ecp5 would give, mapped with that timing."""
+    netlist has the same cells as a plain synth_ecp5 would give, mapped with that timing.
+    Either way the wires named like array elements are hidden first (HIDE_INDEXED)."""
     synth = f"synth_ecp5 {options} -top {top}".replace("  ", " ")
     if not bram_arrival_ps:
-        return f"{synth} -json {json_out}\n"
+        return (f"{synth} -run begin:map_luts\n{HIDE_INDEXED}"
+                f"{synth} -run map_luts: -json {json_out}\n")
     write_bram_timing(out_dir, bram_arrival_ps)
     return (f"{synth} -run begin:map_luts\n"
+            f"{HIDE_INDEXED}"
             "read_verilog -lib -specify bram_dout_delay.v\n"
             "techmap -max_iter 1 -map bram_dout_delay_map.v t:DP16KD\n"
             f"{synth} -run map_luts:map_cells\n"
