@@ -18,7 +18,8 @@
 # Parameters: --no-fmax (skip a2 and b: about two minutes), --no-soc (skip b), --soc-only (b
 # alone: the rank test without the analyzer's own syntheses), --jobs (parallel tool runs),
 # --seeds, --timing-weight (every run; ecp5_fmax.TIMING_WEIGHT), --pnr-timeout (then only
-# nextpnr's post-placement estimate, "not routed (timeout)").
+# nextpnr's post-placement estimate, "not routed (timeout)"), --soc-analyzer-without (the SoC
+# runs' analyzer without some build options: the whole one does not fit an LFE5U-85F).
 
 """What the bus analyzer costs on an FPGA.
 
@@ -70,7 +71,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, parse_pnr, run_logged,  # noqa: E402
+from litex_soc.cost.ecp5_fmax import (ANALYZER_OPTIONS, TIMING_WEIGHT,  # noqa: E402
+                                      parse_pnr, run_logged,
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
                                 ANALYZER_FIGURES, ANALYZER_LATENCY, ANALYZER_TRACKS,
@@ -333,6 +335,8 @@ def fmax_run(variant, seed, args, out_dir, first=None):
            "--timing-weight", str(args.timing_weight)]
     if variant == "with":
         cmd.append("--with-analyzer")
+        if args.soc_analyzer_without:
+            cmd += ["--analyzer-without", args.soc_analyzer_without]
     if args.pnr_timeout:
         cmd += ["--pnr-timeout", str(args.pnr_timeout)]
     if netlist_from:
@@ -511,6 +515,10 @@ def main():
     p.add_argument("--soc-only", action="store_true",
                    help="only the SoC's place-and-route runs and their rank test (b), not the "
                         "analyzer's own syntheses (a) and place and route (a2)")
+    p.add_argument("--soc-analyzer-without", default="",
+                   help="the SoC runs' analyzer without these build options, comma-separated "
+                        "(ecp5_fmax.ANALYZER_OPTIONS): the whole analyzer and the SoC exceed "
+                        "the LFE5U-85F")
     p.add_argument("--jobs", type=int, default=2, help="parallel tool runs")
     p.add_argument("--seeds", default="1,2,3,4,5",
                    help="nextpnr placer seeds of the SoC runs, comma-separated (the analyzer's "
@@ -541,6 +549,10 @@ def main():
     unknown = set(features) - set(FEATURES)
     if unknown:
         p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
+    bad = set(x for x in args.soc_analyzer_without.split(",") if x) - set(ANALYZER_OPTIONS)
+    if bad:
+        p.error(f"--soc-analyzer-without: {', '.join(sorted(bad))}: not among "
+                f"{', '.join(ANALYZER_OPTIONS)}")
     if args.soc_only and (args.no_fmax or args.no_soc):
         p.error("--soc-only runs only the SoC's place and route: not with --no-fmax or --no-soc")
     out_dir = Path(args.out)
@@ -589,6 +601,8 @@ def main():
         result["fmax"] = runs
         ok = [r for v in runs.values() for r in v.values() if r.get("available")]
         dev = ok[0] if ok else {}
+        if args.soc_analyzer_without:
+            print(f"\nThe SoC runs' analyzer is built without: {args.soc_analyzer_without}")
         print(f"\nNIC SoC Fmax, open ECP5 flow (yosys synth_ecp5 + nextpnr-ecp5 "
               f"--{dev.get('device', '85k')} --package {dev.get('package', 'CABGA756')}, "
               f"speed 6, placer timing weight {args.timing_weight or 10}, data width "

