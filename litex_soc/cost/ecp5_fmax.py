@@ -83,11 +83,9 @@ def tool(name):
 ANALYZER_OPTIONS = ("breakdown", "wr_breakdown", "levels", "events", "stream")
 
 
-def generate(data_width, with_analyzer, out_dir, analyzer_without=()):
-    """Writes the SoC's Verilog; returns the list of source files (top last). analyzer_without:
-    the analyzer's build options (ANALYZER_OPTIONS) to leave out."""
-    from litex.soc.integration.builder import Builder
-
+def build_soc(data_width, with_analyzer, gateware, analyzer_without=()):
+    """The SoC as the simulation target builds it, its analyzer without the build options
+    analyzer_without (ANALYZER_OPTIONS)."""
     from litex_soc.targets.sim import SimSoC
 
     class CostSoC(SimSoC):
@@ -101,11 +99,18 @@ def generate(data_width, with_analyzer, out_dir, analyzer_without=()):
                                  with_stream and "stream" not in w,
                                  with_wr_breakdown and "wr_breakdown" not in w)
 
-    gateware = out_dir / "gateware"
     # analyzer_pins=False: the simulation's cross-check pins (an_*) stay undriven in both
     # variants, so both have the same top level and differ only by the analyzer.
-    soc = CostSoC(data_width=data_width, build_dir=str(gateware), with_analyzer=with_analyzer,
-                  analyzer_pins=False)
+    return CostSoC(data_width=data_width, build_dir=str(gateware), with_analyzer=with_analyzer,
+                   analyzer_pins=False)
+
+
+def generate(data_width, with_analyzer, out_dir, analyzer_without=()):
+    """Writes the SoC's Verilog (build_soc); returns the list of source files (top last)."""
+    from litex.soc.integration.builder import Builder
+
+    gateware = out_dir / "gateware"
+    soc = build_soc(data_width, with_analyzer, gateware, analyzer_without)
     builder = Builder(soc, output_dir=str(out_dir), gateware_dir=str(gateware),
                       compile_software=False, compile_gateware=False,
                       csr_csv=str(out_dir / "csr.csv"))
