@@ -8,7 +8,7 @@
 # runs it; the parts in detail are in the module docstring.
 #
 # Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--no-soc] [--soc-only]
-#            [--jobs 2]
+#            [--jobs 2] [--no-route] [--soc-analyzer-without breakdown]
 #            [--seeds 1,2,3,4,5] [--timing-weight 40] [--placer heap] [--router router1]
 #            [--freq 125] [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
@@ -19,7 +19,8 @@
 # alone: the rank test without the analyzer's own syntheses), --jobs (parallel tool runs),
 # --seeds, --timing-weight (every run; ecp5_fmax.TIMING_WEIGHT), --pnr-timeout (then only
 # nextpnr's post-placement estimate, "not routed (timeout)"), --soc-analyzer-without (the SoC
-# runs' analyzer without some build options: the whole one does not fit an LFE5U-85F).
+# runs' analyzer without some build options: the whole one does not fit an LFE5U-85F),
+# --no-route (the SoC runs place only: their post-placement estimates).
 
 """What the bus analyzer costs on an FPGA.
 
@@ -339,6 +340,8 @@ def fmax_run(variant, seed, args, out_dir, first=None):
             cmd += ["--analyzer-without", args.soc_analyzer_without]
     if args.pnr_timeout:
         cmd += ["--pnr-timeout", str(args.pnr_timeout)]
+    if args.no_route:
+        cmd.append("--no-route")
     if netlist_from:
         cmd += ["--netlist-from", str(netlist_from)]
     t0 = time.monotonic()
@@ -390,7 +393,7 @@ def fmax_rows(runs):
             cp = sys_path(r) or {}
             rows.append((
                 name,
-                mhz(r.get("sys_fmax_mhz")) if r.get("routed") else "not routed (timeout)",
+                mhz(r.get("sys_fmax_mhz")) if r.get("routed") else "not routed",
                 mhz(r.get("sys_fmax_placed_mhz")),
                 f"{cells.get('LUT4', 0)} + {cells.get('CCU2C', 0)}",
                 str(cells.get("TRELLIS_FF", 0)),
@@ -515,6 +518,8 @@ def main():
     p.add_argument("--soc-only", action="store_true",
                    help="only the SoC's place-and-route runs and their rank test (b), not the "
                         "analyzer's own syntheses (a) and place and route (a2)")
+    p.add_argument("--no-route", action="store_true",
+                   help="the SoC runs only place (post-placement estimates, no routing)")
     p.add_argument("--soc-analyzer-without", default="",
                    help="the SoC runs' analyzer without these build options, comma-separated "
                         "(ecp5_fmax.ANALYZER_OPTIONS): the whole analyzer and the SoC exceed "

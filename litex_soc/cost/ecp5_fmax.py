@@ -10,6 +10,7 @@
 #            [--device 85k] [--package CABGA756] [--pnr-timeout SECONDS] [--json OUT.json]
 #            [--placer heap|sa|static] [--router router1|router2] [--timing-weight 40]
 #            [--bram-arrival-ps 2400] [--netlist-from DIR] [--analyzer-without LIST]
+#            [--no-route]
 # Output: under --output-dir; fmax.json (and --json) holds the routed and post-placement Fmax,
 # the critical paths, utilization and each step's time.
 #
@@ -17,7 +18,8 @@
 # seed), --placer/--router (nextpnr's algorithms), --timing-weight (the heap placer's, see
 # TIMING_WEIGHT), --bram-arrival-ps (the block RAM delay given to ABC9; 0: none), --pnr-timeout,
 # --netlist-from (place and route the netlist of an earlier run's folder: steps 1-3 skipped),
-# --analyzer-without (the analyzer's build options to leave out, e.g. breakdown).
+# --analyzer-without (the analyzer's build options to leave out, e.g. breakdown), --no-route
+# (placement and its estimate only).
 
 """The NIC SoC's Fmax from the open ECP5 flow. What it does, all under --output-dir:
 
@@ -308,7 +310,7 @@ def timing_weight_args(timing_weight):
 
 
 def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="heap",
-                    router="router1", timing_weight=TIMING_WEIGHT):
+                    router="router1", timing_weight=TIMING_WEIGHT, route=True):
     (out_dir / f"{TOP}.lpf").write_text(f'FREQUENCY PORT "sys_clk" {freq} MHZ;\n')
     for stale in ("pnr_report.json", "pnr.log"):
         (out_dir / stale).unlink(missing_ok=True)
@@ -317,7 +319,8 @@ def place_and_route(out_dir, freq, seed, device, package, timeout=None, placer="
            "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail",
            "--placer", placer, "--router", router,
            *timing_weight_args(timing_weight),
-           "--report", "pnr_report.json", "--log", "pnr.log", "--quiet"]
+           "--report", "pnr_report.json", "--log", "pnr.log", "--quiet",
+           *([] if route else ["--no-route"])]
     return run_logged(cmd, out_dir / "pnr.out", out_dir, timeout)
 
 
@@ -378,7 +381,7 @@ def reuse_netlist(src, out_dir):
 def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, device="85k",
         package="CABGA756", pnr_timeout=None, placer="heap", router="router1",
         timing_weight=TIMING_WEIGHT, bram_arrival_ps=BRAM_ARRIVAL_PS, netlist_from=None,
-        analyzer_without=()):
+        analyzer_without=(), route=True):
     out_dir = Path(out_dir or ROOT / "build" / "cost" /
                    f"ecp5_dw{data_width}_{'with' if with_analyzer else 'without'}")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -405,10 +408,12 @@ def run(data_width=64, with_analyzer=False, out_dir=None, freq=125, seed=1, devi
     stat = json.loads((out_dir / "synth_stat.json").read_text())["design"]["num_cells_by_type"]
     result["synth_cells"] = dict(sorted(stat.items()))
     dt, finished = place_and_route(out_dir, freq, seed, device, package, pnr_timeout, placer,
-                                   router, timing_weight)
+                                   router, timing_weight, route)
     result["seconds"]["pnr"] = round(dt, 1)
-    result["routed"] = finished
-    if not finished:
+    result["routed"] = finished and route
+    if finished and not route:
+        result["note"] = "placed only (--no-route): the post-placement estimate"
+    elif not finished:
         result["note"] = (f"nextpnr stopped after {pnr_timeout} s (--pnr-timeout) before routing "
                           f"finished: only the post-placement estimate is known")
     result.update(parse_pnr(out_dir))
@@ -448,6 +453,8 @@ def main():
     p.add_argument("--analyzer-without", default="",
                    help="with --with-analyzer: its build options to leave out, comma-separated "
                         f"({', '.join(ANALYZER_OPTIONS)})")
+    p.add_argument("--no-route", action="store_true",
+                   help="place only: nextpnr's post-placement estimate, no routing")
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
     without = [x for x in a.analyzer_without.split(",") if x]
@@ -455,7 +462,7 @@ def main():
         p.error(f"--analyzer-without: {a.analyzer_without!r}: among {', '.join(ANALYZER_OPTIONS)}")
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
               a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps,
-              a.netlist_from, without)
+              a.netlist_from, without, not a.no_route)
     text = json.dumps(res, indent=1)
     Path(res["out_dir"], "fmax.json").write_text(text)
     if a.json:
