@@ -72,7 +72,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from litex_soc.cost.ecp5_fmax import (ANALYZER_OPTIONS, TIMING_WEIGHT,  # noqa: E402
+from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, analyzer_options,  # noqa: E402
                                       parse_pnr, run_logged,
                                       synth_script, sys_fmax, timing_weight_args, tool)
 from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST,  # noqa: E402
@@ -554,10 +554,10 @@ def main():
     unknown = set(features) - set(FEATURES)
     if unknown:
         p.error(f"--features: {', '.join(sorted(unknown))}: not among {', '.join(FEATURES)}")
-    bad = set(x for x in args.soc_analyzer_without.split(",") if x) - set(ANALYZER_OPTIONS)
-    if bad:
-        p.error(f"--soc-analyzer-without: {', '.join(sorted(bad))}: not among "
-                f"{', '.join(ANALYZER_OPTIONS)}")
+    try:
+        analyzer_options(args.soc_analyzer_without)
+    except ValueError as e:
+        p.error(f"--soc-analyzer-without: {e}")
     if args.soc_only and (args.no_fmax or args.no_soc):
         p.error("--soc-only runs only the SoC's place and route: not with --no-fmax or --no-soc")
     out_dir = Path(args.out)

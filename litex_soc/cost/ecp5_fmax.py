@@ -85,6 +85,15 @@ def tool(name):
 ANALYZER_OPTIONS = ("breakdown", "wr_breakdown", "levels", "events", "stream")
 
 
+def analyzer_options(text):
+    """The comma-separated build options of text as a list; ValueError names any unknown."""
+    names = [x for x in text.split(",") if x]
+    bad = set(names) - set(ANALYZER_OPTIONS)
+    if bad:
+        raise ValueError(f"{', '.join(sorted(bad))}: not among {', '.join(ANALYZER_OPTIONS)}")
+    return names
+
+
 def build_soc(data_width, with_analyzer, gateware, analyzer_without=()):
     """The SoC as the simulation target builds it, its analyzer without the build options
     analyzer_without (ANALYZER_OPTIONS)."""
@@ -457,9 +466,10 @@ def main():
                    help="place only: nextpnr's post-placement estimate, no routing")
     p.add_argument("--json", default=None, help="also write the result here")
     a = p.parse_args()
-    without = [x for x in a.analyzer_without.split(",") if x]
-    if set(without) - set(ANALYZER_OPTIONS):
-        p.error(f"--analyzer-without: {a.analyzer_without!r}: among {', '.join(ANALYZER_OPTIONS)}")
+    try:
+        without = analyzer_options(a.analyzer_without)
+    except ValueError as e:
+        p.error(f"--analyzer-without: {e}")
     res = run(a.data_width, a.with_analyzer, a.output_dir, a.freq, a.seed, a.device, a.package,
               a.pnr_timeout, a.placer, a.router, a.timing_weight, a.bram_arrival_ps,
               a.netlist_from, without, not a.no_route)
