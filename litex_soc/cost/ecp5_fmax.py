@@ -289,12 +289,11 @@ def synth_script(top, json_out, out_dir, bram_arrival_ps=BRAM_ARRIVAL_PS, option
     netlist has the same cells as a plain synth_ecp5 would give, mapped with that timing.
     Either way the wires named like array elements are hidden first (HIDE_INDEXED)."""
     synth = f"synth_ecp5 {options} -top {top}".replace("  ", " ")
+    head = f"{synth} -run begin:map_luts\n{HIDE_INDEXED}"
     if not bram_arrival_ps:
-        return (f"{synth} -run begin:map_luts\n{HIDE_INDEXED}"
-                f"{synth} -run map_luts: -json {json_out}\n")
+        return f"{head}{synth} -run map_luts: -json {json_out}\n"
     write_bram_timing(out_dir, bram_arrival_ps)
-    return (f"{synth} -run begin:map_luts\n"
-            f"{HIDE_INDEXED}"
+    return (f"{head}"
             "read_verilog -lib -specify bram_dout_delay.v\n"
             "techmap -max_iter 1 -map bram_dout_delay_map.v t:DP16KD\n"
             f"{synth} -run map_luts:map_cells\n"
