@@ -37,6 +37,7 @@ from litex.soc.integration.builder import Builder
 from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
 
 from litex_soc.regmap import write_regmap
+from litex_soc.targets import yowasp_run
 from litex_soc.targets.ecp5_soc import ECP5NICSoC
 
 BUILD_NAME = "ecpix5"
@@ -70,24 +71,16 @@ def make_soc(output_dir, sys_clk_freq=SYS_CLK_FREQ):
                       build_dir=gateware, sim=False)
 
 
-def tool_path(name):
-    """A yowasp tool beside the running Python (the venv), else on PATH."""
-    here = Path(sys.executable).parent / name
-    if here.exists():
-        return str(here)
-    from shutil import which
-    found = which(name)
-    if found is None:
-        raise FileNotFoundError(f"{name} not found: run scripts/setup_fpga.sh")
-    return found
-
-
 def write_shims(bin_dir):
-    """Scripts named yosys, nextpnr-ecp5, ecppack that run the yowasp builds."""
+    """Scripts named yosys, nextpnr-ecp5, ecppack that run the yowasp builds through
+    yowasp_run.py (its larger stack, and the real /tmp for a clone there)."""
     bin_dir.mkdir(parents=True, exist_ok=True)
+    root = Path(__file__).resolve().parents[2]
     for name, target in SHIMS.items():
+        yowasp_run.entry_point(target)      # fails now, naming the tool, when it is missing
         path = bin_dir / name
-        path.write_text(f'#!/bin/sh\nexec "{tool_path(target)}" "$@"\n')
+        path.write_text(f'#!/bin/sh\nPYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}" '
+                        f'exec "{sys.executable}" -m litex_soc.targets.yowasp_run {target} "$@"\n')
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 

