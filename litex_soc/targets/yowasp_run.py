@@ -10,19 +10,25 @@
 #     by absolute path. Here /tmp is the host's, as for a native build of the tool (whose own
 #     temporary files, such as ABC's, go there under unique names).
 #
-# Usage: python -m litex_soc.targets.yowasp_run TOOL [arguments]   (as TOOL itself)
+# Usage: python -m litex_soc.targets.yowasp_run TOOL [arguments]   (as TOOL itself), or
+# run_subprocess(TOOL, arguments, cwd=...) from Python.
 #
 # Parameters: WASM_STACK (wasmtime's max_wasm_stack) and the thread stack it runs on
 # (THREAD_STACK, larger: wasmtime needs room above the WebAssembly stack for itself).
 
 import importlib.metadata
+import os
+import subprocess
 import sys
 import threading
+
+from pathlib import Path
 
 import wasmtime
 
 WASM_STACK = 2 << 20
 THREAD_STACK = 64 << 20
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Config(wasmtime.Config):
@@ -59,6 +65,15 @@ def run(tool, argv):
     threading.stack_size(THREAD_STACK)      # it runs the program on a thread of its own
     sys.argv = [tool, *argv]
     return main()
+
+
+def run_subprocess(tool, argv, **kwargs):
+    """subprocess.run of `python -m litex_soc.targets.yowasp_run tool argv` (this project on the
+    child's PYTHONPATH); kwargs go to subprocess.run."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**kwargs.pop("env", os.environ), "PYTHONPATH": path}
+    return subprocess.run([sys.executable, "-m", "litex_soc.targets.yowasp_run", tool, *argv],
+                          env=env, **kwargs)
 
 
 if __name__ == "__main__":

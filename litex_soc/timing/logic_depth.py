@@ -15,8 +15,8 @@
 # Counting (synth_ecp5's cells): a LUT4 is one level; PFUMX and L6MUX21 (the slice's wide-LUT
 # muxes) none; a CCU2C carry chain is one level where a path enters it (A/B/C/D) and none along
 # it (CIN); a distributed RAM's read (TRELLIS_DPR16X4, RAD to DO) one. Paths start at the
-# design's inputs and at flip-flop, block RAM and other sequential outputs, and end at their
-# inputs and the design's outputs.
+# design's inputs and at flip-flop, block RAM (START_LEVELS deep) and other sequential outputs,
+# and end at their inputs and the design's outputs.
 
 import argparse
 import hashlib
@@ -39,6 +39,10 @@ COMB = {
     "CCU2C": (1, {"CIN": 0}),
     "TRELLIS_DPR16X4": (None, {"RAD0": 1, "RAD1": 1, "RAD2": 1, "RAD3": 1}),
 }
+# A block RAM output starts a path this many levels deep: its clock-to-output delay (nextpnr:
+# 5.61-5.83 ns NOREG) is about four routed LUT levels, as the synthesis's ABC9 is told
+# (ecp5_fmax.BRAM_ARRIVAL_PS at about 600 ps a level).
+START_LEVELS = {"DP16KD": round(ecp5_fmax.BRAM_ARRIVAL_PS / 600)}
 # Cell outputs that are combinational from the weighted inputs above only.
 COMB_OUTPUTS = {"TRELLIS_DPR16X4": re.compile(r"DO\d")}
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +118,7 @@ def analyse(netlist, top):
         if port["direction"] == "input":
             for b in port["bits"]:
                 driver[b] = None
+    start_level = {}            # net bit -> levels a path starting there has already
     sinks = []                  # (bit, label of the endpoint)
     boundary = defaultdict(int)
     cells = module["cells"]
@@ -127,6 +132,8 @@ def analyse(netlist, top):
                 for b in bits:
                     if not isinstance(b, str):
                         driver[b] = cname if is_comb else None
+                        if not is_comb and t in START_LEVELS:
+                            start_level[b] = START_LEVELS[t]
             elif comb is None or comb[1].get(p, comb[0]) is None:
                 for b in bits:
                     if not isinstance(b, str):
@@ -147,8 +154,8 @@ def analyse(netlist, top):
             return depth[b]
         d = driver.get(b)
         if d is None:
-            depth[b], via[b] = 0, None
-            return 0
+            depth[b], via[b] = start_level.get(b, 0), None
+            return depth[b]
         depth[b] = 0                                   # a combinational loop counts once
         cell = cells[d]
         w0, over = COMB[cell["type"]]
