@@ -123,20 +123,26 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         wb_cum = [0] * NQ                                # ... and written back (taken)
         wb_cons = [0] * NQ
         wb_seen = [0] * NQ
-        decisions = [[] for _ in range(ntxirq)]          # (cycle, cpl_cum before it)
-        last_out = [-1] * ntxirq
+        # TXIrqOrder's promise, per vector: a request covers the completions of its decision;
+        # decisions made while one waits are merged into one more request, which covers the
+        # completions before the cycle the waiting one was taken.
+        need = [None] * ntxirq                           # cpl_cum the waiting request covers
+        again = [False] * ntxirq                         # decisions merged while it waits
+
+        def decided(g):
+            if need[g] is None:
+                need[g] = list(cpl_cum)
+            else:
+                again[g] = True
 
         def order_check(g, cyc):
-            # The oldest decision since the vector's last request (the rest are merged into
-            # the next one), or else the last one before it.
-            after = [d for d in decisions[g] if d[0] > last_out[g]]
-            before = [d for d in decisions[g] if d[0] <= last_out[g]]
-            dec = after[0] if after else before[-1]
+            assert need[g] is not None, f"TX irq {g} at {cyc} without a decision"
             for q in range(g, NQ, ntxirq):
-                assert wb_seen[q] >= dec[1][q], \
-                    f"TX irq {g} at {cyc}: queue {q} written back {wb_seen[q]} < {dec[1][q]}"
+                assert wb_seen[q] >= need[g][q], \
+                    f"TX irq {g} at {cyc}: queue {q} written back {wb_seen[q]} < {need[g][q]}"
             obs["tx_out"][g].append(cyc)
-            last_out[g] = cyc
+            need[g] = list(cpl_cum) if again[g] else None
+            again[g] = False
 
         def tx_done():
             return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
@@ -255,7 +261,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                 if ctx.get(c.irq_valid):
                     obs["irqs"][g].append(cyc)
                     if g < ntxirq:
-                        decisions[g].append((cyc, list(cpl_cum)))
+                        decided(g)
             iv = ctx.get(dut.irq_valid)
             for g in range(ntxirq):
                 if iv >> g & 1:
