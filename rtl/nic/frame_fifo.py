@@ -77,11 +77,11 @@ class FrameFIFO(wiring.Component):
     runt
         Length < `min_len` (decided on the last beat).
     full
-        A beat arrived while the memory was full (entries from the read pointer, as registered at
-        the start of the cycle, to the write pointer: a beat read into the output register in cycle
-        t frees its entry from cycle t+1; decided at that beat, nothing more of the frame is
-        stored), or the length FIFO held `max_frames` frames whose first beat had not been read
-        when the last beat arrived.
+        A beat was decided (in the cycle after it moved, see `sink`) while the memory was full
+        (entries from the read pointer, as registered at the start of the cycle, to the write
+        pointer: a beat read into the output register in cycle t frees its entry from cycle t+1;
+        nothing more of the frame is stored), or the length FIFO held `max_frames` frames whose
+        first beat had not been read when the last beat was decided.
 
     A frame is kept (committed) when none applies. `max_len` is compared on every beat and
     `min_len` on the last one; keep both stable during a frame.
@@ -91,13 +91,15 @@ class FrameFIFO(wiring.Component):
     Everything is registered at the clock edge that ends the cycle in question.
 
     sink
-        A beat moves in cycle t when s.valid & s.ready. With the last beat of a frame in cycle t,
-        in cycle t+1: frames_in has incremented, and exactly one of: the frame is committed (level
-        += its length, frames_queued += 1) or one drop counter has incremented.
+        A beat moves in cycle t when s.valid & s.ready into an input stage (registers: the beat,
+        its byte count and `enable`), and is decided (stored, or the frame's fate) in cycle t+1.
+        With the last beat of a frame in cycle t, in cycle t+3 (the decision is registered in
+        t+2): frames_in has incremented, and exactly one of: the frame is committed (level += its
+        length, frames_queued += 1) or one drop counter has incremented.
     latency
         A frame whose last beat moves in cycle t, with nothing committed before it still waiting
-        and the output register free in cycle t+1 (m.valid 0, or m.ready 1), shows its first beat
-        on m (m.valid 1) in cycle t+2: 2 cycles.
+        and the output register free in cycle t+2 (m.valid 0, or m.ready 1), shows its first beat
+        on m (m.valid 1) in cycle t+3: 3 cycles.
     source
         m.valid and m.payload are registers (data, keep, last are the memory's synchronous read
         port); a beat moves in cycle t when m.valid & m.ready, and in cycle t+1 the next beat is
@@ -106,10 +108,11 @@ class FrameFIFO(wiring.Component):
         m.p.last) are updated in cycle t+1.
     s.ready
         1 always when backpressure=False. With backpressure=True it is a function of registers
-        only: 0 while the length FIFO is full, or while the memory is full and committed beats
-        still occupy it (it frees as the output drains). A frame that fills the whole memory by
-        itself can never fit: its next beat is accepted and the frame is dropped as full, so the
-        sink never dead-locks.
+        only: 0 while the input stage holds a beat that cannot be decided, that is while the
+        length FIFO is full, or while the memory is full and committed beats still occupy it (it
+        frees as the output drains). A frame that fills the whole memory by itself can never
+        fit: its next beat is accepted and the frame is dropped as full, so the sink never
+        dead-locks.
 
     No combinational path from m.ready to s.ready, nor from s to m. Beats are written and read in
     the same cycle at full rate.
@@ -214,16 +217,30 @@ class FrameFIFO(wiring.Component):
         def popcount(v):
             return sum(v[i] for i in range(len(v)))
 
-        # ---- write side
+        # ---- input stage: the sink's beat in registers with its byte count and `enable`, so
+        # that the drop decision starts from flip-flops (logic depth, not cycles, sets Fmax).
         mem_full = (wp - rp)[:aw + 1] == entries
         lfull = (lwp - lrp)[:fw + 1] == self.max_frames
+        i_valid = Signal()
+        i_p = Signal(beat_layout(dw))
+        i_cnt = Signal(range(dw + 1))       # the 1 bits of i_p.keep
+        i_enable = Signal()                 # `enable` when the beat was accepted
         if self.backpressure:               # else s.ready is Const(1) (always_ready)
-            m.d.comb += self.s.ready.eq(~lfull & ~(mem_full & (fstart != rp)))
-        beat = self.s.valid & self.s.ready
+            room = ~lfull & ~(mem_full & (fstart != rp))
+            beat = i_valid & room
+            m.d.comb += self.s.ready.eq(~i_valid | room)
+            load = self.s.ready
+        else:
+            beat = i_valid
+            load = 1
+        with m.If(load):
+            m.d.sync += [i_valid.eq(self.s.valid), i_p.eq(self.s.p),
+                         i_cnt.eq(popcount(self.s.p.keep)), i_enable.eq(self.enable)]
 
+        # ---- write side: the staged beat
         len_now = Signal(lw + 1)
-        m.d.comb += len_now.eq(flen + popcount(self.s.p.keep))
-        disabled = (reason == DISABLED) | (~in_frame & ~self.enable)
+        m.d.comb += len_now.eq(flen + i_cnt)
+        disabled = (reason == DISABLED) | (~in_frame & ~i_enable)
         over = (reason == OVERSIZE) | (len_now > self.max_len)
         nxt = Signal(2)            # the reason after this beat
         with m.If(disabled):
@@ -238,7 +255,7 @@ class FrameFIFO(wiring.Component):
         # Drop decision on the last beat, in priority order; commit when none applies.
         final = {
             "drop_disabled": nxt == DISABLED,
-            "drop_error":    self.s.p.error,
+            "drop_error":    i_p.error,
             "drop_oversize": nxt == OVERSIZE,
             "drop_runt":     len_now < self.min_len,
             "drop_full":     (nxt == FULL) | lfull,
@@ -247,25 +264,22 @@ class FrameFIFO(wiring.Component):
         earlier = 0
         for name in DROPS:
             drop_now[name] = Signal(name=f"{name}_now")
-            m.d.comb += drop_now[name].eq(beat & self.s.p.last & ~earlier & final[name])
+            m.d.comb += drop_now[name].eq(beat & i_p.last & ~earlier & final[name])
             earlier = earlier | final[name]
         commit = Signal()
-        m.d.comb += commit.eq(beat & self.s.p.last & ~earlier)
+        m.d.comb += commit.eq(beat & i_p.last & ~earlier)
 
         m.d.comb += [
             wr.addr.eq(wp[:aw]),
-            wr.data.eq(Cat(self.s.p.data, self.s.p.keep, self.s.p.last)),
+            wr.data.eq(Cat(i_p.data, i_p.keep, i_p.last)),
             wr.en.eq(beat & (nxt == NONE)),
             lwr.addr.eq(lwp[:fw]),
             lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
             lwr.en.eq(commit),
         ]
         with m.If(beat):
-            with m.If(self.s.p.last):
-                m.d.sync += [
-                    self.frames_in.eq(self.frames_in + 1),
-                    in_frame.eq(0), reason.eq(NONE), flen.eq(0),
-                ]
+            with m.If(i_p.last):
+                m.d.sync += [in_frame.eq(0), reason.eq(NONE), flen.eq(0)]
                 with m.If(commit):
                     m.d.sync += [wp.eq(wp + 1), fstart.eq(wp + 1), lwp.eq(lwp + 1)]
                 with m.Else():
@@ -276,8 +290,17 @@ class FrameFIFO(wiring.Component):
                     m.d.sync += wp.eq(wp + 1)
                 with m.Else():
                     m.d.sync += wp.eq(fstart)
+        # The decision registered: the counters follow it a cycle later, all together.
+        c_last = Signal()
+        c_commit = Signal()
+        c_len = Signal(lw + 1)
+        c_drop = {name: Signal(name=f"{name}_q") for name in DROPS}
+        m.d.sync += [c_last.eq(beat & i_p.last), c_commit.eq(commit), c_len.eq(len_now)]
+        m.d.sync += [c_drop[name].eq(drop_now[name]) for name in DROPS]
+        with m.If(c_last):
+            m.d.sync += self.frames_in.eq(self.frames_in + 1)
         for name in DROPS:
-            with m.If(drop_now[name]):
+            with m.If(c_drop[name]):
                 m.d.sync += getattr(self, name).eq(getattr(self, name) + 1)
 
         # ---- read side: the memory's read port register is the output register.
@@ -320,7 +343,7 @@ class FrameFIFO(wiring.Component):
             with m.If(self.m.p.last):
                 m.d.sync += self.frames_out.eq(self.frames_out + 1)
         m.d.sync += [
-            self.level.eq(self.level + Mux(commit, len_now, 0) - Mux(out, out_bytes, 0)),
-            self.frames_queued.eq(self.frames_queued + commit - (out & self.m.p.last)),
+            self.level.eq(self.level + Mux(c_commit, c_len, 0) - Mux(out, out_bytes, 0)),
+            self.frames_queued.eq(self.frames_queued + c_commit - (out & self.m.p.last)),
         ]
         return m

@@ -73,7 +73,9 @@ NONE, DISABLED, OVERSIZE, FULL = range(4)
 class FrameFIFOModel:
     """Cycle-accurate reference model, kept at the level of frames: committed frames are a
     queue of beat lists; the memory is full when the beats of committed frames not yet read
-    into the output register plus the stored beats of the frame being received fill it."""
+    into the output register plus the stored beats of the frame being received fill it. A beat
+    taken at the sink waits a cycle in the input stage before it is decided; the counters
+    follow the decision a cycle later."""
 
     def __init__(self, data_width, depth, max_frames=None, backpressure=False, count_width=32):
         self.dw = data_width
@@ -87,6 +89,8 @@ class FrameFIFOModel:
         self.in_frame = False
         self.reason = NONE
         self.flen = 0
+        self.stage = None         # (data, keep, last, error, enable) of the input stage
+        self.pending = None       # (last, drop, committed length) of the last decision
         self.out = None           # (data, keep, last, length) in the output register
         self.counts = dict.fromkeys(COUNTS, 0)
         self.level = 0
@@ -98,52 +102,69 @@ class FrameFIFOModel:
     def not_started(self):        # the length FIFO's occupancy
         return len(self.committed) - (1 if self.taken else 0)
 
-    def s_ready(self):
+    def room(self):
+        """The staged beat can be decided (always, without backpressure)."""
         if not self.backpressure:
             return 1
         unread = self.unread_beats()
         mem_full = unread + len(self.cur) == self.entries
         return int(self.not_started() < self.max_frames and not (mem_full and unread > 0))
 
+    def s_ready(self):
+        return int(self.stage is None or self.room())
+
     def _count(self, name, n=1):
         self.counts[name] = (self.counts[name] + n) & self.mask
+
+    def _decide(self, beat, max_len, min_len, mem_full, lfull):
+        """The staged beat's decision; returns the committed frame or None."""
+        data, keep, last, error, enable = beat
+        length = self.flen + popcount(keep)
+        if self.reason == DISABLED or (not self.in_frame and not enable):
+            nxt = DISABLED
+        elif self.reason == OVERSIZE or length > max_len:
+            nxt = OVERSIZE
+        elif self.reason == FULL or mem_full:
+            nxt = FULL
+        else:
+            nxt = NONE
+        if nxt == NONE:
+            self.cur.append((data, keep, last))
+        else:
+            self.cur = []
+        if not last:
+            self.in_frame, self.reason, self.flen = True, nxt, length
+            return None
+        rules = {"drop_disabled": nxt == DISABLED, "drop_error": error,
+                 "drop_oversize": nxt == OVERSIZE, "drop_runt": length < min_len,
+                 "drop_full": nxt == FULL or lfull}
+        drop = next((name for name in DROPS if rules[name]), None)
+        new_frame = None if drop else [length, self.cur]
+        self.pending = (True, drop, None if drop else length)
+        self.cur, self.in_frame, self.reason, self.flen = [], False, NONE, 0
+        return new_frame
 
     def step(self, s, m_ready, max_len, min_len):
         """One cycle with sink inputs s = (valid, data, keep, last, error, enable): returns
         (s_ready, output register or None) as seen in this cycle, then moves to the next."""
-        valid, data, keep, last, error, enable = s
-        out, ready = self.out, self.s_ready()
+        out, ready, room = self.out, self.s_ready(), self.room()
         unread = self.unread_beats()
         mem_full = unread + len(self.cur) == self.entries
         lfull = self.not_started() == self.max_frames
+        pending, self.pending = self.pending, None
         new_frame = None
-        if valid and ready:
-            length = self.flen + popcount(keep)
-            if self.reason == DISABLED or (not self.in_frame and not enable):
-                nxt = DISABLED
-            elif self.reason == OVERSIZE or length > max_len:
-                nxt = OVERSIZE
-            elif self.reason == FULL or mem_full:
-                nxt = FULL
+        if self.stage is not None and room:
+            new_frame = self._decide(self.stage, max_len, min_len, mem_full, lfull)
+        if ready:
+            self.stage = s[1:] if s[0] else None
+        if pending:
+            last, drop, length = pending
+            self._count("frames_in")
+            if drop:
+                self._count(drop)
             else:
-                nxt = NONE
-            if nxt == NONE:
-                self.cur.append((data, keep, last))
-            else:
-                self.cur = []
-            if last:
-                self._count("frames_in")
-                rules = {"drop_disabled": nxt == DISABLED, "drop_error": error,
-                         "drop_oversize": nxt == OVERSIZE, "drop_runt": length < min_len,
-                         "drop_full": nxt == FULL or lfull}
-                drop = next((name for name in DROPS if rules[name]), None)
-                if drop:
-                    self._count(drop)
-                else:
-                    new_frame = [length, self.cur]
-                self.cur, self.in_frame, self.reason, self.flen = [], False, NONE, 0
-            else:
-                self.in_frame, self.reason, self.flen = True, nxt, length
+                self.level += length
+                self.frames_queued += 1
         if out and m_ready:
             self._count("bytes_out", popcount(out[1]))
             self.level -= popcount(out[1])
@@ -162,8 +183,6 @@ class FrameFIFOModel:
                 self.out = None
         if new_frame:
             self.committed.append(new_frame)
-            self.level += new_frame[0]
-            self.frames_queued += 1
         return ready, out
 
     def status(self):
@@ -409,23 +428,24 @@ def counts(res, **nonzero):
     return {name: res.counts[name] for name in DROPS} == {**dict.fromkeys(DROPS, 0), **nonzero}
 
 
-def test_latency_two_cycles():
-    # 20 bytes (3 beats) after a 5-cycle gap: beats in 5, 6, 7; first beat out in 9 = 7 + 2,
-    # the rest in 10, 11 with m_ready 1. Counters: frames_in and level visible from 8.
+def test_latency_three_cycles():
+    # 20 bytes (3 beats) after a 5-cycle gap: beats in 5, 6, 7, decided in 6, 7, 8; first beat
+    # out in 10 = 7 + 3, the rest in 11, 12 with m_ready 1. Counters: frames_in and level
+    # visible from 9.
     f = Frame(payload(20), gap=5)
     res = simulate([f], min_len=1, tail=10)
     assert res.last_in == [7]
-    assert res.valid_cycles == [9, 10, 11]
+    assert res.valid_cycles == [10, 11, 12]
     assert res.frames == [(f.payload, 20)]
     # m_ready 0 until 12: the first beat waits in the output register; then 12, 13, 14.
     res = simulate([f], lambda c: int(c >= 12), min_len=1, tail=10)
-    assert res.valid_cycles == [9, 10, 11, 12, 13, 14]
+    assert res.valid_cycles == [10, 11, 12, 13, 14]
     assert res.frames == [(f.payload, 20)]
 
 
 def test_counters_cycle():
-    """frames_in and the commit in the cycle after the last beat; frames_out after the
-    output's last beat."""
+    """frames_in and the commit three cycles after the last beat (decided in the cycle after
+    it, the decision registered in the next); frames_out after the output's last beat."""
     dut = FrameFIFO(data_width=8, depth=256)
 
     async def bench(ctx):
@@ -439,19 +459,21 @@ def test_counters_cycle():
             ctx.set(dut.s.p.last, last)
             await ctx.tick()
         ctx.set(dut.s.valid, 0)
-        # cycle 2: committed
+        # cycle 2: the last beat decided (committed), cycle 3: the decision registered
+        for _ in range(2):
+            assert (ctx.get(dut.frames_in), ctx.get(dut.level), ctx.get(dut.frames_queued),
+                    ctx.get(dut.m.valid)) == (0, 0, 0, 0)
+            await ctx.tick()
+        # cycle 4: counted; first beat out, m_len 11 (the second in cycle 5)
         assert (ctx.get(dut.frames_in), ctx.get(dut.level), ctx.get(dut.frames_queued)) == \
             (1, 11, 1)
-        assert ctx.get(dut.m.valid) == 0
-        await ctx.tick()
-        # cycle 3: first beat out, m_len 11 (the second in cycle 4)
         assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.len), ctx.get(dut.m.p.keep)) == (1, 11, 0xFF)
         await ctx.tick()
         assert (ctx.get(dut.level), ctx.get(dut.bytes_out)) == (3, 8)
         assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.last), ctx.get(dut.m.p.keep)) == (1, 1, 0x07)
         assert ctx.get(dut.m.p.data) & 0xFFFFFF == 0x222222
         await ctx.tick()
-        # cycle 5
+        # cycle 6
         assert (ctx.get(dut.frames_out), ctx.get(dut.bytes_out), ctx.get(dut.level),
                 ctx.get(dut.frames_queued), ctx.get(dut.m.valid)) == (1, 11, 0, 0, 0)
 
@@ -534,7 +556,7 @@ def test_enable():
               Frame(payload(64, 2), error=1, gap=60, enable=0), Frame(payload(64, 3))]
     res = simulate(frames, lambda c: int(c >= 40))
     assert res.frames == [(payload(64, 0), 64), (payload(64, 3), 64)]
-    assert res.valid_cycles[0] == 9 and res.moved[:8] == list(range(40, 48))
+    assert res.valid_cycles[0] == 10 and res.moved[:8] == list(range(40, 48))
     assert counts(res, drop_disabled=2)
     # enable is sampled on the first beat: the frame's first beat is accepted in cycle 3 with
     # enable 1, enable is 0 from cycle 4 on: kept. The next frame starts with enable 0.
@@ -547,15 +569,15 @@ def test_enable():
 
 
 def test_back_to_back_single_beats():
-    # 10 single-beat frames with no gap (last beats in 0..9): out in 2..11, continuously.
+    # 10 single-beat frames with no gap (last beats in 0..9): out in 3..12, continuously.
     frames = [Frame(payload(5, i)) for i in range(10)]
     res = simulate(frames, min_len=1)
     assert res.last_in == list(range(10))
-    assert res.valid_cycles == list(range(2, 12))
+    assert res.valid_cycles == list(range(3, 13))
     assert res.frames == [(payload(5, i), 5) for i in range(10)]
     # data_width 1: one byte each.
     res = simulate([Frame(payload(1, i)) for i in range(10)], data_width=1, min_len=1)
-    assert res.valid_cycles == list(range(2, 12))
+    assert res.valid_cycles == list(range(3, 13))
 
 
 def test_partial_last_beat():
@@ -604,13 +626,16 @@ def test_priorities():
 
 
 def test_backpressure():
-    # TX side: depth 64 (8 entries), m_ready 0 until 30. A 64-byte frame fills the memory;
-    # the next frame waits (s_ready 0 from cycle 8) instead of being dropped; both come out.
+    # TX side: depth 64 (8 entries), m_ready 0 until 30. A 64-byte frame fills the memory
+    # (beats in 0..7, stored in 1..8); the next frame waits instead of being dropped: its first
+    # beat in the input stage from cycle 8, s_ready 0 from 9 (1 in 10, when the first beat of
+    # the other has moved to the output register: room for one); both come out.
     frames = [Frame(payload(64, 1)), Frame(payload(64, 2))]
     res = simulate(frames, lambda c: int(c >= 30), depth=64, backpressure=True, min_len=1)
     assert res.frames == [(payload(64, 1), 64), (payload(64, 2), 64)]
     assert counts(res)
-    assert res.s_ready[:8] == [1] * 8 and res.s_ready[10:30] == [0] * 20
+    assert res.s_ready[:9] == [1] * 9 and res.s_ready[9:11] == [0, 1]
+    assert res.s_ready[11:30] == [0] * 19
     # A frame bigger than the whole memory is accepted and dropped full (no dead-lock).
     frames = [Frame(payload(100, 1)), Frame(payload(64, 2))]
     res = simulate(frames, depth=64, backpressure=True, min_len=1)
