@@ -14,6 +14,7 @@
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import exact_log2
 
 from ..contract import registers
 from ..contract.formats import RECORD_BYTES, RX_CPL, RX_DESC, RxStatus
@@ -33,12 +34,17 @@ def _is_int(v):
 
 
 def _min(m, name, width, *vals):
-    out = vals[0]
-    for i, v in enumerate(vals[1:]):
-        s = Signal(width, name=f"{name}_{i}")
-        m.d.comb += s.eq(Mux(v < out, v, out))
-        out = s
-    return out
+    """The least of vals, as a balanced tree of comparisons (ceil(log2(n)) deep)."""
+    vals, i = list(vals), 0
+    while len(vals) > 1:
+        nxt = []
+        for a, b in zip(vals[0::2], vals[1::2]):
+            s = Signal(width, name=f"{name}_{i}")
+            m.d.comb += s.eq(Mux(b < a, b, a))
+            nxt.append(s)
+            i += 1
+        vals = nxt + vals[len(vals) & ~1:]
+    return vals[0]
 
 
 class RXEngine(wiring.Component):
@@ -80,15 +86,17 @@ class RXEngine(wiring.Component):
 
     Descriptor prefetch
     -------------------
-    A local FIFO of 8 descriptors. With no read outstanding, enable 1 and posted descriptors not
-    fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch) mod S, S - fetch (never
-    across the ring end), free FIFO entries, descriptors before the next 4 KiB boundary)
-    descriptors at ring_base + 16 * fetch is requested (rd.req.p.len = 16 * n; fetch += n when the
-    request is issued). One read outstanding at a time. Its completion beats (16 // (W/8) per
-    descriptor, in order) are written into the FIFO and committed on rd.cpl.p.last. If any beat had
-    rd.cpl.p.err, or the number of beats was not 16 * n * 8 / W, the n descriptors are skipped:
-    err_read += n, no frame uses them and no completion is written for them (they still count as
-    consumed: `cons` moves past them, in ring order, one per cycle, as they reach the FIFO head).
+    A local FIFO of 8 descriptors. With no read outstanding in this cycle and the one before, enable
+    1 and posted descriptors not fetched, one DMA read of n = min(8, max_read // 16, (prod - fetch)
+    mod S, S - fetch (never across the ring end), free FIFO entries, descriptors before the next 4
+    KiB boundary) descriptors at ring_base + 16 * fetch is requested (rd.req.p.len = 16 * n; fetch
+    += n when the request is issued), n as of the cycle before (a register: after a doorbell in
+    cycle t the request is raised in cycle t+3). One read outstanding at a time. Its completion
+    beats (16 // (W/8) per descriptor, in order) are written into the FIFO and committed on
+    rd.cpl.p.last. If any beat had rd.cpl.p.err, or the number of beats was not 16 * n * 8 / W, the
+    n descriptors are skipped: err_read += n, no frame uses them and no completion is written for
+    them (they still count as consumed: `cons` moves past them, in ring order, one per cycle, as
+    they reach the FIFO head).
 
     Frames
     ------
@@ -250,9 +258,18 @@ class RXEngine(wiring.Component):
             raddr.eq(Cat(Const(0, 4), self.ring_base[4:]) + (fetch << 4)),
             to_4k.eq((4096 - raddr[:12]) >> 4),
         ]
-        count = _min(m, "rd_count", 13, Const(self.max_batch, 13), waiting, to_end, room, to_4k)
+        # The read's descriptor count, registered: computed from the previous cycle's state,
+        # taken only when no read was in progress then (a completion's commit shrinks `room`);
+        # prod and pops since then only allow more, and fetch moves only with a request.
+        count = Signal(4)
+        rd_busy_q = Signal(init=1)
+        m.d.sync += [
+            count.eq(_min(m, "rd_count", 13, Const(self.max_batch, 13), waiting, to_end, room,
+                          to_4k)),
+            rd_busy_q.eq(rd_busy),
+        ]
         bcount = Signal(4)                         # descriptors of the outstanding read
-        with m.If(en & ~rd_busy & (waiting != 0) & (room != 0)):
+        with m.If(en & ~rd_busy & ~rd_busy_q & (count != 0)):
             m.d.sync += [
                 self.rd.req.valid.eq(1),
                 self.rd.req.p.addr.eq(raddr),
@@ -325,7 +342,7 @@ class RXEngine(wiring.Component):
         rem = Signal(16)                           # bytes of the frame still to write
         crem = Signal(13)                          # bytes of the current write still to send
         flen = Signal(16)
-        pad = Signal(2)                            # zero bytes after the frame, to a DWORD
+        tail = Signal(w)                           # byte mask of the frame's last data beat
         len4 = Signal(17)
         m.d.comb += len4.eq((self.s.p.len + 3) & ~3)
         didx = Signal(12)
@@ -344,25 +361,28 @@ class RXEngine(wiring.Component):
             skip.eq(~fifo_empty & head_bad),
         ]
 
-        w_to4k = Signal(13)
-        w_max = Signal(13)                         # MPS in use: mps, at most max_payload
-        m.d.comb += [
-            w_to4k.eq(4096 - waddr[:12]),
-            w_max.eq(Mux((self.mps >= 16) & (self.mps < self.max_payload), self.mps,
-                         self.max_payload)),
-        ]
+        # The write length's limits in registers: the MPS in use (mps changes only when the link
+        # trains) and the bytes to the next 4 KiB boundary (kept with waddr).
+        w_max = Signal(13, init=self.max_payload)  # MPS in use: mps, at most max_payload
+        m.d.sync += w_max.eq(Mux((self.mps >= 16) & (self.mps < self.max_payload), self.mps,
+                                 self.max_payload))
+        w_to4k = Signal(13)                        # 4096 - waddr[:12]
         clen = _min(m, "wr_chunk", 16, rem, w_max, w_to4k)
         cur = Signal(13)                           # bytes of the current write left, this beat
         nb = Signal(5)                             # bytes in this beat
+        # A write starts 16-byte aligned and every write but the frame's last is a multiple of
+        # 16 bytes (w_max, w_to4k >= 16), so a beat is short only at the end of the frame:
+        # min(cur, bpb) is min(rem, bpb), from a register.
         m.d.comb += [
             cur.eq(Mux(crem == 0, clen, crem)),
-            nb.eq(Mux(cur < bpb, cur, bpb)),
+            nb.eq(Mux(rem < bpb, rem, bpb)),
         ]
-        real = Signal(5)                           # frame bytes in this beat (not padding)
+        # Every data beat but the frame's last is full (from lane 0); the last holds len mod bpb
+        # bytes (bpb when 0), then zero padding: its mask is made when the frame starts.
         byte_mask = Signal(w)
+        lanes = self.s.p.len[:exact_log2(bpb)]
         m.d.comb += [
-            real.eq(nb - Mux(rem <= bpb, pad, 0)),
-            byte_mask.eq(Cat(Mux(real > j, Const(0xFF, 8), Const(0, 8)) for j in range(bpb))),
+            byte_mask.eq(Mux(rem <= bpb, tail, Const(-1, w))),
         ]
 
         caddr = Signal(64)
@@ -400,9 +420,12 @@ class RXEngine(wiring.Component):
                     m.d.sync += [
                         status.eq(st),
                         rem.eq(Mux(st == RxStatus.OK, len4, 0)),
-                        pad.eq(len4 - self.s.p.len),
+                        tail.eq(Cat(Mux((lanes == 0) | (lanes > j) if j < bpb - 1 else
+                                        lanes == 0, Const(0xFF, 8), Const(0, 8))
+                                    for j in range(bpb))),
                         flen.eq(self.s.p.len),
                         waddr.eq(d_addr),
+                        w_to4k.eq(4096 - d_addr[:12]),
                         didx.eq(cons),
                         crem.eq(0),
                         ended.eq(0),
@@ -425,6 +448,7 @@ class RXEngine(wiring.Component):
                         rem.eq(rem - nb),
                         crem.eq(cur - nb),
                         waddr.eq(waddr + nb),
+                        w_to4k.eq(Mux(w_to4k == nb, 4096, w_to4k - nb)),
                     ]
                     with m.If(crem == 0):
                         m.d.sync += [self.wr.p.addr.eq(waddr), self.wr.p.len.eq(cur)]

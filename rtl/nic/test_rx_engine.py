@@ -398,16 +398,16 @@ def hand(data_width=128, size_log2=2, frames=(), post=None, raw=(), **kw):
 
 
 def test_one_frame_one_buffer():
-    # Buffer posted in cycle 0 (doorbell prod = 1): prod is 1 from cycle 1, the read request is
-    # raised in 2 (taken in 2), answered in 6 (one beat of 16 bytes), the descriptor is in the
-    # FIFO from 7. The frame (100 bytes) is presented from cycle 20: popped in 20, its first beat
-    # accepted in 21 (timestamp 21), its 7 beats 21..27 are written as one write of 100 bytes
-    # (beats taken 22..28); in 28 the frame is done, the record is loaded in 29 and taken in 30,
-    # irq_event in 31.
+    # Buffer posted in cycle 0 (doorbell prod = 1): prod is 1 from cycle 1, the read's count is
+    # registered in 2, the request raised in 3 (taken in 3), answered in 7 (one beat of 16 bytes),
+    # the descriptor is in the FIFO from 8. The frame (100 bytes) is presented from cycle 20: popped
+    # in 20, its first beat accepted in 21 (timestamp 21), its 7 beats 21..27 are written as one
+    # write of 100 bytes (beats taken 22..28); in 28 the frame is done, the record is loaded in 29
+    # and taken in 30, irq_event in 31.
     data = bytes(range(100))
     host, got, res = hand(frames=[(20, data)], post={0: [(BUF_BASE + 0x40, 2048)]})
     assert res == [(0, OK)]
-    assert host.reads == [(2, RING_BASE, 16)]
+    assert host.reads == [(3, RING_BASE, 16)]
     assert host.accepted == [21]
     assert [(c, a, n) for c, a, n, _ in host.writes] == [(22, BUF_BASE + 0x40, 100),
                                                          (30, CPL_BASE, 16)]
@@ -417,7 +417,7 @@ def test_one_frame_one_buffer():
     # The same with 64-bit beats: 13 beats (21..33, taken 22..34); the record is 2 beats.
     host, got, res = hand(data_width=64, frames=[(20, data)],
                           post={0: [(BUF_BASE + 0x40, 2048)]})
-    assert host.reads == [(2, RING_BASE, 16)] and host.accepted == [21]
+    assert host.reads == [(3, RING_BASE, 16)] and host.accepted == [21]
     assert [(c, a, n) for c, a, n, _ in host.writes] == [(22, BUF_BASE + 0x40, 100),
                                                          (36, CPL_BASE, 16)]
 
@@ -469,7 +469,7 @@ def test_no_buffer_posted():
     host, got, res = hand(frames=frames, post={50: [(BUF_BASE, 2048)]})
     assert res == [None, (0, OK)]
     assert host.accepted[0] == 10
-    assert got["drop_no_buffer"] == 1 and host.reads == [(52, RING_BASE, 16)]
+    assert got["drop_no_buffer"] == 1 and host.reads == [(53, RING_BASE, 16)]
     assert [a for _, a, _, _ in host.writes] == [BUF_BASE, CPL_BASE]
     # enable 0: frames dropped, doorbells ignored, nothing read.
     host, got, res = hand(frames=frames, post={0: [(BUF_BASE, 2048)]}, enable=0)
@@ -477,10 +477,10 @@ def test_no_buffer_posted():
 
 
 def test_frame_waits_for_fetch():
-    # Posted in cycle 0, frame presented in 3 while the read (taken in 2) is outstanding: it
-    # waits (not dropped); the descriptor arrives in 6, is popped in 7, first beat taken in 8.
+    # Posted in cycle 0, frame presented in 3 while the read (taken in 3) is outstanding: it
+    # waits (not dropped); the descriptor arrives in 7, is popped in 8, first beat taken in 9.
     host, got, res = hand(frames=[(3, bytes(64))], post={0: [(BUF_BASE, 2048)]})
-    assert res == [(0, OK)] and host.accepted == [8]
+    assert res == [(0, OK)] and host.accepted == [9]
 
 
 def test_ring_wrap():
