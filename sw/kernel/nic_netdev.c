@@ -18,138 +18,138 @@
 
 static void nicdrv_free_rings(struct nicdrv_priv *priv)
 {
-    unsigned int q;
+	unsigned int q;
 
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++)
-        nicdrv_tx_free(priv, &priv->txq[q]);
-    nicdrv_rx_free(priv, &priv->rxq);
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++)
+		nicdrv_tx_free(priv, &priv->txq[q]);
+	nicdrv_rx_free(priv, &priv->rxq);
 }
 
 int nicdrv_open(struct net_device *ndev)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    unsigned int q;
-    int err;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	unsigned int q;
+	int err;
 
-    for (q = 0; q < priv->ntxq; q++) {
-        priv->txq[q].index = q;
-        err = nicdrv_tx_alloc(priv, &priv->txq[q]);
-        if (err)
-            goto err_free;
-    }
-    err = nicdrv_rx_alloc(priv, &priv->rxq);
-    if (err)
-        goto err_free;
+	for (q = 0; q < priv->ntxq; q++) {
+		priv->txq[q].index = q;
+		err = nicdrv_tx_alloc(priv, &priv->txq[q]);
+		if (err)
+			goto err_free;
+	}
+	err = nicdrv_rx_alloc(priv, &priv->rxq);
+	if (err)
+		goto err_free;
 
-    nic_core_fifos(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN);
-    nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
-    nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
-    /* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
-    err = nicdrv_irq_request(priv);
-    if (err)
-        goto err_free;
-    for (q = 0; q < priv->ntxq; q++) {
-        err = nicdrv_tx_start(priv, &priv->txq[q]);
-        if (err)
-            goto err_stop;
-    }
-    err = nicdrv_rx_start(priv, &priv->rxq);
-    if (err)
-        goto err_stop;
-    netif_carrier_on(ndev);
-    netif_tx_start_all_queues(ndev);
-    return 0;
+	nic_core_fifos(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN);
+	nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
+	nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
+	/* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
+	err = nicdrv_irq_request(priv);
+	if (err)
+		goto err_free;
+	for (q = 0; q < priv->ntxq; q++) {
+		err = nicdrv_tx_start(priv, &priv->txq[q]);
+		if (err)
+			goto err_stop;
+	}
+	err = nicdrv_rx_start(priv, &priv->rxq);
+	if (err)
+		goto err_stop;
+	netif_carrier_on(ndev);
+	netif_tx_start_all_queues(ndev);
+	return 0;
 
 err_stop:
-    nicdrv_irq_release(priv);
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_stop(priv, &priv->txq[q]);
-    nicdrv_rx_stop(priv, &priv->rxq);
+	nicdrv_irq_release(priv);
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_stop(priv, &priv->txq[q]);
+	nicdrv_rx_stop(priv, &priv->rxq);
 err_free:
-    nicdrv_free_rings(priv);
-    return err;
+	nicdrv_free_rings(priv);
+	return err;
 }
 
 int nicdrv_stop(struct net_device *ndev)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    unsigned int q;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	unsigned int q;
 
-    netif_tx_disable(ndev);
-    netif_carrier_off(ndev);
-    nicdrv_irq_release(priv);
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_stop(priv, &priv->txq[q]);
-    nicdrv_rx_stop(priv, &priv->rxq);
-    /* Completed frames the last polls did not see, then the rest dropped. */
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_clean(priv, &priv->txq[q], 0);
-    nicdrv_free_rings(priv);
-    return 0;
+	netif_tx_disable(ndev);
+	netif_carrier_off(ndev);
+	nicdrv_irq_release(priv);
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_stop(priv, &priv->txq[q]);
+	nicdrv_rx_stop(priv, &priv->rxq);
+	/* Completed frames the last polls did not see, then the rest dropped. */
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_clean(priv, &priv->txq[q], 0);
+	nicdrv_free_rings(priv);
+	return 0;
 }
 
 static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    struct nicdrv_rxq *rxq = &priv->rxq;
-    unsigned int q, start;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	struct nicdrv_rxq *rxq = &priv->rxq;
+	unsigned int q, start;
 
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
-        struct nicdrv_txq *txq = &priv->txq[q];
-        u64 packets, bytes, dropped, errors;
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		struct nicdrv_txq *txq = &priv->txq[q];
+		u64 packets, bytes, dropped, errors;
 
-        do {
-            start = u64_stats_fetch_begin(&txq->syncp);
-            packets = txq->packets;
-            bytes = txq->bytes;
-            dropped = txq->dropped;
-            errors = txq->errors;
-        } while (u64_stats_fetch_retry(&txq->syncp, start));
-        s->tx_packets += packets;
-        s->tx_bytes += bytes;
-        s->tx_dropped += dropped;
-        s->tx_errors += errors;
-    }
-    do {
-        start = u64_stats_fetch_begin(&rxq->syncp);
-        s->rx_packets = rxq->packets;
-        s->rx_bytes = rxq->bytes;
-        s->rx_dropped = rxq->dropped;
-        s->rx_errors = rxq->errors;
-    } while (u64_stats_fetch_retry(&rxq->syncp, start));
+		do {
+			start = u64_stats_fetch_begin(&txq->syncp);
+			packets = txq->packets;
+			bytes = txq->bytes;
+			dropped = txq->dropped;
+			errors = txq->errors;
+		} while (u64_stats_fetch_retry(&txq->syncp, start));
+		s->tx_packets += packets;
+		s->tx_bytes += bytes;
+		s->tx_dropped += dropped;
+		s->tx_errors += errors;
+	}
+	do {
+		start = u64_stats_fetch_begin(&rxq->syncp);
+		s->rx_packets = rxq->packets;
+		s->rx_bytes = rxq->bytes;
+		s->rx_dropped = rxq->dropped;
+		s->rx_errors = rxq->errors;
+	} while (u64_stats_fetch_retry(&rxq->syncp, start));
 }
 
 static const struct net_device_ops nicdrv_netdev_ops = {
-    .ndo_open = nicdrv_open,
-    .ndo_stop = nicdrv_stop,
-    .ndo_start_xmit = nicdrv_start_xmit,
-    .ndo_get_stats64 = nicdrv_get_stats64,
-    .ndo_tx_timeout = nicdrv_tx_timeout,
-    .ndo_set_mac_address = eth_mac_addr,
-    .ndo_validate_addr = eth_validate_addr,
+	.ndo_open = nicdrv_open,
+	.ndo_stop = nicdrv_stop,
+	.ndo_start_xmit = nicdrv_start_xmit,
+	.ndo_get_stats64 = nicdrv_get_stats64,
+	.ndo_tx_timeout = nicdrv_tx_timeout,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
 };
 
 int nicdrv_netdev_init(struct nicdrv_priv *priv)
 {
-    struct net_device *ndev = priv->ndev;
-    unsigned int q;
-    int err;
+	struct net_device *ndev = priv->ndev;
+	unsigned int q;
+	int err;
 
-    INIT_WORK(&priv->reset_work, nicdrv_reset_task);
-    ndev->netdev_ops = &nicdrv_netdev_ops;
-    ndev->ethtool_ops = &nicdrv_ethtool_ops;
-    ndev->hw_features = NETIF_F_SG;
-    ndev->features = NETIF_F_SG;
-    ndev->min_mtu = ETH_MIN_MTU;
-    ndev->max_mtu = NICDRV_RX_BUF_LEN - VLAN_ETH_HLEN;
-    eth_hw_addr_random(ndev);
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
-        priv->txq[q].index = q;
-        u64_stats_init(&priv->txq[q].syncp);
-    }
-    u64_stats_init(&priv->rxq.syncp);
-    err = netif_set_real_num_tx_queues(ndev, priv->ntxq);
-    if (!err)
-        err = netif_set_real_num_rx_queues(ndev, 1);
-    return err;
+	INIT_WORK(&priv->reset_work, nicdrv_reset_task);
+	ndev->netdev_ops = &nicdrv_netdev_ops;
+	ndev->ethtool_ops = &nicdrv_ethtool_ops;
+	ndev->hw_features = NETIF_F_SG;
+	ndev->features = NETIF_F_SG;
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = NICDRV_RX_BUF_LEN - VLAN_ETH_HLEN;
+	eth_hw_addr_random(ndev);
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		priv->txq[q].index = q;
+		u64_stats_init(&priv->txq[q].syncp);
+	}
+	u64_stats_init(&priv->rxq.syncp);
+	err = netif_set_real_num_tx_queues(ndev, priv->ntxq);
+	if (!err)
+		err = netif_set_real_num_rx_queues(ndev, 1);
+	return err;
 }

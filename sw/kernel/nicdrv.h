@@ -23,94 +23,95 @@
 
 #define NICDRV_NAME "nicdrv"
 /* The SoC's PCI identity: the Xilinx 7-series core's defaults for LitePCIe's Gen2 x4 PHY
- * (cocotb_tests/pcie_rc/soc_pcie_device.py). */
+ * (cocotb_tests/pcie_rc/soc_pcie_device.py).
+ */
 #define NICDRV_VENDOR_ID 0x10ee
 #define NICDRV_DEVICE_ID 0x7024
 
 #define NICDRV_RING_DEFAULT 512u
-#define NICDRV_RING_MIN 64u         /* room for a frame of MAX_SKB_FRAGS + 1 descriptors */
-#define NICDRV_RX_BUF_LEN 2048u     /* RX buffer (one page each): the largest frame, no FCS */
-#define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)  /* descriptors one skb may take */
-#define NICDRV_TIMEOUT_US 10000u    /* drain and reset polls */
+#define NICDRV_RING_MIN 64u	/* room for a frame of MAX_SKB_FRAGS + 1 descriptors */
+#define NICDRV_RX_BUF_LEN 2048u	/* RX buffer (one page each): the largest frame, no FCS */
+#define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)	/* descriptors one skb may take */
+#define NICDRV_TIMEOUT_US 10000u		/* drain and reset polls */
 
 /* The shared core's MMIO handle (nic_core_osdep.h): BAR0. */
 struct nic_core_hw {
-    void __iomem *bar;
-    resource_size_t len;
+	void __iomem *bar;
+	resource_size_t len;
 #ifdef NICDRV_FAKE
-    struct nicdrv_fake *fake;       /* the QEMU test's model of the SoC (nic_fake.c) */
+	struct nicdrv_fake *fake;	/* the QEMU test's model of the SoC (nic_fake.c) */
 #endif
 };
 
 /* One TX descriptor's mapping; skb on the frame's last (EOP) descriptor only. */
 struct nicdrv_tx_buf {
-    struct sk_buff *skb;
-    dma_addr_t dma;
-    u32 len;
-    bool page;                      /* a fragment: dma_unmap_page, else dma_unmap_single */
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+	bool page;	/* a fragment: dma_unmap_page, else dma_unmap_single */
 };
 
 struct nicdrv_txq {
-    struct nic_txq ring;            /* the shared core's ring state */
-    struct nicdrv_tx_buf *bufs;     /* ring.size of them */
-    void *mem;                      /* coherent: the ring, then the writeback slot */
-    dma_addr_t mem_dma;
-    size_t mem_len;
-    unsigned int index;
-    u64 packets, bytes, dropped;
-    u64 errors;                     /* ring.errors: errored frames the device reported */
-    struct u64_stats_sync syncp;
+	struct nic_txq ring;		/* the shared core's ring state */
+	struct nicdrv_tx_buf *bufs;	/* ring.size of them */
+	void *mem;			/* coherent: the ring, then the writeback slot */
+	dma_addr_t mem_dma;
+	size_t mem_len;
+	unsigned int index;
+	u64 packets, bytes, dropped;
+	u64 errors;	/* ring.errors: errored frames the device reported */
+	struct u64_stats_sync syncp;
 };
 
 struct nicdrv_rxq {
-    struct nic_rxq ring;
-    struct page **pages;            /* ring.size pages, position p's buffer at offset 0 */
-    dma_addr_t *dma;
-    void *mem;                      /* coherent: descriptors, then completion records */
-    dma_addr_t mem_dma;
-    size_t mem_len;
-    u64 packets, bytes, dropped, errors;
-    struct u64_stats_sync syncp;
+	struct nic_rxq ring;
+	struct page **pages;	/* ring.size pages, position p's buffer at offset 0 */
+	dma_addr_t *dma;
+	void *mem;	/* coherent: descriptors, then completion records */
+	dma_addr_t mem_dma;
+	size_t mem_len;
+	u64 packets, bytes, dropped, errors;
+	struct u64_stats_sync syncp;
 };
 
 /* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]). */
 struct nicdrv_vec {
-    struct napi_struct napi;
-    struct nicdrv_priv *priv;
-    unsigned int msi;               /* the device's MSI number */
-    int irq;                        /* its Linux irq, 0 when not requested */
-    bool rx;
-    unsigned int group;
-    char name[IFNAMSIZ + 16];
+	struct napi_struct napi;
+	struct nicdrv_priv *priv;
+	unsigned int msi;	/* the device's MSI number */
+	int irq;		/* its Linux irq, 0 when not requested */
+	bool rx;
+	unsigned int group;
+	char name[IFNAMSIZ + 16];
 };
 
 struct nicdrv_priv {
-    struct pci_dev *pdev;
-    struct net_device *ndev;
-    struct nic_core_hw hw;
-    struct nic_core_rb_table rb;
-    u32 nic_base;                   /* the nic block's BAR0 base */
-    u32 msi_base;                   /* the pcie_msi block's */
-    u32 design_version;             /* INFO_VERSION */
-    u32 tick_cycles;                /* system clock cycles per microsecond */
-    unsigned int dma_bits;          /* DMA mask width (pcie_dma0's address width) */
-    unsigned int hw_txq, hw_txirq;  /* the SoC's TX queues and TX vectors */
-    unsigned int ntxq;              /* TX queues in use (ethtool -L) */
-    unsigned int tx_ring_size, rx_ring_size;    /* ethtool -G */
-    unsigned int nvec;              /* vectors: 1 (RX) + hw_txirq */
-    unsigned int irq_count;         /* from pci_alloc_irq_vectors */
-    bool msix;
-    struct nicdrv_txq txq[NIC_Q_MAX_TXQ];
-    struct nicdrv_rxq rxq;
-    struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
-    struct nic_q_coalesce coal;     /* ethtool -C, written at every open */
-    struct work_struct reset_work;  /* the TX reset path, after ndo_tx_timeout */
-    DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);    /* queues it resets */
+	struct pci_dev *pdev;
+	struct net_device *ndev;
+	struct nic_core_hw hw;
+	struct nic_core_rb_table rb;
+	u32 nic_base;					/* the nic block's BAR0 base */
+	u32 msi_base;					/* the pcie_msi block's */
+	u32 design_version;				/* INFO_VERSION */
+	u32 tick_cycles;				/* system clock cycles per microsecond */
+	unsigned int dma_bits;	/* DMA mask width (pcie_dma0's address width) */
+	unsigned int hw_txq, hw_txirq;			/* the SoC's TX queues and TX vectors */
+	unsigned int ntxq;				/* TX queues in use (ethtool -L) */
+	unsigned int tx_ring_size, rx_ring_size;	/* ethtool -G */
+	unsigned int nvec;				/* vectors: 1 (RX) + hw_txirq */
+	unsigned int irq_count;				/* from pci_alloc_irq_vectors */
+	bool msix;
+	struct nicdrv_txq txq[NIC_Q_MAX_TXQ];
+	struct nicdrv_rxq rxq;
+	struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
+	struct nic_q_coalesce coal;			/* ethtool -C, written at every open */
+	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
+	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
 };
 
 static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 {
-    return netdev_priv(ndev);
+	return netdev_priv(ndev);
 }
 
 /* nic_netdev.c */
@@ -152,4 +153,4 @@ void nicdrv_fake_wr32(struct nic_core_hw *hw, u32 off, u32 v);
 /* nic_ethtool.c */
 extern const struct ethtool_ops nicdrv_ethtool_ops;
 
-#endif /* NICDRV_H */
+#endif	/* NICDRV_H */
