@@ -2,19 +2,25 @@
 /*
  * nic_fake.c: a test double of the SoC for the QEMU test only (built with NICDRV_FAKE=1, never
  * into the driver proper): the module then binds QEMU's `edu` device and serves BAR0 from memory
- * instead of the device, so probe, open/stop, xmit, NAPI, BQL and every ethtool operation run
- * in a guest without the FPGA.
+ * instead of the device, so probe, open/stop, xmit, interrupts, NAPI, BQL and every ethtool
+ * operation run in a guest without the FPGA.
  *
  * The model: an identification block listing a nic block (NICDRV_FAKE_TXQ TX queues,
- * NICDRV_FAKE_TXIRQ TX vectors) and a pcie_msi block; TX queues drained while disabled; a TX
- * doorbell sends the descriptors up to its index at once (gathered to EOP, counted in
- * nic_txe_frames/bytes), writes the consumer index back and "interrupts" the queue's TX vector
- * (napi_schedule); each frame is looped back into the next posted RX buffer with a completion
- * record and an RX "interrupt", or counted in nic_rxe_drop_no_buffer. Host memory is reached
- * with phys_to_virt (the guest has no IOMMU). No MSI: the vectors are NAPI contexts only.
+ * NICDRV_FAKE_TXIRQ TX vectors, MSI numbers 0..NICDRV_FAKE_TXIRQ) and a pcie_msi block; TX
+ * queues drained while disabled; a TX doorbell sends the descriptors up to its index at once
+ * (gathered to EOP, counted in nic_txe_frames/bytes), writes the consumer index back (and into
+ * nic_txq_cons) and raises the queue's TX MSI; each frame is looped back into the next posted RX
+ * buffer with a completion record and the RX MSI, or counted in nic_rxe_drop_no_buffer. Host
+ * memory is reached with phys_to_virt (the guest has no IOMMU).
+ * Interrupts are edu's own: an MSI number enabled in pcie_msi ENABLE is raised and acknowledged
+ * at once through edu's interrupt registers (0x60, 0x64), which send edu's one MSI message, or
+ * pulse its INTx line when MSI is off. edu has one MSI message, so the driver runs on one
+ * vector; module parameter fake_no_msi hides edu's MSI capability (pdev->no_msi) so that it
+ * falls back to INTx.
  * Interfaces: nicdrv_fake_init/fini, nicdrv_fake_rd32/wr32 (nic_main.c's accessors call them).
  */
 #include <linux/io.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -26,6 +32,12 @@
 #define FAKE_CLK_HZ 125000000u
 #define NICDRV_FAKE_TXQ 4u
 #define NICDRV_FAKE_TXIRQ 2u
+#define EDU_IRQ_RAISE 0x60u	/* edu: interrupt status |= value, then its MSI or INTx */
+#define EDU_IRQ_ACK 0x64u	/* edu: interrupt status &= ~value (INTx low when 0) */
+
+static bool fake_no_msi;
+module_param(fake_no_msi, bool, 0444);
+MODULE_PARM_DESC(fake_no_msi, "QEMU test: hide edu's MSI capability (the driver takes INTx)");
 
 struct nicdrv_fake {
 	spinlock_t lock;	/* the registers and model state: MMIO and debugfs */
@@ -34,6 +46,7 @@ struct nicdrv_fake {
 	u32 tx_cons[NIC_Q_MAX_TXQ], tx_size_log2[NIC_Q_MAX_TXQ];
 	u32 tx_enabled, rx_cons, rx_cpl, rx_prod;
 	u32 flen;
+	bool no_msi;		/* pdev->no_msi before fake_no_msi */
 	u8 frame[NIC_Q_FRAME_MAX];
 };
 
@@ -72,6 +85,9 @@ int nicdrv_fake_init(struct nicdrv_priv *priv)
 	e[6] = FAKE_MSI_BASE;
 	e[7] = NIC_RB_NO_IRQ;
 	f->regs[NR(TXQ_DRAINED)] = (1u << NIC_Q_MAX_TXQ) - 1;
+	f->no_msi = priv->pdev->no_msi;
+	if (fake_no_msi)
+		priv->pdev->no_msi = 1;
 	priv->hw.fake = f;
 	priv->hw.len = FAKE_BAR_BYTES;
 	return 0;
@@ -79,6 +95,9 @@ int nicdrv_fake_init(struct nicdrv_priv *priv)
 
 void nicdrv_fake_fini(struct nicdrv_priv *priv)
 {
+	if (!priv->hw.fake)
+		return;
+	priv->pdev->no_msi = priv->hw.fake->no_msi;
 	kfree(priv->hw.fake);
 	priv->hw.fake = NULL;
 }
@@ -97,10 +116,13 @@ u32 nicdrv_fake_rd32(struct nic_core_hw *hw, u32 off)
 	return v;
 }
 
-static void fake_irq(struct nicdrv_priv *priv, unsigned int vec)
+/* MSI number msi, if pcie_msi ENABLE lets it out: edu's interrupt, raised and acknowledged. */
+static void fake_irq(struct nicdrv_priv *priv, struct nicdrv_fake *f, unsigned int msi)
 {
-	if (vec < priv->nvec)
-		napi_schedule(&priv->vec[vec].napi);
+	if (!(f->regs[(FAKE_MSI_BASE + NIC_CSR_PCIE_MSI_ENABLE_ADDR) / 4] & BIT(msi)))
+		return;
+	iowrite32(BIT(msi), priv->hw.bar + EDU_IRQ_RAISE);
+	iowrite32(BIT(msi), priv->hw.bar + EDU_IRQ_ACK);
 }
 
 /* A whole frame from the TX engine: into the next posted RX buffer, as the MAC loopback. */
@@ -136,7 +158,7 @@ static void fake_rx(struct nicdrv_priv *priv, struct nicdrv_fake *f)
 	WRITE_ONCE(c->status, status);
 	f->rx_cons = (f->rx_cons + 1) & mask;
 	f->rx_cpl = (f->rx_cpl + 1) & mask;
-	fake_irq(priv, 0);
+	fake_irq(priv, f, 0);
 }
 
 static void fake_tx(struct nicdrv_priv *priv, struct nicdrv_fake *f, unsigned int q, u32 index)
@@ -174,7 +196,7 @@ static void fake_tx(struct nicdrv_priv *priv, struct nicdrv_fake *f, unsigned in
 	wb = phys_to_virt(f->tx_wb[q]);
 	wb->cons = (__force u16)cpu_to_le16(index);
 	f->regs[NR(TXQ_WB_WRITES)]++;
-	fake_irq(priv, 1 + q % NICDRV_FAKE_TXIRQ);
+	fake_irq(priv, f, 1 + q % NICDRV_FAKE_TXIRQ);
 }
 
 void nicdrv_fake_wr32(struct nic_core_hw *hw, u32 off, u32 v)

@@ -204,9 +204,10 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_irq;
 	netdev_info(ndev,
-		    "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors, %u-bit DMA\n",
+		    "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors%s, %u-bit DMA\n",
 		    priv->design_version >> 16, priv->design_version & 0xffff, priv->hw_txq,
-		    priv->hw_txirq, priv->msix ? "MSI-X" : "MSI", priv->irq_count, priv->dma_bits);
+		    priv->hw_txirq, nicdrv_irq_mode(priv), priv->irq_count,
+		    priv->nvec == 1 ? " (one for all queues)" : "", priv->dma_bits);
 	return 0;
 
 err_irq:

@@ -143,6 +143,7 @@ int nicdrv_netdev_init(struct nicdrv_priv *priv)
 	ndev->min_mtu = ETH_MIN_MTU;
 	ndev->max_mtu = NICDRV_RX_BUF_LEN - VLAN_ETH_HLEN;
 	eth_hw_addr_random(ndev);
+	netif_carrier_off(ndev);	/* until open */
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
 		priv->txq[q].index = q;
 		u64_stats_init(&priv->txq[q].syncp);

@@ -200,7 +200,7 @@ void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
 static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 {
 	struct netdev_queue *nq = netdev_get_tx_queue(priv->ndev, txq->index);
-	struct nicdrv_vec *vec = &priv->vec[1 + txq->index % priv->hw_txirq];
+	struct nicdrv_vec *vec = nicdrv_txq_vec(priv, txq->index);
 	struct nic_txq *t = &txq->ring;
 	unsigned int descs = 0, frames = 0;
 	u32 i;

@@ -74,13 +74,14 @@ struct nicdrv_rxq {
 	struct u64_stats_sync syncp;
 };
 
-/* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]). */
+/* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]); or the only one. */
 struct nicdrv_vec {
 	struct napi_struct napi;
 	struct nicdrv_priv *priv;
 	unsigned int msi;	/* the device's MSI number */
 	int irq;		/* its Linux irq, 0 when not requested */
 	bool rx;
+	bool all_tx;		/* the one vector: every TX queue, then RX */
 	unsigned int group;
 	char name[IFNAMSIZ + 16];
 };
@@ -92,13 +93,14 @@ struct nicdrv_priv {
 	struct nic_core_rb_table rb;
 	u32 nic_base;					/* the nic block's BAR0 base */
 	u32 msi_base;					/* the pcie_msi block's */
+	u32 msi_first;					/* the nic block's first MSI number (RX) */
 	u32 design_version;				/* INFO_VERSION */
 	u32 tick_cycles;				/* system clock cycles per microsecond */
 	unsigned int dma_bits;	/* DMA mask width (pcie_dma0's address width) */
 	unsigned int hw_txq, hw_txirq;			/* the SoC's TX queues and TX vectors */
 	unsigned int ntxq;				/* TX queues in use (ethtool -L) */
 	unsigned int tx_ring_size, rx_ring_size;	/* ethtool -G */
-	unsigned int nvec;				/* vectors: 1 (RX) + hw_txirq */
+	unsigned int nvec;				/* 1 (RX) + hw_txirq, or 1 for all */
 	unsigned int irq_count;				/* from pci_alloc_irq_vectors */
 	bool msix;
 	struct nicdrv_txq txq[NIC_Q_MAX_TXQ];
@@ -138,6 +140,8 @@ int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budge
 
 /* nic_irq.c */
 int nicdrv_irq_init(struct nicdrv_priv *priv);
+const char *nicdrv_irq_mode(struct nicdrv_priv *priv);
+struct nicdrv_vec *nicdrv_txq_vec(struct nicdrv_priv *priv, unsigned int q);
 void nicdrv_irq_fini(struct nicdrv_priv *priv);
 int nicdrv_irq_request(struct nicdrv_priv *priv);
 void nicdrv_irq_release(struct nicdrv_priv *priv);
