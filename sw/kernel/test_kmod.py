@@ -108,6 +108,43 @@ $E -S $IF | grep -E " (tx_frames|rx_frames|tx_doorbells|rx_drop_no_buffer):"
 echo "KMOD-FAKE-TX-PACKETS $T"
 echo "KMOD-FAKE-RX-PACKETS $R"
 echo "KMOD-FAKE-BQL-INFLIGHT $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
+# Faults the model injects (nic_fake.c, debugfs nicdrv_fake/ctl); queue 0 is the one in use.
+D=/sys/kernel/debug/nicdrv_fake/ctl
+st() { $E -S $IF | sed -n "s/^ *$1: //p"; }
+ns() { cat $C/$IF/statistics/$1; }
+# Completion records the driver must not trust: runts, oversize, unknown status, bad indices.
+R0=$(ns rx_packets); L0=$(ns rx_length_errors); X0=$(ns rx_errors)
+for c in "rx 5 0" "rx 13 0" "rx 4000 0" "rx 60 3" "rx 60 0 40000" "rx_stale 60 0"; do
+    echo "$c" > $D || echo "KMOD-INJECT-FAIL $c"
+done
+sleep 1
+echo "KMOD-RXBAD packets $(($(ns rx_packets) - R0)) length_errors $(($(ns rx_length_errors) - L0)) errors $(($(ns rx_errors) - X0))"
+$E -S $IF | grep -E " drv_rx_"
+echo "rx 60 0" > $D; sleep 1
+echo "KMOD-RXGOOD packets $(($(ns rx_packets) - R0))"
+# A frame dropped without xmit_more after frames sent with it: the doorbell still rings.
+F0=$(st tx_frames); D0=$(ns tx_dropped)
+echo "xmit_more_drop 3" > $D
+echo "KMOD-XMORE sent $(($(st tx_frames) - F0)) dropped $(($(ns tx_dropped) - D0))"
+# TX reset: writebacks lost until the queue stops and the watchdog resets it.
+echo "tx_lose_wb 0" > $D
+echo "xmit 300" > $D
+i=0
+while [ $i -lt 20 ] && ! dmesg | grep -q "TX queue 0 reset:"; do sleep 1; i=$((i + 1)); done
+echo "KMOD-RESET-WAIT $i"
+F0=$(st tx_frames)
+echo "xmit 5" > $D; sleep 1
+echo "KMOD-RESET-AFTER sent $(($(st tx_frames) - F0)) inflight $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
+# The RX engine never resets its ring: ethtool -G's reopen fails, the interface must be down.
+echo stuck_rx > $D
+$E -G $IF rx 512 tx 128; echo "KMOD-STUCK-G rc=$?"
+echo "KMOD-STUCK-FLAGS $(cat $C/$IF/flags)"
+if [ $(($(cat $C/$IF/flags) & 1)) = 1 ]; then echo KMOD-STUCK-LEFT-UP; ip link set $IF down; fi
+echo unstick > $D
+if ip link set $IF up; then echo KMOD-STUCK-UP-AGAIN; fi
+F0=$(st tx_frames); R0=$(ns rx_packets)
+echo "xmit 4" > $D; sleep 1
+echo "KMOD-STUCK-AFTER sent $(($(st tx_frames) - F0)) received $(($(ns rx_packets) - R0))"
 echo "KMOD-FAKE-REGS $($E -d $IF raw on | wc -c)"
 echo "KMOD-FAKE-IRQ $(grep -e '-txrx$' /proc/interrupts | tr -s ' ')"
 ip link set $IF down
