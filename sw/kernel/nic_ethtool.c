@@ -12,7 +12,8 @@
  *           each 0..65535; anything else (adaptive, *-frames-irq, *-low, rates) is refused
  *           by the ethtool core (supported_coalesce_params), a value out of range with -EINVAL.
  *   -S      every nic_* status register (the generated table, nic_core_counter_defs), then the
- *           per TX queue and per TX vector counters (NIC_CONTRACT_ARRAY_REGS).
+ *           per TX queue and per TX vector counters (NIC_CONTRACT_ARRAY_REGS), then the
+ *           driver's own drops (drv_*: nicdrv_stat_names).
  *   -g/-G   ring sizes (powers of two, NICDRV_RING_MIN..4096); -l/-L TX queues (1 RX).
  *   -i      driver, design version, PCI address; -d the nic block's registers.
  */
@@ -86,7 +87,7 @@ static int nicdrv_get_sset_count(struct net_device *ndev, int sset)
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return nic_core_ncounters + ARRAY_SIZE(queue_regs) * priv->hw_txq +
-	       ARRAY_SIZE(vector_regs) * priv->hw_txirq;
+	       ARRAY_SIZE(vector_regs) * priv->hw_txirq + NICDRV_NSTATS;
 }
 
 static void nicdrv_get_strings(struct net_device *ndev, u32 sset, u8 *data)
@@ -104,6 +105,8 @@ static void nicdrv_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 	for (i = 0; i < ARRAY_SIZE(vector_regs); i++)
 		for (q = 0; q < priv->hw_txirq; q++)
 			ethtool_sprintf(&data, vector_regs[i].fmt, q);
+	for (i = 0; i < NICDRV_NSTATS; i++)
+		ethtool_sprintf(&data, "%s", nicdrv_stat_names[i]);
 }
 
 static void nicdrv_get_ethtool_stats(struct net_device *ndev, struct ethtool_stats *stats,
@@ -124,6 +127,7 @@ static void nicdrv_get_ethtool_stats(struct net_device *ndev, struct ethtool_sta
 			*data++ = nic_core_csr_read_elem(&priv->hw,
 							 priv->nic_base + vector_regs[i].addr,
 							 vector_regs[i].words, q);
+	nicdrv_stats_read(priv, data);
 }
 
 /* --- -c/-C ----------------------------------------------------------------------------------- */

@@ -41,7 +41,7 @@ int nicdrv_open(struct net_device *ndev)
 	if (err)
 		goto err_free;
 
-	nic_core_fifos(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN);
+	nic_core_fifos_min(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN, ETH_HLEN);
 	nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
 	nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
 	/* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
@@ -88,35 +88,94 @@ int nicdrv_stop(struct net_device *ndev)
 	return 0;
 }
 
+static void nicdrv_txq_stats(struct nicdrv_txq *txq, u64 *packets, u64 *bytes, u64 *errors,
+			     u64 *reset_dropped, u64 *lost_wb, u64 *oversize, u64 *map_err)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&txq->syncp);
+		*packets = txq->packets;
+		*bytes = txq->bytes;
+		*errors = txq->errors;
+		*reset_dropped = txq->reset_dropped;
+		*lost_wb = txq->lost_wb;
+	} while (u64_stats_fetch_retry(&txq->syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&txq->xmit_syncp);
+		*oversize = txq->oversize;
+		*map_err = txq->map_err;
+	} while (u64_stats_fetch_retry(&txq->xmit_syncp, start));
+}
+
+static void nicdrv_rxq_stats(struct nicdrv_rxq *rxq, u64 *v, u64 *packets, u64 *bytes)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&rxq->syncp);
+		*packets = rxq->packets;
+		*bytes = rxq->bytes;
+		v[NICDRV_STAT_RX_RUNT] = rxq->runt;
+		v[NICDRV_STAT_RX_OVERSIZE] = rxq->oversize;
+		v[NICDRV_STAT_RX_BAD_INDEX] = rxq->bad_index;
+		v[NICDRV_STAT_RX_BAD_STATUS] = rxq->bad_status;
+		v[NICDRV_STAT_RX_NO_SKB] = rxq->no_skb;
+	} while (u64_stats_fetch_retry(&rxq->syncp, start));
+}
+
+const char *const nicdrv_stat_names[NICDRV_NSTATS] = {
+	[NICDRV_STAT_RX_RUNT] = "drv_rx_runt",
+	[NICDRV_STAT_RX_OVERSIZE] = "drv_rx_oversize",
+	[NICDRV_STAT_RX_BAD_INDEX] = "drv_rx_bad_index",
+	[NICDRV_STAT_RX_BAD_STATUS] = "drv_rx_bad_status",
+	[NICDRV_STAT_RX_NO_SKB] = "drv_rx_no_skb",
+	[NICDRV_STAT_TX_OVERSIZE] = "drv_tx_oversize",
+	[NICDRV_STAT_TX_MAP_ERR] = "drv_tx_map_err",
+	[NICDRV_STAT_TX_RESET_DROPPED] = "drv_tx_reset_dropped",
+	[NICDRV_STAT_TX_LOST_WB] = "drv_tx_lost_wb",
+};
+
+/* The drv_* counts of ethtool -S, TX summed over the queues. */
+void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v)
+{
+	u64 packets, bytes, errors, reset_dropped, lost_wb, oversize, map_err;
+	unsigned int q;
+
+	memset(v, 0, NICDRV_NSTATS * sizeof(*v));
+	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		nicdrv_txq_stats(&priv->txq[q], &packets, &bytes, &errors, &reset_dropped, &lost_wb,
+				 &oversize, &map_err);
+		v[NICDRV_STAT_TX_OVERSIZE] += oversize;
+		v[NICDRV_STAT_TX_MAP_ERR] += map_err;
+		v[NICDRV_STAT_TX_RESET_DROPPED] += reset_dropped;
+		v[NICDRV_STAT_TX_LOST_WB] += lost_wb;
+	}
+}
+
 static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
 {
 	struct nicdrv_priv *priv = nicdrv_priv(ndev);
-	struct nicdrv_rxq *rxq = &priv->rxq;
-	unsigned int q, start;
+	u64 packets, bytes, errors, reset_dropped, lost_wb, oversize, map_err;
+	u64 v[NICDRV_NSTATS];
+	unsigned int q;
 
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
-		struct nicdrv_txq *txq = &priv->txq[q];
-		u64 packets, bytes, dropped, errors;
-
-		do {
-			start = u64_stats_fetch_begin(&txq->syncp);
-			packets = txq->packets;
-			bytes = txq->bytes;
-			dropped = txq->dropped;
-			errors = txq->errors;
-		} while (u64_stats_fetch_retry(&txq->syncp, start));
+		nicdrv_txq_stats(&priv->txq[q], &packets, &bytes, &errors, &reset_dropped, &lost_wb,
+				 &oversize, &map_err);
 		s->tx_packets += packets;
 		s->tx_bytes += bytes;
-		s->tx_dropped += dropped;
+		s->tx_dropped += reset_dropped + oversize + map_err;
 		s->tx_errors += errors;
 	}
-	do {
-		start = u64_stats_fetch_begin(&rxq->syncp);
-		s->rx_packets = rxq->packets;
-		s->rx_bytes = rxq->bytes;
-		s->rx_dropped = rxq->dropped;
-		s->rx_errors = rxq->errors;
-	} while (u64_stats_fetch_retry(&rxq->syncp, start));
+	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
+	s->rx_packets = packets;
+	s->rx_bytes = bytes;
+	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB];
+	s->rx_length_errors = v[NICDRV_STAT_RX_RUNT] + v[NICDRV_STAT_RX_OVERSIZE];
+	s->rx_errors = s->rx_length_errors + v[NICDRV_STAT_RX_BAD_INDEX] +
+		       v[NICDRV_STAT_RX_BAD_STATUS];
 }
 
 static const struct net_device_ops nicdrv_netdev_ops = {
@@ -147,6 +206,7 @@ int nicdrv_netdev_init(struct nicdrv_priv *priv)
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
 		priv->txq[q].index = q;
 		u64_stats_init(&priv->txq[q].syncp);
+		u64_stats_init(&priv->txq[q].xmit_syncp);
 	}
 	u64_stats_init(&priv->rxq.syncp);
 	err = netif_set_real_num_tx_queues(ndev, priv->ntxq);

@@ -7,7 +7,10 @@
  * NICDRV_RX_BUF_LEN buffer at offset 0; a buffer is reposted at its own position (the core's
  * rule). The poll takes completion records (nic_core_rx_take), copies each good frame out of
  * its page into a NAPI skb (dma_sync for the CPU, then back to the device), hands it to GRO
- * and reposts the consumed buffers with one doorbell (nic_core_rx_post).
+ * and reposts the consumed buffers with one doorbell (nic_core_rx_post). Nothing the device
+ * writes is trusted: a record whose index names no buffer it holds (the core refuses it), whose
+ * status is not OK, or whose length is below an Ethernet header or above the buffer is dropped
+ * and counted (ethtool -S drv_rx_*); the RX FIFO drops runts too (rx_fifo_drop_runt).
  * Memory: one coherent block, the descriptor ring then the completion ring; the page and
  * mapping arrays.
  */
@@ -125,20 +128,33 @@ int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budge
 	struct device *dev = &priv->pdev->dev;
 	struct nic_rxq *r = &rxq->ring;
 	struct nic_core_rx_rec rec;
-	unsigned int pkts = 0, bytes = 0, dropped = 0, errors = 0;
+	unsigned int pkts = 0, bytes = 0, runt = 0, oversize = 0, bad_index = 0, bad_status = 0;
+	unsigned int no_skb = 0;
 	int work = 0;
 
 	while (work < budget && nic_core_rx_take(r, &rec)) {
 		struct sk_buff *skb;
 
 		work++;
-		if (rec.status != NIC_RX_STATUS_OK || !rec.len || rec.len > NICDRV_RX_BUF_LEN) {
-			errors++;
+		/* Status, index and length are the device's: checked before the buffer is read. */
+		if (unlikely(rec.status != NIC_RX_STATUS_OK)) {
+			if (rec.status == NIC_Q_RX_STATUS_BAD_INDEX)
+				bad_index++;
+			else
+				bad_status++;
+			continue;
+		}
+		if (unlikely(rec.len < ETH_HLEN)) {
+			runt++;
+			continue;
+		}
+		if (unlikely(rec.len > NICDRV_RX_BUF_LEN)) {
+			oversize++;
 			continue;
 		}
 		skb = napi_alloc_skb(napi, rec.len);
 		if (unlikely(!skb)) {
-			dropped++;
+			no_skb++;
 			continue;
 		}
 		dma_sync_single_for_cpu(dev, rxq->dma[rec.index], rec.len, DMA_FROM_DEVICE);
@@ -155,8 +171,11 @@ int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budge
 		u64_stats_update_begin(&rxq->syncp);
 		rxq->packets += pkts;
 		rxq->bytes += bytes;
-		rxq->dropped += dropped;
-		rxq->errors += errors;
+		rxq->runt += runt;
+		rxq->oversize += oversize;
+		rxq->bad_index += bad_index;
+		rxq->bad_status += bad_status;
+		rxq->no_skb += no_skb;
 		u64_stats_update_end(&rxq->syncp);
 	}
 	if (work < budget)

@@ -115,7 +115,7 @@ netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	unsigned int i, len;
 	dma_addr_t dma;
 	u32 idx;
-	bool ring;
+	bool ring, oversize;
 
 	if (unlikely(nic_core_tx_room(t) < nfrags + 1)) {
 		/* Not reached: the queue stops (and rings) while room for a whole skb is left. */
@@ -163,10 +163,14 @@ unmap:
 		nicdrv_tx_unmap(priv, &txq->bufs[idx]);
 	t->next_to_use = first;
 drop:
+	oversize = skb->len > NIC_Q_FRAME_MAX;
 	dev_kfree_skb_any(skb);
-	u64_stats_update_begin(&txq->syncp);
-	txq->dropped++;
-	u64_stats_update_end(&txq->syncp);
+	u64_stats_update_begin(&txq->xmit_syncp);
+	if (oversize)
+		txq->oversize++;
+	else
+		txq->map_err++;
+	u64_stats_update_end(&txq->xmit_syncp);
 	return NETDEV_TX_OK;
 }
 
@@ -233,7 +237,8 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	}
 	netdev_tx_reset_queue(nq);
 	u64_stats_update_begin(&txq->syncp);
-	txq->dropped += frames;
+	txq->reset_dropped += frames;
+	txq->lost_wb = t->stale_wb;
 	txq->errors = t->errors;
 	u64_stats_update_end(&txq->syncp);
 	t->wb->cons = 0;

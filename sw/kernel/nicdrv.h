@@ -58,9 +58,16 @@ struct nicdrv_txq {
 	dma_addr_t mem_dma;
 	size_t mem_len;
 	unsigned int index;
-	u64 packets, bytes, dropped;
-	u64 errors;	/* ring.errors: errored frames the device reported */
+	/* Completion side (NAPI; the reset path with NAPI off): syncp. */
+	u64 packets, bytes;
+	u64 errors;		/* ring.errors: errored frames the device reported */
+	u64 reset_dropped;	/* frames a queue reset found never fetched */
+	u64 lost_wb;		/* resets that found the last writeback lost */
 	struct u64_stats_sync syncp;
+	/* Transmit side (under the queue's xmit lock): xmit_syncp. Frames dropped: */
+	u64 oversize;		/* longer than the TX engine takes */
+	u64 map_err;		/* a DMA mapping failed */
+	struct u64_stats_sync xmit_syncp;
 };
 
 struct nicdrv_rxq {
@@ -70,8 +77,28 @@ struct nicdrv_rxq {
 	void *mem;	/* coherent: descriptors, then completion records */
 	dma_addr_t mem_dma;
 	size_t mem_len;
-	u64 packets, bytes, dropped, errors;
+	/* Written by the RX poll only. Frames dropped: */
+	u64 packets, bytes;
+	u64 runt;		/* shorter than an Ethernet header */
+	u64 oversize;		/* longer than the buffer */
+	u64 bad_index;		/* the record names no buffer the device holds */
+	u64 bad_status;		/* a status other than OK (the device's drop) */
+	u64 no_skb;		/* no skb to copy into */
 	struct u64_stats_sync syncp;
+};
+
+/* The driver's own counts in ethtool -S (drv_*), after the device's registers. */
+enum nicdrv_stat {
+	NICDRV_STAT_RX_RUNT,
+	NICDRV_STAT_RX_OVERSIZE,
+	NICDRV_STAT_RX_BAD_INDEX,
+	NICDRV_STAT_RX_BAD_STATUS,
+	NICDRV_STAT_RX_NO_SKB,
+	NICDRV_STAT_TX_OVERSIZE,
+	NICDRV_STAT_TX_MAP_ERR,
+	NICDRV_STAT_TX_RESET_DROPPED,
+	NICDRV_STAT_TX_LOST_WB,
+	NICDRV_NSTATS
 };
 
 /* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]); or the only one. */
@@ -120,6 +147,8 @@ static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 int nicdrv_netdev_init(struct nicdrv_priv *priv);
 int nicdrv_open(struct net_device *ndev);
 int nicdrv_stop(struct net_device *ndev);
+extern const char *const nicdrv_stat_names[NICDRV_NSTATS];
+void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v);
 
 /* nic_tx.c */
 int nicdrv_tx_alloc(struct nicdrv_priv *priv, struct nicdrv_txq *txq);

@@ -7,9 +7,10 @@
 # `edu` device bound through new_id is refused (the driver's dev_err, no resources left claimed,
 # device disabled again), rmmod is clean; then the NICDRV_FAKE=1 build (nic_fake.c: edu's BAR0
 # served by a model of the SoC) up, frames sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/
-# -i/-d applied or refused, down and unloaded; no oops/BUG/WARNING/taint beyond the out-of-tree
-# module's, and no kmemleak report where the kernel has kmemleak (Debian's has not: said in
-# the test's output; unreclaimable slab over 100 refused probes stands in).
+# -i/-d applied or refused; completion records with runt or oversize lengths, bad status or
+# bad indices dropped and counted; down and unloaded; no oops/BUG/WARNING/taint beyond the
+# out-of-tree module's, and no kmemleak report where the kernel has kmemleak (Debian's has
+# not: said in the test's output; unreclaimable slab over 100 refused probes stands in).
 # Parameters: QEMU_TIMEOUT (wall seconds for the boot).
 import re
 import shutil
@@ -118,7 +119,8 @@ for c in "rx 5 0" "rx 13 0" "rx 4000 0" "rx 60 3" "rx 60 0 40000" "rx_stale 60 0
     echo "$c" > $D || echo "KMOD-INJECT-FAIL $c"
 done
 sleep 1
-echo "KMOD-RXBAD packets $(($(ns rx_packets) - R0)) length_errors $(($(ns rx_length_errors) - L0)) errors $(($(ns rx_errors) - X0))"
+echo "KMOD-RXBAD packets $(($(ns rx_packets) - R0))" \
+    "length_errors $(($(ns rx_length_errors) - L0)) errors $(($(ns rx_errors) - X0))"
 $E -S $IF | grep -E " drv_rx_"
 echo "rx 60 0" > $D; sleep 1
 echo "KMOD-RXGOOD packets $(($(ns rx_packets) - R0))"
@@ -134,7 +136,8 @@ while [ $i -lt 20 ] && ! dmesg | grep -q "TX queue 0 reset:"; do sleep 1; i=$((i
 echo "KMOD-RESET-WAIT $i"
 F0=$(st tx_frames)
 echo "xmit 5" > $D; sleep 1
-echo "KMOD-RESET-AFTER sent $(($(st tx_frames) - F0)) inflight $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
+echo "KMOD-RESET-AFTER sent $(($(st tx_frames) - F0))" \
+    "inflight $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
 # The RX engine never resets its ring: ethtool -G's reopen fails, the interface must be down.
 echo stuck_rx > $D
 $E -G $IF rx 512 tx 128; echo "KMOD-STUCK-G rc=$?"
@@ -288,6 +291,14 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     assert "KMOD-FAKE-BQL-INFLIGHT 0" in out
     assert re.search(r"KMOD-FAKE-REGS [1-9]", out)
     assert "KMOD-FAKE-RMMOD-OK" in out
+    # Completion records from the model (runts of 5 and 13 bytes, 4000 bytes, status 3, index
+    # 40000, the position consumed last): none reaches the stack, each counted; a good one does.
+    assert "KMOD-INJECT-FAIL" not in out, out
+    assert "KMOD-RXBAD packets 0 length_errors 3 errors 6" in out, \
+        re.search(r"KMOD-RXBAD .*", out).group(0)
+    for name, n in (("runt", 2), ("oversize", 1), ("bad_index", 2), ("bad_status", 1)):
+        assert re.search(rf"^\s+drv_rx_{name}: {n}$", out, re.M), f"drv_rx_{name} is not {n}"
+    assert "KMOD-RXGOOD packets 1" in out
     # Interrupts: edu has one MSI message, so the driver's fallback runs every queue on one
     # vector, edu's MSI; then on its INTx line with MSI hidden (fake_no_msi=1).
     assert re.search(r"NIC design 0\.\d+: 4 TX queues, 2 TX vectors, MSI 1 vectors \(one for all "
