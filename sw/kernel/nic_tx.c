@@ -5,11 +5,11 @@
  *
  * An skb takes one descriptor per piece (head, then each page fragment; EOP on the last), all
  * mapped for DMA; the doorbell is rung when the stack has no more frames for the queue
- * (netdev_xmit_more() false), when BQL says so (__netdev_tx_sent_queue) or when the queue
- * stops. Completions come from the queue's consumer-index writeback in host memory, read by
- * the TX vector's NAPI poll (nic_irq.c), and are reported to BQL
- * (netdev_tx_completed_queue). Memory: per queue one coherent block, the descriptor ring then
- * the 16-byte writeback slot, and the per-descriptor mapping array.
+ * (netdev_xmit_more() false, also when that last frame is dropped), when BQL says so
+ * (__netdev_tx_sent_queue) or when the queue stops. Completions come from the queue's
+ * consumer-index writeback in host memory, read by the TX vector's NAPI poll (nic_irq.c), and
+ * are reported to BQL (netdev_tx_completed_queue). Memory: per queue one coherent block, the
+ * descriptor ring then the 16-byte writeback slot, and the per-descriptor mapping array.
  */
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
@@ -171,6 +171,9 @@ drop:
 	else
 		txq->map_err++;
 	u64_stats_update_end(&txq->xmit_syncp);
+	/* Frames posted with xmit_more before this one wait for the doorbell it would have rung. */
+	if (!netdev_xmit_more())
+		nic_core_tx_doorbell(&priv->hw, priv->nic_base, t, txq->index);
 	return NETDEV_TX_OK;
 }
 

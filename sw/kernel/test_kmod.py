@@ -128,6 +128,7 @@ echo "KMOD-RXGOOD packets $(($(ns rx_packets) - R0))"
 F0=$(st tx_frames); D0=$(ns tx_dropped)
 echo "xmit_more_drop 3" > $D
 echo "KMOD-XMORE sent $(($(st tx_frames) - F0)) dropped $(($(ns tx_dropped) - D0))"
+$E -S $IF | grep -E " drv_tx_"
 # TX reset: writebacks lost until the queue stops and the watchdog resets it.
 echo "tx_lose_wb 0" > $D
 echo "xmit 300" > $D
@@ -299,6 +300,10 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     for name, n in (("runt", 2), ("oversize", 1), ("bad_index", 2), ("bad_status", 1)):
         assert re.search(rf"^\s+drv_rx_{name}: {n}$", out, re.M), f"drv_rx_{name} is not {n}"
     assert "KMOD-RXGOOD packets 1" in out
+    # Three frames with xmit_more, then one too long for the TX engine without it: dropped and
+    # counted, and its doorbell rung for the three.
+    assert "KMOD-XMORE sent 3 dropped 1" in out, re.search(r"KMOD-XMORE .*", out).group(0)
+    assert re.search(r"^\s+drv_tx_oversize: 1$", out, re.M), "drv_tx_oversize is not 1"
     # Interrupts: edu has one MSI message, so the driver's fallback runs every queue on one
     # vector, edu's MSI; then on its INTx line with MSI hidden (fake_no_msi=1).
     assert re.search(r"NIC design 0\.\d+: 4 TX queues, 2 TX vectors, MSI 1 vectors \(one for all "
