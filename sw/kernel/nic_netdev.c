@@ -83,7 +83,7 @@ int nicdrv_stop(struct net_device *ndev)
 	nicdrv_rx_stop(priv, &priv->rxq);
 	/* Completed frames the last polls did not see, then the rest dropped. */
 	for (q = 0; q < priv->ntxq; q++)
-		nicdrv_tx_clean(priv, &priv->txq[q], 0);
+		nicdrv_tx_reclaim(priv, &priv->txq[q], 0);
 	nicdrv_free_rings(priv);
 	return 0;
 }

@@ -196,13 +196,15 @@ void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
 }
 
 /* The TX reset path of one queue, as the host library's nic_q_tx_reset: its NAPI and kernel
- * queue stopped; the hardware queue disabled and waited drained (descriptors in flight
- * complete, an open frame ends with NO_EOP); the completions the device's final consumer index
- * shows reclaimed (read from nic_txq_cons: the last writeback may have been lost with the
- * link); the descriptors it did not pass were never fetched: unmapped, their skbs dropped and
- * counted (tx_dropped); then ring base and writeback address again and enable (the
- * ring restarts empty at index 0), and the queue woken. A queue that does not drain stays
- * stopped (logged by nicdrv_tx_stop).
+ * queue stopped (under the queue's xmit lock, so no start_xmit is still posting); the hardware
+ * queue disabled and waited drained (descriptors in flight complete, an open frame ends with
+ * NO_EOP); the completions the device's final consumer index shows reclaimed (read from
+ * nic_txq_cons: the last writeback may have been lost with the link); the descriptors it did
+ * not pass were never fetched: unmapped, their skbs dropped and counted (tx_dropped,
+ * drv_tx_reset_dropped); then ring base and writeback address again and enable (the ring
+ * restarts empty at index 0), and only then the queue woken: nothing posts to the ring, nor
+ * reads its indices, while it is rebuilt. A queue that does not drain stays stopped (logged
+ * by nicdrv_tx_stop).
  */
 static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 {
@@ -225,7 +227,7 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 		netdev_warn(priv->ndev,
 			    "TX queue %u: its last writeback was lost, consumer index %u taken from nic_txq_cons\n",
 			    txq->index, NIC_CORE_LE16_TO_CPU(t->wb->cons));
-	nicdrv_tx_clean(priv, txq, 0);
+	nicdrv_tx_reclaim(priv, txq, 0);	/* the queue stays stopped until restarted */
 	for (i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & (t->size - 1)) {
 		struct nicdrv_tx_buf *b = &txq->bufs[i];
 
@@ -268,7 +270,10 @@ void nicdrv_reset_task(struct work_struct *work)
 	rtnl_unlock();
 }
 
-void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget)
+/* Unmap and free what the device completed, count it, report it to BQL; the number of
+ * descriptors reclaimed. Never wakes the queue: the reset and stop paths hold it stopped.
+ */
+int nicdrv_tx_reclaim(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget)
 {
 	struct netdev_queue *nq = netdev_get_tx_queue(priv->ndev, txq->index);
 	struct nic_txq *t = &txq->ring;
@@ -277,13 +282,13 @@ void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budge
 	int done;
 
 	if (!txq->mem)
-		return;
+		return 0;
 	done = nic_core_tx_reclaim(t, &cons);
 	if (unlikely(done < 0)) {
 		netdev_err_once(priv->ndev,
 				"TX queue %u: written-back index %u is beyond the %u descriptors posted from %u\n",
 				txq->index, cons, nic_core_tx_pending(t), from);
-		return;
+		return 0;
 	}
 	for (i = 0; i < (u32)done; i++) {
 		struct nicdrv_tx_buf *b = &txq->bufs[(from + i) & (t->size - 1)];
@@ -297,16 +302,26 @@ void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budge
 		}
 	}
 	if (!done)
-		return;
+		return 0;
 	u64_stats_update_begin(&txq->syncp);
 	txq->packets += pkts;
 	txq->bytes += bytes;
 	txq->errors = t->errors;
 	u64_stats_update_end(&txq->syncp);
 	netdev_tx_completed_queue(nq, pkts, bytes);
+	return done;
+}
+
+/* The NAPI poll's TX work: reclaim, then wake a queue stopped for room once there is. */
+void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget)
+{
+	struct netdev_queue *nq = netdev_get_tx_queue(priv->ndev, txq->index);
+
+	if (!nicdrv_tx_reclaim(priv, txq, budget))
+		return;
 	/* next_to_clean before the stopped test (nicdrv_start_xmit's barrier pairs). */
 	smp_mb();
-	if (netif_tx_queue_stopped(nq) && nic_core_tx_room(t) >= NICDRV_TX_DESC_MAX &&
+	if (netif_tx_queue_stopped(nq) && nic_core_tx_room(&txq->ring) >= NICDRV_TX_DESC_MAX &&
 	    netif_running(priv->ndev))
 		netif_tx_wake_queue(nq);
 }

@@ -156,6 +156,7 @@ void nicdrv_tx_free(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 int nicdrv_tx_start(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev);
+int nicdrv_tx_reclaim(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
 void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q);
 void nicdrv_reset_task(struct work_struct *work);

@@ -139,6 +139,7 @@ F0=$(st tx_frames)
 echo "xmit 5" > $D; sleep 1
 echo "KMOD-RESET-AFTER sent $(($(st tx_frames) - F0))" \
     "inflight $(cat $C/$IF/queues/tx-0/byte_queue_limits/inflight)"
+$E -S $IF | grep -E " drv_tx_lost_wb"
 # The RX engine never resets its ring: ethtool -G's reopen fails, the interface must be down.
 echo stuck_rx > $D
 $E -G $IF rx 512 tx 128; echo "KMOD-STUCK-G rc=$?"
@@ -304,6 +305,15 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     # counted, and its doorbell rung for the three.
     assert "KMOD-XMORE sent 3 dropped 1" in out, re.search(r"KMOD-XMORE .*", out).group(0)
     assert re.search(r"^\s+drv_tx_oversize: 1$", out, re.M), "drv_tx_oversize is not 1"
+    # Writebacks lost: the queue stops, the watchdog resets it (the completions taken from
+    # nic_txq_cons), the kernel queue stays stopped until the ring is restarted (the model
+    # checks), then frames flow again with nothing left in flight.
+    assert re.search(r"TX queue 0 timed out: .*; resetting it", dmesg), dmesg
+    assert re.search(r"TX queue 0: its last writeback was lost", dmesg), dmesg
+    assert re.search(r"TX queue 0 reset: \d+ descriptors", dmesg), dmesg
+    assert "re-enabled while its kernel queue is awake" not in dmesg, dmesg
+    assert "KMOD-RESET-AFTER sent 5 inflight 0" in out, re.search(r"KMOD-RESET-AFTER .*", out)
+    assert re.search(r"^\s+drv_tx_lost_wb: [1-9]", out, re.M), "drv_tx_lost_wb not counted"
     # Interrupts: edu has one MSI message, so the driver's fallback runs every queue on one
     # vector, edu's MSI; then on its INTx line with MSI hidden (fake_no_msi=1).
     assert re.search(r"NIC design 0\.\d+: 4 TX queues, 2 TX vectors, MSI 1 vectors \(one for all "
