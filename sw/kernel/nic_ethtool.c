@@ -205,6 +205,12 @@ static int nicdrv_reopen(struct net_device *ndev, int (*change)(struct nicdrv_pr
 	if (running) {
 		int oerr = nicdrv_open(ndev);
 
+		if (oerr) {
+			/* Not up without rings: the stack would transmit into freed memory. */
+			netdev_err(ndev, "cannot open again after the change (%d): interface left down\n",
+				   oerr);
+			dev_close(ndev);
+		}
 		err = err ? err : oerr;
 	}
 	return err;

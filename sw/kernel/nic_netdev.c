@@ -5,7 +5,9 @@
  * order (frame FIFOs, coalescing, scheduler, vectors, TX queues, RX ring) and
  * ndo_get_stats64 from the driver's per-queue counters. Stop: queues stopped, vectors released
  * (NAPI disabled), the hardware queues drained and disabled, the last completions reclaimed,
- * then the rings freed.
+ * then the rings freed. A queue that did not drain or an RX engine that did not reset may
+ * still write into them: bus mastering is cleared before they are freed, and set again only
+ * by an open that finds the device idle (every TX queue drained, the RX ring reset).
  *
  * Link: the nic block has no MAC/PHY link status register (sw/include/nic_regs.h), so the
  * carrier is on while the interface is up. MAC address: the SoC has none; a random one.
@@ -16,9 +18,29 @@
 
 #include "nicdrv.h"
 
+/* The device's DMA is over: every TX queue drained and the RX engine's ring reset. */
+static bool nicdrv_dma_idle(struct nicdrv_priv *priv, u32 *drained, u32 *rx_cons)
+{
+	const u32 all = GENMASK(priv->hw_txq - 1, 0);
+
+	*drained = (u32)nic_core_csr_read_wide(&priv->hw,
+					       priv->nic_base + NIC_CSR_NIC_TXQ_DRAINED_ADDR,
+					       NIC_CSR_NIC_TXQ_DRAINED_SIZE);
+	*rx_cons = nic_core_rx_cons(&priv->hw, priv->nic_base);
+	return (*drained & all) == all && *rx_cons == 0;
+}
+
 static void nicdrv_free_rings(struct nicdrv_priv *priv)
 {
 	unsigned int q;
+
+	if (priv->drain_failed && !priv->dma_off) {
+		pci_clear_master(priv->pdev);
+		priv->dma_off = true;
+		netdev_err(priv->ndev,
+			   "the device did not stop its DMA: bus mastering off before its rings are freed; the interface opens again once the device is idle\n");
+	}
+	priv->drain_failed = false;
 
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++)
 		nicdrv_tx_free(priv, &priv->txq[q]);
@@ -28,9 +50,20 @@ static void nicdrv_free_rings(struct nicdrv_priv *priv)
 int nicdrv_open(struct net_device *ndev)
 {
 	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	u32 drained, rx_cons;
 	unsigned int q;
 	int err;
 
+	if (priv->dma_off) {
+		if (!nicdrv_dma_idle(priv, &drained, &rx_cons)) {
+			netdev_err(ndev,
+				   "not opened: the device has not finished the DMA it was doing when it was stopped (nic_txq_drained 0x%x, nic_rxe_cons %u); reset it or reload the driver\n",
+				   drained, rx_cons);
+			return -EBUSY;
+		}
+		pci_set_master(priv->pdev);
+		priv->dma_off = false;
+	}
 	for (q = 0; q < priv->ntxq; q++) {
 		priv->txq[q].index = q;
 		err = nicdrv_tx_alloc(priv, &priv->txq[q]);
@@ -56,6 +89,7 @@ int nicdrv_open(struct net_device *ndev)
 	err = nicdrv_rx_start(priv, &priv->rxq);
 	if (err)
 		goto err_stop;
+	priv->up = true;
 	netif_carrier_on(ndev);
 	netif_tx_start_all_queues(ndev);
 	return 0;
@@ -75,6 +109,10 @@ int nicdrv_stop(struct net_device *ndev)
 	struct nicdrv_priv *priv = nicdrv_priv(ndev);
 	unsigned int q;
 
+	if (!priv->up)	/* dev_close after a failed reopen (ethtool -G/-L) */
+		return 0;
+	priv->up = false;
+	bitmap_zero(priv->tx_timed_out, NIC_Q_MAX_TXQ);
 	netif_tx_disable(ndev);
 	netif_carrier_off(ndev);
 	nicdrv_irq_release(priv);

@@ -98,10 +98,12 @@ static int nicdrv_rx_reset(struct nicdrv_priv *priv)
 	nic_core_rx_enable(&priv->hw, priv->nic_base, false);
 	err = read_poll_timeout(nic_core_rx_cons, cons, cons == 0, 10, NICDRV_TIMEOUT_US, true,
 				&priv->hw, priv->nic_base);
-	if (err)
+	if (err) {
+		priv->drain_failed = true;
 		netdev_err(priv->ndev,
 			   "the RX engine did not reset its ring (nic_rxe_cons stays %u) within %u us\n",
 			   cons, NICDRV_TIMEOUT_US);
+	}
 	return err;
 }
 

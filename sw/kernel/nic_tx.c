@@ -86,9 +86,11 @@ int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	nic_core_txq_cfg(&priv->hw, priv->nic_base, txq->index, t->size_log2, false, t->limit);
 	err = read_poll_timeout(nic_core_txq_drained, drained, drained, 10, NICDRV_TIMEOUT_US,
 				false, &priv->hw, priv->nic_base, txq->index);
-	if (err)
+	if (err) {
+		priv->drain_failed = true;
 		netdev_err(priv->ndev, "TX queue %u did not drain within %u us (nic_txq_drained)\n",
 			   txq->index, NICDRV_TIMEOUT_US);
+	}
 	return err;
 }
 
@@ -264,8 +266,7 @@ void nicdrv_reset_task(struct work_struct *work)
 
 	rtnl_lock();
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++)
-		if (test_and_clear_bit(q, priv->tx_timed_out) && netif_running(priv->ndev) &&
-		    q < priv->ntxq)
+		if (test_and_clear_bit(q, priv->tx_timed_out) && priv->up && q < priv->ntxq)
 			nicdrv_tx_reset(priv, &priv->txq[q]);
 	rtnl_unlock();
 }

@@ -134,6 +134,9 @@ struct nicdrv_priv {
 	struct nicdrv_rxq rxq;
 	struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
 	struct nic_q_coalesce coal;			/* ethtool -C, written at every open */
+	bool up;		/* rings set up and started by nicdrv_open */
+	bool drain_failed;	/* a TX drain or RX reset timed out since the rings were set up */
+	bool dma_off;		/* bus mastering cleared for it: set again at an open once idle */
 	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
 	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
 };

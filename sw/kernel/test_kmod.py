@@ -8,7 +8,9 @@
 # device disabled again), rmmod is clean; then the NICDRV_FAKE=1 build (nic_fake.c: edu's BAR0
 # served by a model of the SoC) up, frames sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/
 # -i/-d applied or refused; completion records with runt or oversize lengths, bad status or
-# bad indices dropped and counted; down and unloaded; no oops/BUG/WARNING/taint beyond the
+# bad indices dropped and counted; a TX queue reset after lost writebacks; a device that does
+# not drain (bus mastering off before the rings are freed, interface left down); down and
+# unloaded; no oops/BUG/WARNING/taint beyond the
 # out-of-tree module's, and no kmemleak report where the kernel has kmemleak (Debian's has
 # not: said in the test's output; unreclaimable slab over 100 refused probes stands in).
 # Parameters: QEMU_TIMEOUT (wall seconds for the boot).
@@ -314,6 +316,18 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     assert "re-enabled while its kernel queue is awake" not in dmesg, dmesg
     assert "KMOD-RESET-AFTER sent 5 inflight 0" in out, re.search(r"KMOD-RESET-AFTER .*", out)
     assert re.search(r"^\s+drv_tx_lost_wb: [1-9]", out, re.M), "drv_tx_lost_wb not counted"
+    # The RX engine never resets its ring: stop clears bus mastering before freeing the rings,
+    # ethtool -G's reopen is refused while the device is busy and leaves the interface down;
+    # the engine's late write is not done; once it is idle the interface opens again.
+    assert re.search(r"KMOD-STUCK-G rc=[1-9]", out), "ethtool -G on a stuck device succeeded"
+    assert "KMOD-STUCK-LEFT-UP" not in out, re.search(r"KMOD-STUCK-FLAGS .*", out).group(0)
+    assert "the device did not stop its DMA: bus mastering off before its rings are freed" in dmesg
+    assert re.search(r"not opened: the device has not finished the DMA", dmesg), dmesg
+    assert "cannot open again after the change (-16): interface left down" in dmesg, dmesg
+    assert "late RX DMA into freed memory" not in dmesg, dmesg
+    assert "the RX engine's late write not done: bus mastering off" in dmesg, dmesg
+    assert "KMOD-STUCK-UP-AGAIN" in out and "KMOD-STUCK-AFTER sent 4 received 4" in out, \
+        re.search(r"KMOD-STUCK-AFTER .*", out)
     # Interrupts: edu has one MSI message, so the driver's fallback runs every queue on one
     # vector, edu's MSI; then on its INTx line with MSI hidden (fake_no_msi=1).
     assert re.search(r"NIC design 0\.\d+: 4 TX queues, 2 TX vectors, MSI 1 vectors \(one for all "
