@@ -16,6 +16,8 @@
  *           driver's own drops (drv_*: nicdrv_stat_names).
  *   -g/-G   ring sizes (powers of two, NICDRV_RING_MIN..4096); -l/-L TX queues (1 RX).
  *   -i      driver, design version, PCI address; -d the nic block's registers.
+ *   -T      software timestamps (skb_tx_timestamp in start_xmit, the stack's on receive); the
+ *           RX completion's device timestamp is not a PTP clock: no hardware timestamping.
  */
 #include <linux/ethtool.h>
 #include <linux/netlink.h>
@@ -284,6 +286,7 @@ const struct ethtool_ops nicdrv_ethtool_ops = {
 	.get_regs_len = nicdrv_get_regs_len,
 	.get_regs = nicdrv_get_regs,
 	.get_link = ethtool_op_get_link,
+	.get_ts_info = ethtool_op_get_ts_info,
 	.get_coalesce = nicdrv_get_coalesce,
 	.set_coalesce = nicdrv_set_coalesce,
 	.get_ringparam = nicdrv_get_ringparam,

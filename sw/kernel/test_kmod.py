@@ -6,13 +6,16 @@
 # init script, and checks on the guest's console: insmod with no NIC present is clean, QEMU's
 # `edu` device bound through new_id is refused (the driver's dev_err, no resources left claimed,
 # device disabled again), rmmod is clean; then the NICDRV_FAKE=1 build (nic_fake.c: edu's BAR0
-# served by a model of the SoC) up, frames sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/
-# -i/-d applied or refused; completion records with runt or oversize lengths, bad status or
-# bad indices dropped and counted; a TX queue reset after lost writebacks; a device that does
-# not drain (bus mastering off before the rings are freed, interface left down); down and
-# unloaded; no oops/BUG/WARNING/taint beyond the
-# out-of-tree module's, and no kmemleak report where the kernel has kmemleak (Debian's has
-# not: said in the test's output; unreclaimable slab over 100 refused probes stands in).
+# served by a model of the SoC) up on edu's one MSI vector, frames
+# sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/-i/-d/-T applied or refused; the faults
+# the model injects (debugfs nicdrv_fake/ctl): completion records with runt or oversize
+# lengths, bad status or bad indices dropped and counted, a batch ended by a dropped frame
+# still rung, a TX queue reset after lost writebacks with its kernel queue held stopped, an
+# RX engine that does not reset (bus mastering off before the rings are freed, ethtool -G's
+# reopen refused and the interface left down); down and unloaded; the same model on INTx;
+# no oops/BUG/WARNING/taint beyond the out-of-tree module's, and no kmemleak report where the
+# kernel has kmemleak (Debian's has not: said in the test's output; unreclaimable slab over
+# 100 refused probes stands in).
 # Parameters: QEMU_TIMEOUT (wall seconds for the boot).
 import re
 import shutil
@@ -78,6 +81,7 @@ echo 1 > /proc/sys/net/ipv6/conf/$IF/disable_ipv6   # only the test's frames (AR
 if ip link set $IF up; then echo KMOD-FAKE-UP; fi
 ip addr add 10.9.0.1/24 dev $IF
 $E -i $IF
+$E -T $IF
 if ip link set $IF mtu 2030; then echo KMOD-FAKE-MTU-OK; fi
 ip link set $IF mtu 2031 2>/dev/null; echo "KMOD-FAKE-MTU-BAD rc=$?"
 ip link set $IF mtu 1500
@@ -286,6 +290,8 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     for what in ("MTU-BAD", "C-RANGE", "C-ADAPTIVE", "C-FRAMES-IRQ", "G-BAD", "L-BAD"):
         assert re.search(rf"KMOD-FAKE-{what} rc=[1-9]", out), f"ethtool {what} was accepted"
     assert "KMOD-FAKE-G-OK" in out and "KMOD-FAKE-L-OK" in out
+    for ts in ("software-transmit", "software-receive", "software-system-clock"):
+        assert re.search(rf"^\s+{ts}", out, re.M), f"ethtool -T: no {ts}"
     assert re.search(r"^RX:\s+1024\s*$", out, re.M) and re.search(r"^TX:\s+128\s*$", out, re.M)
     assert re.search(r"^TX:\s+1\s*$", out, re.M), "ethtool -L tx 1 not shown by -l"
     tx = int(re.search(r"KMOD-FAKE-TX-PACKETS (\d+)", out).group(1))
