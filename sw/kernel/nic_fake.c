@@ -37,7 +37,8 @@
  *                          queue stops
  * and one check of the driver: a TX queue re-enabled while the interface has carrier must have
  * its kernel queue stopped (nothing may post to a ring being reset); else a message.
- * Interfaces: nicdrv_fake_init/fini, nicdrv_fake_rd32/wr32 (nic_main.c's accessors call them).
+ * Interfaces: nicdrv_hw_map/unmap and nic_core_rd32/wr32, in place of nic_mmio.c's: the model
+ * of one edu device at a time (fake_dev), refusing any other device.
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
@@ -78,6 +79,8 @@ struct nicdrv_fake {
 	u8 frame[NIC_Q_FRAME_MAX];
 };
 
+static struct nicdrv_fake *fake_dev;	/* the one device modelled */
+
 #define NR(NAME) ((FAKE_NIC_BASE + NIC_CSR_NIC_##NAME##_ADDR) / 4)
 
 static u32 get_field(u32 v, unsigned int off, unsigned int size)
@@ -102,9 +105,9 @@ static u64 wide(struct nicdrv_fake *f, unsigned int word)
 	return (u64)f->regs[word] << 32 | f->regs[word + 1];
 }
 
-u32 nicdrv_fake_rd32(struct nic_core_hw *hw, u32 off)
+u32 nic_core_rd32(struct nic_core_hw *hw, u32 off)
 {
-	struct nicdrv_fake *f = hw->fake;
+	struct nicdrv_fake *f = fake_dev;
 	unsigned long flags;
 	u32 v;
 
@@ -222,10 +225,10 @@ static void fake_rx_hang(struct nicdrv_fake *f)
 	f->rx_busy = true;
 }
 
-void nicdrv_fake_wr32(struct nic_core_hw *hw, u32 off, u32 v)
+void nic_core_wr32(struct nic_core_hw *hw, u32 off, u32 v)
 {
 	struct nicdrv_priv *priv = container_of(hw, struct nicdrv_priv, hw);
-	struct nicdrv_fake *f = hw->fake;
+	struct nicdrv_fake *f = fake_dev;
 	const unsigned int w = off / 4;
 	unsigned long flags;
 	unsigned int q;
@@ -407,7 +410,7 @@ static ssize_t fake_ctl_write(struct file *file, const char __user *ubuf, size_t
 			      loff_t *ppos)
 {
 	struct nicdrv_priv *priv = file->private_data;
-	struct nicdrv_fake *f = priv->hw.fake;
+	struct nicdrv_fake *f = fake_dev;
 	unsigned long flags;
 	char buf[64];
 	u32 a, b, c;
@@ -464,13 +467,25 @@ static const struct file_operations fake_ctl_fops = {
 	.llseek = no_llseek,
 };
 
-int nicdrv_fake_init(struct nicdrv_priv *priv)
+int nicdrv_hw_map(struct nicdrv_priv *priv)
 {
-	struct nicdrv_fake *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct pci_dev *pdev = priv->pdev;
+	struct nicdrv_fake *f;
 	u32 *e;
 
+	if (pdev->vendor != 0x1234 || pdev->device != 0x11e8 || fake_dev) {
+		dev_err(&pdev->dev, "the QEMU test's build (NICDRV_FAKE=1) models one edu device only\n");
+		return -ENODEV;
+	}
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	/* edu's own BAR0: its interrupt registers raise the model's MSIs. */
+	priv->hw.bar = pci_iomap(pdev, 0, 0);
+	if (!priv->hw.bar) {
+		kfree(f);
+		return -ENOMEM;
+	}
 	spin_lock_init(&f->lock);
 	f->regs[NIC_CSR_INFO_MAGIC_ADDR / 4] = NIC_ID_MAGIC;
 	f->regs[NIC_CSR_INFO_VERSION_ADDR / 4] = NIC_ID_VERSION_MAJOR
@@ -487,22 +502,24 @@ int nicdrv_fake_init(struct nicdrv_priv *priv)
 	e[6] = FAKE_MSI_BASE;
 	e[7] = NIC_RB_NO_IRQ;
 	f->regs[NR(TXQ_DRAINED)] = (1u << NIC_Q_MAX_TXQ) - 1;
-	f->no_msi = priv->pdev->no_msi;
+	f->no_msi = pdev->no_msi;
 	if (fake_no_msi)
-		priv->pdev->no_msi = 1;
-	priv->hw.fake = f;
+		pdev->no_msi = 1;
 	priv->hw.len = FAKE_BAR_BYTES;
+	fake_dev = f;
 	f->dir = debugfs_create_dir("nicdrv_fake", NULL);
 	debugfs_create_file("ctl", 0200, f->dir, priv, &fake_ctl_fops);
 	return 0;
 }
 
-void nicdrv_fake_fini(struct nicdrv_priv *priv)
+void nicdrv_hw_unmap(struct nicdrv_priv *priv)
 {
-	if (!priv->hw.fake)
-		return;
-	debugfs_remove_recursive(priv->hw.fake->dir);
-	priv->pdev->no_msi = priv->hw.fake->no_msi;
-	kfree(priv->hw.fake);
-	priv->hw.fake = NULL;
+	struct nicdrv_fake *f = fake_dev;
+
+	debugfs_remove_recursive(f->dir);
+	priv->pdev->no_msi = f->no_msi;
+	fake_dev = NULL;
+	kfree(f);
+	pci_iounmap(priv->pdev, priv->hw.bar);
+	priv->hw.bar = NULL;
 }

@@ -9,14 +9,12 @@
  * version, absent block, other layout version) is refused with a dev_err naming what differs,
  * and everything taken so far is given back.
  *
- * Interfaces: the PCI driver; nic_core_rd32/wr32 (the shared core's MMIO, nic_core_osdep.h),
- * bounds-checked against BAR0's length.
- * Built with NICDRV_FAKE=1 (the QEMU test only) it binds QEMU's edu device instead and serves
- * BAR0 from nic_fake.c's model. Parameters: tx_ring, rx_ring (descriptors per ring at load,
- * powers of two; ethtool -G changes them later).
+ * Interfaces: the PCI driver; BAR0 through nicdrv_hw_map/unmap and nic_core_rd32/wr32
+ * (nic_mmio.c; in the QEMU test's NICDRV_FAKE=1 build nic_fake.c's model of the SoC instead,
+ * bound to QEMU's edu device through new_id). Parameters: tx_ring, rx_ring (descriptors per
+ * ring at load, powers of two; ethtool -G changes them later).
  */
 #include <linux/etherdevice.h>
-#include <linux/io.h>
 #include <linux/module.h>
 
 #include "nicdrv.h"
@@ -27,26 +25,6 @@ MODULE_PARM_DESC(tx_ring, "TX descriptors per queue at load (power of two, 64..4
 static unsigned int rx_ring = NICDRV_RING_DEFAULT;
 module_param(rx_ring, uint, 0444);
 MODULE_PARM_DESC(rx_ring, "RX descriptors at load (power of two, 64..4096)");
-
-uint32_t nic_core_rd32(struct nic_core_hw *hw, uint32_t off)
-{
-#ifdef NICDRV_FAKE
-	return nicdrv_fake_rd32(hw, off);
-#endif
-	if ((resource_size_t)off + 4 > hw->len)
-		return ~0u;
-	return ioread32(hw->bar + off);
-}
-
-void nic_core_wr32(struct nic_core_hw *hw, uint32_t off, uint32_t v)
-{
-#ifdef NICDRV_FAKE
-	nicdrv_fake_wr32(hw, off, v);
-	return;
-#endif
-	if ((resource_size_t)off + 4 <= hw->len)
-		iowrite32(v, hw->bar + off);
-}
 
 static unsigned int ring_param(unsigned int v)
 {
@@ -163,18 +141,9 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	priv->ndev = ndev;
 	pci_set_drvdata(pdev, priv);
 
-	priv->hw.len = pci_resource_len(pdev, 0);
-	priv->hw.bar = pci_iomap(pdev, 0, 0);
-	if (!priv->hw.bar) {
-		dev_err(&pdev->dev, "cannot map BAR0\n");
-		err = -ENOMEM;
-		goto err_free;
-	}
-#ifdef NICDRV_FAKE
-	err = nicdrv_fake_init(priv);
+	err = nicdrv_hw_map(priv);
 	if (err)
-		goto err_unmap;
-#endif
+		goto err_free;
 	err = nicdrv_identify(priv);
 	if (err)
 		goto err_unmap;
@@ -215,10 +184,7 @@ err_irq:
 err_master:
 	pci_clear_master(pdev);
 err_unmap:
-#ifdef NICDRV_FAKE
-	nicdrv_fake_fini(priv);
-#endif
-	pci_iounmap(pdev, priv->hw.bar);
+	nicdrv_hw_unmap(priv);
 err_free:
 	free_netdev(ndev);
 err_release:
@@ -236,21 +202,14 @@ static void nicdrv_remove(struct pci_dev *pdev)
 	cancel_work_sync(&priv->reset_work);
 	nicdrv_irq_fini(priv);
 	pci_clear_master(pdev);
-#ifdef NICDRV_FAKE
-	nicdrv_fake_fini(priv);
-#endif
-	pci_iounmap(pdev, priv->hw.bar);
+	nicdrv_hw_unmap(priv);
 	free_netdev(priv->ndev);
 	pci_release_mem_regions(pdev);
 	pci_disable_device(pdev);
 }
 
 static const struct pci_device_id nicdrv_ids[] = {
-#ifdef NICDRV_FAKE
-	{ PCI_DEVICE(0x1234, 0x11e8) },	/* QEMU's edu device: the QEMU test's stand-in */
-#else
 	{ PCI_DEVICE(NICDRV_VENDOR_ID, NICDRV_DEVICE_ID) },
-#endif
 	{}
 };
 MODULE_DEVICE_TABLE(pci, nicdrv_ids);

@@ -38,9 +38,6 @@
 struct nic_core_hw {
 	void __iomem *bar;
 	resource_size_t len;
-#ifdef NICDRV_FAKE
-	struct nicdrv_fake *fake;	/* the QEMU test's model of the SoC (nic_fake.c) */
-#endif
 };
 
 /* One TX descriptor's mapping; skb on the frame's last (EOP) descriptor only. */
@@ -179,13 +176,11 @@ void nicdrv_irq_fini(struct nicdrv_priv *priv);
 int nicdrv_irq_request(struct nicdrv_priv *priv);
 void nicdrv_irq_release(struct nicdrv_priv *priv);
 
-#ifdef NICDRV_FAKE
-/* nic_fake.c: the QEMU test's double of the SoC (a build with NICDRV_FAKE=1 only). */
-int nicdrv_fake_init(struct nicdrv_priv *priv);
-void nicdrv_fake_fini(struct nicdrv_priv *priv);
-u32 nicdrv_fake_rd32(struct nic_core_hw *hw, u32 off);
-void nicdrv_fake_wr32(struct nic_core_hw *hw, u32 off, u32 v);
-#endif
+/* nic_mmio.c (the driver), or nic_fake.c (the QEMU test's NICDRV_FAKE=1 build): BAR0 mapped
+ * into priv->hw for nic_core_rd32/wr32, and given back.
+ */
+int nicdrv_hw_map(struct nicdrv_priv *priv);
+void nicdrv_hw_unmap(struct nicdrv_priv *priv);
 
 /* nic_ethtool.c */
 extern const struct ethtool_ops nicdrv_ethtool_ops;

@@ -6,7 +6,7 @@
 # init script, and checks on the guest's console: insmod with no NIC present is clean, QEMU's
 # `edu` device bound through new_id is refused (the driver's dev_err, no resources left claimed,
 # device disabled again), rmmod is clean; then the NICDRV_FAKE=1 build (nic_fake.c: edu's BAR0
-# served by a model of the SoC) up on edu's one MSI vector, frames
+# served by a model of the SoC, edu bound through new_id) up on edu's one MSI vector, frames
 # sent and looped back, ethtool -C/-c/-S/-g/-G/-l/-L/-i/-d/-T applied or refused; the faults
 # the model injects (debugfs nicdrv_fake/ctl): completion records with runt or oversize
 # lengths, bad status or bad indices dropped and counted, a batch ended by a dropped frame
@@ -75,6 +75,7 @@ fi
 E=/usr/sbin/ethtool
 C=/sys/class/net
 if insmod /nicdrv_fake.ko; then echo KMOD-FAKE-INSMOD-OK; fi
+echo @VENDOR@ @DEVICE@ > /sys/bus/pci/drivers/nicdrv/new_id   # its ID table is the SoC's only
 IF=$(ls $EDU/net 2>/dev/null)
 echo "KMOD-FAKE-IF $IF"
 echo 1 > /proc/sys/net/ipv6/conf/$IF/disable_ipv6   # only the test's frames (ARP) go out
@@ -162,6 +163,7 @@ ip link set $IF down
 if rmmod nicdrv; then echo KMOD-FAKE-RMMOD-OK; fi
 # The same model on INTx: edu's MSI hidden (fake_no_msi=1), the driver's one vector on the line.
 if insmod /nicdrv_fake.ko fake_no_msi=1; then echo KMOD-INTX-INSMOD-OK; fi
+echo @VENDOR@ @DEVICE@ > /sys/bus/pci/drivers/nicdrv/new_id
 IF=$(ls $EDU/net 2>/dev/null)
 echo 1 > /proc/sys/net/ipv6/conf/$IF/disable_ipv6
 if ip link set $IF up; then echo KMOD-INTX-UP; fi
