@@ -120,11 +120,17 @@ void nic_core_csr_write_wide(struct nic_core_hw *hw, uint32_t addr, unsigned nwo
 
 void nic_core_fifos(struct nic_core_hw *hw, uint32_t nic_base, uint32_t rx_max_len)
 {
+    nic_core_fifos_min(hw, nic_base, rx_max_len, 0);
+}
+
+void nic_core_fifos_min(struct nic_core_hw *hw, uint32_t nic_base, uint32_t rx_max_len,
+                        uint32_t rx_min_len)
+{
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_TXFIFO_MAX_LEN_ADDR, NIC_Q_FRAME_MAX);
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_TXFIFO_MIN_LEN_ADDR, 0);
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_TXFIFO_ENABLE_ADDR, 1);
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_RXFIFO_MAX_LEN_ADDR, rx_max_len);
-    nic_core_wr32(hw, nic_base + NIC_CSR_NIC_RXFIFO_MIN_LEN_ADDR, 0);
+    nic_core_wr32(hw, nic_base + NIC_CSR_NIC_RXFIFO_MIN_LEN_ADDR, rx_min_len);
     nic_core_wr32(hw, nic_base + NIC_CSR_NIC_RXFIFO_ENABLE_ADDR, 1);
 }
 
@@ -270,20 +276,32 @@ bool nic_core_rx_take(struct nic_rxq *r, struct nic_core_rx_rec *rec)
     if (status == NIC_Q_RX_STATUS_FREE)
         return false;
     NIC_CORE_RMB();
-    const uint32_t idx = NIC_CORE_LE16_TO_CPU(c->index) & (r->size - 1);
+    const uint32_t raw = NIC_CORE_LE16_TO_CPU(c->index);
+    const uint32_t idx = raw & (r->size - 1);
+    /* The buffers the device holds: size - 1 posted, less those consumed and not reposted,
+     * from the first one not consumed yet. */
+    const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
+    const uint32_t ahead = (idx - expect) & (r->size - 1);
     rec->len = NIC_CORE_LE16_TO_CPU(c->len);
     rec->index = idx;
     rec->status = status;
     rec->timestamp = NIC_CORE_LE64_TO_CPU(c->timestamp);
-    /* Positions up to idx are consumed (descriptors skipped after a read error have no
-     * record): they are all to be reposted. */
-    const uint32_t expect = (r->prod + 1 + r->to_repost) & (r->size - 1);
-    r->to_repost += ((idx - expect) & (r->size - 1)) + 1;
+    if (raw >= r->size || ahead >= r->size - 1 - r->to_repost) {
+        /* Not a buffer the device holds (beyond the ring, not posted, or consumed already):
+         * the record is dropped and no position is taken as consumed. */
+        rec->len = 0;
+        rec->status = NIC_Q_RX_STATUS_BAD_INDEX;
+        r->bad_index++;
+    } else {
+        /* Positions up to idx are consumed (descriptors skipped after a read error have no
+         * record): they are all to be reposted. */
+        r->to_repost += ahead + 1;
+        if (status != NIC_RX_STATUS_OK)
+            r->bad_status++;
+    }
     c->status = NIC_Q_RX_STATUS_FREE;
     r->next_cpl = (r->next_cpl + 1) & (r->size - 1);
     r->frames++;
-    if (status != NIC_RX_STATUS_OK)
-        r->bad_status++;
     return true;
 }
 

@@ -29,6 +29,9 @@ extern "C" {
 #define NIC_Q_FRAME_MIN 60u         /* frame bytes (no FCS) the MAC pads to */
 #define NIC_Q_DESC_BYTES NIC_RECORD_BYTES   /* every ring entry (nic_contract.h) */
 #define NIC_Q_RX_STATUS_FREE 0xffu  /* completion record not written yet (driver's marker) */
+/* nic_core_rx_take's status for a record whose index names no buffer the device holds (never
+ * written by the device: the driver's verdict) */
+#define NIC_Q_RX_STATUS_BAD_INDEX 0xfeu
 #define NIC_Q_RX_BUF_ALIGN 16u      /* RX buffer addresses: multiples of this */
 #define NIC_Q_COALESCE_MAX 0xffffu  /* every coalescing value: 16 bits */
 
@@ -86,6 +89,10 @@ static inline uint32_t nic_core_csr_read_elem(struct nic_core_hw *hw, uint32_t a
 /* Frame FIFOs enabled: TX takes up to NIC_Q_FRAME_MAX (the TX engine's max_frame), RX up to
  * rx_max_len (what an RX buffer holds); no minimum. */
 void nic_core_fifos(struct nic_core_hw *hw, uint32_t nic_base, uint32_t rx_max_len);
+/* The same with the RX FIFO dropping (and counting, rx_fifo_drop_runt) frames shorter than
+ * rx_min_len: the Linux driver's Ethernet header. */
+void nic_core_fifos_min(struct nic_core_hw *hw, uint32_t nic_base, uint32_t rx_max_len,
+                        uint32_t rx_min_len);
 /* TX scheduler: mode (enum nic_tx_sched_mode), every queue at priority 0 with weight 1. */
 void nic_core_sched(struct nic_core_hw *hw, uint32_t nic_base, unsigned mode, unsigned hw_txq);
 
@@ -173,6 +180,7 @@ struct nic_rxq {
     uint32_t next_cpl;              /* next completion record to look at */
     uint32_t to_repost;             /* buffers consumed and not reposted yet */
     uint64_t frames, bad_status, doorbells;
+    uint64_t bad_index;             /* records naming no buffer the device holds: dropped */
 };
 
 /* One completion record taken off the ring. */
@@ -188,7 +196,10 @@ void nic_core_rx_desc(struct nic_rxq *r, unsigned p, uint64_t addr, uint32_t len
 /* Mark every completion record free (before the ring is enabled). */
 void nic_core_rx_cpl_init(struct nic_rxq *r);
 /* Take the next completion record, if the device wrote one: true and *rec filled, the record
- * marked free, to_repost counting every position up to its buffer's. */
+ * marked free, to_repost counting every position up to its buffer's. A record whose index is
+ * not one of the buffers the device holds (beyond the ring, the unposted gap, or a position
+ * consumed already) takes no position: status NIC_Q_RX_STATUS_BAD_INDEX, len 0, counted in
+ * bad_index. The length is the device's: the caller checks it against its buffer. */
 bool nic_core_rx_take(struct nic_rxq *r, struct nic_core_rx_rec *rec);
 /* Repost n buffers after prod (their descriptors already written): barrier, one doorbell. */
 void nic_core_rx_post(struct nic_core_hw *hw, uint32_t nic_base, struct nic_rxq *r, unsigned n);

@@ -166,6 +166,38 @@ static void test_rx(struct nic_core_hw *hw)
     CHECK(r.prod == 2 && r.next_cpl == 2);
 }
 
+/* Completion records the driver must not trust: an index outside the buffers posted to the
+ * device (the gap position, one already consumed, one beyond the ring) is refused, consumes
+ * nothing and is counted; the ring goes on with the next good record. */
+static void test_rx_untrusted(struct nic_core_hw *hw)
+{
+    static struct nic_rx_desc desc[8];
+    static struct nic_rx_cpl cpl[8];
+    struct nic_rxq r = {.desc = desc, .desc_bus = 0x50000, .cpl = cpl, .cpl_bus = 0x60000,
+                        .size = 8, .size_log2 = 3};
+    struct nic_core_rx_rec rec;
+
+    nic_core_rx_setup(hw, BASE, &r);
+    nic_core_rx_cpl_init(&r);
+    nic_core_rx_start(hw, BASE, &r);        /* positions 0..6 posted, 7 is the gap */
+    cpl[0] = (struct nic_rx_cpl){.len = 60, .index = 7, .status = NIC_RX_STATUS_OK};
+    CHECK(nic_core_rx_take(&r, &rec) && rec.status == NIC_Q_RX_STATUS_BAD_INDEX && rec.len == 0);
+    CHECK(r.to_repost == 0 && r.next_cpl == 1 && cpl[0].status == NIC_Q_RX_STATUS_FREE);
+    cpl[1] = (struct nic_rx_cpl){.len = 60, .index = 0, .status = NIC_RX_STATUS_OK};
+    CHECK(nic_core_rx_take(&r, &rec) && rec.status == NIC_RX_STATUS_OK && rec.index == 0);
+    CHECK(r.to_repost == 1);
+    /* Position 0 again: already consumed, not posted since. */
+    cpl[2] = (struct nic_rx_cpl){.len = 60, .index = 0, .status = NIC_RX_STATUS_OK};
+    CHECK(nic_core_rx_take(&r, &rec) && rec.status != NIC_RX_STATUS_OK && r.to_repost == 1);
+    /* An index beyond the ring (its low bits would name a posted position). */
+    cpl[3] = (struct nic_rx_cpl){.len = 60, .index = 0x8001, .status = NIC_RX_STATUS_OK};
+    CHECK(nic_core_rx_take(&r, &rec) && rec.status != NIC_RX_STATUS_OK && r.to_repost == 1);
+    /* The next good record: position 1, nothing skipped. */
+    cpl[4] = (struct nic_rx_cpl){.len = 64, .index = 1, .status = NIC_RX_STATUS_OK};
+    CHECK(nic_core_rx_take(&r, &rec) && rec.index == 1 && rec.len == 64 && r.to_repost == 2);
+    CHECK(r.frames == 5 && r.bad_index == 3 && r.bad_status == 0);
+}
+
 static void test_coalesce(struct nic_core_hw *hw)
 {
     struct nic_q_coalesce c, back;
@@ -244,6 +276,7 @@ int main(void)
     test_discovery(hw);
     test_tx(hw);
     test_rx(hw);
+    test_rx_untrusted(hw);
     test_coalesce(hw);
     test_counters(hw);
     if (failures)

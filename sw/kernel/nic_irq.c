@@ -9,7 +9,15 @@
  * pci_irq_vector(pdev, its MSI number). The pcie_msi block's ENABLE mask has the nic block's
  * MSI numbers set while the interface is up. One NAPI context per vector: RX's polls the RX
  * ring, TX group g's reclaims the TX queues q with q % hw_txirq == g.
- * Interfaces: nicdrv_irq_init/fini (probe/remove), nicdrv_irq_request/release (open/stop).
+ *
+ * Where the platform does not give that many (no multiple-message MSI, too few vectors, no
+ * MSI at all), one vector serves everything: a single MSI message (the device sends every MSI
+ * number as that message: with one message enabled it may not change the data), or the INTx
+ * line where the device has one (shared). Its one NAPI context reclaims every TX queue, then
+ * polls the RX ring. MSI-X is not used for it: MSI number m goes through table entry m, which
+ * a one-entry allocation does not program.
+ * Interfaces: nicdrv_irq_init/fini (probe/remove), nicdrv_irq_request/release (open/stop),
+ * nicdrv_txq_vec (the vector whose NAPI reclaims a TX queue).
  */
 #include <linux/interrupt.h>
 
@@ -17,146 +25,162 @@
 
 static irqreturn_t nicdrv_irq(int irq, void *data)
 {
-    struct nicdrv_vec *vec = data;
+	struct nicdrv_vec *vec = data;
 
-    napi_schedule_irqoff(&vec->napi);
-    return IRQ_HANDLED;
+	/* INTx (shared): the device has no interrupt status register to tell whether it asked. */
+	napi_schedule_irqoff(&vec->napi);
+	return IRQ_HANDLED;
+}
+
+struct nicdrv_vec *nicdrv_txq_vec(struct nicdrv_priv *priv, unsigned int q)
+{
+	return priv->nvec == 1 ? &priv->vec[0] : &priv->vec[1 + q % priv->hw_txirq];
 }
 
 static int nicdrv_poll(struct napi_struct *napi, int budget)
 {
-    struct nicdrv_vec *vec = container_of(napi, struct nicdrv_vec, napi);
-    struct nicdrv_priv *priv = vec->priv;
-    unsigned int q;
-    int done;
+	struct nicdrv_vec *vec = container_of(napi, struct nicdrv_vec, napi);
+	struct nicdrv_priv *priv = vec->priv;
+	unsigned int q;
 
-    if (vec->rx)
-        return nicdrv_rx_poll(priv, napi, budget);
-    for (q = vec->group; q < priv->ntxq; q += priv->hw_txirq)
-        nicdrv_tx_clean(priv, &priv->txq[q], budget);
-    done = 0;
-    if (budget)                     /* netpoll (budget 0) must not complete */
-        napi_complete_done(napi, done);
-    return done;
+	if (vec->all_tx)
+		for (q = 0; q < priv->ntxq; q++)
+			nicdrv_tx_clean(priv, &priv->txq[q], budget);
+	if (vec->rx)
+		return nicdrv_rx_poll(priv, napi, budget);
+	for (q = vec->group; q < priv->ntxq; q += priv->hw_txirq)
+		nicdrv_tx_clean(priv, &priv->txq[q], budget);
+	if (budget) /* netpoll (budget 0) must not complete */
+		napi_complete_done(napi, 0);
+	return 0;
 }
 
 int nicdrv_irq_init(struct nicdrv_priv *priv)
 {
-    const struct nic_core_rb_entry *nic = nic_core_rb_lookup(&priv->rb, NIC_RB_NIC);
-    struct pci_dev *pdev = priv->pdev;
-    unsigned int first = nic_core_rb_msi(nic), need, i;
-    int n;
+	const struct nic_core_rb_entry *nic = nic_core_rb_lookup(&priv->rb, NIC_RB_NIC);
+	struct pci_dev *pdev = priv->pdev;
+	unsigned int first = nic_core_rb_msi(nic), need, flags, i;
+	int n;
 
-    if (first == NIC_RB_NO_IRQ) {
-        dev_err(&pdev->dev, "the nic block has no MSI numbers\n");
-        return -ENODEV;
-    }
-    priv->nvec = 1 + priv->hw_txirq;
-    need = first + priv->nvec;
-#ifdef NICDRV_FAKE
-    n = 0 * need;                   /* the model schedules the NAPI contexts itself */
-#else
-    n = pci_alloc_irq_vectors(pdev, need, need, PCI_IRQ_MSIX | PCI_IRQ_MSI);
-    if (n < 0) {
-        dev_err(&pdev->dev, "cannot allocate %u MSI/MSI-X vectors (the nic block's MSI numbers "
-                "are %u..%u): %d\n", need, first, need - 1, n);
-        return n;
-    }
-#endif
-    priv->irq_count = n;
-    priv->msix = pdev->msix_enabled;
-    for (i = 0; i < priv->nvec; i++) {
-        struct nicdrv_vec *vec = &priv->vec[i];
+	if (first == NIC_RB_NO_IRQ || first + 1 + priv->hw_txirq > 32) {
+		dev_err(&pdev->dev, "the nic block's MSI numbers (first %u, %u of them) are not 0..31\n",
+			first, 1 + priv->hw_txirq);
+		return -ENODEV;
+	}
+	priv->msi_first = first;
+	priv->nvec = 1 + priv->hw_txirq;
+	need = first + priv->nvec;
+	n = pci_alloc_irq_vectors(pdev, need, need, PCI_IRQ_MSIX | PCI_IRQ_MSI);
+	if (n < 0) {
+		flags = PCI_IRQ_MSI;
+		if (pdev->pin)
+			flags |= PCI_IRQ_LEGACY;
+		n = pci_alloc_irq_vectors(pdev, 1, 1, flags);
+		if (n < 0) {
+			dev_err(&pdev->dev, "no interrupt: neither %u MSI/MSI-X vectors (the nic block's MSI numbers are %u..%u) nor one MSI%s: %d\n",
+				need, first, need - 1, pdev->pin ? " or INTx" : "", n);
+			return n;
+		}
+		priv->nvec = 1;
+		dev_warn(&pdev->dev, "%u MSI/MSI-X vectors not available: one %s vector for RX and every TX queue\n",
+			 need, pdev->msi_enabled ? "MSI" : "INTx");
+	}
+	priv->irq_count = n;
+	priv->msix = pdev->msix_enabled;
+	for (i = 0; i < priv->nvec; i++) {
+		struct nicdrv_vec *vec = &priv->vec[i];
 
-        vec->priv = priv;
-        vec->msi = first + i;
-        vec->rx = i == 0;
-        vec->group = i ? i - 1 : 0;
-        vec->irq = 0;
-        netif_napi_add(priv->ndev, &vec->napi, nicdrv_poll);
-    }
-    return 0;
+		vec->priv = priv;
+		vec->msi = first + i;
+		vec->rx = i == 0;
+		vec->all_tx = priv->nvec == 1;
+		vec->group = i ? i - 1 : 0;
+		vec->irq = 0;
+		netif_napi_add(priv->ndev, &vec->napi, nicdrv_poll);
+	}
+	return 0;
+}
+
+const char *nicdrv_irq_mode(struct nicdrv_priv *priv)
+{
+	if (priv->pdev->msix_enabled)
+		return "MSI-X";
+	return priv->pdev->msi_enabled ? "MSI" : "INTx";
 }
 
 void nicdrv_irq_fini(struct nicdrv_priv *priv)
 {
-    unsigned int i;
+	unsigned int i;
 
-    for (i = 0; i < priv->nvec; i++)
-        netif_napi_del(&priv->vec[i].napi);
-    priv->nvec = 0;
-    if (priv->irq_count)
-        pci_free_irq_vectors(priv->pdev);
+	for (i = 0; i < priv->nvec; i++)
+		netif_napi_del(&priv->vec[i].napi);
+	priv->nvec = 0;
+	if (priv->irq_count)
+		pci_free_irq_vectors(priv->pdev);
+	priv->irq_count = 0;
 }
 
+/* Every MSI number of the nic block, whichever vector takes it. */
 static u32 nicdrv_msi_mask(struct nicdrv_priv *priv)
 {
-    u32 mask = 0;
-    unsigned int i;
-
-    for (i = 0; i < priv->nvec; i++)
-        if (priv->vec[i].msi < 32)
-            mask |= BIT(priv->vec[i].msi);
-    return mask;
+	return GENMASK(priv->msi_first + priv->hw_txirq, priv->msi_first);
 }
 
 int nicdrv_irq_request(struct nicdrv_priv *priv)
 {
-    u32 en;
-    unsigned int i;
-    int err;
+	struct pci_dev *pdev = priv->pdev;
+	const unsigned long flags = pdev->msi_enabled || pdev->msix_enabled ? 0 : IRQF_SHARED;
+	unsigned int i;
+	int err;
+	u32 en;
 
-    for (i = 0; i < priv->nvec; i++) {
-        struct nicdrv_vec *vec = &priv->vec[i];
-        int irq = pci_irq_vector(priv->pdev, vec->msi);
+	for (i = 0; i < priv->nvec; i++) {
+		struct nicdrv_vec *vec = &priv->vec[i];
+		int irq = pci_irq_vector(pdev, priv->nvec == 1 ? 0 : vec->msi);
 
-        if (vec->rx)
-            snprintf(vec->name, sizeof(vec->name), "%s-rx", priv->ndev->name);
-        else
-            snprintf(vec->name, sizeof(vec->name), "%s-tx%u", priv->ndev->name, vec->group);
-#ifdef NICDRV_FAKE
-        irq = -1;                   /* no interrupt: NAPI only */
-        napi_enable(&vec->napi);
-        vec->irq = irq;
-        continue;
-#endif
-        if (irq < 0) {
-            err = irq;
-            goto err_free;
-        }
-        err = request_irq(irq, nicdrv_irq, 0, vec->name, vec);
-        if (err)
-            goto err_free;
-        vec->irq = irq;
-        napi_enable(&vec->napi);
-    }
-    en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
-    nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
-                  en | nicdrv_msi_mask(priv));
-    return 0;
+		if (vec->all_tx)
+			snprintf(vec->name, sizeof(vec->name), "%s-txrx", priv->ndev->name);
+		else if (vec->rx)
+			snprintf(vec->name, sizeof(vec->name), "%s-rx", priv->ndev->name);
+		else
+			snprintf(vec->name, sizeof(vec->name), "%s-tx%u", priv->ndev->name,
+				 vec->group);
+		if (irq < 0) {
+			err = irq;
+			goto err_free;
+		}
+		err = request_irq(irq, nicdrv_irq, flags, vec->name, vec);
+		if (err)
+			goto err_free;
+		vec->irq = irq;
+		napi_enable(&vec->napi);
+	}
+	en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
+	nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
+		      en | nicdrv_msi_mask(priv));
+	return 0;
 
 err_free:
-    netdev_err(priv->ndev, "cannot request the interrupt of vector %u (MSI %u): %d\n", i,
-               priv->vec[i].msi, err);
-    nicdrv_irq_release(priv);
-    return err;
+	netdev_err(priv->ndev, "cannot request the interrupt of vector %u (MSI %u): %d\n", i,
+		   priv->vec[i].msi, err);
+	nicdrv_irq_release(priv);
+	return err;
 }
 
 void nicdrv_irq_release(struct nicdrv_priv *priv)
 {
-    u32 en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
-    unsigned int i;
+	u32 en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
+	unsigned int i;
 
-    nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
-                  en & ~nicdrv_msi_mask(priv));
-    for (i = 0; i < priv->nvec; i++) {
-        struct nicdrv_vec *vec = &priv->vec[i];
+	nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
+		      en & ~nicdrv_msi_mask(priv));
+	for (i = 0; i < priv->nvec; i++) {
+		struct nicdrv_vec *vec = &priv->vec[i];
 
-        if (!vec->irq)
-            continue;
-        if (vec->irq > 0)
-            free_irq(vec->irq, vec);
-        napi_disable(&vec->napi);
-        vec->irq = 0;
-    }
+		if (!vec->irq)
+			continue;
+		free_irq(vec->irq, vec);
+		napi_disable(&vec->napi);
+		vec->irq = 0;
+	}
 }

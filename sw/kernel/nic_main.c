@@ -4,18 +4,17 @@
  * (NICDRV_VENDOR_ID/DEVICE_ID, nicdrv.h), enables it, maps BAR0 and finds the register blocks at
  * run time with the shared core's discovery (nic_core_rb_discover), then sets the DMA mask: the
  * SoC's DMA address width (the pcie_dma0 block's parameter: the PCIe crossbar the nic block's
- * DMA shares, 32 bits in litex_soc/nic_soc.py; 64 if the table says so), 32 if that is refused. A device whose identification, nic or pcie_msi block this driver does
- * not know (MAGIC, major version, absent block, other layout version) is refused with a dev_err
- * naming what differs, and everything taken so far is given back.
+ * DMA shares, 32 bits in litex_soc/nic_soc.py; 64 if the table says so), 32 if that is refused.
+ * A device whose identification, nic or pcie_msi block this driver does not know (MAGIC, major
+ * version, absent block, other layout version) is refused with a dev_err naming what differs,
+ * and everything taken so far is given back.
  *
- * Interfaces: the PCI driver; nic_core_rd32/wr32 (the shared core's MMIO, nic_core_osdep.h),
- * bounds-checked against BAR0's length.
- * Built with NICDRV_FAKE=1 (the QEMU test only) it binds QEMU's edu device instead and serves
- * BAR0 from nic_fake.c's model. Parameters: tx_ring, rx_ring (descriptors per ring at load, powers of two; ethtool -G changes
- * them later).
+ * Interfaces: the PCI driver; BAR0 through nicdrv_hw_map/unmap and nic_core_rd32/wr32
+ * (nic_mmio.c; in the QEMU test's NICDRV_FAKE=1 build nic_fake.c's model of the SoC instead,
+ * bound to QEMU's edu device through new_id). Parameters: tx_ring, rx_ring (descriptors per
+ * ring at load, powers of two; ethtool -G changes them later).
  */
 #include <linux/etherdevice.h>
-#include <linux/io.h>
 #include <linux/module.h>
 
 #include "nicdrv.h"
@@ -27,232 +26,199 @@ static unsigned int rx_ring = NICDRV_RING_DEFAULT;
 module_param(rx_ring, uint, 0444);
 MODULE_PARM_DESC(rx_ring, "RX descriptors at load (power of two, 64..4096)");
 
-uint32_t nic_core_rd32(struct nic_core_hw *hw, uint32_t off)
-{
-#ifdef NICDRV_FAKE
-    return nicdrv_fake_rd32(hw, off);
-#endif
-    if ((resource_size_t)off + 4 > hw->len)
-        return ~0u;
-    return ioread32(hw->bar + off);
-}
-
-void nic_core_wr32(struct nic_core_hw *hw, uint32_t off, uint32_t v)
-{
-#ifdef NICDRV_FAKE
-    nicdrv_fake_wr32(hw, off, v);
-    return;
-#endif
-    if ((resource_size_t)off + 4 <= hw->len)
-        iowrite32(v, hw->bar + off);
-}
-
 static unsigned int ring_param(unsigned int v)
 {
-    v = clamp(v, NICDRV_RING_MIN, NIC_Q_RING_MAX);
-    return roundup_pow_of_two(v);
+	v = clamp(v, NICDRV_RING_MIN, NIC_Q_RING_MAX);
+	return roundup_pow_of_two(v);
 }
 
 /* The blocks this driver uses: there, and with the layout nic_regs.h was generated for. */
 static int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
 {
-    struct device *dev = &priv->pdev->dev;
-    const struct nic_core_rb_entry *e = nic_core_rb_lookup(&priv->rb, type);
+	struct device *dev = &priv->pdev->dev;
+	const struct nic_core_rb_entry *e = nic_core_rb_lookup(&priv->rb, type);
 
-    switch (nic_core_rb_check(&priv->rb, type)) {
-    case NIC_CORE_RB_OK:
-        break;
-    case NIC_CORE_RB_ABSENT:
-        dev_err(dev, "no %s block (register block type 0x%04x) in the table: not a NIC "
-                "build this driver supports\n", nic_core_rb_name(type), type);
-        return -ENODEV;
-    default:
-        dev_err(dev, "%s block at BAR0 0x%04x has layout version 0x%08x, this driver knows "
-                "0x%08x (sw/include/nic_regs.h): rebuild the driver for this gateware\n",
-                nic_core_rb_name(type), e->base, e->version, nic_core_rb_known_version(type));
-        return -ENODEV;
-    }
-    if ((resource_size_t)e->base >= priv->hw.len) {
-        dev_err(dev, "%s block base 0x%x is beyond BAR0 (%pa bytes)\n",
-                nic_core_rb_name(type), e->base, &priv->hw.len);
-        return -ENODEV;
-    }
-    *base = e->base;
-    return 0;
+	switch (nic_core_rb_check(&priv->rb, type)) {
+	case NIC_CORE_RB_OK:
+		break;
+	case NIC_CORE_RB_ABSENT:
+		dev_err(dev,
+			"no %s block (register block type 0x%04x) in the table: not a NIC build this driver supports\n",
+			nic_core_rb_name(type), type);
+		return -ENODEV;
+	default:
+		dev_err(dev,
+			"%s block at BAR0 0x%04x has layout version 0x%08x, this driver knows 0x%08x (sw/include/nic_regs.h): rebuild the driver for this gateware\n",
+			nic_core_rb_name(type), e->base, e->version,
+			nic_core_rb_known_version(type));
+		return -ENODEV;
+	}
+	if ((resource_size_t)e->base >= priv->hw.len) {
+		dev_err(dev, "%s block base 0x%x is beyond BAR0 (%pa bytes)\n",
+			nic_core_rb_name(type), e->base, &priv->hw.len);
+		return -ENODEV;
+	}
+	*base = e->base;
+	return 0;
 }
 
 static int nicdrv_identify(struct nicdrv_priv *priv)
 {
-    struct device *dev = &priv->pdev->dev;
-    const struct nic_core_rb_entry *nic, *dma;
-    int err;
+	struct device *dev = &priv->pdev->dev;
+	const struct nic_core_rb_entry *nic, *dma;
+	int err;
 
-    switch (nic_core_rb_discover(&priv->hw, &priv->rb)) {
-    case NIC_CORE_RB_OK:
-        break;
-    case NIC_CORE_RB_BAD_MAGIC:
-        dev_err(dev, "identification MAGIC (BAR0 0x%04x) reads 0x%08x, not 0x%08x: not this "
-                "NIC\n", NIC_CSR_INFO_MAGIC_ADDR, priv->rb.magic, NIC_ID_MAGIC);
-        return -ENODEV;
-    case NIC_CORE_RB_BAD_MAJOR:
-        dev_err(dev, "design version 0x%08x: this driver knows major version %u only\n",
-                priv->rb.version, NIC_ID_VERSION_MAJOR);
-        return -ENODEV;
-    default:
-        dev_err(dev, "register-block count %u: expected 1..%u\n", priv->rb.count,
-                NIC_ID_RB_MAX);
-        return -ENODEV;
-    }
-    priv->design_version = priv->rb.version;
-    err = nicdrv_check_block(priv, NIC_RB_NIC, &priv->nic_base);
-    if (!err)
-        err = nicdrv_check_block(priv, NIC_RB_PCIE_MSI, &priv->msi_base);
-    if (err)
-        return err;
+	switch (nic_core_rb_discover(&priv->hw, &priv->rb)) {
+	case NIC_CORE_RB_OK:
+		break;
+	case NIC_CORE_RB_BAD_MAGIC:
+		dev_err(dev,
+			"identification MAGIC (BAR0 0x%04x) reads 0x%08x, not 0x%08x: not this NIC\n",
+			NIC_CSR_INFO_MAGIC_ADDR, priv->rb.magic, NIC_ID_MAGIC);
+		return -ENODEV;
+	case NIC_CORE_RB_BAD_MAJOR:
+		dev_err(dev, "design version 0x%08x: this driver knows major version %u only\n",
+			priv->rb.version, NIC_ID_VERSION_MAJOR);
+		return -ENODEV;
+	default:
+		dev_err(dev, "register-block count %u: expected 1..%u\n", priv->rb.count,
+			NIC_ID_RB_MAX);
+		return -ENODEV;
+	}
+	priv->design_version = priv->rb.version;
+	err = nicdrv_check_block(priv, NIC_RB_NIC, &priv->nic_base);
+	if (!err)
+		err = nicdrv_check_block(priv, NIC_RB_PCIE_MSI, &priv->msi_base);
+	if (err)
+		return err;
 
-    nic = nic_core_rb_lookup(&priv->rb, NIC_RB_NIC);
-    priv->hw_txq = nic_core_rb_param(nic);
-    priv->hw_txirq = nic_core_rb_msi_count(nic) ? nic_core_rb_msi_count(nic) - 1 : 0;
-    if (priv->hw_txq < 1 || priv->hw_txq > NIC_Q_MAX_TXQ || priv->hw_txirq < 1 ||
-        priv->hw_txirq > NIC_Q_MAX_TXIRQ) {
-        dev_err(dev, "nic block reports %u TX queues and %u TX vectors: expected 1..%u and "
-                "1..%u\n", priv->hw_txq, priv->hw_txirq, NIC_Q_MAX_TXQ, NIC_Q_MAX_TXIRQ);
-        return -ENODEV;
-    }
-    /* The DMA address width: pcie_dma0's parameter where the table has a block it knows. */
-    dma = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_DMA0);
-    priv->dma_bits = 32;
-    if (dma && nic_core_rb_check(&priv->rb, NIC_RB_PCIE_DMA0) == NIC_CORE_RB_OK &&
-        nic_core_rb_param(dma) >= 32 && nic_core_rb_param(dma) <= 64)
-        priv->dma_bits = nic_core_rb_param(dma);
-    priv->tick_cycles = nic_core_tick_cycles(nic_core_rd32(&priv->hw, NIC_CSR_INFO_CLK_FREQ_ADDR));
-    if (!priv->tick_cycles) {
-        dev_err(dev, "INFO_CLK_FREQ gives no coalescing tick of 1 us\n");
-        return -ENODEV;
-    }
-    return 0;
+	nic = nic_core_rb_lookup(&priv->rb, NIC_RB_NIC);
+	priv->hw_txq = nic_core_rb_param(nic);
+	priv->hw_txirq = nic_core_rb_msi_count(nic) ? nic_core_rb_msi_count(nic) - 1 : 0;
+	if (priv->hw_txq < 1 || priv->hw_txq > NIC_Q_MAX_TXQ || priv->hw_txirq < 1 ||
+	    priv->hw_txirq > NIC_Q_MAX_TXIRQ) {
+		dev_err(dev,
+			"nic block reports %u TX queues and %u TX vectors: expected 1..%u and 1..%u\n",
+			priv->hw_txq, priv->hw_txirq, NIC_Q_MAX_TXQ, NIC_Q_MAX_TXIRQ);
+		return -ENODEV;
+	}
+	/* The DMA address width: pcie_dma0's parameter where the table has a block it knows. */
+	dma = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_DMA0);
+	priv->dma_bits = 32;
+	if (dma && nic_core_rb_check(&priv->rb, NIC_RB_PCIE_DMA0) == NIC_CORE_RB_OK &&
+	    nic_core_rb_param(dma) >= 32 && nic_core_rb_param(dma) <= 64)
+		priv->dma_bits = nic_core_rb_param(dma);
+	priv->tick_cycles =
+		nic_core_tick_cycles(nic_core_rd32(&priv->hw, NIC_CSR_INFO_CLK_FREQ_ADDR));
+	if (!priv->tick_cycles) {
+		dev_err(dev, "INFO_CLK_FREQ gives no coalescing tick of 1 us\n");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-    struct net_device *ndev;
-    struct nicdrv_priv *priv;
-    int err;
+	struct net_device *ndev;
+	struct nicdrv_priv *priv;
+	int err;
 
-    err = pci_enable_device_mem(pdev);
-    if (err)
-        return err;
-    err = pci_request_mem_regions(pdev, NICDRV_NAME);
-    if (err)
-        goto err_disable;
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		return err;
+	err = pci_request_mem_regions(pdev, NICDRV_NAME);
+	if (err)
+		goto err_disable;
 
-    ndev = alloc_etherdev_mqs(sizeof(*priv), NIC_Q_MAX_TXQ, 1);
-    if (!ndev) {
-        err = -ENOMEM;
-        goto err_release;
-    }
-    SET_NETDEV_DEV(ndev, &pdev->dev);
-    priv = netdev_priv(ndev);
-    priv->pdev = pdev;
-    priv->ndev = ndev;
-    pci_set_drvdata(pdev, priv);
+	ndev = alloc_etherdev_mqs(sizeof(*priv), NIC_Q_MAX_TXQ, 1);
+	if (!ndev) {
+		err = -ENOMEM;
+		goto err_release;
+	}
+	SET_NETDEV_DEV(ndev, &pdev->dev);
+	priv = netdev_priv(ndev);
+	priv->pdev = pdev;
+	priv->ndev = ndev;
+	pci_set_drvdata(pdev, priv);
 
-    priv->hw.len = pci_resource_len(pdev, 0);
-    priv->hw.bar = pci_iomap(pdev, 0, 0);
-    if (!priv->hw.bar) {
-        dev_err(&pdev->dev, "cannot map BAR0\n");
-        err = -ENOMEM;
-        goto err_free;
-    }
-#ifdef NICDRV_FAKE
-    err = nicdrv_fake_init(priv);
-    if (err)
-        goto err_unmap;
-#endif
-    err = nicdrv_identify(priv);
-    if (err)
-        goto err_unmap;
-    err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(priv->dma_bits));
-    if (err && priv->dma_bits > 32) {
-        priv->dma_bits = 32;
-        err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
-    }
-    if (err) {
-        dev_err(&pdev->dev, "no usable DMA mask (%u or 32 bits)\n", priv->dma_bits);
-        goto err_unmap;
-    }
+	err = nicdrv_hw_map(priv);
+	if (err)
+		goto err_free;
+	err = nicdrv_identify(priv);
+	if (err)
+		goto err_unmap;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(priv->dma_bits));
+	if (err && priv->dma_bits > 32) {
+		priv->dma_bits = 32;
+		err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+	}
+	if (err) {
+		dev_err(&pdev->dev, "no usable DMA mask (%u or 32 bits)\n", priv->dma_bits);
+		goto err_unmap;
+	}
 
-    pci_set_master(pdev);
-    priv->tx_ring_size = ring_param(tx_ring);
-    priv->rx_ring_size = ring_param(rx_ring);
-    priv->ntxq = priv->hw_txq;
-    nic_core_coalesce_defaults(&priv->coal);
+	pci_set_master(pdev);
+	priv->tx_ring_size = ring_param(tx_ring);
+	priv->rx_ring_size = ring_param(rx_ring);
+	priv->ntxq = priv->hw_txq;
+	nic_core_coalesce_defaults(&priv->coal);
 
-    err = nicdrv_irq_init(priv);
-    if (err)
-        goto err_master;
-    err = nicdrv_netdev_init(priv);
-    if (err)
-        goto err_irq;
-    err = register_netdev(ndev);
-    if (err)
-        goto err_irq;
-    netdev_info(ndev, "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors, "
-                "%u-bit DMA\n", priv->design_version >> 16, priv->design_version & 0xffff,
-                priv->hw_txq, priv->hw_txirq, priv->msix ? "MSI-X" : "MSI", priv->irq_count,
-                priv->dma_bits);
-    return 0;
+	err = nicdrv_irq_init(priv);
+	if (err)
+		goto err_master;
+	err = nicdrv_netdev_init(priv);
+	if (err)
+		goto err_irq;
+	err = register_netdev(ndev);
+	if (err)
+		goto err_irq;
+	netdev_info(ndev,
+		    "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors%s, %u-bit DMA\n",
+		    priv->design_version >> 16, priv->design_version & 0xffff, priv->hw_txq,
+		    priv->hw_txirq, nicdrv_irq_mode(priv), priv->irq_count,
+		    priv->nvec == 1 ? " (one for all queues)" : "", priv->dma_bits);
+	return 0;
 
 err_irq:
-    nicdrv_irq_fini(priv);
+	nicdrv_irq_fini(priv);
 err_master:
-    pci_clear_master(pdev);
+	pci_clear_master(pdev);
 err_unmap:
-#ifdef NICDRV_FAKE
-    nicdrv_fake_fini(priv);
-#endif
-    pci_iounmap(pdev, priv->hw.bar);
+	nicdrv_hw_unmap(priv);
 err_free:
-    free_netdev(ndev);
+	free_netdev(ndev);
 err_release:
-    pci_release_mem_regions(pdev);
+	pci_release_mem_regions(pdev);
 err_disable:
-    pci_disable_device(pdev);
-    return err;
+	pci_disable_device(pdev);
+	return err;
 }
 
 static void nicdrv_remove(struct pci_dev *pdev)
 {
-    struct nicdrv_priv *priv = pci_get_drvdata(pdev);
+	struct nicdrv_priv *priv = pci_get_drvdata(pdev);
 
-    unregister_netdev(priv->ndev);
-    cancel_work_sync(&priv->reset_work);
-    nicdrv_irq_fini(priv);
-    pci_clear_master(pdev);
-#ifdef NICDRV_FAKE
-    nicdrv_fake_fini(priv);
-#endif
-    pci_iounmap(pdev, priv->hw.bar);
-    free_netdev(priv->ndev);
-    pci_release_mem_regions(pdev);
-    pci_disable_device(pdev);
+	unregister_netdev(priv->ndev);
+	cancel_work_sync(&priv->reset_work);
+	nicdrv_irq_fini(priv);
+	pci_clear_master(pdev);
+	nicdrv_hw_unmap(priv);
+	free_netdev(priv->ndev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
 }
 
 static const struct pci_device_id nicdrv_ids[] = {
-#ifdef NICDRV_FAKE
-    { PCI_DEVICE(0x1234, 0x11e8) },     /* QEMU's edu device: the QEMU test's stand-in */
-#else
-    { PCI_DEVICE(NICDRV_VENDOR_ID, NICDRV_DEVICE_ID) },
-#endif
-    { }
+	{ PCI_DEVICE(NICDRV_VENDOR_ID, NICDRV_DEVICE_ID) },
+	{}
 };
 MODULE_DEVICE_TABLE(pci, nicdrv_ids);
 
 static struct pci_driver nicdrv_driver = {
-    .name = NICDRV_NAME,
-    .id_table = nicdrv_ids,
-    .probe = nicdrv_probe,
-    .remove = nicdrv_remove,
+	.name = NICDRV_NAME,
+	.id_table = nicdrv_ids,
+	.probe = nicdrv_probe,
+	.remove = nicdrv_remove,
 };
 module_pci_driver(nicdrv_driver);
 

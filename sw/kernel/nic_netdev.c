@@ -5,7 +5,9 @@
  * order (frame FIFOs, coalescing, scheduler, vectors, TX queues, RX ring) and
  * ndo_get_stats64 from the driver's per-queue counters. Stop: queues stopped, vectors released
  * (NAPI disabled), the hardware queues drained and disabled, the last completions reclaimed,
- * then the rings freed.
+ * then the rings freed. A queue that did not drain or an RX engine that did not reset may
+ * still write into them: bus mastering is cleared before they are freed, and set again only
+ * by an open that finds the device idle (every TX queue drained, the RX ring reset).
  *
  * Link: the nic block has no MAC/PHY link status register (sw/include/nic_regs.h), so the
  * carrier is on while the interface is up. MAC address: the SoC has none; a random one.
@@ -16,140 +18,237 @@
 
 #include "nicdrv.h"
 
+/* The device's DMA is over: every TX queue drained and the RX engine's ring reset. */
+static bool nicdrv_dma_idle(struct nicdrv_priv *priv, u32 *drained, u32 *rx_cons)
+{
+	const u32 all = GENMASK(priv->hw_txq - 1, 0);
+
+	*drained = (u32)nic_core_csr_read_wide(&priv->hw,
+					       priv->nic_base + NIC_CSR_NIC_TXQ_DRAINED_ADDR,
+					       NIC_CSR_NIC_TXQ_DRAINED_SIZE);
+	*rx_cons = nic_core_rx_cons(&priv->hw, priv->nic_base);
+	return (*drained & all) == all && *rx_cons == 0;
+}
+
 static void nicdrv_free_rings(struct nicdrv_priv *priv)
 {
-    unsigned int q;
+	unsigned int q;
 
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++)
-        nicdrv_tx_free(priv, &priv->txq[q]);
-    nicdrv_rx_free(priv, &priv->rxq);
+	if (priv->drain_failed && !priv->dma_off) {
+		pci_clear_master(priv->pdev);
+		priv->dma_off = true;
+		netdev_err(priv->ndev,
+			   "the device did not stop its DMA: bus mastering off before its rings are freed; the interface opens again once the device is idle\n");
+	}
+	priv->drain_failed = false;
+
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++)
+		nicdrv_tx_free(priv, &priv->txq[q]);
+	nicdrv_rx_free(priv, &priv->rxq);
 }
 
 int nicdrv_open(struct net_device *ndev)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    unsigned int q;
-    int err;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	u32 drained, rx_cons;
+	unsigned int q;
+	int err;
 
-    for (q = 0; q < priv->ntxq; q++) {
-        priv->txq[q].index = q;
-        err = nicdrv_tx_alloc(priv, &priv->txq[q]);
-        if (err)
-            goto err_free;
-    }
-    err = nicdrv_rx_alloc(priv, &priv->rxq);
-    if (err)
-        goto err_free;
+	if (priv->dma_off) {
+		if (!nicdrv_dma_idle(priv, &drained, &rx_cons)) {
+			netdev_err(ndev,
+				   "not opened: the device has not finished the DMA it was doing when it was stopped (nic_txq_drained 0x%x, nic_rxe_cons %u); reset it or reload the driver\n",
+				   drained, rx_cons);
+			return -EBUSY;
+		}
+		pci_set_master(priv->pdev);
+		priv->dma_off = false;
+	}
+	for (q = 0; q < priv->ntxq; q++) {
+		priv->txq[q].index = q;
+		err = nicdrv_tx_alloc(priv, &priv->txq[q]);
+		if (err)
+			goto err_free;
+	}
+	err = nicdrv_rx_alloc(priv, &priv->rxq);
+	if (err)
+		goto err_free;
 
-    nic_core_fifos(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN);
-    nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
-    nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
-    /* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
-    err = nicdrv_irq_request(priv);
-    if (err)
-        goto err_free;
-    for (q = 0; q < priv->ntxq; q++) {
-        err = nicdrv_tx_start(priv, &priv->txq[q]);
-        if (err)
-            goto err_stop;
-    }
-    err = nicdrv_rx_start(priv, &priv->rxq);
-    if (err)
-        goto err_stop;
-    netif_carrier_on(ndev);
-    netif_tx_start_all_queues(ndev);
-    return 0;
+	nic_core_fifos_min(&priv->hw, priv->nic_base, NICDRV_RX_BUF_LEN, ETH_HLEN);
+	nic_core_coalesce_write(&priv->hw, priv->nic_base, &priv->coal, priv->tick_cycles);
+	nic_core_sched(&priv->hw, priv->nic_base, NIC_TX_SCHED_MODE_RR, priv->hw_txq);
+	/* Vectors and NAPI before the rings: no completion interrupt can find them missing. */
+	err = nicdrv_irq_request(priv);
+	if (err)
+		goto err_free;
+	for (q = 0; q < priv->ntxq; q++) {
+		err = nicdrv_tx_start(priv, &priv->txq[q]);
+		if (err)
+			goto err_stop;
+	}
+	err = nicdrv_rx_start(priv, &priv->rxq);
+	if (err)
+		goto err_stop;
+	priv->up = true;
+	netif_carrier_on(ndev);
+	netif_tx_start_all_queues(ndev);
+	return 0;
 
 err_stop:
-    nicdrv_irq_release(priv);
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_stop(priv, &priv->txq[q]);
-    nicdrv_rx_stop(priv, &priv->rxq);
+	nicdrv_irq_release(priv);
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_stop(priv, &priv->txq[q]);
+	nicdrv_rx_stop(priv, &priv->rxq);
 err_free:
-    nicdrv_free_rings(priv);
-    return err;
+	nicdrv_free_rings(priv);
+	return err;
 }
 
 int nicdrv_stop(struct net_device *ndev)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    unsigned int q;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	unsigned int q;
 
-    netif_tx_disable(ndev);
-    netif_carrier_off(ndev);
-    nicdrv_irq_release(priv);
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_stop(priv, &priv->txq[q]);
-    nicdrv_rx_stop(priv, &priv->rxq);
-    /* Completed frames the last polls did not see, then the rest dropped. */
-    for (q = 0; q < priv->ntxq; q++)
-        nicdrv_tx_clean(priv, &priv->txq[q], 0);
-    nicdrv_free_rings(priv);
-    return 0;
+	if (!priv->up)	/* dev_close after a failed reopen (ethtool -G/-L) */
+		return 0;
+	priv->up = false;
+	bitmap_zero(priv->tx_timed_out, NIC_Q_MAX_TXQ);
+	netif_tx_disable(ndev);
+	netif_carrier_off(ndev);
+	nicdrv_irq_release(priv);
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_stop(priv, &priv->txq[q]);
+	nicdrv_rx_stop(priv, &priv->rxq);
+	/* Completed frames the last polls did not see, then the rest dropped. */
+	for (q = 0; q < priv->ntxq; q++)
+		nicdrv_tx_reclaim(priv, &priv->txq[q], 0);
+	nicdrv_free_rings(priv);
+	return 0;
+}
+
+static void nicdrv_txq_stats(struct nicdrv_txq *txq, u64 *packets, u64 *bytes, u64 *errors,
+			     u64 *reset_dropped, u64 *lost_wb, u64 *oversize, u64 *map_err)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&txq->syncp);
+		*packets = txq->packets;
+		*bytes = txq->bytes;
+		*errors = txq->errors;
+		*reset_dropped = txq->reset_dropped;
+		*lost_wb = txq->lost_wb;
+	} while (u64_stats_fetch_retry(&txq->syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&txq->xmit_syncp);
+		*oversize = txq->oversize;
+		*map_err = txq->map_err;
+	} while (u64_stats_fetch_retry(&txq->xmit_syncp, start));
+}
+
+static void nicdrv_rxq_stats(struct nicdrv_rxq *rxq, u64 *v, u64 *packets, u64 *bytes)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&rxq->syncp);
+		*packets = rxq->packets;
+		*bytes = rxq->bytes;
+		v[NICDRV_STAT_RX_RUNT] = rxq->runt;
+		v[NICDRV_STAT_RX_OVERSIZE] = rxq->oversize;
+		v[NICDRV_STAT_RX_BAD_INDEX] = rxq->bad_index;
+		v[NICDRV_STAT_RX_BAD_STATUS] = rxq->bad_status;
+		v[NICDRV_STAT_RX_NO_SKB] = rxq->no_skb;
+	} while (u64_stats_fetch_retry(&rxq->syncp, start));
+}
+
+const char *const nicdrv_stat_names[NICDRV_NSTATS] = {
+	[NICDRV_STAT_RX_RUNT] = "drv_rx_runt",
+	[NICDRV_STAT_RX_OVERSIZE] = "drv_rx_oversize",
+	[NICDRV_STAT_RX_BAD_INDEX] = "drv_rx_bad_index",
+	[NICDRV_STAT_RX_BAD_STATUS] = "drv_rx_bad_status",
+	[NICDRV_STAT_RX_NO_SKB] = "drv_rx_no_skb",
+	[NICDRV_STAT_TX_OVERSIZE] = "drv_tx_oversize",
+	[NICDRV_STAT_TX_MAP_ERR] = "drv_tx_map_err",
+	[NICDRV_STAT_TX_RESET_DROPPED] = "drv_tx_reset_dropped",
+	[NICDRV_STAT_TX_LOST_WB] = "drv_tx_lost_wb",
+};
+
+/* The drv_* counts of ethtool -S, TX summed over the queues. */
+void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v)
+{
+	u64 packets, bytes, errors, reset_dropped, lost_wb, oversize, map_err;
+	unsigned int q;
+
+	memset(v, 0, NICDRV_NSTATS * sizeof(*v));
+	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		nicdrv_txq_stats(&priv->txq[q], &packets, &bytes, &errors, &reset_dropped, &lost_wb,
+				 &oversize, &map_err);
+		v[NICDRV_STAT_TX_OVERSIZE] += oversize;
+		v[NICDRV_STAT_TX_MAP_ERR] += map_err;
+		v[NICDRV_STAT_TX_RESET_DROPPED] += reset_dropped;
+		v[NICDRV_STAT_TX_LOST_WB] += lost_wb;
+	}
 }
 
 static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
 {
-    struct nicdrv_priv *priv = nicdrv_priv(ndev);
-    struct nicdrv_rxq *rxq = &priv->rxq;
-    unsigned int q, start;
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	u64 packets, bytes, errors, reset_dropped, lost_wb, oversize, map_err;
+	u64 v[NICDRV_NSTATS];
+	unsigned int q;
 
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
-        struct nicdrv_txq *txq = &priv->txq[q];
-        u64 packets, bytes, dropped, errors;
-
-        do {
-            start = u64_stats_fetch_begin(&txq->syncp);
-            packets = txq->packets;
-            bytes = txq->bytes;
-            dropped = txq->dropped;
-            errors = txq->errors;
-        } while (u64_stats_fetch_retry(&txq->syncp, start));
-        s->tx_packets += packets;
-        s->tx_bytes += bytes;
-        s->tx_dropped += dropped;
-        s->tx_errors += errors;
-    }
-    do {
-        start = u64_stats_fetch_begin(&rxq->syncp);
-        s->rx_packets = rxq->packets;
-        s->rx_bytes = rxq->bytes;
-        s->rx_dropped = rxq->dropped;
-        s->rx_errors = rxq->errors;
-    } while (u64_stats_fetch_retry(&rxq->syncp, start));
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		nicdrv_txq_stats(&priv->txq[q], &packets, &bytes, &errors, &reset_dropped, &lost_wb,
+				 &oversize, &map_err);
+		s->tx_packets += packets;
+		s->tx_bytes += bytes;
+		s->tx_dropped += reset_dropped + oversize + map_err;
+		s->tx_errors += errors;
+	}
+	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
+	s->rx_packets = packets;
+	s->rx_bytes = bytes;
+	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB];
+	s->rx_length_errors = v[NICDRV_STAT_RX_RUNT] + v[NICDRV_STAT_RX_OVERSIZE];
+	s->rx_errors = s->rx_length_errors + v[NICDRV_STAT_RX_BAD_INDEX] +
+		       v[NICDRV_STAT_RX_BAD_STATUS];
 }
 
 static const struct net_device_ops nicdrv_netdev_ops = {
-    .ndo_open = nicdrv_open,
-    .ndo_stop = nicdrv_stop,
-    .ndo_start_xmit = nicdrv_start_xmit,
-    .ndo_get_stats64 = nicdrv_get_stats64,
-    .ndo_tx_timeout = nicdrv_tx_timeout,
-    .ndo_set_mac_address = eth_mac_addr,
-    .ndo_validate_addr = eth_validate_addr,
+	.ndo_open = nicdrv_open,
+	.ndo_stop = nicdrv_stop,
+	.ndo_start_xmit = nicdrv_start_xmit,
+	.ndo_get_stats64 = nicdrv_get_stats64,
+	.ndo_tx_timeout = nicdrv_tx_timeout,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
 };
 
 int nicdrv_netdev_init(struct nicdrv_priv *priv)
 {
-    struct net_device *ndev = priv->ndev;
-    unsigned int q;
-    int err;
+	struct net_device *ndev = priv->ndev;
+	unsigned int q;
+	int err;
 
-    INIT_WORK(&priv->reset_work, nicdrv_reset_task);
-    ndev->netdev_ops = &nicdrv_netdev_ops;
-    ndev->ethtool_ops = &nicdrv_ethtool_ops;
-    ndev->hw_features = NETIF_F_SG;
-    ndev->features = NETIF_F_SG;
-    ndev->min_mtu = ETH_MIN_MTU;
-    ndev->max_mtu = NICDRV_RX_BUF_LEN - VLAN_ETH_HLEN;
-    eth_hw_addr_random(ndev);
-    for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
-        priv->txq[q].index = q;
-        u64_stats_init(&priv->txq[q].syncp);
-    }
-    u64_stats_init(&priv->rxq.syncp);
-    err = netif_set_real_num_tx_queues(ndev, priv->ntxq);
-    if (!err)
-        err = netif_set_real_num_rx_queues(ndev, 1);
-    return err;
+	INIT_WORK(&priv->reset_work, nicdrv_reset_task);
+	ndev->netdev_ops = &nicdrv_netdev_ops;
+	ndev->ethtool_ops = &nicdrv_ethtool_ops;
+	ndev->hw_features = NETIF_F_SG;
+	ndev->features = NETIF_F_SG;
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = NICDRV_RX_BUF_LEN - VLAN_ETH_HLEN;
+	eth_hw_addr_random(ndev);
+	netif_carrier_off(ndev);	/* until open */
+	for (q = 0; q < NIC_Q_MAX_TXQ; q++) {
+		priv->txq[q].index = q;
+		u64_stats_init(&priv->txq[q].syncp);
+		u64_stats_init(&priv->txq[q].xmit_syncp);
+	}
+	u64_stats_init(&priv->rxq.syncp);
+	err = netif_set_real_num_tx_queues(ndev, priv->ntxq);
+	if (!err)
+		err = netif_set_real_num_rx_queues(ndev, 1);
+	return err;
 }

@@ -23,100 +23,132 @@
 
 #define NICDRV_NAME "nicdrv"
 /* The SoC's PCI identity: the Xilinx 7-series core's defaults for LitePCIe's Gen2 x4 PHY
- * (cocotb_tests/pcie_rc/soc_pcie_device.py). */
+ * (cocotb_tests/pcie_rc/soc_pcie_device.py).
+ */
 #define NICDRV_VENDOR_ID 0x10ee
 #define NICDRV_DEVICE_ID 0x7024
 
 #define NICDRV_RING_DEFAULT 512u
-#define NICDRV_RING_MIN 64u         /* room for a frame of MAX_SKB_FRAGS + 1 descriptors */
-#define NICDRV_RX_BUF_LEN 2048u     /* RX buffer (one page each): the largest frame, no FCS */
-#define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)  /* descriptors one skb may take */
-#define NICDRV_TIMEOUT_US 10000u    /* drain and reset polls */
+#define NICDRV_RING_MIN 64u	/* room for a frame of MAX_SKB_FRAGS + 1 descriptors */
+#define NICDRV_RX_BUF_LEN 2048u	/* RX buffer (one page each): the largest frame, no FCS */
+#define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)	/* descriptors one skb may take */
+#define NICDRV_TIMEOUT_US 10000u		/* drain and reset polls */
 
 /* The shared core's MMIO handle (nic_core_osdep.h): BAR0. */
 struct nic_core_hw {
-    void __iomem *bar;
-    resource_size_t len;
-#ifdef NICDRV_FAKE
-    struct nicdrv_fake *fake;       /* the QEMU test's model of the SoC (nic_fake.c) */
-#endif
+	void __iomem *bar;
+	resource_size_t len;
 };
 
 /* One TX descriptor's mapping; skb on the frame's last (EOP) descriptor only. */
 struct nicdrv_tx_buf {
-    struct sk_buff *skb;
-    dma_addr_t dma;
-    u32 len;
-    bool page;                      /* a fragment: dma_unmap_page, else dma_unmap_single */
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+	bool page;	/* a fragment: dma_unmap_page, else dma_unmap_single */
 };
 
 struct nicdrv_txq {
-    struct nic_txq ring;            /* the shared core's ring state */
-    struct nicdrv_tx_buf *bufs;     /* ring.size of them */
-    void *mem;                      /* coherent: the ring, then the writeback slot */
-    dma_addr_t mem_dma;
-    size_t mem_len;
-    unsigned int index;
-    u64 packets, bytes, dropped;
-    u64 errors;                     /* ring.errors: errored frames the device reported */
-    struct u64_stats_sync syncp;
+	struct nic_txq ring;		/* the shared core's ring state */
+	struct nicdrv_tx_buf *bufs;	/* ring.size of them */
+	void *mem;			/* coherent: the ring, then the writeback slot */
+	dma_addr_t mem_dma;
+	size_t mem_len;
+	unsigned int index;
+	/* Completion side (NAPI; the reset path with NAPI off): syncp. */
+	u64 packets, bytes;
+	u64 errors;		/* ring.errors: errored frames the device reported */
+	u64 reset_dropped;	/* frames a queue reset found never fetched */
+	u64 lost_wb;		/* resets that found the last writeback lost */
+	struct u64_stats_sync syncp;
+	/* Transmit side (under the queue's xmit lock): xmit_syncp. Frames dropped: */
+	u64 oversize;		/* longer than the TX engine takes */
+	u64 map_err;		/* a DMA mapping failed */
+	struct u64_stats_sync xmit_syncp;
 };
 
 struct nicdrv_rxq {
-    struct nic_rxq ring;
-    struct page **pages;            /* ring.size pages, position p's buffer at offset 0 */
-    dma_addr_t *dma;
-    void *mem;                      /* coherent: descriptors, then completion records */
-    dma_addr_t mem_dma;
-    size_t mem_len;
-    u64 packets, bytes, dropped, errors;
-    struct u64_stats_sync syncp;
+	struct nic_rxq ring;
+	struct page **pages;	/* ring.size pages, position p's buffer at offset 0 */
+	dma_addr_t *dma;
+	void *mem;	/* coherent: descriptors, then completion records */
+	dma_addr_t mem_dma;
+	size_t mem_len;
+	/* Written by the RX poll only. Frames dropped: */
+	u64 packets, bytes;
+	u64 runt;		/* shorter than an Ethernet header */
+	u64 oversize;		/* longer than the buffer */
+	u64 bad_index;		/* the record names no buffer the device holds */
+	u64 bad_status;		/* a status other than OK (the device's drop) */
+	u64 no_skb;		/* no skb to copy into */
+	struct u64_stats_sync syncp;
 };
 
-/* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]). */
+/* The driver's own counts in ethtool -S (drv_*), after the device's registers. */
+enum nicdrv_stat {
+	NICDRV_STAT_RX_RUNT,
+	NICDRV_STAT_RX_OVERSIZE,
+	NICDRV_STAT_RX_BAD_INDEX,
+	NICDRV_STAT_RX_BAD_STATUS,
+	NICDRV_STAT_RX_NO_SKB,
+	NICDRV_STAT_TX_OVERSIZE,
+	NICDRV_STAT_TX_MAP_ERR,
+	NICDRV_STAT_TX_RESET_DROPPED,
+	NICDRV_STAT_TX_LOST_WB,
+	NICDRV_NSTATS
+};
+
+/* One interrupt vector: RX (vec[0]) or TX queue group g (vec[1 + g]); or the only one. */
 struct nicdrv_vec {
-    struct napi_struct napi;
-    struct nicdrv_priv *priv;
-    unsigned int msi;               /* the device's MSI number */
-    int irq;                        /* its Linux irq, 0 when not requested */
-    bool rx;
-    unsigned int group;
-    char name[IFNAMSIZ + 16];
+	struct napi_struct napi;
+	struct nicdrv_priv *priv;
+	unsigned int msi;	/* the device's MSI number */
+	int irq;		/* its Linux irq, 0 when not requested */
+	bool rx;
+	bool all_tx;		/* the one vector: every TX queue, then RX */
+	unsigned int group;
+	char name[IFNAMSIZ + 16];
 };
 
 struct nicdrv_priv {
-    struct pci_dev *pdev;
-    struct net_device *ndev;
-    struct nic_core_hw hw;
-    struct nic_core_rb_table rb;
-    u32 nic_base;                   /* the nic block's BAR0 base */
-    u32 msi_base;                   /* the pcie_msi block's */
-    u32 design_version;             /* INFO_VERSION */
-    u32 tick_cycles;                /* system clock cycles per microsecond */
-    unsigned int dma_bits;          /* DMA mask width (pcie_dma0's address width) */
-    unsigned int hw_txq, hw_txirq;  /* the SoC's TX queues and TX vectors */
-    unsigned int ntxq;              /* TX queues in use (ethtool -L) */
-    unsigned int tx_ring_size, rx_ring_size;    /* ethtool -G */
-    unsigned int nvec;              /* vectors: 1 (RX) + hw_txirq */
-    unsigned int irq_count;         /* from pci_alloc_irq_vectors */
-    bool msix;
-    struct nicdrv_txq txq[NIC_Q_MAX_TXQ];
-    struct nicdrv_rxq rxq;
-    struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
-    struct nic_q_coalesce coal;     /* ethtool -C, written at every open */
-    struct work_struct reset_work;  /* the TX reset path, after ndo_tx_timeout */
-    DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);    /* queues it resets */
+	struct pci_dev *pdev;
+	struct net_device *ndev;
+	struct nic_core_hw hw;
+	struct nic_core_rb_table rb;
+	u32 nic_base;					/* the nic block's BAR0 base */
+	u32 msi_base;					/* the pcie_msi block's */
+	u32 msi_first;					/* the nic block's first MSI number (RX) */
+	u32 design_version;				/* INFO_VERSION */
+	u32 tick_cycles;				/* system clock cycles per microsecond */
+	unsigned int dma_bits;	/* DMA mask width (pcie_dma0's address width) */
+	unsigned int hw_txq, hw_txirq;			/* the SoC's TX queues and TX vectors */
+	unsigned int ntxq;				/* TX queues in use (ethtool -L) */
+	unsigned int tx_ring_size, rx_ring_size;	/* ethtool -G */
+	unsigned int nvec;				/* 1 (RX) + hw_txirq, or 1 for all */
+	unsigned int irq_count;				/* from pci_alloc_irq_vectors */
+	bool msix;
+	struct nicdrv_txq txq[NIC_Q_MAX_TXQ];
+	struct nicdrv_rxq rxq;
+	struct nicdrv_vec vec[1 + NIC_Q_MAX_TXIRQ];
+	struct nic_q_coalesce coal;			/* ethtool -C, written at every open */
+	bool up;		/* rings set up and started by nicdrv_open */
+	bool drain_failed;	/* a TX drain or RX reset timed out since the rings were set up */
+	bool dma_off;		/* bus mastering cleared for it: set again at an open once idle */
+	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
+	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
 };
 
 static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 {
-    return netdev_priv(ndev);
+	return netdev_priv(ndev);
 }
 
 /* nic_netdev.c */
 int nicdrv_netdev_init(struct nicdrv_priv *priv);
 int nicdrv_open(struct net_device *ndev);
 int nicdrv_stop(struct net_device *ndev);
+extern const char *const nicdrv_stat_names[NICDRV_NSTATS];
+void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v);
 
 /* nic_tx.c */
 int nicdrv_tx_alloc(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
@@ -124,6 +156,7 @@ void nicdrv_tx_free(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 int nicdrv_tx_start(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq);
 netdev_tx_t nicdrv_start_xmit(struct sk_buff *skb, struct net_device *ndev);
+int nicdrv_tx_reclaim(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
 void nicdrv_tx_clean(struct nicdrv_priv *priv, struct nicdrv_txq *txq, int budget);
 void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q);
 void nicdrv_reset_task(struct work_struct *work);
@@ -137,19 +170,19 @@ int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budge
 
 /* nic_irq.c */
 int nicdrv_irq_init(struct nicdrv_priv *priv);
+const char *nicdrv_irq_mode(struct nicdrv_priv *priv);
+struct nicdrv_vec *nicdrv_txq_vec(struct nicdrv_priv *priv, unsigned int q);
 void nicdrv_irq_fini(struct nicdrv_priv *priv);
 int nicdrv_irq_request(struct nicdrv_priv *priv);
 void nicdrv_irq_release(struct nicdrv_priv *priv);
 
-#ifdef NICDRV_FAKE
-/* nic_fake.c: the QEMU test's double of the SoC (a build with NICDRV_FAKE=1 only). */
-int nicdrv_fake_init(struct nicdrv_priv *priv);
-void nicdrv_fake_fini(struct nicdrv_priv *priv);
-u32 nicdrv_fake_rd32(struct nic_core_hw *hw, u32 off);
-void nicdrv_fake_wr32(struct nic_core_hw *hw, u32 off, u32 v);
-#endif
+/* nic_mmio.c (the driver), or nic_fake.c (the QEMU test's NICDRV_FAKE=1 build): BAR0 mapped
+ * into priv->hw for nic_core_rd32/wr32, and given back.
+ */
+int nicdrv_hw_map(struct nicdrv_priv *priv);
+void nicdrv_hw_unmap(struct nicdrv_priv *priv);
 
 /* nic_ethtool.c */
 extern const struct ethtool_ops nicdrv_ethtool_ops;
 
-#endif /* NICDRV_H */
+#endif	/* NICDRV_H */
