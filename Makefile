@@ -36,6 +36,9 @@
 #   make flash BOARD=<board> [FLASH=1] [CABLE=<cable>] [FTDI_SERIAL=<serial>]
 #                     loads build/board_<board>/'s bitstream with openFPGALoader: SRAM, or the SPI
 #                     flash with FLASH=1
+#   make timing BOARD=ecpix5 | FLOW=cost
+#                     Fmax per clock against its constraint and the critical paths by core, from
+#                     the routed ECPIX-5 build or the SoC alone on make cost's flow; fails on a miss
 #   make ecp5-sim     the open ECP5 target's SoC (host port on the SoC bus, VexRiscv running
 #                     firmware/) in Verilator: build/ecp5_sim/obj/ecp5sim, the console on stdio
 #
@@ -84,7 +87,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim \
-	soak board-size
+	soak board-size timing
 all: bench
 
 setup:
@@ -295,6 +298,36 @@ $(ECP5SIM)/obj/ecp5sim: $(ECP5SIM)/gateware/ecp5sim.v firmware/sim/ecp5_sim_main
 		$(CURDIR)/firmware/sim/ecp5_sim_main.cpp > $(ECP5SIM)/verilator.log 2>&1 \
 		|| (tail -50 $(ECP5SIM)/verilator.log; exit 1)
 ecp5-sim: $(ECP5SIM)/obj/ecp5sim $(ECP5SIM)/gateware/ecp5sim_rom.init
+
+# --- Timing ----------------------------------------------------------------------------------
+# make timing BOARD=ecpix5: the routed ECPIX-5 build's timing (make bitstream BOARD=ecpix5 first
+# when its report is older than the gateware); make timing FLOW=cost: the SoC without the
+# analyzer alone on make cost's flow (ECP5 LFE5U-85F, 125 MHz asked, TIMING_W data width, placer
+# seed TIMING_SEED). Each prints per clock the Fmax against its constraint and the critical paths
+# cut into cores (litex_soc/timing/timing_report.py), and fails when a clock misses.
+FLOW        ?= board
+TIMING_W    ?= 64
+TIMING_SEED ?= 1
+TIMING_COST := build/timing/cost_dw$(TIMING_W)_s$(TIMING_SEED)
+$(TIMING_COST)/pnr_report.json: $(SOC_PY) litex_soc/cost/ecp5_fmax.py
+	scripts/setup_fpga.sh
+	$(PY) -m litex_soc.cost.ecp5_fmax --data-width $(TIMING_W) --seed $(TIMING_SEED) \
+		--output-dir $(TIMING_COST)
+build/board_ecpix5/gateware/nextpnr_report.json: $(SOC_PY) $(FW_SRC)
+	-$(MAKE) bitstream BOARD=ecpix5
+timing: setup
+ifeq ($(FLOW),cost)
+	$(MAKE) $(TIMING_COST)/pnr_report.json
+	$(PY) -m litex_soc.timing.timing_report $(TIMING_COST)/pnr_report.json
+else ifeq ($(FLOW),xc7)
+	@echo "make timing FLOW=xc7: the open Artix-7 flow (openXC7 nextpnr-xilinx) is not in" \
+		"this tree yet: no Artix-7 timing exists (README, Boards)" >&2; exit 2
+else
+	@test "$(BOARD)" = ecpix5 || { echo "make timing: BOARD=ecpix5 (the open flow's board)," \
+		"or FLOW=cost for the SoC alone; the PCIe boards need Vivado" >&2; exit 2; }
+	$(MAKE) build/board_ecpix5/gateware/nextpnr_report.json
+	$(PY) -m litex_soc.timing.timing_report build/board_ecpix5/gateware/nextpnr_report.json
+endif
 
 # --- Tests and lint ---------------------------------------------------------------------------
 # The simulator configurations and the cocotb tests' Verilated SoC are built first, so pytest's
