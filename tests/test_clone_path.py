@@ -90,3 +90,15 @@ def test_ecpix5_shim_in_a_clone_under_tmp(clone):
                        cwd=work, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "inv" in json.loads(out.read_text())["modules"]
+
+
+def test_tmp_mounts(clone):
+    """The top-level /tmp folders a YoWASP run gets: of its arguments' paths (spaces and all)
+    and of the working directory; nothing else of /tmp, so the tools' own temporary files
+    (not randomly named in WebAssembly) stay private to each run."""
+    from litex_soc.targets import yowasp_run
+    top = str(clone.parent)
+    assert top.startswith("/tmp/")
+    script = f'read_verilog "{clone.resolve() / "a.v"}"; write_json {top}/x.json'
+    assert yowasp_run.tmp_mounts(["-p", script]) == [top]
+    assert top not in yowasp_run.tmp_mounts(["-q", "/tmp"])
