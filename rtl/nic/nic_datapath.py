@@ -23,6 +23,7 @@ from ..contract.coalesce import CONFIG
 from ..contract.formats import TX_WB, TxStatus
 from .dma_port import read_signature, write_signature
 from .dma_read_arbiter import DMAReadArbiter
+from .skid_buffer import SkidBuffer
 from .flat_ports import connect_flat, flat_members
 from .frame_fifo import FrameFIFO
 from .irq_coalescer import IRQCoalescer
@@ -235,6 +236,10 @@ class NICDatapath(wiring.Component):
                             max_frame=max_frame, max_batch=max_batch)
         self.txfifo = FrameFIFO(data_width=B, depth=tx_fifo_depth, backpressure=True)
         self.rxfifo = FrameFIFO(data_width=B, depth=rx_fifo_depth, backpressure=False)
+        # A register slice between the RX FIFO and the engine: the engine's s.ready (from its
+        # write register, from the DMA's wr.ready) stops there instead of steering the FIFO's
+        # block RAM read.
+        self.rxskid = SkidBuffer(frame_fifo.len_beat_layout(B))
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
         self.txirq = IRQCoalescer()         # TX vector 0; the others below
         self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
@@ -281,8 +286,8 @@ class NICDatapath(wiring.Component):
         sched, txq, txe = self.sched, self.txq, self.txe
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
-        for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxe", "txirq", "rxirq",
-                     "rdarb", "txorder"):
+        for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq",
+                     "rxirq", "rdarb", "txorder"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -337,7 +342,8 @@ class NICDatapath(wiring.Component):
 
         # -- RX: MAC, FIFO, engine ---------------------------------------------------------------
         connect_flat(m, rxfifo.s, self, "mac_rx_")
-        wiring.connect(m, rxfifo.m, rxe.s)
+        wiring.connect(m, rxfifo.m, self.rxskid.s)
+        wiring.connect(m, self.rxskid.m, rxe.s)
 
         # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
         wiring.connect(m, txe.rd, arb.s[0])
