@@ -206,6 +206,7 @@ class TXQueueManager(wiring.Component):
         # The per-queue registers (attributes, so that tests can look at them).
         n = nqueues
         self.q_size_log2 = [Signal(4, name=f"q{i}_size_log2") for i in range(n)]
+        self.q_size = [Signal(CNT_BITS, name=f"q{i}_size", init=1) for i in range(n)]  # 2**log2
         self.q_enable = [Signal(name=f"q{i}_enable") for i in range(n)]
         self.q_limit = [Signal(CNT_BITS, name=f"q{i}_limit", init=1) for i in range(n)]
         self.q_prod = [Signal(POS_BITS, name=f"q{i}_prod") for i in range(n)]
@@ -223,8 +224,6 @@ class TXQueueManager(wiring.Component):
 
         size_log2 = table(self.q_size_log2)
         enable = table(self.q_enable)
-        limit = table(self.q_limit)
-        prod = table(self.q_prod)
         fetch = table(self.q_fetch)
         in_flight = table(self.q_in_flight)
         pend = self.wb_pending
@@ -245,25 +244,36 @@ class TXQueueManager(wiring.Component):
         accept = Signal()
         m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
 
-        g_size = ring_size(size_log2[g], "g_size")
+        # Each queue's job size and advanced fetch, from its own registers in parallel (a
+        # balanced tree of mins), then the granted queue's taken: the grant selects at the end
+        # instead of feeding every stage.
+        def least(a, b, name):
+            s = Signal(CNT_BITS, name=name)
+            m.d.comb += s.eq(Mux(b < a, b, a))
+            return s
+
+        q_count, q_adv = [], []
+        for i in range(n):
+            i_size = self.q_size[i]
+            i_fetch = self.q_fetch[i]
+            waiting = Signal(POS_BITS, name=f"q{i}_waiting")
+            to_wrap = Signal(CNT_BITS, name=f"q{i}_to_wrap")
+            room = Signal(CNT_BITS, name=f"q{i}_room")
+            m.d.comb += [
+                waiting.eq((self.q_prod[i] - i_fetch) & (i_size - 1)),
+                to_wrap.eq(i_size - i_fetch),
+                room.eq(self.q_limit[i] - self.q_in_flight[i]),
+            ]
+            cnt = least(least(waiting, to_wrap, f"q{i}_c1"),
+                        least(room, Const(self.max_batch, CNT_BITS), f"q{i}_c2"),
+                        f"q{i}_count")
+            adv = Signal(POS_BITS, name=f"q{i}_fetch_adv")
+            m.d.comb += adv.eq((i_fetch + cnt) & (i_size - 1))
+            q_count.append(cnt)
+            q_adv.append(adv)
         g_fetch = Signal(POS_BITS)
-        waiting = Signal(POS_BITS)
-        to_wrap = Signal(CNT_BITS)
-        room = Signal(CNT_BITS)
-        c1 = Signal(CNT_BITS)
-        c2 = Signal(CNT_BITS)
         count = Signal(CNT_BITS)
-        fetch_adv = Signal(POS_BITS)
-        m.d.comb += [
-            g_fetch.eq(fetch[g]),
-            waiting.eq((prod[g] - g_fetch) & (g_size - 1)),
-            to_wrap.eq(g_size - g_fetch),
-            room.eq(limit[g] - in_flight[g]),
-            c1.eq(Mux(waiting < to_wrap, waiting, to_wrap)),
-            c2.eq(Mux(c1 < room, c1, room)),
-            count.eq(Mux(c2 < self.max_batch, c2, self.max_batch)),
-            fetch_adv.eq((g_fetch + count) & (g_size - 1)),
-        ]
+        m.d.comb += [g_fetch.eq(fetch[g]), count.eq(table(q_count)[g])]
         with m.If(accept):
             m.d.sync += [self.job.valid.eq(1), self.job.p.queue.eq(g),
                          self.job.p.index.eq(g_fetch), self.job.p.count.eq(count)]
@@ -279,7 +289,7 @@ class TXQueueManager(wiring.Component):
         d_en = Signal()
         in_range = Signal()
         m.d.comb += [d_en.eq(enable[d] & d_in),
-                     in_range.eq((self.db_index >> size_log2[d]) == 0)]
+                     in_range.eq(self.db_index < table(self.q_size)[d])]
         db_ok = Signal()
         db_dis = Signal()
         db_rng = Signal()
@@ -326,8 +336,9 @@ class TXQueueManager(wiring.Component):
             infl = self.q_in_flight[i]
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
-                fetch_n.eq(Mux(hr, 0, Mux(hj, fetch_adv, self.q_fetch[i]))),
-                infl_n.eq(Mux(hr, 0, infl + Mux(hj, count, 0) - Mux(hc, self.cpl.p.count, 0))),
+                fetch_n.eq(Mux(hr, 0, Mux(hj, q_adv[i], self.q_fetch[i]))),
+                infl_n.eq(Mux(hr, 0, infl + Mux(hj, q_count[i], 0) -
+                              Mux(hc, self.cpl.p.count, 0))),
                 en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
                 lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
                 cpl_set[i].eq(hc & (self.cpl.p.count != 0)),
@@ -344,6 +355,7 @@ class TXQueueManager(wiring.Component):
             ]
             with m.If(hr):
                 m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
+                             self.q_size[i].eq(Const(1, CNT_BITS) << self.cfg_size_log2),
                              self.db_range_err[i].eq(0)]
             with m.Elif(self.db_valid & d_en & ~in_range & (d == i)):
                 m.d.sync += self.db_range_err[i].eq(1)
