@@ -135,8 +135,10 @@ class SimPCIePHY(LiteXModule):
             self._max_request_size.status.eq(self.max_request_size),
             self._max_payload_size.status.eq(self.max_payload_size),
         ]
-        # Clamp as the S7 PHY does (its convert_size() caps at LitePCIe's build-time maximum).
-        self.comb += [
+        # Clamp as the S7 PHY does (its convert_size() caps at LitePCIe's build-time maximum),
+        # into registers: the sizes change only when the link trains, and every request-size
+        # decision in LitePCIe and the NIC then starts from a flip-flop instead of the clamp.
+        self.sync += [
             If(pads.max_request_size > LITEPCIE_MAX_REQUEST,
                 self.max_request_size.eq(LITEPCIE_MAX_REQUEST)
             ).Else(self.max_request_size.eq(pads.max_request_size)),
