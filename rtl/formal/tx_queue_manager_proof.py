@@ -38,7 +38,7 @@ class QueueManagerRules(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         dut = TXQueueManager(NQUEUES, max_batch=MAX_BATCH)
-        m.submodules.dut, (count, g_fetch, waiting) = peek(dut, "count", "g_fetch", "waiting")
+        m.submodules.dut, (count, g_fetch) = peek(dut, "count", "g_fetch")
         for port in ("cfg_valid", "cfg_queue", "cfg_size_log2", "cfg_enable", "cfg_limit",
                      "db_valid", "db_queue", "db_index", "grant_valid", "grant_queue"):
             sig = getattr(dut, port)
@@ -53,6 +53,8 @@ class QueueManagerRules(Elaboratable):
         g = dut.grant_queue
         accept = dut.grant_valid & dut.grant_ready
         g_size = Array(size)[g]
+        waiting = Signal(POS_BITS)                       # (prod - fetch) mod S of the grant
+        m.d.comb += waiting.eq((Array(dut.q_prod)[g] - g_fetch) & (g_size - 1))
         m.d.comb += [
             Assert(implies(accept, g < n), "grant: only a queue in range is taken"),
             Assert(implies(accept, (count >= 1) & (count <= MAX_BATCH)), "job: 1..max_batch"),
@@ -69,6 +71,7 @@ class QueueManagerRules(Elaboratable):
             wb_busy = dut.wb.valid & (dut.wb.p.queue == q)
             m.d.comb += [
                 Assert(dut.q_size_log2[q] <= SIZE_LOG2_MAX, f"q{q}: size_log2 <= 12"),
+                Assert(dut.q_size[q] == size[q], f"q{q}: size = 2**size_log2"),
                 Assert(prod < size[q], f"q{q}: prod < S"),
                 Assert(fetch < size[q], f"q{q}: fetch < S"),
                 Assert((dut.q_limit[q] >= 1) & (dut.q_limit[q] <= LIMIT_MAX), f"q{q}: limit"),
