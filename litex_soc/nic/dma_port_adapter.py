@@ -159,24 +159,35 @@ class DMAReadAdapter(LiteXModule):
         nb_w = (4096 // B).bit_length() + 1
 
         # Request side ------------------------------------------------------------------------
+        # A register slice (valid and ready registered) first: the cores' request logic and the
+        # crossbar's arbitration are then separate paths (one cycle more per read).
+        self.req_buf = req_buf = stream.Buffer([("addr", 64), ("len", 13)],
+                                               pipe_valid=True, pipe_ready=True)
+        self.comb += [
+            req_buf.sink.valid.eq(self.rd_req_valid),
+            self.rd_req_ready.eq(req_buf.sink.ready),
+            req_buf.sink.addr.eq(self.rd_req_addr),
+            req_buf.sink.len.eq(self.rd_req_len),
+        ]
+        rq = req_buf.source
         self.queue = queue = stream.SyncFIFO([("nbeats", nb_w), ("rej", 1)], max_pending,
                                              buffered=False)
-        length = self.rd_req_len
+        length = rq.len
         ok = Signal()
         nbeats = Signal(nb_w)
         self.comb += [
-            ok.eq(_addr_ok(self.rd_req_addr, port_aw) & (length[0:2] == 0) & (length != 0)
+            ok.eq(_addr_ok(rq.addr, port_aw) & (length[0:2] == 0) & (length != 0)
                   & (length <= max_read)),
             nbeats.eq(Mux(length == 0, 1, (length + (B - 1)) >> shift)),
-            req.valid.eq(self.rd_req_valid & ok & queue.sink.ready),
-            self.rd_req_ready.eq(queue.sink.ready & (req.ready | ~ok)),
-            queue.sink.valid.eq(self.rd_req_valid & self.rd_req_ready),
+            req.valid.eq(rq.valid & ok & queue.sink.ready),
+            rq.ready.eq(queue.sink.ready & (req.ready | ~ok)),
+            queue.sink.valid.eq(rq.valid & rq.ready),
             queue.sink.nbeats.eq(nbeats),
             queue.sink.rej.eq(~ok),
             req.first.eq(1),
             req.last.eq(1),
             req.we.eq(0),
-            req.adr.eq(self.rd_req_addr),
+            req.adr.eq(rq.addr),
             req.len.eq(length[2:12]),
             req.req_id.eq(req_id),
             req.tag.eq(0),
@@ -184,7 +195,7 @@ class DMAReadAdapter(LiteXModule):
             req.channel.eq(port.channel),
         ]
         req_taken = Signal()
-        self.comb += req_taken.eq(self.rd_req_valid & self.rd_req_ready)
+        self.comb += req_taken.eq(rq.valid & rq.ready)
         user_id = Signal(8)
         self.sync += If(req_taken, user_id.eq(user_id + 1))
         self.comb += req.user_id.eq(user_id)
@@ -316,6 +327,22 @@ class DMAWriteAdapter(LiteXModule):
 
         # # #
 
+        # A register slice (valid and ready registered) first, as on the read side: the
+        # crossbar's backpressure and the cores' write logic are then separate paths.
+        self.wr_buf = wr_buf = stream.Buffer(
+            [("addr", 64), ("len", 13), ("data", W)],
+            pipe_valid=True, pipe_ready=True)
+        w = wr_buf.source
+        self.comb += [
+            wr_buf.sink.valid.eq(self.wr_valid),
+            self.wr_ready.eq(wr_buf.sink.ready),
+            wr_buf.sink.addr.eq(self.wr_addr),
+            wr_buf.sink.len.eq(self.wr_len),
+            wr_buf.sink.data.eq(self.wr_data),
+            wr_buf.sink.first.eq(self.wr_first),
+            wr_buf.sink.last.eq(self.wr_last),
+        ]
+
         req = port.source
         port_aw = len(req.adr)
         addr = Signal(64)
@@ -324,9 +351,9 @@ class DMAWriteAdapter(LiteXModule):
         cnt = Signal(13 - shift + 1)
         idx = Signal(max=ndw)
         user_id = Signal(8)
-        length = self.wr_len
+        length = w.len
         ok = Signal()
-        self.comb += ok.eq(_addr_ok(self.wr_addr, port_aw) & (length[0:2] == 0)
+        self.comb += ok.eq(_addr_ok(w.addr, port_aw) & (length[0:2] == 0)
                            & (length != 0) & (length <= max_payload))
 
         common = [
@@ -345,9 +372,9 @@ class DMAWriteAdapter(LiteXModule):
 
         self.fsm = fsm = FSM(reset_state="IDLE")
         fsm.act("IDLE",
-            If(self.wr_valid,
+            If(w.valid,
                 write_in.eq(1),
-                NextValue(addr, self.wr_addr),
+                NextValue(addr, w.addr),
                 NextValue(main_beats, length >> shift),
                 NextValue(tail, length[2:shift]),
                 NextValue(cnt, 0),
@@ -363,19 +390,19 @@ class DMAWriteAdapter(LiteXModule):
             ),
         )
         fsm.act("DROP",
-            self.wr_ready.eq(1),
-            If(self.wr_valid & self.wr_last,
+            w.ready.eq(1),
+            If(w.valid & w.last,
                 NextState("IDLE"),
             ),
         )
         fsm.act("MAIN",
-            req.valid.eq(self.wr_valid),
+            req.valid.eq(w.valid),
             req.first.eq(cnt == 0),
             req.last.eq(cnt == main_beats - 1),
             req.adr.eq(addr),
             req.len.eq(main_beats << (shift - 2)),
-            req.dat.eq(self.wr_data),
-            self.wr_ready.eq(req.ready),
+            req.dat.eq(w.data),
+            w.ready.eq(req.ready),
             If(req.valid & req.ready,
                 NextValue(cnt, cnt + 1),
                 If(req.last,
@@ -389,18 +416,18 @@ class DMAWriteAdapter(LiteXModule):
             ),
         )
         dword = Signal(32)
-        self.comb += Case(idx, {i: dword.eq(self.wr_data[32 * i:32 * i + 32])
+        self.comb += Case(idx, {i: dword.eq(w.data[32 * i:32 * i + 32])
                                 for i in range(ndw)})
         tail_last = Signal()
         self.comb += tail_last.eq(idx == tail - 1)
         fsm.act("TAIL",
-            req.valid.eq(self.wr_valid),
+            req.valid.eq(w.valid),
             req.first.eq(1),
             req.last.eq(1),
             req.adr.eq(addr + (main_beats << shift) + (idx << 2)),
             req.len.eq(1),
             req.dat.eq(dword),
-            self.wr_ready.eq(req.ready & tail_last),
+            w.ready.eq(req.ready & tail_last),
             If(req.valid & req.ready,
                 NextValue(idx, idx + 1),
                 If(tail_last,

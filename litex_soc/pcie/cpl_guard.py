@@ -48,6 +48,8 @@ class CplGuard(LiteXModule):
     def __init__(self, data_width, req_id, timeout=62500, tag_bits=8):
         if data_width not in (64, 128):
             raise ValueError(f"data_width must be 64 or 128, not {data_width}")
+        if timeout < 1:
+            raise ValueError(f"timeout must be >= 1 cycle, not {timeout}")
         self.sink = sink = stream.Endpoint(phy_layout(data_width))
         self.source = source = stream.Endpoint(phy_layout(data_width))
         self.head_valid = Signal()
@@ -86,10 +88,10 @@ class CplGuard(LiteXModule):
         ]
         self.sync += If(taken, in_pkt.eq(~sink.last))
 
-        # Completion timeout.
+        # Completion timeout: fire is timer == timeout, kept as a register of its own (it
+        # gates the whole stream) and updated with the timer.
         timer = Signal(max=timeout + 1)
         fire = Signal()
-        self.comb += fire.eq(timer == timeout)
 
         beats = 1 if data_width == 128 else 2
         beat = Signal(max=beats + 1)
@@ -133,20 +135,31 @@ class CplGuard(LiteXModule):
         self.sync += [
             If(self.head_valid & ~self.head_data & ~fire & fsm.ongoing("PASS"),
                 timer.eq(timer + 1),
+                fire.eq(timer == timeout - 1),
             ).Elif(~fire | fsm.ongoing("INJECT"),
                 timer.eq(0),
+                fire.eq(0),
             ),
         ]
 
-        cnt = taken & is_cpl
+        # The counters count a cycle after the event (the stream's handshake and the header
+        # fields registered first: the stream's ready comes through the depacketizer).
+        cnt = Signal()
+        cnt_status = Signal(3)
+        cnt_ep = Signal()
+        injected = Signal()
         link_was = Signal()
         self.sync += [
+            cnt.eq(taken & is_cpl),
+            cnt_status.eq(status),
+            cnt_ep.eq(ep),
+            injected.eq(fsm.ongoing("INJECT") & source.valid & source.ready & source.last),
             link_was.eq(self.link_up),
             If(link_was & ~self.link_up, self._link_downs.status.eq(self._link_downs.status + 1)),
-            If(fsm.ongoing("INJECT") & source.valid & source.ready & source.last,
-               self._timeouts.status.eq(self._timeouts.status + 1)),
-            If(cnt & (status == ST_UR), self._unsupported.status.eq(self._unsupported.status + 1)),
-            If(cnt & (status != 0) & (status != ST_UR),
+            If(injected, self._timeouts.status.eq(self._timeouts.status + 1)),
+            If(cnt & (cnt_status == ST_UR),
+               self._unsupported.status.eq(self._unsupported.status + 1)),
+            If(cnt & (cnt_status != 0) & (cnt_status != ST_UR),
                self._aborts.status.eq(self._aborts.status + 1)),
-            If(cnt & ep, self._poisoned.status.eq(self._poisoned.status + 1)),
+            If(cnt & cnt_ep, self._poisoned.status.eq(self._poisoned.status + 1)),
         ]

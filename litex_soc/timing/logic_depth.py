@@ -8,9 +8,12 @@
 #
 # Usage: python -m litex_soc.timing.logic_depth FILE.v [FILE.v ...] --top MODULE
 #            [--out DIR] [--paths N]
+#        python -m litex_soc.timing.logic_depth --soc [--data-width 64] [--out DIR] [--paths N]
 #   prints, per core (the first part of a register's hierarchical name, `txe` for
 #   `txe.state`), the depth of the longest path ending in it, then the N longest paths with
-#   their start and end.
+#   their start and end (one per start and end register). --soc: the whole SoC without the
+#   analyzer in its cost-flow I/O shell (ecp5_fmax.py steps 1-3; about 5 minutes), its cores
+#   named as the timing report names them (timing_report.CORES).
 #
 # Counting (synth_ecp5's cells): a LUT4 is one level; PFUMX and L6MUX21 (the slice's wide-LUT
 # muxes) none; a CCU2C carry chain is one level where a path enters it (A/B/C/D) and none along
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from litex_soc.cost import ecp5_fmax
 from litex_soc.targets import yowasp_run
+from litex_soc.timing import timing_report
 
 # Combinational cells: {type: (default weight of an input, {input: weight} overrides)}.
 COMB = {
@@ -210,23 +214,44 @@ def per_core(endpoints, aliases=None, cores=None):
 
 def main():
     p = argparse.ArgumentParser(description="Longest combinational paths in LUT levels.")
-    p.add_argument("sources", nargs="+")
-    p.add_argument("--top", required=True)
-    p.add_argument("--out", default="build/timing/depth")
+    p.add_argument("sources", nargs="*")
+    p.add_argument("--top")
+    p.add_argument("--soc", action="store_true", help="the SoC without the analyzer")
+    p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
+    p.add_argument("--out", default=None)
     p.add_argument("--paths", type=int, default=10)
     a = p.parse_args()
-    netlist = synthesize(a.sources, a.top, a.out)
-    res = analyse(netlist, a.top)
-    cores = sorted(per_core(res["endpoints"]).items(), key=lambda x: -x[1][0])
-    for core, (lv, end, start) in cores:
-        print(f"{core:24s} {lv:3d} levels: {start} -> {end}")
-    print(f"the {a.paths} longest paths:")
-    seen = 0
-    for lv, end, start, path, _p in res["endpoints"]:
-        print(f"{lv:3d} levels: {start} -> {end}")
-        seen += 1
-        if seen >= a.paths:
-            break
+    if a.soc == bool(a.sources or a.top):
+        p.error("give either sources and --top, or --soc")
+    if a.soc:
+        out = Path(a.out or ROOT / "build" / "timing" / f"depth_soc_dw{a.data_width}").resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        sources = ecp5_fmax.generate(a.data_width, False, out)
+        shell = out / f"{ecp5_fmax.SHELL}.v"
+        ecp5_fmax.write_shell(sources[-1], shell)
+        ecp5_fmax.synthesize(sources + [str(shell)], out)
+        netlist, top = out / f"{ecp5_fmax.TOP}.json", ecp5_fmax.SHELL
+        name_core = timing_report.core_of
+    else:
+        netlist = synthesize(a.sources, a.top, a.out or "build/timing/depth")
+        top, name_core = a.top, core_of
+    res = analyse(netlist, top)
+    longest = {}
+    for lv, end, start, _path, _p in res["endpoints"]:
+        c = name_core(end) or name_core(start) or "other"
+        if c not in longest:
+            longest[c] = (lv, end, start)
+    for core, (lv, end, start) in sorted(longest.items(), key=lambda x: -x[1][0]):
+        print(f"{core:40s} {lv:3d} levels: {start} -> {end}")
+    print(f"the {a.paths} longest paths (one per start and end register):")
+    seen = set()
+    for lv, end, start, _path, _p in res["endpoints"]:
+        key = (start.split("[")[0], end.split("[")[0])
+        if key not in seen:
+            seen.add(key)
+            print(f"{lv:3d} levels: {start} -> {end}")
+            if len(seen) >= a.paths:
+                break
 
 
 if __name__ == "__main__":

@@ -112,19 +112,22 @@ class IRQCoalescer(wiring.Component):
         m = Module()
         w = self.width
         top = 2**w - 1
-        t_eff = Mux(self.tick_cycles == 0, 1, self.tick_cycles)
 
         def timer(name, start, init_ticks=0):
             """Ticks elapsed since `start` (saturating at 2**w-1); a start in cycle s reads
-            floor((x - s) / T) in cycle x (the start cycle counts as the first one)."""
+            floor((x - s) / T) in cycle x (the start cycle counts as the first one). `start`
+            selects between two precomputed next states, so it ends the path it is on."""
             ticks = Signal(w, name=f"{name}_ticks", init=init_ticks)
             sub = Signal(w, name=f"{name}_sub")          # cycles into the current tick
-            cur_ticks = Mux(start, 0, ticks)
-            cur_sub = Mux(start, 0, sub)
-            with m.If(cur_sub + 1 >= t_eff):
-                m.d.sync += [sub.eq(0), ticks.eq(Mux(cur_ticks == top, top, cur_ticks + 1))]
+            # sub + 1 >= T, T = max(tick_cycles, 1): sub + 1 >= 1 always, so tick_cycles alone.
+            wrap = sub + 1 >= self.tick_cycles
+            t_one = self.tick_cycles <= 1                 # a started timer wraps at once
+            with m.If(start):
+                m.d.sync += [sub.eq(Mux(t_one, 0, 1)), ticks.eq(t_one)]
+            with m.Elif(wrap):
+                m.d.sync += [sub.eq(0), ticks.eq(Mux(ticks == top, top, ticks + 1))]
             with m.Else():
-                m.d.sync += [sub.eq(cur_sub + 1), ticks.eq(cur_ticks)]
+                m.d.sync += sub.eq(sub + 1)
             return ticks
 
         held = Signal()

@@ -320,15 +320,20 @@ class NICDatapath(wiring.Component):
         # is idle with no job waiting (the next job's queue is decided once the engine knows
         # whether a frame is open), and while a frame of queue q is open the scheduler sees only
         # q active and only a grant of q is taken. A disabled queue's open frame is aborted.
+        # The scheduler sees the active queues one cycle late (a register between the queue
+        # manager and the engine's open frame and the scheduler's search): a grant made on a
+        # stale view is refused (txq.grant_ready, may_take) and the search runs again.
         open_mask = Signal(n)
         may_take = Signal()
+        sched_active = Signal(n)
+        m.d.sync += sched_active.eq(txq.active & open_mask)
         m.d.comb += [
             open_mask.eq(Mux(txe.open_valid, 1 << txe.open_queue, (1 << n) - 1)),
             may_take.eq(txe.idle & ~txq.job.valid &
                         (~txe.open_valid | (sched.grant_queue == txe.open_queue))),
             txe.open_abort.eq(txe.open_valid &
                               ~Array(txq.q_enable + [0] * (2**self.qbits - n))[txe.open_queue]),
-            sched.active.eq(txq.active & open_mask),
+            sched.active.eq(sched_active),
             txq.grant_valid.eq(sched.grant_valid & may_take),
             txq.grant_queue.eq(sched.grant_queue),
             sched.grant_ready.eq(txq.grant_ready & may_take),
