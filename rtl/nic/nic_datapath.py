@@ -21,7 +21,7 @@ from amaranth.utils import ceil_log2
 from . import frame_fifo, irq_coalescer, rx_engine, tx_engine, tx_queue_manager
 from ..contract.coalesce import CONFIG
 from ..contract.formats import TX_WB, TxStatus
-from .dma_port import read_signature, write_signature
+from .dma_port import rd_cpl_layout, read_signature, write_signature
 from .dma_read_arbiter import DMAReadArbiter
 from .skid_buffer import SkidBuffer
 from .flat_ports import connect_flat, flat_members
@@ -240,6 +240,7 @@ class NICDatapath(wiring.Component):
         # write register, from the DMA's wr.ready) stops there instead of steering the FIFO's
         # block RAM read.
         self.rxskid = SkidBuffer(frame_fifo.len_beat_layout(B))
+        self.txcplskid = SkidBuffer(rd_cpl_layout(data_width))
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
         self.txirq = IRQCoalescer()         # TX vector 0; the others below
         self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
@@ -287,7 +288,7 @@ class NICDatapath(wiring.Component):
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq",
-                     "rxirq", "rdarb", "txorder"):
+                     "rxirq", "rdarb", "txorder", "txcplskid"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -351,7 +352,11 @@ class NICDatapath(wiring.Component):
         wiring.connect(m, self.rxskid.m, rxe.s)
 
         # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
-        wiring.connect(m, txe.rd, arb.s[0])
+        # The TX engine's completions through a register slice: its realigner starts from
+        # flip-flops, not from the completion buffer's block RAM.
+        wiring.connect(m, txe.rd.req, arb.s[0].req)
+        wiring.connect(m, arb.s[0].cpl, self.txcplskid.s)
+        wiring.connect(m, self.txcplskid.m, txe.rd.cpl)
         wiring.connect(m, rxe.rd, arb.s[1])
         connect_flat(m, arb.rd, self, "rd_")
 
