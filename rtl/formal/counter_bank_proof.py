@@ -13,13 +13,18 @@
 #                      reset) and lasts period + 2 cycles at most; taken iff asked while not busy.
 #   counter_bank_all   (bounded) the same with all six counts (n = period: busy exactly
 #                      period + 2 cycles).
+#   counter_bank_lane  (bounded) the same with busy, stall and idle as one lane (one of them
+#                      counts on each cycle: their accumulators in the bank's distributed RAM,
+#                      two epochs): after reset the clearing and the cut (`taken` with a window
+#                      of zeros), then every entry read back exact; no lane update lost.
 # Interfaces: PROOFS (rtl/formal/sby_run.py). Parameters: nbytes_width 2; the bank: entries busy,
 # stall, idle (period 4 with one padding entry; counter_bank_all: all six), count width 5 (windows
 # of 32 cycles wrap); the register form: count width 8 (its least). The bank's proofs are bounded:
 # its RAM is not visible to an induction invariant. counter_bank_snap's depth 22 reads back two
-# snapshots (the first after the reset pass), counter_bank_all's 20 one.
+# snapshots (the first after the reset pass), counter_bank_all's 20 one, counter_bank_lane's 27
+# two (after the clearing's period + 1 cycles).
 
-from amaranth import Array, Module, Signal
+from amaranth import Array, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Elaboratable
 
@@ -62,13 +67,14 @@ class OccupancyWindow(Elaboratable):
 
 
 class CounterBankSnapshot(Elaboratable):
-    def __init__(self, counts):
-        self.counts = counts
+    def __init__(self, counts, lanes=()):
+        self.counts, self.lanes = counts, lanes
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.occ = occ = OccupancyCounter(nbytes_width=NBYTES, width=OCC_W, counters=False)
-        m.submodules.bank = bank = CounterBank([occ.max_inc[c] for c in self.counts], width=W)
+        bank = CounterBank([occ.max_inc[c] for c in self.counts], width=W, lanes=self.lanes)
+        m.submodules.bank, (cut,) = peek(bank, "reset_cut")
         drive_probe(m, occ)
         n = len(self.counts)
         incs = [getattr(occ, f"inc_{c}") for c in self.counts]
@@ -81,8 +87,9 @@ class CounterBankSnapshot(Elaboratable):
         m.d.comb += [k.eq(AnyConst(bank.addr_width)), Assume(k < n)]
         inc = Array(incs)[k]
         live, snap = Signal(W), Signal(W)
+        # The cut after reset (with lanes) closes a window of zeros.
         with m.If(bank.taken):
-            m.d.sync += [snap.eq(live), live.eq(inc)]
+            m.d.sync += [snap.eq(Mux(cut, 0, live)), live.eq(inc)]
         with m.Else():
             m.d.sync += live.eq(live + inc)
 
@@ -110,7 +117,10 @@ class CounterBankSnapshot(Elaboratable):
             Assert(implies(bank.busy, since <= bank.period + 2), "busy period + 2 cycles at most"),
             *([Assert(bank.busy == (since <= bank.period + 2), "busy exactly period + 2 cycles")]
               if n == bank.period else []),
-            Assert(bank.taken == (bank.snapshot & ~bank.busy), "taken iff asked while not busy"),
+            Assert(bank.taken == (bank.snapshot & ~bank.busy | cut),
+                   "taken iff asked while not busy, or the cut after reset"),
+            Assert(implies(cut, bank.busy), "the cut while busy (no snapshot taken with it)"),
+            Assert(bank.lost == 0, "no lane update lost"),
         ]
         return m
 
@@ -131,4 +141,10 @@ PROOFS = [
           deep_depth=22, script=["memory_map", "opt -fast"],
           properties=["counter_bank_snap's properties with all six OccupancyCounter counts "
                       "(period = n = 6, no padding entry): busy exactly period + 2 cycles"]),
+    Proof("counter_bank_lane", lambda: CounterBankSnapshot(BANK_COUNTS, lanes=[[0, 1, 2]]),
+          mode="bmc", depth=27, deep_depth=32, script=["memory_map", "opt -fast"],
+          properties=["counter_bank_snap's properties with busy, stall and idle as one lane "
+                      "(accumulators in two epochs of distributed RAM): every entry read back "
+                      "== its count over the window closed on the taken cycle; the cut after "
+                      "reset closes a window of zeros; no lane update lost"]),
 ]

@@ -13,6 +13,8 @@
 #   snapshot             in: pulse, closes every count's window (refused while cnt_busy).
 #   cnt_busy             out: the last snapshot's counts are being written.
 #   snap_refused         out, 16 bits: snapshots refused because cnt_busy (wraps).
+#   cnt_lost             out, 16 bits: the counter bank's lost lane updates (wraps; 0 when its
+#                        lanes' sources keep their promise; also at selector SEL_BANK_LOST).
 #   cnt_sel / cnt_value  in 12 bits / out 48 bits, two cycles later: see counter_map().
 #   bd_raised, bd_granted, bd_issue, bd_tx, bd_rx, bd_handoff   in: the latency breakdown's
 #                        hand-offs (LatencyBreakdown), when built.
@@ -84,6 +86,9 @@ SEL_EV, EV_STRIDE, EV_NBINS, MAX_EVENTS = 0x800, 0x20, 16, 8
 # sum/min/max at + 0x10/0x11/0x12 (BD_STAGE_STRIDE, BD_SUM); class c count k (CLASS_COUNTS) ->
 # 0xC80 + c * 0x100 + k; writes not matched (an MWr without a write) -> 0xF00.
 SEL_WBD, WBD_CLASS_STRIDE, WBD_CLASS_COUNTS, SEL_WBD_MISMATCH = 0xC00, 0x100, 0x80, 0xF00
+# The counter bank's lost lane updates since reset (CounterBank.lost: 0 unless a lane's counts
+# change twice on one cycle), not windowed.
+SEL_BANK_LOST = 0xFFF
 WBD_MAX_CLASSES = 3
 STREAM_FIFO_DEPTH = 512
 CNT_SEL_WIDTH = 12
@@ -188,10 +193,13 @@ class BusAnalyzer(wiring.Component):
     timestamp the probes' current cycle will get.
 
     Counts: all of them close their window on the same `snapshot` cycle. They are kept in one
-    CounterBank (block RAM, one adder for all), except the latency's min and max (registers). A
+    CounterBank (block RAM, one adder for all; a histogram's bins, of which one counts per
+    cycle at most, as a lane in distributed RAM), except the min and max (registers). A
     snapshot's counts are written in n + 3 cycles (n the number of counts), while `cnt_busy` is
-    1; a snapshot requested then is refused and counted in `snap_refused`. `cnt_value` is the
-    count `cnt_sel` selects (counter_map()), two cycles after `cnt_sel` changes.
+    1; a snapshot requested then is refused and counted in `snap_refused`. After reset the bank
+    clears its lanes for n cycles, then cuts (every window, the min and max too, counts from
+    there) and writes the zero windows (`cnt_busy` through). `cnt_value` is the count
+    `cnt_sel` selects (counter_map()), two cycles after `cnt_sel` changes.
 
     Latency: a request is a beat that moves with `first` on the request probe; a completion ends
     a request when its beat moves with `last` and its `end` field set (the completion probe needs
@@ -285,6 +293,7 @@ class BusAnalyzer(wiring.Component):
             "snapshot":  In(1),
             "cnt_busy":  Out(1),
             "snap_refused": Out(16),
+            "cnt_lost":  Out(16),
             "cnt_sel":   In(CNT_SEL_WIDTH),
             "cnt_value": Out(48),
             "bin_min":   In(32),
@@ -375,12 +384,14 @@ class BusAnalyzer(wiring.Component):
             base = SEL_EV + i * EV_STRIDE
             out += [(base + b, f"ev.{e.name}", f"bin{b}") for b in range(EV_NBINS)]
             out += [(base + 0x10 + k, f"ev.{e.name}", st) for k, st in enumerate(EV_STATS)]
+        out.append((SEL_BANK_LOST, "bank", "lost"))
         return out
 
     def snapshot_cycles(self):
         """CNT_STATUS.BUSY's length after a snapshot: the CounterBank's pass over its counts
         (min and max are registers, not in the bank)."""
-        n = sum(name not in ("min", "max") for _sel, _grp, name in self.counter_map())
+        n = sum(name not in ("min", "max") and grp != "bank"
+                for _sel, grp, name in self.counter_map())
         return max(n, CounterBank.PIPE + 2) + 3
 
     def header(self, prefix="NIC_SCOPE"):
@@ -405,6 +416,8 @@ class BusAnalyzer(wiring.Component):
             f"#define {prefix}_SEL_BIN {SEL_BIN:#x}",
             f"#define {prefix}_SEL_LAT {SEL_LAT:#x}",
             f"#define {prefix}_CNT_SEL_WIDTH {CNT_SEL_WIDTH}",
+            "/* The counter bank's lost updates since reset (16 bits, wraps): 0 when exact. */",
+            f"#define {prefix}_SEL_BANK_LOST {SEL_BANK_LOST:#x}",
             "/* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the",
             " * last one is refused, so a window must be longer. */",
             f"#define {prefix}_SNAPSHOT_CYCLES {self.snapshot_cycles()}",
@@ -669,13 +682,44 @@ class BusAnalyzer(wiring.Component):
                 else:
                     regs[base + 0x10 + k] = getattr(el, st)
 
-        sels = sorted(incs)
+        # Lanes: runs of selectors of which at most one counts on a cycle (a histogram's bins,
+        # with the range's below and above; a stage's bins over the classes; the classes'
+        # counts), their accumulators in the bank's distributed RAM.
+        lanes = []
+        if self.latency is not None:
+            lanes.append([SEL_BIN + i for i in range(self.nbins)]
+                         + [SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")])
+        for bdp, sel0, stride, nstages in (
+                (self.breakdown, SEL_BD, BD_CLASS_STRIDE, NSTAGES),
+                (self.wr_breakdown, SEL_WBD, WBD_CLASS_STRIDE, WR_NSTAGES)):
+            if bdp is None:
+                continue
+            ncls = range(len(bdp.classes))
+            for s in range(nstages):
+                lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + i
+                              for c in ncls for i in range(BD_NBINS)])
+            counts = BD_CLASS_COUNTS if bdp is self.breakdown else WBD_CLASS_COUNTS
+            lanes.append([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
+                          for c in ncls])
+        if self.breakdown is not None:
+            lanes.append([SEL_BD_REORDER + i for i in range(self.breakdown.nslots)])
+        for i in range(len(self.events)):
+            lanes.append([SEL_EV + i * EV_STRIDE + b for b in range(EV_NBINS)])
+        # Bank entries: the scanned counts in selector order, then each lane's.
+        in_lane = {sel for lane in lanes for sel in lane}
+        sels = [sel for sel in sorted(incs) if sel not in in_lane]
+        bank_lanes = []
+        for lane in lanes:
+            bank_lanes.append(list(range(len(sels), len(sels) + len(lane))))
+            sels += lane
+        regs[SEL_BANK_LOST] = self.cnt_lost
         # Every selector of counter_map() is one counter or register here, none twice.
         want = [sel for sel, _, _ in self.counter_map()]
         if (len(set(want)) != len(want) or sorted(want) != sorted(sels + list(regs))
                 or max(want) >= 2**CNT_SEL_WIDTH):
             raise AssertionError("BusAnalyzer: counter selectors collide or do not fit cnt_sel")
-        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels])
+        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels],
+                                                 lanes=bank_lanes)
         for a, sel in enumerate(sels):
             m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
         m.d.comb += [
@@ -683,6 +727,7 @@ class BusAnalyzer(wiring.Component):
             # Busy from the strobe's cycle on, so a read right after the strobe never sees 0.
             self.cnt_busy.eq(bank.busy | snapshot | self.snapshot),
             self.snap_refused.eq(bank.refused),
+            self.cnt_lost.eq(bank.lost),
         ]
 
         # Read-out: the selector picks a bank entry (its address follows cnt_sel through a few

@@ -1,5 +1,6 @@
 # Unit tests of CounterBank (amaranth.sim): every entry's window equals the sum of its increments
-# over exactly the cycles from one taken snapshot to the next; busy and refusals to the cycle.
+# over exactly the cycles from one taken snapshot to the next, for scanned and lane entries
+# alike; busy, refusals, the cut after reset and lost lane updates to the cycle.
 import random
 
 import pytest
@@ -10,14 +11,14 @@ from amaranth.sim import Simulator
 from rtl.scope.counter_bank import CounterBank
 
 
-def run_bank(max_inc, width, stim, resets=()):
+def run_bank(max_inc, width, stim, resets=(), lanes=()):
     """Drive stim[c] = (incs, snapshot, rd_addr) each cycle c (a reset on the cycles in
     `resets`); check every output against a model of the windows. Returns what was checked."""
-    dut = CounterBank(max_inc, width=width)
+    dut = CounterBank(max_inc, width=width, lanes=lanes)
     rst = Signal()
     top = ResetInserter(rst)(dut)
     n, period = dut.n, dut.period
-    log = {"taken": [], "refused": 0, "reads": 0, "busy_cycles": 0}
+    log = {"taken": [], "refused": 0, "reads": 0, "busy_cycles": 0, "cuts": 0}
 
     async def bench(ctx):
         live = [0] * n                 # the model: events since the open window's start
@@ -29,7 +30,14 @@ def run_bank(max_inc, width, stim, resets=()):
             an entry < n within one period, plus the two pipeline cycles."""
             return max(c for c in range(first, first + period) if (c - start) % period < n) + 2
 
-        busy_until = pass_end(0)       # the clear pass after reset
+        def after_reset(first):
+            """(the cut's cycle or None, the last busy cycle) after a reset: with lanes a scan
+            period clearing, the cut, then its pass; else the pass at once."""
+            if lanes:
+                return first + period, pass_end(first + period + 1)
+            return None, pass_end(first)
+
+        cut, busy_until = after_reset(0)
         refused = 0
         pending_read = None
         for c, (incs, snap, rd_addr) in enumerate(stim):
@@ -47,16 +55,22 @@ def run_bank(max_inc, width, stim, resets=()):
                 await ctx.tick()
                 live, closed, refused, pending_read = [0] * n, [0] * n, 0, None
                 start = c + 1
-                busy_until = pass_end(start)
+                cut, busy_until = after_reset(start)
                 continue
             want_busy = c <= busy_until
             assert ctx.get(dut.busy) == want_busy, f"cycle {c}: busy"
+            assert ctx.get(dut.lost) == 0, f"cycle {c}: lost"
             log["busy_cycles"] += want_busy
             taken = snap and not want_busy
+            if c == cut:
+                # The cut after reset: a window of zeros closes; the next counts from here.
+                assert ctx.get(dut.taken), f"cycle {c}: the cut"
+                live = [0] * n
+                log["cuts"] += 1
             # rd_data is entry rd_addr one cycle later; it is valid when the pass is over (on a
             # snapshot cycle it is still the previous window).
             pending_read = (rd_addr, closed[rd_addr]) if not want_busy and rd_addr < n else None
-            assert ctx.get(dut.taken) == taken, f"cycle {c}: taken"
+            assert ctx.get(dut.taken) == (taken or c == cut), f"cycle {c}: taken"
             assert ctx.get(dut.refused) == refused % 2**16, f"cycle {c}: refused"
             if taken:
                 closed = [v % 2**width for v in live]
@@ -76,13 +90,24 @@ def run_bank(max_inc, width, stim, resets=()):
     return log
 
 
-def random_stim(rng, max_inc, ncycles, snap_p, p_max=0.2):
+def random_stim(rng, max_inc, ncycles, snap_p, p_max=0.2, lanes=()):
+    """Random increments; in each lane one entry at most, often the same one for a while (its
+    accumulator's read-modify-write back to back) and often the largest."""
     n = len(max_inc)
     stim = []
+    hot = [lane[0] for lane in lanes]
     for _ in range(ncycles):
         # Increments: often the largest (to fill the accumulators), often 0, else anything.
         incs = [m if rng.random() < p_max else rng.choice((0, rng.randint(0, m)))
                 for m in max_inc]
+        for k, lane in enumerate(lanes):
+            if rng.random() < 0.1:
+                hot[k] = rng.choice(lane)
+            for e in lane:
+                incs[e] = 0
+            if rng.random() < 0.8:
+                e = hot[k]
+                incs[e] = max_inc[e] if rng.random() < 0.5 else rng.randint(1, max_inc[e])
         stim.append((incs, int(rng.random() < snap_p), rng.randrange(n)))
     return stim
 
@@ -101,6 +126,59 @@ def test_random_windows(max_inc, width, snap_p, seed):
     assert len(log["taken"]) >= 3
     assert log["reads"] > 1000
     assert log["refused"] >= 1 or snap_p < 0.02
+
+
+LANES_SMALL = [list(range(0, 4)), list(range(6, 9))]
+LANES_BIG = [list(range(10, 58)), list(range(58, 106)), list(range(106, 122)), [122, 123, 124]]
+
+
+@pytest.mark.parametrize("max_inc,lanes,width,snap_p,seed", [
+    ([1] * 10, LANES_SMALL, 48, 0.02, 11),
+    ([1] * 4 + [3, 1] + [2**32 - 1] * 3 + [1], LANES_SMALL, 48, 0.05, 12),  # wide lane
+    ([1, 1], [[0, 1]], 48, 0.1, 13),                 # padded scan period, all in one lane
+    ([1] * 10, LANES_SMALL, 12, 0.005, 14),          # 12-bit counts: long windows wrap
+    ([1] * 5 + [16] * 4 + [2**32 - 1] + [1] * 115, LANES_BIG, 48, 0.004, 15),  # like the
+])                                                                               # analyzer
+def test_random_windows_lanes(max_inc, lanes, width, snap_p, seed):
+    rng = random.Random(seed)
+    stim = random_stim(rng, max_inc, 3000, snap_p, lanes=lanes)
+    log = run_bank(max_inc, width, stim, lanes=lanes)
+    assert len(log["taken"]) >= 3 and log["cuts"] == 1
+    assert log["reads"] > 1000
+
+
+def test_lane_resets():
+    """Distributed RAM keeps its contents through a reset too: after each reset the lanes'
+    banks are cleared (a scan period, then the cut), so no count carries over."""
+    rng = random.Random(17)
+    max_inc, lanes = [1] * 10, LANES_SMALL
+    stim = random_stim(rng, max_inc, 1500, 0.03, lanes=lanes)
+    log = run_bank(max_inc, 48, stim, resets=(300, 301, 700, 703), lanes=lanes)
+    assert log["cuts"] == 3          # the reset on 703 comes before the cut of 700's
+    assert any(300 < t < 700 for t in log["taken"]) and any(t > 703 for t in log["taken"])
+
+
+def test_lane_collisions_are_lost():
+    """Two increments in one lane on a cycle: `lost` counts the cycle (once, however many
+    lanes collide on it)."""
+    dut = CounterBank([1] * 6, lanes=[[0, 1, 2], [3, 4]])
+    pattern = [[1, 1, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 1, 1, 1, 0],
+               [0, 0, 0, 0, 0, 1], [1, 1, 1, 1, 1, 1], [0, 1, 0, 0, 1, 0]]
+    want = [1, 0, 1, 0, 1, 0]
+
+    async def bench(ctx):
+        lost = 0
+        for incs, w in zip(pattern, want):
+            for i, v in enumerate(incs):
+                ctx.set(getattr(dut, f"inc{i}"), v)
+            await ctx.tick()
+            lost += w
+            assert ctx.get(dut.lost) == lost
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
 
 
 def test_wrap_and_full_accumulators():
@@ -141,3 +219,6 @@ def test_bad_parameters():
         CounterBank([1, 0])
     with pytest.raises(ValueError):
         CounterBank([2**47], width=48)
+    for lanes in ([[0, 2]], [[0, 1], [1, 2]], [[2, 3]], [[]], [[1, 0]]):
+        with pytest.raises(ValueError):
+            CounterBank([1, 1, 1], lanes=lanes)

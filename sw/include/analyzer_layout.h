@@ -16,6 +16,8 @@
 #define NIC_SCOPE_SEL_BIN 0xc0
 #define NIC_SCOPE_SEL_LAT 0xe0
 #define NIC_SCOPE_CNT_SEL_WIDTH 12
+/* The counter bank's lost updates since reset (16 bits, wraps): 0 when exact. */
+#define NIC_SCOPE_SEL_BANK_LOST 0xfff
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
 #define NIC_SCOPE_SNAPSHOT_CYCLES 831

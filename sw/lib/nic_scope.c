@@ -155,6 +155,12 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
         if (++tries == NIC_SCOPE_SNAPSHOT_CYCLES)
             return nic_errf(err, errlen, "ANALYZER_CNT_STATUS.BUSY still 1 after %u reads",
                             tries);
+    /* Updates the counter bank could not count (two in one lane on a cycle): 0, or no count
+     * is exact. */
+    const uint64_t lost = nic_scope_counter(b, NIC_SCOPE_SEL_BANK_LOST);
+    if (lost)
+        return nic_errf(err, errlen, "the analyzer's counter bank lost %llu update(s) since "
+                        "reset: its counts are not exact", (unsigned long long)lost);
     for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
         for (unsigned k = 0; k < NIC_SCOPE_NCOUNTS; k++)
             c->occ[p][k] = nic_scope_counter(b, p * 8 + k);

@@ -123,7 +123,12 @@ int backend_check(struct ctx *c, const char *what)
 
 void window_open(struct ctx *c, struct window *w)
 {
-    nic_scope_cnt_status(c->b, &w->refused0);
+    /* After reset the counter bank clears its lanes, then writes zero windows: busy for about
+     * twice NIC_SCOPE_SNAPSHOT_CYCLES cycles, when a snapshot would be refused. An MMIO read
+     * takes at least a cycle; if it is still busy, read_window() reports the refusal. */
+    for (unsigned tries = 0; nic_scope_cnt_status(c->b, &w->refused0) &&
+                             tries < 2 * NIC_SCOPE_SNAPSHOT_CYCLES; tries++)
+        ;
     nic_scope_snapshot(c->b);
     w->close_after_ns = nic_now_ns(c->b) + 2 * nic_scope_pass_ns(period_ns());
 }
