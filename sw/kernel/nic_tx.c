@@ -76,14 +76,19 @@ void nicdrv_tx_free(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	txq->bufs = NULL;
 }
 
-/* Disable (a drained queue is reset by it) and wait until drained. */
+/* Disable and wait until drained. A queue found drained already (disabled behind the driver:
+ * a device fault or reset) is not written: a configuration write resets a drained queue, and
+ * with it the final consumer index the reset path reads from nic_txq_cons.
+ */
 int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 {
 	struct nic_txq *t = &txq->ring;
 	bool drained;
 	int err;
 
-	nic_core_txq_cfg(&priv->hw, priv->nic_base, txq->index, t->size_log2, false, t->limit);
+	if (!nic_core_txq_drained(&priv->hw, priv->nic_base, txq->index))
+		nic_core_txq_cfg(&priv->hw, priv->nic_base, txq->index, t->size_log2, false,
+				 t->limit);
 	err = read_poll_timeout(nic_core_txq_drained, drained, drained, 10, NICDRV_TIMEOUT_US,
 				false, &priv->hw, priv->nic_base, txq->index);
 	if (err) {
