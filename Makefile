@@ -41,6 +41,9 @@
 #                     the routed ECPIX-5 build or the SoC alone on make cost's flow; fails on a miss
 #   make ecp5-sim     the open ECP5 target's SoC (host port on the SoC bus, VexRiscv running
 #                     firmware/) in Verilator: build/ecp5_sim/obj/ecp5sim, the console on stdio
+#   make uml-debug    the Linux driver against the RTL in a UML guest built with KASAN and lockdep
+#                     (sw/uml/test_uml_debug.py: TX resets under traffic and link faults, 0
+#                     reports); slow (its kernel's build), so not part of make test
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>[_cpu]/.
@@ -87,7 +90,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim \
-	soak board-size timing
+	soak board-size timing uml-debug
 all: bench
 
 setup:
@@ -343,6 +346,10 @@ test: setup
 	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
 	$(PY) sw/uml/uml_guest.py
 	$(PY) -m pytest -n $(JOBS) -q
+
+uml-debug: setup
+	$(MAKE) sim W=128
+	NIC_UML_DEBUG=1 $(PY) -m pytest -q sw/uml/test_uml_debug.py
 
 lint: setup $(BUILD)/gateware/nicsoc.v
 	.venv/bin/ruff check .

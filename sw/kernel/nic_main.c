@@ -11,26 +11,13 @@
  *
  * Interfaces: the PCI driver; BAR0 through nicdrv_hw_map/unmap and nic_core_rd32/wr32
  * (nic_mmio.c; in the QEMU test's NICDRV_FAKE=1 build nic_fake.c's model of the SoC instead,
- * bound to QEMU's edu device through new_id). Parameters: tx_ring, rx_ring (descriptors per
- * ring at load, powers of two; ethtool -G changes them later).
+ * bound to QEMU's edu device through new_id). No module parameters: the rings start at
+ * NICDRV_RING_DEFAULT descriptors and ethtool -G alone sizes them.
  */
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 
 #include "nicdrv.h"
-
-static unsigned int tx_ring = NICDRV_RING_DEFAULT;
-module_param(tx_ring, uint, 0444);
-MODULE_PARM_DESC(tx_ring, "TX descriptors per queue at load (power of two, 64..4096)");
-static unsigned int rx_ring = NICDRV_RING_DEFAULT;
-module_param(rx_ring, uint, 0444);
-MODULE_PARM_DESC(rx_ring, "RX descriptors at load (power of two, 64..4096)");
-
-static unsigned int ring_param(unsigned int v)
-{
-	v = clamp(v, NICDRV_RING_MIN, NIC_Q_RING_MAX);
-	return roundup_pow_of_two(v);
-}
 
 /* The blocks this driver uses: there, and with the layout nic_regs.h was generated for. */
 static int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
@@ -158,8 +145,8 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	pci_set_master(pdev);
-	priv->tx_ring_size = ring_param(tx_ring);
-	priv->rx_ring_size = ring_param(rx_ring);
+	priv->tx_ring_size = NICDRV_RING_DEFAULT;
+	priv->rx_ring_size = NICDRV_RING_DEFAULT;
 	priv->ntxq = priv->hw_txq;
 	nic_core_coalesce_defaults(&priv->coal);
 

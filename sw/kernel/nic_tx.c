@@ -76,14 +76,19 @@ void nicdrv_tx_free(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	txq->bufs = NULL;
 }
 
-/* Disable (a drained queue is reset by it) and wait until drained. */
+/* Disable and wait until drained. A queue found drained already (disabled behind the driver:
+ * a device fault or reset) is not written: a configuration write resets a drained queue, and
+ * with it the final consumer index the reset path reads from nic_txq_cons.
+ */
 int nicdrv_tx_stop(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 {
 	struct nic_txq *t = &txq->ring;
 	bool drained;
 	int err;
 
-	nic_core_txq_cfg(&priv->hw, priv->nic_base, txq->index, t->size_log2, false, t->limit);
+	if (!nic_core_txq_drained(&priv->hw, priv->nic_base, txq->index))
+		nic_core_txq_cfg(&priv->hw, priv->nic_base, txq->index, t->size_log2, false,
+				 t->limit);
 	err = read_poll_timeout(nic_core_txq_drained, drained, drained, 10, NICDRV_TIMEOUT_US,
 				false, &priv->hw, priv->nic_base, txq->index);
 	if (err) {
@@ -100,7 +105,7 @@ int nicdrv_tx_start(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 
 	if (err)
 		return err;
-	txq->ring.wb->cons = 0;
+	WRITE_ONCE(txq->ring.wb->cons, 0);
 	nic_core_txq_start(&priv->hw, priv->nic_base, &txq->ring, txq->index);
 	return 0;
 }
@@ -190,7 +195,7 @@ void nicdrv_tx_timeout(struct net_device *ndev, unsigned int q)
 	netdev_err(ndev,
 		   "TX queue %u timed out: next_to_use %u, next_to_clean %u, rung %u, written-back index %u, nic_txq_active 0x%x, nic_txq_drained 0x%x; resetting it\n",
 		   q, t->next_to_use, t->next_to_clean, t->rung,
-		   t->wb ? NIC_CORE_LE16_TO_CPU(t->wb->cons) : 0,
+		   t->wb ? NIC_CORE_LE16_TO_CPU(READ_ONCE(t->wb->cons)) : 0,
 		   nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_ACTIVE_ADDR),
 		   nic_core_rd32(&priv->hw, priv->nic_base + NIC_CSR_NIC_TXQ_DRAINED_ADDR));
 	set_bit(q, priv->tx_timed_out);
@@ -228,7 +233,7 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	if (nic_core_txq_sync_cons(&priv->hw, priv->nic_base, t, txq->index))
 		netdev_warn(priv->ndev,
 			    "TX queue %u: its last writeback was lost, consumer index %u taken from nic_txq_cons\n",
-			    txq->index, NIC_CORE_LE16_TO_CPU(t->wb->cons));
+			    txq->index, NIC_CORE_LE16_TO_CPU(READ_ONCE(t->wb->cons)));
 	nicdrv_tx_reclaim(priv, txq, 0);	/* the queue stays stopped until restarted */
 	for (i = t->next_to_clean; i != t->next_to_use; i = (i + 1) & (t->size - 1)) {
 		struct nicdrv_tx_buf *b = &txq->bufs[i];
@@ -248,7 +253,7 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	txq->lost_wb = t->stale_wb;
 	txq->errors = t->errors;
 	u64_stats_update_end(&txq->syncp);
-	t->wb->cons = 0;
+	WRITE_ONCE(t->wb->cons, 0);
 	nic_core_txq_start(&priv->hw, priv->nic_base, t, txq->index);
 	netdev_warn(priv->ndev,
 		    "TX queue %u reset: %u descriptors (%u frames) never fetched, dropped\n",

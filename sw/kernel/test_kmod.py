@@ -210,7 +210,16 @@ def build_module(tmp_path, ver, fake=False):
           "warnings")
     assert not warnings, "\n".join(warnings)
     assert "CHECK" in out, "sparse did not run (C=1):\n" + out
-    return src / "sw" / "kernel" / "nicdrv.ko"
+    ko = src / "sw" / "kernel" / "nicdrv.ko"
+    # Ring sizes are set through ethtool -G only (the guest script's -G and -g): no module
+    # parameter other than the fake build's test switch.
+    modinfo = shutil.which("modinfo") or "/usr/sbin/modinfo"
+    parms = subprocess.run([modinfo, "-F", "parm", str(ko)], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    names = sorted(p.split(":")[0] for p in parms if p.strip())
+    print(f"module parameters{' (fake build)' if fake else ''}: {names}")
+    assert names == (["fake_no_msi"] if fake else []), f"module parameters: {names}"
+    return ko
 
 
 def copy_with_libs(binary, root):

@@ -301,7 +301,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         t->desc_bus = bus + tx_desc_off[q];
         t->buf = mem + tx_buf_off[q];
         t->buf_bus = bus + tx_buf_off[q];
-        t->wb = (volatile struct nic_tx_wb *)(mem + 64u * q);
+        t->wb = (struct nic_tx_wb *)(mem + 64u * q);
         t->wb_bus = bus + 64u * q;
         txq_cfg(b, q, t->size_log2, false, t->limit);
         if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
@@ -320,7 +320,7 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     r->size_log2 = log2u(cfg->rx_ring);
     r->desc = (struct nic_rx_desc *)(mem + rx_desc_off);
     r->desc_bus = bus + rx_desc_off;
-    r->cpl = (volatile struct nic_rx_cpl *)(mem + rx_cpl_off);
+    r->cpl = (struct nic_rx_cpl *)(mem + rx_cpl_off);
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
@@ -381,7 +381,7 @@ int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsig
     if (dropped)
         *dropped = nic_core_tx_pending(t);
     nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
-    t->wb->cons = 0;
+    WRITE_ONCE(t->wb->cons, 0);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 """The User-Mode Linux guest that drives the Verilator NIC as a PCI device.
 
 Builds (cached under build/uml/, keyed by their inputs, with a progress line each):
-  kernel_dir()   the UML kernel (sw/uml/build_kernel.sh)
+  kernel_dir()   the UML kernel (sw/uml/build_kernel.sh); kernel_dir("debug") the debug one
+                 (KASAN, lockdep: sw/uml/uml_debug.config), whose guest is guest-debug-<key>
   guest_dir()    nicdrv.ko for ARCH=um from sw/{kernel,core,include} (W=1, no warnings
                  allowed), the traffic tool sw/uml/guest/nictraffic.c (static), and an
                  initramfs (busybox-static, Debian's ethtool and its libraries, both of those)
@@ -76,14 +77,14 @@ def _build_lock():
         yield
 
 
-def kernel_dir():
+def kernel_dir(variant=""):
     with _build_lock():
-        return _kernel_dir()
+        return _kernel_dir(variant)
 
 
-def _kernel_dir():
-    r = subprocess.run([str(ROOT / "sw/uml/build_kernel.sh")], stdout=subprocess.PIPE,
-                       text=True, timeout=3600)
+def _kernel_dir(variant=""):
+    r = subprocess.run([str(ROOT / "sw/uml/build_kernel.sh")] + ([variant] if variant else []),
+                       stdout=subprocess.PIPE, text=True, timeout=3600)
     if r.returncode:
         raise RuntimeError("the UML kernel build failed (see build/uml/kernel-*.log)")
     return ROOT / r.stdout.strip().splitlines()[-1]
@@ -102,7 +103,8 @@ def _guest_dir(kdir):
     key = _hash([ROOT / "sw/kernel", ROOT / "sw/core", ROOT / "sw/include",
                  ROOT / "sw/uml/guest", Path(__file__), Path(busybox), Path(ethtool)],
                 extra=kdir.name)
-    out = ROOT / "build/uml" / f"guest-{key}"
+    prefix = "guest-debug-" if kdir.name.startswith("kernel-debug-") else "guest-"
+    out = ROOT / "build/uml" / f"{prefix}{key}"
     if (out / "initramfs.cpio").exists():
         return out
     print(f"uml guest: building nicdrv.ko (ARCH=um), nictraffic and the initramfs into {out}",
@@ -139,8 +141,8 @@ def _guest_dir(kdir):
     (tmp / "initramfs.cpio").write_bytes(cpio)
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
-    for old in out.parent.glob("guest-*"):      # earlier inputs' builds
-        if old != out:
+    for old in out.parent.glob(prefix + "*"):   # earlier inputs' builds of this kernel kind
+        if old != out and (prefix != "guest-" or not old.name.startswith("guest-debug-")):
             shutil.rmtree(old, ignore_errors=True)
     return out
 
@@ -171,7 +173,7 @@ class Guest:
     """One boot of the guest against the server; run() returns the console text."""
 
     def __init__(self, workdir, script, on_sync=None, opts="", mem="256M", timeout=600,
-                 width=128, server_args=()):
+                 width=128, server_args=(), kernel=""):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.script = script
@@ -181,6 +183,7 @@ class Guest:
         self.timeout = timeout
         self.width = width
         self.server_args = list(server_args)
+        self.kernel = kernel        # build_kernel.sh's variant: "" or "debug"
         self.sock = self.dir / "vhost.sock"
         self.ctl_path = self.dir / "ctl.sock"
         self.stats_path = self.dir / "server_stats.json"
@@ -211,7 +214,7 @@ class Guest:
         return int(v, 16)
 
     def run(self):
-        kdir = kernel_dir()
+        kdir = kernel_dir(self.kernel)
         gdir = guest_dir(kdir)
         (self.dir / "run.sh").write_text(SYNC_FN + self.script)
         for f in self.dir.glob("sync_*"):

@@ -19,7 +19,8 @@
  * simulation would not have (the SoC's TX interrupt is not ordered after its consumer-index
  * writeback MWr; with 0 the guest can read the index before the write lands, sw/uml/README.md).
  * --ctl: a line-oriented control socket for tests: `csr OFF` (BAR0 read through the same model,
- * between guest requests) -> value; `stats` -> one JSON line; `quit`.
+ * between guest requests) -> value; `csrw OFF VALUE` (a posted BAR0 write, a fault the test
+ * injects behind the driver) -> ok; `stats` -> one JSON line; `quit`.
  * Exit: when the guest closes the socket, with the statistics (--stats FILE, and on stderr).
  */
 #include <cerrno>
@@ -300,7 +301,7 @@ bool Server::start_request(const Chain &ch)
 
 void Server::ctl_command(const std::string &l)
 {
-    unsigned long long off;
+    unsigned long long off, val;
     if (l == "stats") {
         ctl.reply(stats_json());
     } else if (std::sscanf(l.c_str(), "csr %lli", &off) == 1 && off % 4 == 0 &&
@@ -312,10 +313,22 @@ void Server::ctl_command(const std::string &l)
         activity();
         mmio_id = h->model().mmio_read(off, 4);
         busy = Busy::kCtlRead;
+    } else if (std::sscanf(l.c_str(), "csrw %lli %lli", &off, &val) == 2 && off % 4 == 0 &&
+               off + 4 <= p.bar0_size && val <= 0xffffffffull) {
+        /* A posted BAR0 write behind the guest's back (a fault a test injects, e.g. a TX queue
+         * disabled under the driver): into the model's queue at once, as the guest's are. */
+        if (!h) {
+            ctl.reply("error: no device yet");
+            return;
+        }
+        activity();
+        st["ctl_writes"]++;
+        h->model().mmio_write(off, val, 4);
+        ctl.reply("ok");
     } else if (l == "quit") {
         g_stop = 1;
     } else {
-        ctl.reply("error: commands: csr OFF | stats | quit");
+        ctl.reply("error: commands: csr OFF | csrw OFF VALUE | stats | quit");
     }
 }
 

@@ -4,8 +4,9 @@
  * socket, at most WINDOW not yet received back, and receives them back: the NIC's MAC loopback
  * (the SoC's simulated PHY returns every frame it sends). Each frame is addressed to IFACE's own
  * MAC with EtherType 0x88b5 (IEEE local experimental) and carries its sequence number and a
- * pattern derived from it; a frame received back is counted good when its bytes are exactly
- * what was sent.
+ * pattern derived from it, and a tag of the run; a frame received back is counted good when its
+ * bytes are exactly what was sent; one with another run's tag (an earlier run's frame delivered
+ * late) is not counted received but stale.
  *
  *   nictraffic IFACE COUNT SIZE [WINDOW] [TIMEOUT_MS]
  *   nictraffic -u IFACE COUNT SIZE csum|nocsum DST_IP [WINDOW] [TIMEOUT_MS]
@@ -18,7 +19,7 @@
  * (csum) or zero (nocsum). Each sendto() is timed (the kernel's send path, wall time).
  *
  * Prints one line: `nictraffic: sent N received M good G bad B lost L seconds S frames_per_s F`
- * (wall time of the guest), with -u also `send_ns_median X send_ns_mean Y`. Exit status 0
+ * (wall time of the guest) and, raw, `stale N`; with -u also `send_ns_median X send_ns_mean Y`. Exit status 0
  * only when every frame came back good.
  */
 #include <arpa/inet.h>
@@ -50,7 +51,8 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void fill(uint8_t *f, const uint8_t *mac, uint32_t seq, int size)
+/* A raw frame: own MAC both ways, EtherType, sequence number, this run's tag, pattern. */
+static void fill(uint8_t *f, const uint8_t *mac, uint32_t seq, uint32_t run, int size)
 {
     int i;
 
@@ -59,7 +61,8 @@ static void fill(uint8_t *f, const uint8_t *mac, uint32_t seq, int size)
     f[12] = ETHERTYPE_LOCAL >> 8;
     f[13] = ETHERTYPE_LOCAL & 0xff;
     memcpy(f + 14, &seq, 4);
-    for (i = 18; i < size; i++)
+    memcpy(f + 18, &run, 4);
+    for (i = 22; i < size; i++)
         f[i] = (uint8_t)(seq * 7 + (uint32_t)i);
 }
 
@@ -208,7 +211,8 @@ int main(int argc, char **argv)
     uint8_t tx[MAX_FRAME], rx[2048], want[MAX_FRAME], mac[6];
     struct ifreq ifr;
     long count, size, window = 16, timeout_ms = 5000;
-    long sent = 0, received = 0, good = 0, bad = 0;
+    long sent = 0, received = 0, good = 0, bad = 0, stale = 0;
+    uint32_t run, tag;
     double t0, dt;
     int s;
 
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
     if (bind_if(s, argv[1]) < 0)
         return 1;
     t0 = now_s();
+    run = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(t0 * 1e6);
     while (received < count) {
         struct pollfd pf = { s, POLLIN, 0 };
         struct sockaddr_ll from;
@@ -251,7 +256,7 @@ int main(int argc, char **argv)
         uint32_t seq;
 
         while (sent < count && sent - received < window) {
-            fill(tx, mac, (uint32_t)sent, (int)size);
+            fill(tx, mac, (uint32_t)sent, run, (int)size);
             if (send(s, tx, (size_t)size, 0) != size) {
                 if (errno == ENOBUFS || errno == EAGAIN)
                     break;
@@ -266,9 +271,16 @@ int main(int argc, char **argv)
         if (n < 0 || from.sll_pkttype == PACKET_OUTGOING || n < 18 ||
             rx[12] != (ETHERTYPE_LOCAL >> 8) || rx[13] != (ETHERTYPE_LOCAL & 0xff))
             continue;
+        memcpy(&tag, rx + 18, 4);
+        if (n >= 22 && tag != run) {
+            /* An earlier run's frame, delivered late (after a queue reset, a ring reopened):
+             * not this run's, counted apart. */
+            stale++;
+            continue;
+        }
         received++;
         memcpy(&seq, rx + 14, 4);
-        fill(want, mac, seq, (int)size);
+        fill(want, mac, seq, run, (int)size);
         if (n == size && seq < (uint32_t)sent && !memcmp(rx, want, (size_t)size))
             good++;
         else
@@ -276,7 +288,7 @@ int main(int argc, char **argv)
     }
     dt = now_s() - t0;
     printf("nictraffic: sent %ld received %ld good %ld bad %ld lost %ld seconds %.3f "
-           "frames_per_s %.1f\n", sent, received, good, bad, sent - received, dt,
-           dt > 0 ? (double)received / dt : 0.0);
+           "frames_per_s %.1f stale %ld\n", sent, received, good, bad, sent - received, dt,
+           dt > 0 ? (double)received / dt : 0.0, stale);
     return good == count && bad == 0 ? 0 : 1;
 }
