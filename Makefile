@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Makefile of the open FPGA NIC.
 #
 #   make bench        (default) the seed papers re-run on the Verilator simulation (bench/):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Root pytest plugin: lines a test asks to show in the session's summary (record_property with a
 # "summary" key), also from pytest-xdist workers, whose own output is not shown. The CLI fuzz
 # test prints its seed and case count this way.

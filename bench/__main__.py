@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # __main__.py: `python -m bench`, the suite behind `make bench`: collects the jobs of the chosen
 # sections (bench/experiments/), runs those that are not current in parallel with progress, and
 # writes the report (bench/report.py). Exit 0 ok, 1 a job or a section failed, 2 usage.

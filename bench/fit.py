@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # fit.py: the fits the report's verdicts are computed from.
 #
 # Interfaces: line(x, y) -> Line(slope, intercept, r2) by least squares (scipy.stats.linregress);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # jobs.py: the suite's jobs and the runner that runs them in parallel and resumes.
 #
 # A Job is one sweep point: one run of a tool (`nicbench`/`nicscope`, the sim backend) that

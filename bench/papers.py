@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # papers.py: the seed papers' tables, read from the CSVs vendored in bench/papers/ (see its
 # README for which table of which paper each file is).
 #

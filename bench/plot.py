@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # plot.py: matplotlib figures of the report, written as PNG and SVG under RESULTS/plots/.
 #
 # Interfaces: figure(ncols) -> (fig, axes); save(fig, outdir, name) -> [png, svg] paths relative

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # report.py: the report of `make bench`: RESULTS/report.md (an index: every section's verdicts,
 # the suite's wall time and the simulator's speed), one RESULTS/seed_<id>.md per section (the
 # mapping, the verdicts, the plots, the paper's numbers beside ours) and CSV appendices:

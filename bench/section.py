@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # section.py: one seed's part of the report, and the markdown helpers the experiments share.
 #
 # Interfaces: Section(seed, title, mapping, verdicts, body, plots, csv); table(headers, rows)

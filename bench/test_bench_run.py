@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The suite end to end on the Verilated SoC (build/sim_dw128/, built by `make test`): the
 # Van Jacobson section and the analyzer's, with small sweeps (--quick): the report, its section
 # with computed verdicts and plots (PNG and SVG), the CSV appendices; a second run finds every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Tests of the suite's job runner (bench/jobs.py) with a stand-in tool, a script that writes the
 # JSON document nicbench would and can be told to fail: every job runs once, a current job is
 # not run again, a changed command or binary makes it run, a failed job leaves no JSON that

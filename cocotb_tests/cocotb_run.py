@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # cocotb_run.py: emit an Amaranth core's Verilog, build it with Verilator for cocotb and run a
 # cocotb testbench on it; the one helper every cocotb_tests/test_<core>.py uses.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tb_frame_fifo.py: cocotb testbench of the emitted Verilog of rtl/nic/frame_fifo.py (FrameFIFO)
 # with cocotbext-axi's AXI-stream models, run by cocotb_tests/test_frame_fifo.py.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tb_irq_coalescer.py: cocotb testbench of the emitted Verilog of rtl/nic/irq_coalescer.py
 # (IRQCoalescer), run by cocotb_tests/test_irq_coalescer.py.

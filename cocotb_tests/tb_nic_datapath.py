@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tb_nic_datapath.py: cocotb testbench of the emitted Verilog of rtl/nic/nic_datapath.py
 # (NICDatapath), run by cocotb_tests/test_nic_datapath.py.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tb_tx_scheduler.py: cocotb testbench of the emitted Verilog of rtl/nic/tx_scheduler.py
 # (TXScheduler), run by cocotb_tests/test_tx_scheduler.py.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_frame_fifo.py: pytest entry of the cocotb + Verilator tests of rtl/nic/frame_fifo.py.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_irq_coalescer.py: pytest entry of the cocotb + Verilator test of rtl/nic/irq_coalescer.py.
 #

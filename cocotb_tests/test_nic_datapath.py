@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_nic_datapath.py: pytest entry of the cocotb + Verilator test of rtl/nic/nic_datapath.py.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_nic_driver.py: the driver model (cocotb_tests/models/nic_driver.py) on its own: its
 # records are byte for byte what C code filling the structs of sw/include/nic_contract.h writes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_tx_scheduler.py: pytest entry of the cocotb + Verilator test of rtl/nic/tx_scheduler.py.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # acorn_cle215.py: pins and timing of the SQRL Acorn CLE-215+, an M.2 2280 (M key) card with an
 # Artix-7 XC7A200T-3 in FBG484, a 200 MHz oscillator, 1 GiB DDR3 (not used by the NIC), a 4-lane

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # litex_acorn_baseboard_mini.py: pins and timing of the LiteX Acorn Baseboard Mini, a carrier
 # for the Acorn CLE-215+ (acorn_cle215.py): the M.2 card's four GTP lanes are split into a PCIe

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_coalesce.c: `coalesce [KEY VALUE ...]`: the interrupt coalescer's values as ethtool -C
  * names them (rx-usecs, rx-frames, rx-abs-usecs, rx-min-interval, tx-...; sw/core's table),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_csr.c: `csr [SAMPLES]`: what a CSR access costs the CPU, from the cycle counter. SAMPLES
  * (default 256, at most 1024) samples of BATCH back-to-back reads, then writes, of the SoC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_info.c: `info`: the identification block (magic, version, configuration, clock) and the
  * register-block table, each block with its base, version and whether nic_regs.h knows its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_scope.c: `scope`: the bus analyzer's report from the CPU: a snapshot closes every
  * counter's window (ANALYZER_CONTROL.SNAPSHOT; the window opened at the previous snapshot),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_selftest.c: `selftest`: the identification block (magic, major version, the register
  * blocks the firmware needs, with the layouts nic_regs.h was generated for), the SoC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_tx.c: `tx FRAMES SIZE [INFLIGHT [nocheck]]`: the TX/RX benchmark through the MAC
  * loopback. FRAMES frames of SIZE bytes go out on TX queue 0 with at most INFLIGHT (default

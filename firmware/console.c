@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * console.c: the firmware's UART console (LiteX UART, generated csr.h): blocking output, line
  * input without echo (the host program types commands), printf through picolibc's vsnprintf,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fw.h: the firmware's shared declarations (VexRiscv on the open ECP5 target's SoC).
  *

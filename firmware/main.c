@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * main.c: the firmware's entry: discovers the NIC, prints a banner, then reads commands from the
  * UART console, one per line, and runs them. Every command ends with a line "ok" or

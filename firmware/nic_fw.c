@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_fw.c: the NIC driver on the on-chip host port. The NIC's registers are on the CPU's CSR
  * bus (the identification block at the CSR region's base, as at BAR0 offset 0 on PCIe); its DMA

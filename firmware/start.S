@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* firmware/start.S: reset entry (the ROM's first word): stack at the top of the SRAM, .data
  * copied from the ROM, .bss zeroed, main(). No interrupts are enabled (the firmware polls). */
     .section .text.start

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_firmware_sim.py: the firmware (firmware/) on the open ECP5 target's SoC in Verilator
 # (`make ecp5-sim`: litex_soc/targets/ecp5_sim.py, the MAC looped back by the harness), driven

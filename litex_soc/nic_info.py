@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_info.py: the identification block (BAR0 offset 0), the first thing a driver reads.
 #

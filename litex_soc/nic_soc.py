@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_soc.py: NICSoC, the NIC's LiteX SoC, shared by every target (simulation and boards).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # regmap.py: writes the register map as Markdown from the SoC's own CSR objects, so that the
 # manual carries the same descriptions as the code (and as LiteX's csr.h / csr.csv).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Tests of the register blocks (litex_soc/regblocks.py): the committed sw/include/nic_regs.h is
 # what the default SoC generates, the other configurations `make test` builds (W=64, soft CPU)
 # lay their blocks out the same way, and the identification block's table says where each is.

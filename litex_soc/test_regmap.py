@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The committed register map (docs/register_map.md) must be what the default simulation build
 # (`python -m litex_soc.targets.sim`, whatever it builds by default) generates today, and the
 # generated headers must carry the registers the host code relies on. With the NIC datapath in

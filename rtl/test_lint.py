@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Every Amaranth core's emitted Verilog passes `verilator --lint-only -Wall` (with the Yosys
 # backend waivers of rtl/verilator_lint.vlt), for every data width the SoC builds. The cores
 # that are not yet in the SoC lint themselves in their own tests.

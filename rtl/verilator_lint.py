@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # verilator_lint.py: the lint check every core's tests run on its emitted Verilog.
 #

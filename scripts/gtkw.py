@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # gtkw.py: writes a GTKWave save file for a trace of the simulated SoC, with the PCIe PHY streams
 # (host->device, device->host, MSI), the link configuration and the measurement probes in named

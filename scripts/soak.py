@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # soak.py: the soak (`make soak`) as resumable chunks of `nicbench fuzz`, run in parallel.
 #

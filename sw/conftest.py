@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Shared pytest pieces of the tool tests (sw/nicbench/test_nicbench_tx.py, test_nicbench_rr.py):
 # the `nicbench` fixture (the 128-bit simulator's nicbench, built by `make test` or `make sim`),
 # `soak_nicbench` (the soak's build) and nic_run(), which runs one with --json and returns

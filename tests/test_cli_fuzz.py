@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Command-line fuzz test of the tools (build/sim_dw128/nicbench and nicscope, built by
 # `make test`): random malformed argument lists, from a seed printed at the start (set
 # CLI_FUZZ_SEED to replay one, CLI_FUZZ_CASES for the count): every command of both tools with

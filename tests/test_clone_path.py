@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Any clone path: the YoWASP tools (Yosys, nextpnr, ecppack) put a private folder of their own
 # at /tmp, so a clone under /tmp, where users clone, once could not synthesize. A copy of the
 # tracked tree is made under /tmp in a folder with a space in its name and reached through a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The first `make` on a machine without Verilator: nothing may ask for Verilator's paths before
 # set-up installed it. Set-up is replaced (SETUP=) by a script that installs a `verilator` shim
 # into a directory already on PATH, as apt-get does; the Makefile then compiles Verilator's

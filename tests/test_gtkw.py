@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # scripts/gtkw.py (the save file of `make trace`): GTKWave (under Xvfb) loads it with a small
 # trace of the SoC's top-level ports, shows every signal, and opens zoomed to the whole trace,
 # not to a few time units at its start. VCD and FST (from vcd2fst), two timescales.

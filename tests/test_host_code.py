@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The host code serves every build: no C file in sw/ takes a register address, an interrupt
 # number or a configuration from a build's generated headers (csr.h, soc.h, soc_bus.h) or tests
 # a build at compile time; the hardware binaries (vfio backend only, no simulator) build and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # experiments: one module per seed paper (and one for pcie-bench and the analyzer's capture).
 # Each has TITLE, jobs(cfg) -> [Job] (one per sweep point) and section(cfg, res) -> Section,
 # where res(name) is the JSON document a job wrote.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # cern_hippi.py: seed 001 (CERN, "HIPPI in the CERN Computer Centre", 1996): aggregate
 # throughput as a table of buffer size x concurrent streams, and the per-stream limit set by
 # window / latency ("latency limited": 64 kB window, ~3 ms -> ~20 MB/s).

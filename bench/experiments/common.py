@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # common.py: what the experiments share: the suite's configuration, job builders for the two
 # tools on the sim backend, and accessors for the records a job wrote.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # hp_ots.py: seed 003 (HP, "OTS/9000 Performance Information", 1992): throughput against TPDU
 # size and window, request/reply transactions per second for 100 B and 3840 B requests with
 # 100 B replies, and the checksum computed by the host on against off.

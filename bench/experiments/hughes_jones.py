@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # hughes_jones.py: seed 004 (R. Hughes-Jones, "End-user systems: NICs, motherboards, TCP
 # stacks"): UDPmon latency against frame size, throughput and loss against inter-frame spacing,
 # PCI bus occupancy per frame from a logic analyzer, CSR access cost, interrupt coalescence at

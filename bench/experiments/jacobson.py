@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # jacobson.py: seed 002 (Van Jacobson, BSD network speedups, 1988): the "sound barrier" of a
 # driver that queues one packet at a time, and the per-packet budget split into fixed and
 # per-byte costs with bus time from a logic analyzer.

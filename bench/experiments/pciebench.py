@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # pciebench.py: small DMA as pcie-bench measures it (Neugebauer et al., SIGCOMM 2018): bandwidth
 # with the DMA engine's descriptor table kept full, 64 B .. 4 KiB, against one transfer at a
 # time and the model's limit; the latency of single DMA reads (median, p99) beside their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # scope.py: the on-chip analyzer's own section: occupancy of every probed bus during DMA in both
 # directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
 # trace.gtkw beside the report), and the per-request DMA read latency breakdown (`nicscope

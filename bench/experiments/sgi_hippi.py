@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # sgi_hippi.py: seed 000 (SGI, "HIPPI Performance on IRIX 5.2", 1994): raw-interface
 # throughput against write size 256 B .. 2 MB with one and two submitting processes, and
 # transmit-only against receive.

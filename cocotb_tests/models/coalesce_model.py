@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # coalesce_model.py: cycle-accurate pure-Python reference model of rtl/nic/irq_coalescer.py.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_driver.py: Python model of the host driver sw/lib/nic_queues.c (as Corundum's tb/mqnic.py
 # mirrors its C driver), for the amaranth.sim and cocotb testbenches of the NIC datapath.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # soc_pcie_device.py: the SoC (build/sim_dw<W>/gateware/nicsoc.v) as a cocotbext-pcie device,
 # so that cocotbext-pcie's RootComplex enumerates it and talks to it. The adapter plays the

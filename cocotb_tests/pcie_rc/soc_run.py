@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # soc_run.py: build the SoC's Verilog (build/sim_dw<W>/gateware/, from `make sim W=<W>`) with
 # Verilator for cocotb and run a cocotb testbench on it; the sibling of cocotb_tests/cocotb_run.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tb_soc_pcie.py: cocotb testbench of the whole SoC (nicsoc) under cocotbext-pcie's RootComplex,
 # through soc_pcie_device.SocPcieDevice; every TLP the SoC sends goes through tlp_rules.TlpRules.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_soc_pcie.py: pytest entry of the SoC-under-cocotbext-pcie tests (tb_soc_pcie.py): one
 # Verilator build of build/sim_dw128/gateware (soc_run.build, reused while its sources match),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # test_tlp_rules.py: tests of the TLP rule checker (tlp_rules.py) with hand-built cocotbext-pcie
 # TLPs, no simulator: every good TLP passes, every broken rule is reported (one message each),

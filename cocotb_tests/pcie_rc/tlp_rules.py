@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tlp_rules.py: TlpRules, a checker of the PCIe rules for every TLP an endpoint sends, beyond
 # what cocotbext-pcie's Tlp.check() and RootComplex look at. Pure Python (cocotbext-pcie Tlp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // ecp5_sim_main.cpp: the Verilator harness of the open ECP5 target's SoC
 // (litex_soc/targets/ecp5_sim.py): the firmware's console on stdin/stdout, the Ethernet PHY's
 // GMII-like pins looped back (what leaves on eth_tx_* enters on eth_rx_* one cycle later).

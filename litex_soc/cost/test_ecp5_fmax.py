@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # test_ecp5_fmax.py: the block RAM timing of the ECP5 Fmax flow (litex_soc/cost/ecp5_fmax.py,
 # synth_script): on a small design with a block RAM, the delay boxes reach ABC9 (its log counts
 # them among the boxes it mapped around), none is left in the netlist, and the block RAMs come

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # test_shell.py: the Fmax flow's I/O shell reads every top-level port of the SoC it measures
 # (litex_soc/cost/ecp5_fmax.py top_ports, write_shell): wire and registered outputs, vectors and
 # single bits; the SoC runs' analyzer leaves out the build options asked (--analyzer-without).

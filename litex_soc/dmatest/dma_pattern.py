@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # dma_pattern.py: LiteX register wrapper around the Amaranth pattern generator and checker.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # dma_port_adapter.py: the NIC cores' DMA ports (rtl/nic/dma_port.py, flat at the NICDatapath
 # boundary) on LitePCIe crossbar master ports.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # host_port.py: the NIC datapath's host interface, one port with two implementations. The
 # datapath's wrapper (nic_datapath_csr.py) asks its host port for a read adapter, a write

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_datapath_csr.py: LiteX wrapper around the Amaranth NIC datapath (rtl/nic/nic_datapath.py):
 # its configuration and counters as CSRs, its DMA ports on its host port (host_port.py: LitePCIe

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_irq.py: the NIC datapath's interrupt vectors as one soft-CPU interrupt, for SoCs whose
 # host port is the SoC bus (no MSI): what an MSI per vector is on PCIe.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # Tests of litex_soc/nic/dma_port_adapter.py in Migen's simulator.
 #

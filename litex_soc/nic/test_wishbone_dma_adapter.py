@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # Tests of litex_soc/nic/wishbone_dma_adapter.py in Migen's simulator: both adapters on one
 # Wishbone SRAM (LiteX's wishbone.SRAM behind a round-robin arbiter, as the SoC bus gives

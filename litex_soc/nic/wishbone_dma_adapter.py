@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # wishbone_dma_adapter.py: the NIC cores' DMA ports (rtl/nic/dma_port.py, flat at the
 # NICDatapath boundary) as Wishbone masters on the SoC bus, for SoCs without PCIe where the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # bar_guard.py: BARGuard, what BAR0 accesses the SoC refuses, and their counters.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # cpl_guard.py: CplGuard, what the SoC does with completions that fail (PCIe Base Spec 2.3.2,
 # 2.7.2.2, 2.8): the PHY's host -> device TLP stream passes through it before LitePCIe's

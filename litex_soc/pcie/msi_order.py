@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # msi_order.py: MSIOrder, the SoC's interrupt requests held until the DMA writes taken before
 # them have left on the PHY (PCIe orders an MSI after the posted writes before it only once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # CplGuard (cpl_guard.py) alone in Migen's simulator, at both PHY widths: TLPs pass unchanged, a
 # poisoned CplD leaves with status CA, a UR Cpl with byte count 0, a read whose data does not
 # come within the timeout gets an injected CA Cpl for the controller's head tag between two TLPs,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # Tests of our LitePCIe patches (litex_soc/patches/litepcie/) and of BARGuard, in Migen's
 # simulator, against the PCIe rules computed here from the byte enables bit by bit.

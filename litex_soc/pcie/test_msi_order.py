@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # MSIOrder (msi_order.py) alone in Migen's simulator: random write requests taken by a request
 # stream, the same writes (and reads and completions, which do not count) leaving as TLPs of
 # random length on a PHY stream with random backpressure, random interrupt pulses on two lines.

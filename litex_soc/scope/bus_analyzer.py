@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # bus_analyzer.py: LiteX register wrapper around the Amaranth bus analyzer
 # (rtl/scope/bus_analyzer.py).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # probe_taps.py: the bus analyzer's tap registers: a probed expression's value some cycles later,
 # taken at the watched design's registers, with all logic behind the taps.

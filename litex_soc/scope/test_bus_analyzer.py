@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Tests of the analyzer's LiteX register wrapper (litex_soc/scope/bus_analyzer.py) that need no SoC:
 # WriteOnlyCSRStorage, in a LiteX CSR bank simulated with Migen, takes every write like a
 # CSRStorage and reads 0, while an ordinary CSRStorage beside it reads back.

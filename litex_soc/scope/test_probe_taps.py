@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of ProbeTaps (Migen simulation): a probed expression's tapped value equals the
 # expression tap_stages cycles earlier, on every cycle of a random run, and with watch() the taps
 # sit at the design's registers, not at the signals it computes combinationally.

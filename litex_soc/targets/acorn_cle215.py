@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # acorn_cle215.py: the NIC SoC on the bare SQRL Acorn CLE-215+ (M.2 card, XC7A200T-3): PCIe Gen2
 # x4 to the host through LitePCIe's S7PCIEPHY (Vivado's pcie_7x core, 128-bit interface at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # board.py: what every Xilinx 7-series PCIe board target shares: the platform made from a
 # constraints module (constraints/<board>.py), the PCIe core's configuration, the generated

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # ecp5_sim.py: the open ECP5 target's SoC (ecp5_soc.py, the same one ecpix5.py puts on the
 # board) for Verilator, minus the board: one clock (sys_clk, sys_rst pins), the console's UART

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # ecp5_soc.py: the NIC SoC as the open ECP5 targets build it, shared by the ECPIX-5 board
 # (ecpix5.py) and its Verilator model (ecp5_sim.py): the same NIC datapath (data width 64) with

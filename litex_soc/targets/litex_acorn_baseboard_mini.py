@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # litex_acorn_baseboard_mini.py: the NIC SoC on the LiteX Acorn Baseboard Mini (Acorn CLE-215+,
 # XC7A200T-3): PCIe Gen2 x1 to the host through LitePCIe's S7PCIEPHY (Vivado's pcie_7x core,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # loopback_eth_phy.py: LoopbackEthPHY, a LiteEth PHY for a board with no Ethernet: the MAC's
 # transmit octets come back as its receive octets, through the same registered GMII-like

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # sim.py: the simulation target: the NIC SoC (nic_soc.py) with SimPCIePHY in place of the hard
 # PCIe block and SimEthGMIIPHY on GMII-like pins. Writes what the Verilator harness (sw/sim/)

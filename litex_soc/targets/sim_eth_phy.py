@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # sim_eth_phy.py: a 1 Gb/s Ethernet PHY for the simulation (one octet per 125 MHz cycle: GMII's
 # rate), a LiteEth PHY (8-bit stream, with_preamble_crc: the MAC adds preamble, SFD,

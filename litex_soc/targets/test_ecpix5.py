@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # Tests of the ECPIX-5 target (ecpix5.py): the SoC generates for the board (Verilog, pins and
 # clock constraints, the firmware in the ROM, the register map), and the timing check passes or

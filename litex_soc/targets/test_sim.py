@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests: the Verilated SoC (LitePCIe endpoint, DMA, MSI) against the C++ PCIe host
 # model, driven by the real C host code (nicbench and the host library), for both PHY widths.
 import fcntl

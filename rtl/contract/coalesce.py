@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Interrupt coalescing: the configuration and the reasons an interrupt is raised.
 
 CONFIG are the coalescer's configuration inputs, one per ethtool -C knob (frames -> rx/tx-frames,

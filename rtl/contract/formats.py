@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # formats.py: the host-memory formats of the NIC datapath (descriptors, writebacks, completion
 # records) as amaranth.lib.data layouts, and their enums (amaranth.lib.enum).

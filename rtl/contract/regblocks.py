@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Register blocks: what the host discovers at run time, and how.
 
 BAR0 offset 0 is the identification block (`info`): MAGIC, VERSION, CONFIG, RB_COUNT, then a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # registers.py: the register-level contract of the NIC datapath: per core, its configuration
 # inputs and its counters and status outputs, with their descriptions and ethtool -S names.

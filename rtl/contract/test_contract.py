@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The contract against the cores: every format whole and byte-aligned, every counter and status
 # output a port of its core with the contract's width, every port the datapath exposes described,
 # the ethtool names unique, and the cores' COUNTS tuples the contract's.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # nic_contract.h: the committed copy (sw/include/) is what gen_c writes today, and it compiles
 # (C11 and C++17, -Wall -Wextra -Werror -pedantic: its _Static_asserts hold) with the X-macro
 # tables listing every nic_* status register once.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # emit.py: writes the Verilog of an Amaranth core for LiteX to instantiate.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # pattern_checker.py: counting-pattern stream sink, the host-to-card traffic checker.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # pattern_generator.py: counting-pattern stream source, the card-to-host traffic generator.
 #

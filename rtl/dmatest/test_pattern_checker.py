@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of PatternChecker (amaranth.sim): byte count, error count, done pulse at the target.
 import pytest
 from amaranth.sim import Simulator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of PatternGenerator (amaranth.sim): pattern words, restart on enable, backpressure.
 import pytest
 from amaranth.sim import Simulator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # counter_bank_proof.py: formal properties of the bus analyzer's counts: OccupancyCounter's
 # register form, and OccupancyCounter's increments kept in a CounterBank as BusAnalyzer keeps them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # irq_coalescer_proof.py: formal properties of IRQCoalescer (rtl/nic/irq_coalescer.py).
 #

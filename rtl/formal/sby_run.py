@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # sby_run.py: runs the formal proofs of rtl/formal/ with SymbiYosys (yowasp-sby, smtbmc + Yices).
 #

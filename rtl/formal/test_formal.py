@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The formal proofs of rtl/formal/ (SymbiYosys via yowasp-sby, Yices) at the shallow depths of
 # `make test`; `make formal` runs them deeper (python -m rtl.formal.sby_run --deep). Each proof's
 # mode, depth and time go to the session's summary. Skipped only when yowasp-sby or Yices is not

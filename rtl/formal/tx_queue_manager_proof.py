@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tx_queue_manager_proof.py: formal properties of TXQueueManager (rtl/nic/tx_queue_manager.py).
 #

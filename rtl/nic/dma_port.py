@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # dma_port.py: the NIC cores' DMA port convention, as stream signatures.
 #

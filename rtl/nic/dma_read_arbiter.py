@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # dma_read_arbiter.py: merges several DMA read clients onto one DMA read port (round-robin
 # over requests), routing the in-order completions back to the client of each request.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # flat_ports.py: the NIC cores' stream ports as flat, Verilog-style ports: the NICDatapath's
 # boundary (rtl/nic/nic_datapath.py) and the testbenches of emitted Verilog use them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # frame_fifo.py: store-and-forward packet FIFO that drops bad frames and counts every drop.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # irq_coalescer.py: interrupt coalescing for one interrupt vector (ethtool -C semantics, the
 # e1000's RDTR/RADV/ITR), exact to the cycle.

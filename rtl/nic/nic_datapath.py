@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # nic_datapath.py: the NIC's whole datapath between the PCIe DMA ports and the Ethernet MAC:
 # TX queues, scheduler, TX DMA engine, TX/RX frame FIFOs, RX DMA engine, DMA arbitration and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # rx_engine.py: the RX DMA engine of one queue: descriptor prefetch, frame write into host
 # buffers, completion records.

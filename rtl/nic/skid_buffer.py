@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # skid_buffer.py: a stream register slice with both directions registered, placed between two
 # cores to cut the combinational valid/payload path forward and the ready path backward.

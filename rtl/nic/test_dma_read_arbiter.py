@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of DMAReadArbiter (amaranth.sim): random clients issue random read requests and
 # take completions under random back-pressure; a host model answers in request order after a
 # random latency (random gaps, random errors on the last beat). Every client must get exactly

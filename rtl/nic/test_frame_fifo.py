@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of FrameFIFO (amaranth.sim): the core vs a pure-Python model, cycle for cycle
 # (s_ready, m_* and every counter) over random traffic that drops frames for every reason; the
 # frames that come out vs a timing-free frame-level prediction; hand-worked cases with their

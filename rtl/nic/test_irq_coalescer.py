@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of IRQCoalescer (amaranth.sim): irq_valid cycle for cycle and the counters vs
 # cocotb_tests/models/coalesce_model.py, over every combination of the rules; hand-worked cases
 # with their cycle

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-loopback tests of NICDatapath (amaranth.sim): a Python host (memory, in-order DMA read
 # responder with random latency and gaps, write sink with random back-pressure that checks every
 # write lands in a region the NIC may write) and the driver model of sw/lib/nic_queues.c

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of RXEngine (amaranth.sim): a host-memory model (descriptor reads served in order
 # after a random latency, writes applied and every one recorded, back-pressure on wr_ready and
 # rd_cpl) and a driver model (buffers posted by doorbell at random times, sometimes none, some

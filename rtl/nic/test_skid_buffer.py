@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of SkidBuffer (amaranth.sim): random valid and ready on both sides, every beat out
 # once and in order, at full rate when never stalled; no combinational path from s to m or
 # from m.ready to s.ready (outputs read before and after the inputs change within a cycle);

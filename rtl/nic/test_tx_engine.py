@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TXEngine (amaranth.sim): a host-memory model serves the DMA reads (in-order
 # completions after a random latency, random rd_cpl_valid gaps, injected read errors) under
 # random tx_ready back-pressure; a pure-Python reference model computes, from the ring

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # TXIrqOrder (tx_irq_order.py) alone (amaranth.sim), against a Python model of TXQueueManager's
 # writeback side (pending bits, one output register loaded round-robin as tx_queue_manager.py
 # documents it, taken when the write port is ready): random completions, write-port

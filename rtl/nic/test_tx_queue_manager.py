@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TXQueueManager (amaranth.sim): a cycle-accurate model compared every cycle under
 # random driver/scheduler/DMA traffic with invariant checks, hand-worked cases with their cycle
 # numbers, the manager wired to the real TXScheduler, and lint of the emitted Verilog.

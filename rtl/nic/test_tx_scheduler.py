@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TXScheduler (amaranth.sim): a cycle-accurate model compared every cycle under
 # random traffic, fairness of the three policies, edge cases, and lint of the emitted Verilog.
 import gc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tx_engine.py: the TX DMA engine: reads the descriptors of a ring job and each descriptor's
 # payload from host memory and packs the fragments back to back into frames for the TX

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tx_irq_order.py: holds a TX interrupt vector's request until the consumer-index writebacks
 # of the completions it announces were taken by the DMA write port.

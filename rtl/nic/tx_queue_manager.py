@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tx_queue_manager.py: per-queue TX descriptor ring state (e1000/Corundum-style rings in host
 # memory): doorbells in, fetch jobs out, completions in, consumer-index writebacks out.

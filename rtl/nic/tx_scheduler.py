@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tx_scheduler.py: picks which TX queue sends the next frame (round-robin, strict priority or
 # weighted round-robin), as a registered grant to the TX queue manager and engine.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # counter_bank.py: many wide event counters with snapshot-and-clear, kept in RAM.
 #

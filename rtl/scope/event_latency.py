@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # event_latency.py: the latency from one kind of event to another, as count, sum, min, max and
 # a log2 histogram, with snapshot-and-clear.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # figure_compare.py: the trigger's figure comparators: a request's latency, an occupancy level
 # or an event latency against a threshold, as bits the trigger can watch.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # latency_breakdown.py: per-request DMA read latency, broken into the stages between hand-offs.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # latency_histogram.py: DMA read latency (request to last completion) as a histogram, with
 # snapshot-and-clear. Requests and completions are matched in order; see the class docstring.

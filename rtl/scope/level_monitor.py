@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # level_monitor.py: occupancy integrals of a set of levels, with snapshot-and-clear.
 #

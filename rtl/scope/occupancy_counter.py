@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # occupancy_counter.py: how one stream spends its cycles, counted with snapshot-and-clear.
 #

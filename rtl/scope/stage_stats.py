@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # stage_stats.py: per class and stage, the statistics of the latency breakdowns.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of CounterBank (amaranth.sim): every entry's window equals the sum of its increments
 # over exactly the cycles from one taken snapshot to the next, for scanned and lane entries
 # alike; busy, refusals, the cut after reset and lost lane updates to the cycle.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of EventLatency (amaranth.sim): random start/end events and snapshots against a
 # Python model of the in-order matching (queued and merged), every window's counts, bins, min
 # and max.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of FigureCompare and of the bus analyzer's triggers on figures (amaranth.sim):
 # each comparator's hit and value against the sources driven, for random selections and
 # thresholds; in a small BusAnalyzer, a trigger on a level crossing a threshold and on an event

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of LatencyBreakdown (amaranth.sim): random request schedules with known hand-off
 # cycles on every stream; every stage's sum, min, max and bins, the counts and the occupancy
 # integral against the schedule.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of LatencyHistogram (amaranth.sim): exact latencies, bins, stats, lost/unmatched.
 import random
 from collections import deque

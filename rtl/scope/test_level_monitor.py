@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of LevelMonitor (amaranth.sim): each window's maximum against the recorded levels,
 # the sum's increment against the level, for random levels and snapshots.
 import gc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of OccupancyCounter (amaranth.sim): exact snapshot windows vs a trace-summing model.
 import random
 

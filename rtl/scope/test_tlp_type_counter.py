@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TLPTypeCounter (amaranth.sim): classify() vs PCIe codes, all 256 codes, windows.
 import random
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TraceCapture (amaranth.sim): RLE decode of the RAM vs the input, trigger/pre/post.
 import random
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TraceStream (amaranth.sim): a random sample sequence streamed into a ring that a
 # modelled host drains, fast or throttled, through a DMA port with random backpressure. Checks:
 # every write is whole entries within MPS, the ring's end and 4 KiB; the entries the host reads

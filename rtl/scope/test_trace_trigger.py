@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of TraceTrigger (amaranth.sim): fire cycles of every mode/op/count/sequence vs a model.
 import gc
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of WriteBreakdown (amaranth.sim): random schedules of multi-beat writes of several
 # classes and of no class, with arbitration waits, packetizer backpressure, TX backpressure and
 # MRd/completion TLPs between the MWrs on the PHY stream; every stage's sum, min, max and bins,

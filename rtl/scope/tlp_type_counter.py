@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # tlp_type_counter.py: counts the TLPs of one PCIe TLP stream by type, with snapshot-and-clear.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # trace_capture.py: the bus analyzer's sample storage, run-length compressed, with pre-trigger.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # trace_stream.py: the bus analyzer's deep capture: run-length-compressed samples streamed
 # through a DMA write port into a ring in host memory, the way an RX queue fills its ring.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # trace_trigger.py: the bus analyzer's trigger, a sequence of up to `nstages` stages.
 #

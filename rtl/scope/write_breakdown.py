@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # write_breakdown.py: per-request DMA write latency, broken into the stages between hand-offs.
 #

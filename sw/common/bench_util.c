@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * bench_util.c: nicbench's pure helpers (see bench_util.h). No device access, no backend, no
  * global state: unit-tested by test_bench_util.c. The JSON writer is jansson's (-ljansson).

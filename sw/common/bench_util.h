@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_util.h: the pure helpers of nicbench and nicscope (no device, no backend), shared with
  * their unit test (test_bench_util.c):

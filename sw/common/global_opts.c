@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * global_opts.c: the tools' global options (global_opts.h), with getopt_long: "+" stops at the
  * command, so argv keeps its order; opterr 0 and the tool's own messages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * global_opts.h: the global options every tool takes before its command, parsed with
  * getopt_long: --backend sim|vfio, --opts K=V,..., --json FILE, --quiet, --timeout-ms N (1..3600000,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_bench_util.c: unit test of nicbench's pure helpers (bench_util.h): number and size
  * list parsing, nearest-rank percentiles, JSON escaping/writing/lookup, option strings, tables.

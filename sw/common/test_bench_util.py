@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit test of nicbench's pure helpers: compiles sw/common/test_bench_util.c with
 # bench_util.c (gcc, C11, -Wall -Wextra -Werror, as the project builds host code; linked with
 # jansson, the JSON writer's library) and runs it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * vcd_writer.c: VCD and GTKWave save-file writer. See vcd_writer.h.
  */

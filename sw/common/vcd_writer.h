@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vcd_writer.h: writes a Value Change Dump (IEEE 1364 VCD) with nested scopes, bit-vector wires
  * and GTKWave's string variables, and the GTKWave save file (.gtkw) that shows them grouped.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit test of the shared datapath core (sw/core/nic_core.c), which sw/lib and the Linux driver
 # (sw/kernel/) both compile: builds test_nic_core.c with it (gcc, -Wall -Wextra -Werror, as the
 # project builds host code) and runs it on a fake BAR0 and rings in plain memory: discovery,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_backend.h: the host library's backend interface (one struct of function pointers, as ixy's
  * device.h), with inline accessors. Every tool is written against this and runs on every backend.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The Linux driver's kernel style: scripts/checkpatch.pl of Debian's linux-source-6.1 (the
 # tarball scripts/setup.sh installs for the UML guest) run with --strict over every C source and
 # header of sw/kernel/ and of the shared datapath core sw/core/ (compiled into the module, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The Linux driver's build and boot test (issue 17): builds sw/kernel/ (nicdrv.ko, with the
 # shared core sw/core/ and the generated headers sw/include/) against Debian's
 # linux-headers-amd64 with W=1 and sparse (C=1) and fails on any compiler or sparse warning;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * backend.c: nic_backend_open() (nic_backend.h), the one entry point tools use to get a backend.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * backend_vfio.c: the hardware backend of the host library (nic_backend.h), as ixy's: a board
  * through VFIO, or through sysfs when VFIO is not available.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_console.c: the soft CPU's BIOS console through the crossover UART. See nic_console.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_console.h: the soft CPU's console (LiteX BIOS) from the host, through the crossover UART
  * (the uart block's XOVER_* registers: RXTX, TXFULL, RXEMPTY), over any backend.

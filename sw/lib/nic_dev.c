@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_dev.c: the NIC's device layer (see nic_dev.h): bring-up check, MSI, LitePCIe DMA
  * descriptor tables and rings, pattern generator/checker. Every register access goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_dev.h: the NIC's device layer: what a driver does with the registers of the register
  * blocks (nic_rb.h, nic_regs.h), over any backend (nic_backend.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_queues.c: the NIC datapath driver (see nic_queues.h): TX rings with consumer-index
  * writebacks, the RX ring with its completion ring, doorbells, coalescing, counters.

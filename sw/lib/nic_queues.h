@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_queues.h: the NIC datapath's driver (rtl/nic/nic_datapath.py behind the nic register
  * block), in the spirit of ixy's and e1000e's: one TX descriptor ring per TX queue with

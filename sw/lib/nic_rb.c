@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_rb.c: the register-block table (nic_rb.h): the shared core's discovery
  * (sw/core/nic_core.c) on a backend, with messages, and the core's MMIO accessors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_rb.h: register blocks found at run time, so one host binary serves every build.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nic_scope.c: the bus analyzer's driver. See nic_scope.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nic_scope.h: the bus analyzer's driver (the analyzer block's registers, nic_regs.h; the sample
  * layout and counter selectors of the generated analyzer_layout.h, the same in every build),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_backend_vfio.c: unit test of the hardware backend (backend_vfio.c) without a board: its
  * option parsing, config-space handling (Command register, the PCIe capability's MPS, MRRS,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit test of the hardware backend (sw/lib/backend_vfio.c) without a board: compiles
 # test_backend_vfio.c with it (gcc, -Wall -Wextra -Werror, as the project builds host code) and
 # runs it against a directory laid out like sysfs (the backend's root= option): config-space

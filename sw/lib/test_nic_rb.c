@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_nic_rb.c: unit test of the register-block discovery (nic_rb.c) on a fake device: a BAR0
  * array served by a backend of this file. Prints "ok" or the first failed check.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit test of the register-block discovery (sw/lib/nic_rb.c on the shared core's
 # sw/core/nic_core.c): compiles test_nic_rb.c with them
 # (gcc, -Wall -Wextra -Werror, as the project builds host code) and runs it on a fake BAR0: block

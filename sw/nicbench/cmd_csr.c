@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_csr.c: `nicbench csr`, MMIO write cost and read round trip, idle and under a card-to-host
  * DMA stream; DMA hold-off caused by CSR reads (sim probes). Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_dma.c: `nicbench dma`, DMA throughput vs transfer size, host-to-card and card-to-host,
  * one transfer at a time or with descriptors kept queued (--inflight), MPS/MRRS sweeps, and

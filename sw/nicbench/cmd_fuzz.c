@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_fuzz.c: `nicbench fuzz`, the device fuzzer and its scoreboard (docs/faults.md): frames of
  * random size over the TX queues through the MAC loopback, each checked on the RX ring, mixed

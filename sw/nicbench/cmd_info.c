@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_info.c: `nicbench info`, identification, version, build configuration, scratch test, backend
  * parameters and the register blocks. Options: the usage text in main.c.

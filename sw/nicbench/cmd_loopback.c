@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_loopback.c: `nicbench loopback`, reader -> writer loopback of random data at random sizes
  * and offsets, bit-exact. Options: the usage text in main.c.

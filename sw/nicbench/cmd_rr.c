@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_rr.c: `nicbench rr`, request/response latency between two simulated NIC + host systems
  * back to back (sim backend with peer=1). Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_stats.c: `nicbench stats`, the NIC's counters by their ethtool -S names (the contract's,
  * sw/include/nic_contract.h), with per TX queue and per TX vector counts. Options: the usage

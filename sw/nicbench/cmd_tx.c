@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_tx.c: `nicbench tx`, frames through the NIC datapath's descriptor rings, the MAC loopback
  * and the RX ring. Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * main.c: nicbench, the NIC's measurement CLI. Runs on any backend (nic_backend.h): the Verilator
  * simulation ("sim", simulated time and model counters) or a board ("vfio", CLOCK_MONOTONIC).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nicbench.h: what nicbench's commands (cmd_*.c) share with each other and with main.c: the
  * context, exit codes, errors and output, backend open/close, option parsing, JSON helpers,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # `nicbench dma` on the Verilated SoC (build/sim_dw128/, built by `make test` or `make sim`):
 # pcie-bench's two small-DMA tests. Bandwidth with descriptors kept queued (--inflight: the
 # table in loop mode) must beat one transfer at a time, stay within the model's limit and be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Faults and fuzz through the whole SoC (docs/faults.md): `nicbench fuzz` on the Verilated SoC
 # (build/sim_dw128/) with the host model's fault injection, one fault class per test, then the
 # descriptor and control fuzz. Each run must end (no hang: the tool's own timeouts and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # `nicbench info` and `nicbench stats` on the Verilated SoC (build/sim_dw128/): the register
 # blocks the identification block lists are the ones this binary knows, at the SoC's bases, with
 # the NIC's MSIs and queue count; `stats --all` lists every counter of the contract by its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # DMA at any host buffer offset, under our own host model, at both datapath widths
 # (build/sim_dw128/ and build/sim_dw64/, built by `make test` or `make sim`): `nicbench dma
 # --offset` at random offsets (multiples of the width, with page+0x40 and offsets that make

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system test of two NIC + host systems back to back: `nicbench rr` on the Verilated SoC
 # (build/sim_dw128/, built by `make test` or `make sim`) with the sim backend's
 # peer=1 (two SoC instances, each with its own PCIe host model and memory, their GMII pins wired

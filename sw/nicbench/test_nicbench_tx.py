@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system test of the NIC datapath driver (sw/lib/nic_queues.c) through `nicbench tx` on the
 # Verilated SoC (build/sim_dw128/, built by `make test` or `make sim`): frames of
 # several sizes over 1 and 4 TX queues go through the descriptor rings, LiteEth's MAC and its

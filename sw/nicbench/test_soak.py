@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The soak runner (scripts/soak.py, `make soak`) on the soak's build of the Verilated SoC (the
 # Ethernet side on its own clock at 8 times the system clock, no analyzer): two short chunks
 # with faults on, their totals summed from the chunks' own JSON, a rerun that skips both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * capture_stream.c: `nicscope capture --stream`, the deep capture. The analyzer streams an entry
  * for every change of its sample through its DMA writer into a ring in host memory while the

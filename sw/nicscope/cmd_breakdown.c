@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_breakdown.c: `nicscope breakdown`, where a DMA read's or write's time goes. Per transfer
  * size, one snapshot window around a load (--path dma: h2c transfers on LitePCIe's DMA reader,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_capture.c: `nicscope capture`, program the trigger, arm, run a load, read the trace back and
  * write a VCD (and FST) plus a GTKWave save file. Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_cpu.c: `nicscope cpu`, (soft-CPU builds) the same registers read from the CPU over the SoC
  * bus, each equal to the host's read over BAR0. Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, levels, figures, tracks.
  * Options: the usage text in main.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_report.c: `nicscope report`, snapshot, run a load, snapshot: per bus % busy / stalled /
  * idle, bytes, frames, CSR hold-off, TLPs by type, the DMA read latency histogram, the mean and

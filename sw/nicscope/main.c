@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py):
  * occupancy report and triggered trace capture, on any backend (the Verilated SoC, or a board

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nicscope.h: what nicscope's commands (cmd_*.c) share with each other and with main.c: the
  * context, exit codes, errors and output, opening the device, snapshot windows, the loads

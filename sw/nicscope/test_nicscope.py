@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests of the bus analyzer through nicscope on the Verilated SoC, both PHY widths:
 # its counts equal the simulator's own cycle-by-cycle count of the same signals and the PCIe
 # facts of the transfer; its trace, written as VCD, equals the simulator's sample log cycle for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests of the analyzer's per-request DMA read latency breakdown through `nicscope
 # breakdown` on the Verilated SoC, both PHY widths: per transfer size and path, every stage
 # adds up to the total, the occupancy integral equals the latency sum (Little's law), per

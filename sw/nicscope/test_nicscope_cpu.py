@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The bus analyzer from the soft CPU: on the VexRiscv build (make sim CPU=1) the LiteX BIOS,
 # typed at through the crossover UART, closes a snapshot window and reads ANALYZER_INFO and
 # counters over the SoC bus; every value equals the host's read over BAR0.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests of the analyzer's deep capture (`nicscope capture --stream`) on the
 # Verilated SoC: the entries streamed into host memory equal the simulator's own sample log on
 # every cycle; at the default rate (frames through the NIC) a million entries arrive with none

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests of the analyzer's triggers on figures and capture tracks through `nicscope
 # capture` on the Verilated SoC, both PHY widths: a trigger on the first DMA read slower than a
 # threshold latches that read's latency, which equals the host model's own timing of the first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * backend_sim.cpp: the `sim` backend of the host library (nic_backend.h). It owns a SimHarness
  * (Verilated SoC + PCIe host model) and steps it in-process: an MMIO read returns when its

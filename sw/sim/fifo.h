@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fifo.h: Fifo<T>, the queue every part of the PCIe host model uses (internal to the model).
  * A FIFO on a power-of-two ring that grows when full and reuses its slots: push_slot() hands

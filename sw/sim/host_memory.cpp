@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * host_memory.cpp: HostMemory (host_memory.h): device MWr applied to host memory, device MRd
  * answered with completions split at the RCB and MPS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * host_memory.h: HostMemory, the host memory window behind the root complex and its answers to
  * device reads (internal to the PCIe host model). write() applies a device MWr that passed the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * iommu.h: Iommu, the PCIe host model's DMA remapping check (internal to the model), as VFIO with
  * an IOMMU gives a device: the driver's DMA allocations are mappings, whole 4 KiB pages as an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * link_params.cpp: LinkParams (link_params.h): the "key=value" parser, the checks, the JSON
  * record, and pcie-bench's rate formulas with its Ack/FC limit table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * link_params.h: LinkParams, every parameter of the PCIe host model (link generation and width,
  * MPS/MRRS/RCB, latencies, DLLP limits, credits, TX buffer, PHY width and clock, ids, BAR0 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * mmio_requester.cpp: MmioRequester (mmio_requester.h): host MMIO requests to BAR0, their
  * tags, completions and timeouts.

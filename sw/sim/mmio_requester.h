@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mmio_requester.h: MmioRequester, the host CPU's MMIO to BAR0 (internal to the PCIe host
  * model). request() queues a 4- or 8-byte write (a posted MWr, done when the device took its

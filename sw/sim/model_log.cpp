@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * model_log.cpp: ModelLog::error(), the one place the PCIe host model reports an error
  * (model_log.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * model_log.h: what the PCIe host model counts and the errors it found (internal to the
  * model). Counters: every event count PcieHostModel::counters() reports. ModelLog: the counters

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * pcie_host_model.cpp: PcieHostModel (pcie_host_model.h), the top level of the PCIe host model:
  * it steps the clock, does the PHY handshakes, and runs the link and host events in time order

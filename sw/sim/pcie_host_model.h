@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcie_host_model.h: PcieHostModel, the PCIe root complex, link and host memory as seen from the
  * device's PHY stream interface (LitePCIe's raw TLP streams); the header users include. Pure

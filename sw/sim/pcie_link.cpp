@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * pcie_link.cpp: Link, one direction of the PCIe link with its DLLP and SKIP schedule
  * (pcie_link.h).

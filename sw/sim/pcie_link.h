@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcie_link.h: link timing of the PCIe host model, after pcie-bench (Neugebauer et al., SIGCOMM
  * 2018); internal to the model. Link: one direction of the link, a byte-serial pipe of the raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcie_tlp.h: what the parts of the PCIe host model hand each other (internal to the model):
  * the fmt/type and completion status codes of the TLPs it handles; UpTlp, a device TLP from its

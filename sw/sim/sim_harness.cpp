@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * sim_harness.cpp: SimHarness (sim_harness.h): clocking, pin copying, probe counting and
  * tracing around the Verilated SoC. Built once per SoC configuration (SIM_DATA_WIDTH = 64 or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sim_harness.h: SimHarness steps the Verilated NIC SoC (top module `nicsoc`) one clock cycle
  * at a time with the PCIe host model (pcie_host_model.h) on its PHY pins, counts what the SoC's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_fake_device.h: the fake device of the PCIe host model's unit test, on the model's PHY
  * pins: Dev steps the model one cycle at a time, sends TLPs (or hand-made beats) on the TX

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_host_memory.cpp: device MWr into host memory and device MRd answered from it
  * (HostMemory): byte enables, completion splitting at the RCB and MPS, read latency, order.

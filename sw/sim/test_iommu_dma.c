@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_iommu_dma.c: the host model's IOMMU against the real SoC (test_iommu_dma.py builds it with
  * a simulator build's objects): raw DMA descriptors of LitePCIe's DMA engine that point outside

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The host model's IOMMU against the real SoC: builds sw/sim/test_iommu_dma.c with the objects of
 # `make sim W=128` (host library, simulator, Verilated SoC) and runs it: a raw DMA descriptor of
 # LitePCIe's DMA engine pointing outside every allocation is caught (a write dropped, a read

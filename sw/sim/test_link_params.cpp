@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_link_params.cpp: LinkParams: parse(), validate(), the pcie-bench rates, to_json(),
  * and a model that refuses invalid parameters.

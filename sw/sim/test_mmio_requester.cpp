@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_mmio_requester.cpp: host MMIO to BAR0 (MmioRequester): writes and reads of 4 and 8
  * bytes, their TLPs, latency, several reads outstanding, stalls, refused requests, completion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_pcie_host_model.cpp: unit test of the PCIe host model (pcie_host_model.h and its parts)
  * with a fake device on its PHY streams (test_fake_device.h): a BAR0 register file that answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_pcie_host_model.h: what the files of the PCIe host model's unit test share: check()
  * (prints "ok ..." or "FAIL ...", counts failures), counter() and last_error() of a model, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit test of the PCIe host model (sw/sim/pcie_host_model.cpp and its parts): compiles the
 # test (test_pcie_host_model.cpp with main(), one test_<part>.cpp per part of the model, a fake
 # device driving the model's PHY streams) with the model (g++ -std=c++17 -O2 -Wall -Wextra

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_pcie_link.cpp: link timing (Link, Credits): back-to-back MWr at the pcie-bench
  * rate with DLLPs, and the rate posted credits allow.

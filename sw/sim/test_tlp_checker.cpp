@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_tlp_checker.cpp: broken device TLPs (TlpChecker, and completions that match no
  * host read): each is counted, reported with its header, not applied; a bad MRd gets an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * tlp_checker.cpp: TlpChecker (tlp_checker.h): device TX beats -> checked TLPs.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tlp_checker.h: TlpChecker, the PCIe host model's receiver of the device's TX stream (internal
  * to the model). It assembles the beats into TLPs, checks each (framing, length against beats

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * pci_config.cpp: PciConfig (pci_config.h): the configuration space bytes, their write masks,
  * BAR0 sizing and the MSI capability's message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pci_config.h: PciConfig, the NIC's PCI configuration space as the 7-series Gen2 hard block
  * (LitePCIe's s7pciephy) presents it to the host: Xilinx's IDs 10ee:7024, class 02 00 00

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_pci_config.cpp: PciConfig (pci_config.h) as the host's enumeration uses it: the IDs and
  * class, BAR0 sizing (all-ones written, the size mask read back, the address kept), read-only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The Linux driver against the RTL: a User-Mode Linux guest (uml_guest.py) drives the Verilator
 # NIC SoC as a PCI device through virt-pci and uml_pci_server. In the guest: nicdrv probes and
 # finds its register blocks; ethtool -i/-g/-G/-l/-L/-c/-C/-d; `ip link set up`; rx-usecs 0 with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The Linux driver against the RTL in a debug guest kernel: the UML guest of test_uml.py built
 # with KASAN (generic) and lockdep (PROVE_LOCKING, which brings PROVE_RCU and the spinlock and
 # mutex debugging): sw/uml/uml_debug.config, cached as build/uml/kernel-debug-<key>/. Two boots,

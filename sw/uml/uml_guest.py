@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The User-Mode Linux guest that drives the Verilator NIC as a PCI device.
 
 Builds (cached under build/uml/, keyed by their inputs, with a progress line each):

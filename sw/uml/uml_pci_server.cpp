@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * uml_pci_server.cpp: the NIC SoC in Verilator as a PCI device of a User-Mode Linux guest
  * (CONFIG_UML_PCI_OVER_VIRTIO). A vhost-user back-end (vhost_user.h) serves virtio-pcidev's two

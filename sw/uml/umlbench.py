@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """umlbench: the kernel-path experiments of the bench (make bench), one UML boot per job.
 
 The guest (uml_guest.py) runs nicdrv.ko against the Verilator SoC; per step the host reads the

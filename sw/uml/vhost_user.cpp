@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * vhost_user.cpp: VhostUserDevice (vhost_user.h): the vhost-user messages virtio_uml sends, the
  * memory table mapped with mmap(), and split virtqueue access (virtio 1.x, section 2.7).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vhost_user.h: VhostUserDevice, the device side (the "back-end", formerly "slave") of the
  * vhost-user protocol as User-Mode Linux's virtio_uml speaks it (arch/um/drivers/virtio_uml.c),

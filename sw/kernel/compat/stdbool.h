@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* stdbool.h for the module build: the generated headers (sw/include/nic_contract.h) include the
  * C library's stdbool.h; in the kernel the same types come from linux/types.h and linux/stddef.h. */
 #ifndef NICDRV_COMPAT_STDBOOL_H

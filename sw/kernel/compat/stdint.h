@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* stdint.h for the module build: the generated headers (sw/include/nic_contract.h) include the
  * C library's stdint.h; in the kernel the same types come from linux/types.h and linux/stddef.h. */
 #ifndef NICDRV_COMPAT_STDINT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * nictraffic.c: the UML guest's traffic tool (static, in the guest's initramfs). Sends COUNT
  * Ethernet frames of SIZE bytes (header included, FCS not) on IFACE through an AF_PACKET raw
