@@ -538,6 +538,8 @@ async def misaligned_case(tb, mem, base, direction, off, size, seed):
     what = f"{direction} {size} B at +{off:#x}"
     lo, hi = off - GUARD, off + size + GUARD
     before = bytes((seed + 31 * i) & 0xFF for i in range(hi - lo))
+    if direction == "h2c":                   # the buffer holds what the checker expects
+        before = before[:GUARD] + words(seed, size // 4 + 1)[:size] + before[GUARD + size:]
     mem[lo:hi] = before
     r0, o0 = await refused(tb, eng), await refused(tb, other)
     tlps0 = tb.rules.counts[kind]
