@@ -11,7 +11,8 @@
 # the identification block
 # at BAR0 offset 0, whose register-block table finalize() fills (regblocks.py); BARGuard
 # (pcie/bar_guard.py) in front of the CSR bridge, counting the BAR0 accesses it refuses;
-# MSIOrder (pcie/msi_order.py) holding each NIC MSI until the DMA writes before it left.
+# MSIOrder (pcie/msi_order.py) holding each NIC MSI until the DMA writes before it left;
+# DMAGuard (pcie/dma_guard.py) refusing and counting the DMA descriptors LitePCIe cannot move.
 #
 # The datapath's host port (litex_soc/nic/host_port.py) is PCIe with a pcie_phy; without one it
 # is the SoC bus (no LitePCIe, no DMA pattern block: the DMA engines on Wishbone masters, the
@@ -46,6 +47,7 @@ from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
+from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.msi_order import MSIOrder
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.scope.bus_analyzer import Breakdown, Event, Probe, WrBreakdown
@@ -224,10 +226,17 @@ class NICSoC(SoCCore):
                                      tag_bits=max(1, (MAX_PENDING_REQUESTS - 1).bit_length()))
             self.comb += [pcie_phy.source.connect(self.pcie_cpl.sink),
                           self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
-            self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
-                          address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
-                          with_dma_loopback=True, with_dma_buffering=True, msis=msis,
-                          msi_type=pcie_phy.msi_type)
+            # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py).
+            align = data_width // 8
+            with checked_tables(align):
+                self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
+                              address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
+                              with_dma_loopback=True, with_dma_buffering=True, msis=msis,
+                              msi_type=pcie_phy.msi_type)
+            dma = self.pcie_dma0
+            self.pcie_dma0_guard = DMAGuard(dma.reader.table, dma.writer.table, align)
+            self.comb += [dma.reader.table.enable.eq(dma.reader.enable),
+                          dma.writer.table.enable.eq(dma.writer.enable)]
             self.comb += [
                 self.pcie_dma0.source.connect(self.dma_pattern.sink),
                 self.dma_pattern.source.connect(self.pcie_dma0.sink),

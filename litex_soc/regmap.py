@@ -31,6 +31,11 @@ def regmap_markdown(soc, title="Register map (BAR0)"):
         "Unsupported Request completion, a write is dropped) and counted in",
         "`pcie_bar_unsupported`.",
         "",
+        "DMA descriptors: LitePCIe's DMA (`pcie_dma0`) moves whole datapath words only. A",
+        "descriptor whose address or length is not a multiple of `pcie_dma0_guard_align` bytes,",
+        "or whose length is 0, is refused when its engine reaches it (no TLP, no IRQ) and counted",
+        "in `pcie_dma0_guard_reader_refused` / `pcie_dma0_guard_writer_refused`.",
+        "",
     ]
     for name, region in sorted(soc.csr_regions.items(), key=lambda kv: kv[1].origin):
         if not isinstance(region.obj, list):

@@ -9,7 +9,11 @@
 # (LitePCIe's DMA with the pattern generator / checker, both directions, random 16-byte aligned
 # offsets and lengths), test_nic_rings (the NIC's TX and RX rings through the MAC loopback,
 # via cocotb_tests/models/nic_driver.py, TX buffers at random byte offsets, RX buffers at random
-# 16-byte offsets, many across 4 KiB; every frame compared), test_dma_one (one transfer, its
+# 16-byte offsets, many across 4 KiB; every frame compared), test_dma_misaligned (LitePCIe's DMA
+# given descriptors at 1..12-byte offsets and odd lengths: each moved exactly or refused with
+# its counter, no TLP, guard bytes around every buffer intact), test_nic_rx_misaligned (RX
+# buffers at 1..12-byte offsets and of odd lengths: BAD_ADDR / TOO_BIG / the frame exactly,
+# counted, nothing written outside a buffer), test_dma_one (one transfer, its
 # request counts to PCIE_RC_OUT for the comparison with the C++ model). Each ends asserting no
 # rule violation, no cocotbext-pcie check failure and no cocotbext-pcie warning.
 # Parameters: environment variable PCIE_RC_CFG (JSON): mps, mrrs (bytes the RC programs),
@@ -510,6 +514,140 @@ async def test_dma_one(dut):
     tb.check_clean(errs)
 
 
+# --- c2. descriptors the DMA cannot move: moved exactly, or refused without a TLP -----------
+
+MISALIGNED_OFFSETS = (0, 1, 2, 3, 4, 8, 12)
+MISALIGNED_SIZES = (64, 36, 17, 1, 0)
+GUARD = 64                                  # guard bytes before and after every buffer
+
+
+async def refused(tb, eng):
+    """PCIE_DMA0_GUARD_<eng>_REFUSED, or None when the SoC has no such block."""
+    if tb.types["PCIE_DMA0_GUARD"] not in tb.blocks:
+        return None
+    return await tb.read_reg("PCIE_DMA0_GUARD", f"{eng}_REFUSED")
+
+
+async def misaligned_case(tb, mem, base, direction, off, size, seed):
+    """One descriptor at base + off (off: past a 4 KiB page boundary, the buffer's guard bytes
+    around it): either moved exactly (c2h: the buffer holds the generator's bytes; h2c: the
+    checker counted size bytes, none bad) or refused (its engine's counter + 1, no TLP of its
+    kind, no MSI); the other engine's counter unchanged; the guard bytes (and for a refusal
+    the buffer) untouched. Returns the errors."""
+    eng, other = ("WRITER", "READER") if direction == "c2h" else ("READER", "WRITER")
+    kind = "mwr" if direction == "c2h" else "mrd"
+    what = f"{direction} {size} B at +{off:#x}"
+    lo, hi = off - GUARD, off + size + GUARD
+    before = bytes((seed + 31 * i) & 0xFF for i in range(hi - lo))
+    if direction == "h2c":                   # the buffer holds what the checker expects
+        before = before[:GUARD] + words(seed, size // 4 + 1)[:size] + before[GUARD + size:]
+    mem[lo:hi] = before
+    r0, o0 = await refused(tb, eng), await refused(tb, other)
+    tlps0 = tb.rules.counts[kind]
+    if direction == "c2h":
+        await tb.write_reg("DMA_PATTERN", "GEN_CONTROL", 0)
+        await dma_setup(tb, "WRITER")
+
+        async def drained():
+            st = await tb.read_reg("PCIE_DMA0", "BUFFERING_WRITER_FIFO_STATUS")
+            shift, width = tb.fields[("PCIE_DMA0", "BUFFERING_WRITER_FIFO_STATUS", "LEVEL")]
+            return (st >> shift) & ((1 << width) - 1) == 0
+        await wait_until(tb, drained, "the writer's buffering FIFO to drain")
+        await dma_push(tb, "WRITER", base + off, size, LAST_DISABLE)
+        await tb.write_reg("DMA_PATTERN", "GEN_SEED", seed)
+        vec = tb.msi_of("PCIE_DMA0", 1)
+    else:
+        await tb.write_reg("DMA_PATTERN", "CHK_SEED", seed)
+        await tb.write_reg("DMA_PATTERN", "CHK_TARGET", size)
+        await tb.write_reg("DMA_PATTERN", "CHK_CONTROL",
+                           tb.field("DMA_PATTERN", "CHK_CONTROL", "RESTART", 1))
+        await dma_setup(tb, "READER")
+        await dma_push(tb, "READER", base + off, size, IRQ_DISABLE)
+        vec = tb.msi_of("DMA_PATTERN", 0)
+    msis = tb.msi_count.get(vec, 0)
+    await tb.write_reg("PCIE_DMA0", f"{eng}_ENABLE", 1)
+    if direction == "c2h":
+        await tb.write_reg("DMA_PATTERN", "GEN_CONTROL",
+                           tb.field("DMA_PATTERN", "GEN_CONTROL", "ENABLE", 1))
+
+    async def decided():
+        r = await refused(tb, eng)
+        return tb.msi_count.get(vec, 0) > msis or (r is not None and r != r0)
+    errs = []
+    try:
+        await wait_until(tb, decided, f"{what}: its MSI or its refusal", cycles=40_000)
+    except AssertionError as e:
+        errs.append(f"{what}: neither moved nor refused ({e})")
+    if direction == "c2h":
+        await tb.write_reg("DMA_PATTERN", "GEN_CONTROL", 0)
+    await ClockCycles(tb.dut.sys_clk, 2000)          # writes in flight land
+    await tb.write_reg("PCIE_DMA0", f"{eng}_ENABLE", 0)
+    r1, o1 = await refused(tb, eng), await refused(tb, other)
+    after = bytes(mem[lo:hi])
+    if r0 is None:
+        errs.append(f"{what}: the SoC has no PCIE_DMA0_GUARD block (no refusal counter)")
+    elif o1 != o0:
+        errs.append(f"{what}: {other}_REFUSED moved {o0} -> {o1}")
+    if r0 is not None and r1 != r0:
+        if r1 != r0 + 1:
+            errs.append(f"{what}: {eng}_REFUSED {r0} -> {r1}, want + 1")
+        if tb.rules.counts[kind] != tlps0:
+            errs.append(f"{what}: refused, yet {tb.rules.counts[kind] - tlps0} {kind} TLPs")
+        if tb.msi_count.get(vec, 0) != msis:
+            errs.append(f"{what}: refused, yet its MSI came")
+        if after != before:
+            errs.append(f"{what}: refused, yet host memory changed")
+        return errs
+    # Not refused: moved exactly, guard bytes untouched.
+    if after[:GUARD] != before[:GUARD]:
+        k = next(i for i in range(GUARD) if after[i] != before[i])
+        errs.append(f"{what}: guard byte at -{GUARD - k} overwritten "
+                    f"({before[k]:#04x} -> {after[k]:#04x})")
+    if after[GUARD + size:] != before[GUARD + size:]:
+        k = next(i for i in range(GUARD) if after[GUARD + size + i] != before[GUARD + size + i])
+        errs.append(f"{what}: guard byte at end+{k} overwritten")
+    if direction == "c2h":
+        want = words(seed, size // 4 + 1)[:size]
+        if after[GUARD:GUARD + size] != want:
+            errs.append(f"{what}: not refused and the buffer is not the generator's bytes")
+    else:
+        got = await tb.read_reg("DMA_PATTERN", "CHK_BYTES")
+        bad = await tb.read_reg("DMA_PATTERN", "CHK_ERRORS")
+        if got != size or bad:
+            errs.append(f"{what}: not refused and the checker counted {got} B, {bad} bad "
+                        f"beats (want {size}, 0)")
+    return errs
+
+
+@cocotb.test()
+async def test_dma_misaligned(dut):
+    """Descriptors at offsets 0, 1, 2, 3, 4, 8, 12 past a page boundary (and, cfg["near_4k"],
+    just before the next one) of lengths 64, 36, 17, 1 and 0, both directions, each through
+    misaligned_case; then an aligned transfer each way still works (test_dma's checks)."""
+    tb = TB(dut, config())
+    await tb.init()
+    await tb.write_reg("PCIE_MSI", "ENABLE", 0xFFFFFFFF)
+    await tb.write_reg("PCIE_DMA0", "LOOPBACK_ENABLE", 0)
+    base, mem = tb.rc.alloc_region(1 << 16)
+    errs = []
+    k = 0
+    for direction in ("c2h", "h2c"):
+        for off in MISALIGNED_OFFSETS:
+            for size in MISALIGNED_SIZES:
+                page = 0x1000 * (1 + k % 8)
+                if tb.cfg.get("near_4k") and k % 2:
+                    page += 0x1000 - 32          # the buffer crosses the next 4 KiB boundary
+                k += 1
+                e = await misaligned_case(tb, mem, base, direction, page + off, size,
+                                          tb.rng.getrandbits(32))
+                tb.log.info("%s %d B at +%#x: %s", direction, size, page + off,
+                            "; ".join(e) or "ok")
+                errs += e
+    errs += await dma_c2h(tb, mem, base, 0xA000, 256, tb.rng.getrandbits(32))
+    errs += await dma_h2c(tb, mem, base, 0xB000, 256, tb.rng.getrandbits(32))
+    tb.check_clean(errs)
+
+
 # --- d. the NIC's TX and RX rings through the MAC loopback -------------------------------------
 
 class MmioRegisters:
@@ -646,4 +784,97 @@ async def test_nic_rings(dut):
         if f.status != 0 or f.len != len(s) or f.data != s:
             errs.append(f"frame {i}: {len(s)} B sent, got status {f.status} len {f.len}"
                         f"{'' if f.data == s else ', data differs'}")
+    tb.check_clean(errs)
+
+
+# RX buffers the RX engine cannot take (address not 16-byte aligned: status BAD_ADDR) or too
+# small (roundup4(frame) > length: TOO_BIG) beside good ones of odd lengths, some within 1..3
+# bytes of the frame: (buffer offset, buffer length, frame length).
+RX_MISALIGNED = [(1, 2048, 60), (2, 2048, 61), (3, 2048, 1514), (4, 2048, 63), (8, 2048, 100),
+                 (12, 2048, 1000), (0, 1517, 1514), (0, 1515, 1514), (16, 61, 61),
+                 (0, 63, 60), (32, 1, 60), (0, 2048, 1513), (4, 61, 60), (0, 1513, 1509),
+                 (16, 1514, 1511)]
+RX_GUARD_SLOT = 0x1000
+
+
+@cocotb.test()
+async def test_nic_rx_misaligned(dut):
+    """The RX ring given buffers at byte offsets 1..12 and of odd lengths (RX_MISALIGNED), one
+    frame (TX, MAC loopback) per buffer: a misaligned buffer gets status BAD_ADDR and
+    rxe_drop_bad_desc + 1, one too small TOO_BIG, the others the frame exactly; nothing
+    written outside a buffer (rounded up to 4 bytes within its length): the rest of every
+    4 KiB slot, guard bytes around each buffer, keeps its fill."""
+    from cocotb_tests.models.nic_driver import NicDriver, RxRing, TxRing, encode_rx_desc
+    from rtl.contract.formats import RxStatus
+
+    class MisalignedRxRing(RxRing):
+        def buf(self, p):
+            return super().buf(p) + 64 + RX_MISALIGNED[p % len(RX_MISALIGNED)][0]
+
+        def open(self):
+            super().open()
+            for p in range(self.size):       # the lengths, before any frame is sent
+                length = RX_MISALIGNED[p % len(RX_MISALIGNED)][1]
+                self.mem.write(self.ring_base + 16 * p, encode_rx_desc(self.buf(p), length))
+
+    tb = TB(dut, config())
+    await tb.init()
+    await tb.write_reg("PCIE_MSI", "ENABLE", 0xFFFFFFFF)
+    base, mem = tb.rc.alloc_region(1 << 20)
+    hm, regs = HostMem(base, mem), MmioRegisters(tb)
+    slots = base + 0x10000
+    fill = bytes((0xA5 + 7 * i) & 0xFF for i in range(RX_GUARD_SLOT * 16))
+    hm.write(slots, fill)
+    tx = TxRing(hm, regs, 0, base + 0x0000, base + 0x1000, 6)
+    rx = MisalignedRxRing(hm, regs, base + 0x2000, base + 0x3000, slots, 2048, 4,
+                          buf_stride=RX_GUARD_SLOT)
+    drv = NicDriver(regs, [tx], rx)
+    drv.open()
+    await regs.run()
+    bad0 = await tb.read_reg("NIC", "RXE_DROP_BAD_DESC")
+    big0 = await tb.read_reg("NIC", "RXE_DROP_TOO_BIG")
+    sent, got = [], []
+    n_cases = rx.size - 1                    # the buffers posted by open()
+    for k in range(n_cases):
+        n = RX_MISALIGNED[k][2]
+        data = bytes(tb.rng.getrandbits(8) for _ in range(n))
+        addr = base + 0xA0000 + k * 0x800 + tb.rng.randrange(0, 0x800 - n)
+        hm.write(addr, data)
+        assert tx.post([(addr, n)])
+        tx.doorbell()
+        await regs.run()
+        sent.append(data)
+
+        async def back():
+            got.extend(rx.poll())
+            tx.reclaim()
+            await regs.run()
+            return len(got) > k
+        await wait_until(tb, back, f"RX record of frame {k}", step=256)
+    errs, n_bad, n_big = [], 0, 0
+    for k, (s, f) in enumerate(zip(sent, got)):
+        off, length, _n = RX_MISALIGNED[k]
+        want = (RxStatus.BAD_ADDR if off % 16 else
+                RxStatus.TOO_BIG if (len(s) + 3) & ~3 > length else RxStatus.OK)
+        n_bad += want == RxStatus.BAD_ADDR
+        n_big += want == RxStatus.TOO_BIG
+        if f.status != want or (want == RxStatus.OK and (f.len != len(s) or f.data != s)):
+            errs.append(f"RX buffer +{off} len {length}, frame {len(s)} B: status {f.status} "
+                        f"len {f.len}, want {want}{'' if f.data == s else ', data differs'}")
+        # Outside the buffer, the slot keeps its fill; a refused buffer keeps it entirely.
+        lo = 64 + off
+        hi = lo + (0 if want != RxStatus.OK else length)
+        slot = hm.read(slots + k * RX_GUARD_SLOT, RX_GUARD_SLOT)
+        ref = fill[k * RX_GUARD_SLOT:(k + 1) * RX_GUARD_SLOT]
+        outside = [i for i in range(RX_GUARD_SLOT) if not lo <= i < hi and slot[i] != ref[i]]
+        if outside:
+            errs.append(f"RX buffer +{off} len {length} ({want.name}): {len(outside)} bytes "
+                        f"written outside it, first at slot +{outside[0]:#x}")
+    bad = await tb.read_reg("NIC", "RXE_DROP_BAD_DESC") - bad0
+    big = await tb.read_reg("NIC", "RXE_DROP_TOO_BIG") - big0
+    if (bad, big) != (n_bad, n_big):
+        errs.append(f"rxe_drop_bad_desc +{bad}, rxe_drop_too_big +{big}: want +{n_bad}, "
+                    f"+{n_big}")
+    if (n_bad, n_big) != (7, 3):
+        errs.append(f"the cases cover {n_bad} misaligned and {n_big} too small buffers")
     tb.check_clean(errs)

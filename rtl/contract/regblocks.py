@@ -33,6 +33,8 @@ BLOCKS = {
     "pcie_msi_order": (0x0015, 1, (), "NIC MSIs held until the DMA writes before them left"),
     "pcie_dma0":      (0x0012, 1, ("PCIE_DMA0_READER", "PCIE_DMA0_WRITER"),
                        "LitePCIe DMA channel 0 with loopback and buffering"),
+    "pcie_dma0_guard": (0x0016, 1, (), "DMA channel 0 descriptors refused: misaligned, odd "
+                        "length, length 0"),
     "dma_pattern":    (0x0020, 1, ("DMA_PATTERN_CHECKER",),
                        "DMA pattern generator (card-to-host) and checker (host-to-card)"),
     "nic":            (0x0100, 1, ("NIC_RX", "NIC_TX"),

@@ -26,6 +26,7 @@ enum nic_rb_type {
     NIC_RB_PCIE_CPL = 0x0014,  /* Device read completions: timeouts, UR, CA, poisoned */
     NIC_RB_PCIE_MSI_ORDER = 0x0015,  /* NIC MSIs held until the DMA writes before them left */
     NIC_RB_PCIE_DMA0 = 0x0012,  /* LitePCIe DMA channel 0 with loopback and buffering */
+    NIC_RB_PCIE_DMA0_GUARD = 0x0016,  /* DMA channel 0 descriptors refused: misaligned, odd length, length 0 */
     NIC_RB_DMA_PATTERN = 0x0020,  /* DMA pattern generator (card-to-host) and checker (host-to-card) */
     NIC_RB_NIC = 0x0100,  /* NIC datapath: TX queues, rings, engines, FIFOs, coalescing */
     NIC_RB_ANALYZER = 0x0200,  /* Bus analyzer: occupancy, TLP types, latency, trace */
@@ -42,6 +43,7 @@ enum nic_rb_type {
     X(PCIE_CPL, pcie_cpl) \
     X(PCIE_MSI_ORDER, pcie_msi_order) \
     X(PCIE_DMA0, pcie_dma0) \
+    X(PCIE_DMA0_GUARD, pcie_dma0_guard) \
     X(DMA_PATTERN, dma_pattern) \
     X(NIC, nic) \
     X(ANALYZER, analyzer) \
@@ -362,6 +364,15 @@ enum nic_rb_type {
 #define NIC_CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_SIZE 1
 #define NIC_CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_LEVEL_OFFSET 0
 #define NIC_CSR_PCIE_DMA0_BUFFERING_WRITER_FIFO_STATUS_LEVEL_SIZE 24
+
+/* pcie_dma0_guard: DMA channel 0 descriptors refused: misaligned, odd length, length 0 */
+#define NIC_RB_PCIE_DMA0_GUARD_VERSION 0x0001ef4fu
+#define NIC_CSR_PCIE_DMA0_GUARD_READER_REFUSED_ADDR 0x0000u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_DMA0_GUARD_READER_REFUSED_SIZE 1
+#define NIC_CSR_PCIE_DMA0_GUARD_WRITER_REFUSED_ADDR 0x0004u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_DMA0_GUARD_WRITER_REFUSED_SIZE 1
+#define NIC_CSR_PCIE_DMA0_GUARD_ALIGN_ADDR 0x0008u  /* 8 bits, ro */
+#define NIC_CSR_PCIE_DMA0_GUARD_ALIGN_SIZE 1
 
 /* dma_pattern: DMA pattern generator (card-to-host) and checker (host-to-card) */
 #define NIC_RB_DMA_PATTERN_VERSION 0x0001eb04u

@@ -238,6 +238,21 @@ int nic_dma_desc_check(struct nic_backend *b, uint64_t bus_addr, uint32_t len, u
     return 0;
 }
 
+uint32_t nic_dma_refused(struct nic_backend *b, enum nic_dma_engine e)
+{
+    if (!nic_rb_find(b, NIC_RB_PCIE_DMA0_GUARD))
+        return 0;
+    return nic_read32(b, e == NIC_DMA_READER ? NIC_CSR(b, PCIE_DMA0_GUARD, READER_REFUSED)
+                                             : NIC_CSR(b, PCIE_DMA0_GUARD, WRITER_REFUSED));
+}
+
+uint32_t nic_dma_hw_align(struct nic_backend *b)
+{
+    if (!nic_rb_find(b, NIC_RB_PCIE_DMA0_GUARD))
+        return 0;
+    return nic_read32(b, NIC_CSR(b, PCIE_DMA0_GUARD, ALIGN));
+}
+
 void nic_dma_table_reset(struct nic_backend *b, enum nic_dma_engine e)
 {
     nic_write32(b, nic_rb_base(b, NIC_RB_PCIE_DMA0) + dma_regs[e].reset, 1);

@@ -128,6 +128,13 @@ uint32_t nic_dma_level(struct nic_backend *b, enum nic_dma_engine e);          /
 /* TABLE_LOOP_STATUS: index of the last descriptor executed, loops since the table reset. */
 void nic_dma_loop_status(struct nic_backend *b, enum nic_dma_engine e, uint32_t *index,
                          uint32_t *count);
+/* PCIE_DMA0_GUARD_<engine>_REFUSED: descriptors the engine refused in hardware (address or
+ * length not a multiple of PCIE_DMA0_GUARD_ALIGN, or length 0: no TLP, no IRQ; wraps). 0 on a
+ * build without the pcie_dma0_guard block. */
+uint32_t nic_dma_refused(struct nic_backend *b, enum nic_dma_engine e);
+/* PCIE_DMA0_GUARD_ALIGN: the bytes a descriptor's address and length must be a multiple of (0
+ * without the block). */
+uint32_t nic_dma_hw_align(struct nic_backend *b);
 /* Stop as LitePCIe's driver does: prog mode, table reset, disable, table reset. */
 void nic_dma_stop(struct nic_backend *b, enum nic_dma_engine e);
 /* PCIE_DMA0_LOOPBACK_ENABLE: reader data goes to the writer instead of the pattern cores. */

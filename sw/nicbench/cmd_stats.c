@@ -82,6 +82,17 @@ int cmd_stats(struct ctx *c, int argc, char **argv)
         if (all || longer)
             stat_row(c, "bar_unsupported", longer, "BAR0 requests longer than 1 DW refused");
     }
+    /* DMA descriptors the raw DMA engine refused (the pcie_dma0_guard block). */
+    if (nic_rb_find(b, NIC_RB_PCIE_DMA0_GUARD)) {
+        const uint32_t rd = nic_dma_refused(b, NIC_DMA_READER);
+        const uint32_t wr = nic_dma_refused(b, NIC_DMA_WRITER);
+        if (all || rd)
+            stat_row(c, "dma_reader_refused", rd, "DMA reader descriptors refused (misaligned, "
+                     "odd length or 0)");
+        if (all || wr)
+            stat_row(c, "dma_writer_refused", wr, "DMA writer descriptors refused (misaligned, "
+                     "odd length or 0)");
+    }
     bu_json_obj_end(&c->rec);
     bu_json_obj_end(&c->rec);
     return backend_check(c, "stats");

@@ -4,8 +4,9 @@
 # table in loop mode) must beat one transfer at a time, stay within the model's limit and be
 # verified (checker counts for h2c, every transfer in place for c2h; a model error fails the
 # run). Read latency (--latency) comes from the host model's PHY timestamps: positive, growing
-# with the size, one request per MRRS, and moved by exactly the model's memory latency. Bad
-# arguments are usage errors (exit 2). A few seconds.
+# with the size, one request per MRRS, and moved by exactly the model's memory latency.
+# Descriptors the DMA cannot move (`loopback --misaligned`) are refused in hardware or moved
+# exactly. Bad arguments are usage errors (exit 2). A few seconds.
 import pytest
 from conftest import nic_run
 
@@ -90,6 +91,31 @@ def test_latency_from_the_model(nicbench, tmp_path):
                   opts=OPTS + ",mem_read_latency_ns=800")
     for r in records(slow, "dma_latency"):
         assert abs(r["lat_median_ns"] - lat[r["size"]]["lat_median_ns"] - 300) <= 8, r
+
+
+def test_misaligned_descriptors_moved_or_refused(nicbench, tmp_path):
+    """LitePCIe's DMA given what nic_dma_desc_check() refuses (byte offsets 1..12, odd lengths,
+    length 0), through the host model with its TLP checks: every descriptor is moved exactly or
+    refused in hardware (counter + 1, no TLP of its kind, destination and guard bytes intact);
+    refused exactly when PCIE_DMA0_GUARD_ALIGN says so. A model error (malformed TLP, a write
+    outside mapped memory) fails the run."""
+    out, doc = nic_run(nicbench, tmp_path / "mis.json", OPTS, "loopback", "--misaligned")
+    rec = records(doc, "loopback_misaligned")
+    assert len(rec) == 5 + 6 * 5 * 3, out                    # offset 0 once per size
+    assert all(r["result"] in ("moved", "refused") for r in rec), out
+    # 128-bit datapath: only 16-byte multiples (64 B at offset 0) are moved, by both engines.
+    moved = [(r["size"], r["src_offset"], r["dst_offset"]) for r in rec if r["result"] == "moved"]
+    assert moved == [(64, 0, 0)], out
+    for r in rec:
+        if r["reader_refused"]:
+            assert r["mrd_tlps"] == 0, r
+        if r["writer_refused"]:
+            assert r["mwr_tlps"] == 0, r
+    both = [r for r in rec if r["src_offset"] % 16 == 0 and r["size"] == 64
+            and r["dst_offset"] % 16]
+    assert both and all(not r["reader_refused"] and r["writer_refused"] and r["mrd_tlps"]
+                        for r in both), out            # the reader ran, the writer refused
+    assert "0 bad" in out
 
 
 @pytest.mark.parametrize("args", [
