@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # dma_guard.py: DMAGuard, the descriptors LitePCIe's DMA reader and writer cannot move, refused
 # in hardware and counted.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 #
 # Tests of DMAGuard's CheckedTable (litex_soc/pcie/dma_guard.py) in Migen's simulator: LitePCIe's
 # descriptor table with the check at its head, at both datapath widths.
