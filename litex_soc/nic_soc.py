@@ -399,12 +399,13 @@ class NICSoC(SoCCore):
         # The crossbar makes its TLP controller when it is finalized.
         self.pcie_endpoint.crossbar.finalize()
         ctrl = self.pcie_endpoint.crossbar.controller
-        # The NIC's reads are of two classes by their kind (rd_req_desc). Its request is held at
-        # its port until taken, and the crossbar and the TLP controller pass it on
-        # combinationally (LitePCIe's SEND-READ-REQ), so while it is at the controller's input
-        # or output its kind is the one at the NIC's port.
+        # The NIC's reads are of two classes by their kind (rd_req_desc, carried through the
+        # read adapter's register slice: port_desc). Its request is held at the port until
+        # taken, and the crossbar and the TLP controller pass it on combinationally (LitePCIe's
+        # SEND-READ-REQ), so while it is at the controller's input or output its kind is the
+        # one at the port.
         dma, nic = self.pcie_dma0.reader.port, self.nic.rdadp.port
-        desc = self.nic.rdadp.rd_req_desc
+        desc = self.nic.rdadp.port_desc
         engines = [(dma, 1), (nic, desc), (nic, ~desc)]
         cin, cout, cmp = ctrl.master_in.sink, ctrl.master_out.sink, ctrl.master_in.source
         an.breakdown_input("bd_raised", classes=[

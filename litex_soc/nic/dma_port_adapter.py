@@ -96,7 +96,8 @@ class DMAReadAdapter(LiteXModule):
 
     Our side (in/out seen from the adapter):
         rd_req_valid (in), rd_req_ready (out), rd_req_addr (64, in), rd_req_len (13, in, bytes),
-        rd_req_desc (in: the read's kind, for the bus analyzer; not used here);
+        rd_req_desc (in: the read's kind, for the bus analyzer; not used here; port_desc (out)
+        is the kind of the request at the port, after the register slice);
         rd_cpl_valid (out), rd_cpl_ready (in), rd_cpl_data (W, out), rd_cpl_last, rd_cpl_err (out).
     Counters (out, 32 bits, wrapping):
         requests (taken on rd_req), completions (requests completed towards the core: last beats),
@@ -162,15 +163,18 @@ class DMAReadAdapter(LiteXModule):
         # Request side ------------------------------------------------------------------------
         # A register slice (valid and ready registered) first: the cores' request logic and the
         # crossbar's arbitration are then separate paths (one cycle more per read).
-        self.req_buf = req_buf = stream.Buffer([("addr", 64), ("len", 13)],
+        self.req_buf = req_buf = stream.Buffer([("addr", 64), ("len", 13), ("desc", 1)],
                                                pipe_valid=True, pipe_ready=True)
         self.comb += [
             req_buf.sink.valid.eq(self.rd_req_valid),
             self.rd_req_ready.eq(req_buf.sink.ready),
             req_buf.sink.addr.eq(self.rd_req_addr),
             req_buf.sink.len.eq(self.rd_req_len),
+            req_buf.sink.desc.eq(self.rd_req_desc),
         ]
         rq = req_buf.source
+        # The kind of the request at the port (rd_req_desc, a cycle or more later).
+        self.port_desc = rq.desc
         self.queue = queue = stream.SyncFIFO([("nbeats", nb_w), ("rej", 1)], max_pending,
                                              buffered=False)
         length = rq.len
@@ -328,22 +332,6 @@ class DMAWriteAdapter(LiteXModule):
 
         # # #
 
-        # A register slice (valid and ready registered) first, as on the read side: the
-        # crossbar's backpressure and the cores' write logic are then separate paths.
-        self.wr_buf = wr_buf = stream.Buffer(
-            [("addr", 64), ("len", 13), ("data", W)],
-            pipe_valid=True, pipe_ready=True)
-        w = wr_buf.source
-        self.comb += [
-            wr_buf.sink.valid.eq(self.wr_valid),
-            self.wr_ready.eq(wr_buf.sink.ready),
-            wr_buf.sink.addr.eq(self.wr_addr),
-            wr_buf.sink.len.eq(self.wr_len),
-            wr_buf.sink.data.eq(self.wr_data),
-            wr_buf.sink.first.eq(self.wr_first),
-            wr_buf.sink.last.eq(self.wr_last),
-        ]
-
         req = port.source
         port_aw = len(req.adr)
         addr = Signal(64)
@@ -352,9 +340,9 @@ class DMAWriteAdapter(LiteXModule):
         cnt = Signal(13 - shift + 1)
         idx = Signal(max=ndw)
         user_id = Signal(8)
-        length = w.len
+        length = self.wr_len
         ok = Signal()
-        self.comb += ok.eq(_addr_ok(w.addr, port_aw) & (length[0:2] == 0)
+        self.comb += ok.eq(_addr_ok(self.wr_addr, port_aw) & (length[0:2] == 0)
                            & (length != 0) & (length <= max_payload))
 
         common = [
@@ -373,9 +361,9 @@ class DMAWriteAdapter(LiteXModule):
 
         self.fsm = fsm = FSM(reset_state="IDLE")
         fsm.act("IDLE",
-            If(w.valid,
+            If(self.wr_valid,
                 write_in.eq(1),
-                NextValue(addr, w.addr),
+                NextValue(addr, self.wr_addr),
                 NextValue(main_beats, length >> shift),
                 NextValue(tail, length[2:shift]),
                 NextValue(cnt, 0),
@@ -391,19 +379,19 @@ class DMAWriteAdapter(LiteXModule):
             ),
         )
         fsm.act("DROP",
-            w.ready.eq(1),
-            If(w.valid & w.last,
+            self.wr_ready.eq(1),
+            If(self.wr_valid & self.wr_last,
                 NextState("IDLE"),
             ),
         )
         fsm.act("MAIN",
-            req.valid.eq(w.valid),
+            req.valid.eq(self.wr_valid),
             req.first.eq(cnt == 0),
             req.last.eq(cnt == main_beats - 1),
             req.adr.eq(addr),
             req.len.eq(main_beats << (shift - 2)),
-            req.dat.eq(w.data),
-            w.ready.eq(req.ready),
+            req.dat.eq(self.wr_data),
+            self.wr_ready.eq(req.ready),
             If(req.valid & req.ready,
                 NextValue(cnt, cnt + 1),
                 If(req.last,
@@ -417,18 +405,18 @@ class DMAWriteAdapter(LiteXModule):
             ),
         )
         dword = Signal(32)
-        self.comb += Case(idx, {i: dword.eq(w.data[32 * i:32 * i + 32])
+        self.comb += Case(idx, {i: dword.eq(self.wr_data[32 * i:32 * i + 32])
                                 for i in range(ndw)})
         tail_last = Signal()
         self.comb += tail_last.eq(idx == tail - 1)
         fsm.act("TAIL",
-            req.valid.eq(w.valid),
+            req.valid.eq(self.wr_valid),
             req.first.eq(1),
             req.last.eq(1),
             req.adr.eq(addr + (main_beats << shift) + (idx << 2)),
             req.len.eq(1),
             req.dat.eq(dword),
-            w.ready.eq(req.ready & tail_last),
+            self.wr_ready.eq(req.ready & tail_last),
             If(req.valid & req.ready,
                 NextValue(idx, idx + 1),
                 If(tail_last,
