@@ -16,8 +16,10 @@
 #   tx                      in: {valid, ready, first, fmt_type, tag} the PHY's TX stream.
 #   rx                      in: {valid, ready, first, last, fmt_type, length, byte_count, tag}.
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
-#   snapshot                in: pulse; inc_*, min, max out (see the docstring); inc_reorder
-#                           out: a request's reorder distance, one-hot.
+#   snapshot                in: pulse; inc_* out (see the docstring); inc_reorder out: a
+#                           request's reorder distance, one-hot.
+#   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
+#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..4), nslots (requests followed from issue to hand-off, a power of
 # two), nbins (log2 bins, 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion
@@ -87,8 +89,8 @@ class LatencyBreakdown(wiring.Component):
     distance: when a request's last completion beat moves (t6), the requests issued before it
     whose last completion beat has not moved yet; counted three cycles after t6 in
     `inc_reorder` bin `distance` (at most nslots - 1). An event
-    counted on a snapshot cycle goes to the new window; min and max read 2**ts_width-1 and 0
-    for a window without requests.
+    counted on a snapshot cycle goes to the new window; min and max (per stage, of class
+    `rd_cls`, in RAM: StageStats) read 2**ts_width-1 and 0 for a window without requests.
     """
 
     def __init__(self, nclasses=2, nslots=8, nbins=16, ts_width=32, tag_beat=0, counters=True):
@@ -129,8 +131,9 @@ class LatencyBreakdown(wiring.Component):
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
 "inc_mismatch": Out(1),
             "inc_reorder": Out(nslots),
-            "min":      Out(stage_arr, init=[[2**ts_width - 1] * NSTAGES] * nclasses),
-            "max":      Out(stage_arr),
+            "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
+            "rd_min":   Out(data.ArrayLayout(ts_width, NSTAGES)),
+            "rd_max":   Out(data.ArrayLayout(ts_width, NSTAGES)),
             **counts,
         })
 

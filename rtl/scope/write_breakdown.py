@@ -12,7 +12,9 @@
 #                           port / at the packetizer's request input.
 #   other                   in: {valid, ready} a write of no class at the packetizer's input.
 #   tx                      in: {valid, ready, first, fmt_type} the PHY's TX stream.
-#   snapshot                in: pulse; inc_*, min, max out (see the docstring).
+#   snapshot                in: pulse; inc_* out (see the docstring).
+#   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
+#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..3), nslots (writes followed from the packetizer to the PHY, a power
 # of two), nbins (log2 bins, 2..16), ts_width (timestamp bits), counters (True: counts in
@@ -96,8 +98,9 @@ class WriteBreakdown(wiring.Component):
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
             "inc_mismatch": Out(1),
-            "min":      Out(stage_arr, init=[[2**ts_width - 1] * WR_NSTAGES] * nclasses),
-            "max":      Out(stage_arr),
+            "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
+            "rd_min":   Out(data.ArrayLayout(ts_width, WR_NSTAGES)),
+            "rd_max":   Out(data.ArrayLayout(ts_width, WR_NSTAGES)),
             **counts,
         })
 
