@@ -23,6 +23,7 @@
 
 from amaranth import Module, Mux, Signal
 from amaranth.lib import data, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
@@ -140,29 +141,26 @@ class WriteBreakdown(wiring.Component):
         m.d.comb += push.eq(sum(g.valid & g.ready for g in self.granted)
                             + (self.other.valid & self.other.ready) != 0)
 
-        # Slots in the order taken: a ring of ns, `level` of them waiting for their MWr.
-        rec = [Signal(rec_layout, name=f"slot{i}") for i in range(ns)]
+        # Slots in the order taken: a ring of ns in distributed RAM, `level` of them waiting for
+        # their MWr.
+        m.submodules.slots = slots = Memory(shape=rec_layout, depth=ns, init=[])
+        slot_wr, slot_rd = slots.write_port(), slots.read_port(domain="comb")
         wp, rp = Signal(sw), Signal(sw)
         level = Signal(range(ns + 1))
         tx = self.tx
         mwr = (tx.valid & tx.ready & tx.first
                & ((tx.fmt_type == MWR_TYPES[0]) | (tx.fmt_type == MWR_TYPES[1])))
         oldest = Signal(rec_layout)
-        with m.Switch(rp):
-            for i in range(ns):
-                with m.Case(i):
-                    m.d.comb += oldest.eq(rec[i])
+        m.d.comb += [slot_rd.addr.eq(rp), oldest.eq(slot_rd.data)]
         # An MWr on the cycle its write is taken with no other waiting takes it directly.
         bypass = (level == 0) & push
         pop = mwr & ((level != 0) | push)
         stored = push & ~bypass | push & bypass & ~mwr
         full = level == ns
         keep = stored & ~(full & ~pop)
+        m.d.comb += [slot_wr.addr.eq(wp), slot_wr.data.eq(pushed), slot_wr.en.eq(keep)]
         with m.If(keep):
             m.d.sync += wp.eq(wp + 1)
-            for i in range(ns):
-                with m.If(wp == i):
-                    m.d.sync += rec[i].eq(pushed)
         with m.If(pop & ~bypass):
             m.d.sync += rp.eq(rp + 1)
         m.d.sync += level.eq(level + keep - (pop & ~bypass))
