@@ -390,7 +390,7 @@ class BusAnalyzer(wiring.Component):
 
     def snapshot_cycles(self):
         """CNT_STATUS.BUSY's length after a snapshot: the CounterBank's pass over its counts
-        (min and max are registers, not in the bank)."""
+        (min and max are not in the bank)."""
         n = sum(name not in ("min", "max") and grp != "bank"
                 for _sel, grp, name in self.counter_map())
         return max(n, CounterBank.PIPE + 2) + 3
@@ -530,7 +530,10 @@ class BusAnalyzer(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         incs = {}      # selector -> (increment signal, its largest value), for the bank
-        regs = {}      # selector -> a count kept in a register (latency min and max)
+        regs = {}      # selector -> a value outside the bank (min, max, the bank's lost)
+        # A breakdown's min and max come from its RAM's read port, of the class `rd_cls`:
+        # (breakdown, [(selectors, class)]).
+        rd_cls = []
 
         # Input stage: every probe signal and event input is registered once before any logic
         # sees it (the probes and hold by the caller if register_inputs is False).
@@ -598,6 +601,7 @@ class BusAnalyzer(wiring.Component):
             m.submodules.breakdown = lb = LatencyBreakdown(
                 nclasses=len(bd.classes), nslots=bd.nslots, nbins=BD_NBINS,
                 tag_beat=bd.tag_beat, counters=False)
+            rd_cls.append((lb, []))
             for name in bd.ports():
                 port = getattr(self, name)
                 if self.register_inputs:
@@ -613,8 +617,9 @@ class BusAnalyzer(wiring.Component):
                     for i in range(BD_NBINS):
                         incs[b + i] = (lb.inc_bins[c][s][i], lb.max_inc["bin"])
                     incs[b + BD_SUM] = (lb.inc_sum[c][s], lb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = lb.min[c][s]
-                    regs[b + BD_SUM + 2] = lb.max[c][s]
+                    regs[b + BD_SUM + 1] = lb.rd_min[s]
+                    regs[b + BD_SUM + 2] = lb.rd_max[s]
+                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
                 for k, n in enumerate(CLASS_COUNTS):
                     incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
                                                         lb.max_inc[n])
@@ -626,6 +631,7 @@ class BusAnalyzer(wiring.Component):
             wbd = self.wr_breakdown
             m.submodules.wr_breakdown = wb = WriteBreakdown(
                 nclasses=len(wbd.classes), nslots=wbd.nslots, nbins=BD_NBINS, counters=False)
+            rd_cls.append((wb, []))
             for name in wbd.ports():
                 port = getattr(self, name)
                 if self.register_inputs:
@@ -641,8 +647,9 @@ class BusAnalyzer(wiring.Component):
                     for i in range(BD_NBINS):
                         incs[b + i] = (wb.inc_bins[c][s][i], wb.max_inc["bin"])
                     incs[b + BD_SUM] = (wb.inc_sum[c][s], wb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = wb.min[c][s]
-                    regs[b + BD_SUM + 2] = wb.max[c][s]
+                    regs[b + BD_SUM + 1] = wb.rd_min[s]
+                    regs[b + BD_SUM + 2] = wb.rd_max[s]
+                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
                 for k, n in enumerate(CLASS_COUNTS):
                     incs[base + WBD_CLASS_COUNTS + k] = (getattr(wb, f"inc_{n}")[c],
                                                          wb.max_inc[n])
@@ -755,6 +762,12 @@ class BusAnalyzer(wiring.Component):
         m.d.comb += bank.rd_addr.eq(rd_addr)
         sel_q = Signal(CNT_SEL_WIDTH)
         m.d.sync += sel_q.eq(self.cnt_sel)
+        # A breakdown's class to read, registered beside sel_q.
+        for unit, cases in rd_cls:
+            with m.Switch(self.cnt_sel):
+                for sel_pair, c in cases:
+                    with m.Case(*sel_pair):
+                        m.d.sync += unit.rd_cls.eq(c)
         with m.Switch(sel_q):
             with m.Case(*sels):
                 m.d.sync += self.cnt_value.eq(bank.rd_data)

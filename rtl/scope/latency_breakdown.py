@@ -17,8 +17,10 @@
 #   tx                      in: {valid, ready, first, fmt_type, tag} the PHY's TX stream.
 #   rx                      in: {valid, ready, first, last, fmt_type, length, byte_count, tag}.
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
-#   snapshot                in: pulse; inc_*, min, max out (see the docstring); inc_reorder
-#                           out: a request's reorder distance, one-hot.
+#   snapshot                in: pulse; inc_* out (see the docstring); inc_reorder out: a
+#                           request's reorder distance, one-hot.
+#   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
+#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..4), nslots (requests followed from issue to hand-off, a power of
 # two), nbins (log2 bins, 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion
@@ -27,6 +29,7 @@
 
 from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
@@ -88,8 +91,8 @@ class LatencyBreakdown(wiring.Component):
     distance: when a request's last completion beat moves (t6), the requests issued before it
     whose last completion beat has not moved yet; counted three cycles after t6 in
     `inc_reorder` bin `distance` (at most nslots - 1). An event
-    counted on a snapshot cycle goes to the new window; min and max read 2**ts_width-1 and 0
-    for a window without requests.
+    counted on a snapshot cycle goes to the new window; min and max (per stage, of class
+    `rd_cls`, in RAM: StageStats) read 2**ts_width-1 and 0 for a window without requests.
     """
 
     def __init__(self, nclasses=2, nslots=8, nbins=16, ts_width=32, tag_beat=0, counters=True):
@@ -130,8 +133,9 @@ class LatencyBreakdown(wiring.Component):
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
 "inc_mismatch": Out(1),
             "inc_reorder": Out(nslots),
-            "min":      Out(stage_arr, init=[[2**ts_width - 1] * NSTAGES] * nclasses),
-            "max":      Out(stage_arr),
+            "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
+            "rd_min":   Out(data.ArrayLayout(ts_width, NSTAGES)),
+            "rd_max":   Out(data.ArrayLayout(ts_width, NSTAGES)),
             **counts,
         })
 
@@ -159,17 +163,30 @@ class LatencyBreakdown(wiring.Component):
             with m.If(new(f"grant{c}", self.granted[c])):
                 m.d.sync += t1c[c].eq(now)
 
-        # Slots in issue order: class, tag, t0..t6, and whether a completion beat was seen.
-        rec_layout = data.StructLayout({"cls": len(self.issue.cls), "tag": 8, "seen": 1,
-                                        "done": 1, "t": data.ArrayLayout(tw, 7)})
-        rec = [Signal(rec_layout, name=f"slot{i}") for i in range(ns)]
+        # Slots in issue order, in distributed RAM: class, tag and t0..t2 written at issue, t3..t6
+        # each in a RAM of its own (one write per cycle each), all read at the oldest slot
+        # (`hcnt`); whether a completion beat was seen and the last one moved, in registers.
+        iss_layout = data.StructLayout({"cls": len(self.issue.cls), "tag": 8,
+                                        "t": data.ArrayLayout(tw, 3)})
+        rec_layout = data.StructLayout({"cls": len(self.issue.cls), "tag": 8,
+                                        "t": data.ArrayLayout(tw, 7)})
+        seen, done = Signal(ns), Signal(ns)
         tag_slot = [Signal(sw, name=f"tag_slot{t}") for t in range(ns)]
         icnt, hcnt = Signal(sw), Signal(sw)
+        r = Signal(rec_layout)
+        m.submodules.slots_issue = slots_issue = Memory(shape=iss_layout, depth=ns, init=[])
+        iss_wr, iss_rd = slots_issue.write_port(), slots_issue.read_port(domain="comb")
+        m.d.comb += [iss_rd.addr.eq(hcnt), r.cls.eq(iss_rd.data.cls), r.tag.eq(iss_rd.data.tag)]
+        m.d.comb += [r.t[k].eq(iss_rd.data.t[k]) for k in range(3)]
+        t_wr = {}
+        for k in range(3, 7):
+            mem = Memory(shape=tw, depth=ns, init=[])
+            m.submodules[f"slots_t{k}"] = mem
+            t_wr[k], rd = mem.write_port(), mem.read_port(domain="comb")
+            m.d.comb += [rd.addr.eq(hcnt), r.t[k].eq(rd.data)]
 
-        def set_t(slot, k, value):
-            for i in range(ns):
-                with m.If(slot == i):
-                    m.d.sync += rec[i].t[k].eq(value)
+        def set_t(slot, k, value, en):
+            m.d.comb += [t_wr[k].addr.eq(slot), t_wr[k].data.eq(value), t_wr[k].en.eq(en)]
 
         def slot_of(tag):
             s = Signal(sw)
@@ -182,26 +199,24 @@ class LatencyBreakdown(wiring.Component):
         iss = self.issue
         issue_new = Signal()
         m.d.comb += issue_new.eq(new("issue", iss))
+        m.d.comb += [iss_wr.addr.eq(icnt), iss_wr.en.eq(issue_new),
+                     iss_wr.data.cls.eq(iss.cls), iss_wr.data.tag.eq(iss.tag),
+                     iss_wr.data.t[2].eq(now)]
+        with m.Switch(iss.cls):
+            for c in range(nc):
+                with m.Case(c):
+                    m.d.comb += [iss_wr.data.t[0].eq(t0c[c]), iss_wr.data.t[1].eq(t1c[c])]
         with m.If(issue_new):
             m.d.sync += icnt.eq(icnt + 1)
-            for i in range(ns):
-                with m.If(icnt == i):
-                    m.d.sync += [rec[i].cls.eq(iss.cls), rec[i].tag.eq(iss.tag),
-                                 rec[i].seen.eq(0), rec[i].done.eq(0),
-                                 rec[i].t[2].eq(now)]
-                    for c in range(nc):
-                        with m.If(iss.cls == c):
-                            m.d.sync += [rec[i].t[0].eq(t0c[c]), rec[i].t[1].eq(t1c[c])]
+            m.d.sync += [seen.bit_select(icnt, 1).eq(0), done.bit_select(icnt, 1).eq(0)]
             for t in range(ns):
                 with m.If(iss.tag[:sw] == t):
                     m.d.sync += tag_slot[t].eq(icnt)
-        with m.If(iss.valid & iss.ready):
-            set_t(Mux(issue_new, icnt, (icnt - 1)[:sw]), 3, now)
+        set_t(Mux(issue_new, icnt, (icnt - 1)[:sw]), 3, now, iss.valid & iss.ready)
 
         tx = self.tx
         is_mrd = (tx.fmt_type == MRD_TYPES[0]) | (tx.fmt_type == MRD_TYPES[1])
-        with m.If(tx.valid & tx.ready & tx.first & is_mrd):
-            set_t(slot_of(tx.tag), 4, now)
+        set_t(slot_of(tx.tag), 4, now, tx.valid & tx.ready & tx.first & is_mrd)
 
         # Completions: the first beat's cycle, type and end flag are kept until the beat with
         # the tag (the first at 128 bits, the second at 64).
@@ -223,28 +238,21 @@ class LatencyBreakdown(wiring.Component):
             ev_cpl, ev_end, ev_ts = first_cpl, first_end, first_ts
         cur_slot, cur_cpl, cur_end = Signal(sw), Signal(), Signal()
         ev_slot = slot_of(rx.tag)
+        first_cpl_ev = tag_ev & ev_cpl & ~seen.bit_select(ev_slot, 1)
+        set_t(ev_slot, 5, ev_ts, first_cpl_ev)
         with m.If(tag_ev):
             m.d.sync += [cur_slot.eq(ev_slot), cur_cpl.eq(ev_cpl), cur_end.eq(ev_end)]
-            with m.If(ev_cpl):
-                for i in range(ns):
-                    with m.If((ev_slot == i) & ~rec[i].seen):
-                        m.d.sync += [rec[i].t[5].eq(ev_ts), rec[i].seen.eq(1)]
+        with m.If(first_cpl_ev):
+            m.d.sync += seen.bit_select(ev_slot, 1).eq(1)
         last_slot = Mux(tag_ev, ev_slot, cur_slot)
         last_cpl_end = Mux(tag_ev, ev_cpl & ev_end, cur_cpl & cur_end)
         last_ev = rx_move & rx.last & last_cpl_end
+        set_t(last_slot, 6, now, last_ev)
         with m.If(last_ev):
-            set_t(last_slot, 6, now)
-            for i in range(ns):
-                with m.If(last_slot == i):
-                    m.d.sync += rec[i].done.eq(1)
+            m.d.sync += done.bit_select(last_slot, 1).eq(1)
 
         # Hand-off: the oldest slot. Stage A: the differences.
         hv = self.handoff.valid
-        r = Signal(rec_layout)
-        with m.Switch(hcnt):
-            for i in range(ns):
-                with m.Case(i):
-                    m.d.comb += r.eq(rec[i])
         with m.If(hv):
             m.d.sync += hcnt.eq(hcnt + 1)
         ts = [r.t[k] for k in range(7)] + [now]
@@ -279,7 +287,7 @@ class LatencyBreakdown(wiring.Component):
         older = Signal(ns)
         for i in range(ns):
             rel = Signal(sw, name=f"rel{i}")
-            m.d.comb += [rel.eq(i - hcnt), older[i].eq((rel < span) & ~rec[i].done)]
+            m.d.comb += [rel.eq(i - hcnt), older[i].eq((rel < span) & ~done[i])]
         dist = Signal(range(ns + 1))
         m.d.comb += dist.eq(sum(older[i] for i in range(ns)))
         rbin = Signal(ns)

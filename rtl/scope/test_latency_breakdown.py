@@ -94,7 +94,13 @@ def drive(dut, reqs, tag_beat, bad_handoff=()):
                 ctx.set(s, 0)
         ctx.set(dut.snapshot, 0)
         await ctx.tick()
-        for name in ("sum", "min", "max", "bins", "count", "raises", "occupancy", "mismatch",
+        # min and max: the closed window's, per class through the read port.
+        for name in ("min", "max"):
+            out[name] = []
+            for c in range(dut.nclasses):
+                ctx.set(dut.rd_cls, c)
+                out[name].append(list(ctx.get(getattr(dut, f"rd_{name}"))))
+        for name in ("sum", "bins", "count", "raises", "occupancy", "mismatch",
                      "reorder"):
             out[name] = ctx.get(getattr(dut, name))
 

@@ -91,7 +91,13 @@ def drive(dut, wrs, extra_mwr=()):
                 ctx.set(s, 0)
         ctx.set(dut.snapshot, 0)
         await ctx.tick()
-        for name in ("sum", "min", "max", "bins", "count", "raises", "occupancy", "mismatch"):
+        # min and max: the closed window's, per class through the read port.
+        for name in ("min", "max"):
+            out[name] = []
+            for c in range(dut.nclasses):
+                ctx.set(dut.rd_cls, c)
+                out[name].append(list(ctx.get(getattr(dut, f"rd_{name}"))))
+        for name in ("sum", "bins", "count", "raises", "occupancy", "mismatch"):
             out[name] = ctx.get(getattr(dut, name))
 
     sim = Simulator(dut)

@@ -13,7 +13,9 @@
 #                           port / at the packetizer's request input.
 #   other                   in: {valid, ready} a write of no class at the packetizer's input.
 #   tx                      in: {valid, ready, first, fmt_type} the PHY's TX stream.
-#   snapshot                in: pulse; inc_*, min, max out (see the docstring).
+#   snapshot                in: pulse; inc_* out (see the docstring).
+#   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
+#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..3), nslots (writes followed from the packetizer to the PHY, a power
 # of two), nbins (log2 bins, 2..16), ts_width (timestamp bits), counters (True: counts in
@@ -22,6 +24,7 @@
 
 from amaranth import Module, Mux, Signal
 from amaranth.lib import data, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
@@ -97,8 +100,9 @@ class WriteBreakdown(wiring.Component):
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
             "inc_mismatch": Out(1),
-            "min":      Out(stage_arr, init=[[2**ts_width - 1] * WR_NSTAGES] * nclasses),
-            "max":      Out(stage_arr),
+            "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
+            "rd_min":   Out(data.ArrayLayout(ts_width, WR_NSTAGES)),
+            "rd_max":   Out(data.ArrayLayout(ts_width, WR_NSTAGES)),
             **counts,
         })
 
@@ -138,29 +142,26 @@ class WriteBreakdown(wiring.Component):
         m.d.comb += push.eq(sum(g.valid & g.ready for g in self.granted)
                             + (self.other.valid & self.other.ready) != 0)
 
-        # Slots in the order taken: a ring of ns, `level` of them waiting for their MWr.
-        rec = [Signal(rec_layout, name=f"slot{i}") for i in range(ns)]
+        # Slots in the order taken: a ring of ns in distributed RAM, `level` of them waiting for
+        # their MWr.
+        m.submodules.slots = slots = Memory(shape=rec_layout, depth=ns, init=[])
+        slot_wr, slot_rd = slots.write_port(), slots.read_port(domain="comb")
         wp, rp = Signal(sw), Signal(sw)
         level = Signal(range(ns + 1))
         tx = self.tx
         mwr = (tx.valid & tx.ready & tx.first
                & ((tx.fmt_type == MWR_TYPES[0]) | (tx.fmt_type == MWR_TYPES[1])))
         oldest = Signal(rec_layout)
-        with m.Switch(rp):
-            for i in range(ns):
-                with m.Case(i):
-                    m.d.comb += oldest.eq(rec[i])
+        m.d.comb += [slot_rd.addr.eq(rp), oldest.eq(slot_rd.data)]
         # An MWr on the cycle its write is taken with no other waiting takes it directly.
         bypass = (level == 0) & push
         pop = mwr & ((level != 0) | push)
         stored = push & ~bypass | push & bypass & ~mwr
         full = level == ns
         keep = stored & ~(full & ~pop)
+        m.d.comb += [slot_wr.addr.eq(wp), slot_wr.data.eq(pushed), slot_wr.en.eq(keep)]
         with m.If(keep):
             m.d.sync += wp.eq(wp + 1)
-            for i in range(ns):
-                with m.If(wp == i):
-                    m.d.sync += rec[i].eq(pushed)
         with m.If(pop & ~bypass):
             m.d.sync += rp.eq(rp + 1)
         m.d.sync += level.eq(level + keep - (pop & ~bypass))
