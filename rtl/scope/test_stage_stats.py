@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of StageStats (amaranth.sim): random requests (back-to-back ones of one class, on
 # snapshot cycles too) and random snapshots; every cycle, every class's closed window's min and
 # max through the read port against a model of the windows.
