@@ -768,6 +768,8 @@ class BusAnalyzer(wiring.Component):
                 for sel_pair, c in cases:
                     with m.Case(*sel_pair):
                         m.d.sync += unit.rd_cls.eq(c)
+                with m.Default():                  # a default: Verilator's CASEINCOMPLETE
+                    m.d.sync += unit.rd_cls.eq(unit.rd_cls)
         with m.Switch(sel_q):
             with m.Case(*sels):
                 m.d.sync += self.cnt_value.eq(bank.rd_data)

@@ -206,6 +206,8 @@ class LatencyBreakdown(wiring.Component):
             for c in range(nc):
                 with m.Case(c):
                     m.d.comb += [iss_wr.data.t[0].eq(t0c[c]), iss_wr.data.t[1].eq(t1c[c])]
+            with m.Default():                      # no such class; Verilator's CASEINCOMPLETE
+                m.d.comb += [iss_wr.data.t[0].eq(0), iss_wr.data.t[1].eq(0)]
         with m.If(issue_new):
             m.d.sync += icnt.eq(icnt + 1)
             m.d.sync += [seen.bit_select(icnt, 1).eq(0), done.bit_select(icnt, 1).eq(0)]
