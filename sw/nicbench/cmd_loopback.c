@@ -32,6 +32,21 @@ static bool mis_counter(struct ctx *c, const char *name, uint64_t *v)
     return true;
 }
 
+/* One loopback transfer armed: the writer first (it waits for data), then the reader's
+ * descriptor, its engine left disabled for the caller to start after draining interrupts. */
+static void arm_one(struct nic_backend *b, uint64_t dst, uint64_t src, uint32_t size)
+{
+    nic_dma_enable(b, NIC_DMA_WRITER, false);
+    nic_dma_table_reset(b, NIC_DMA_WRITER);
+    nic_dma_set_loop(b, NIC_DMA_WRITER, false);
+    nic_dma_push(b, NIC_DMA_WRITER, dst, size, NIC_DMA_LAST_DISABLE);
+    nic_dma_enable(b, NIC_DMA_WRITER, true);
+    nic_dma_enable(b, NIC_DMA_READER, false);
+    nic_dma_table_reset(b, NIC_DMA_READER);
+    nic_dma_set_loop(b, NIC_DMA_READER, false);
+    nic_dma_push(b, NIC_DMA_READER, src, size, NIC_DMA_IRQ_DISABLE);
+}
+
 static int loopback_misaligned(struct ctx *c)
 {
     struct nic_backend *b = c->b;
@@ -85,15 +100,7 @@ static int loopback_misaligned(struct ctx *c)
                 const uint32_t r0 = nic_dma_refused(b, NIC_DMA_READER);
                 const uint32_t w0 = nic_dma_refused(b, NIC_DMA_WRITER);
 
-                nic_dma_enable(b, NIC_DMA_WRITER, false);
-                nic_dma_table_reset(b, NIC_DMA_WRITER);
-                nic_dma_set_loop(b, NIC_DMA_WRITER, false);
-                nic_dma_push(b, NIC_DMA_WRITER, dst_bus + doff, size, NIC_DMA_LAST_DISABLE);
-                nic_dma_enable(b, NIC_DMA_WRITER, true);
-                nic_dma_enable(b, NIC_DMA_READER, false);
-                nic_dma_table_reset(b, NIC_DMA_READER);
-                nic_dma_set_loop(b, NIC_DMA_READER, false);
-                nic_dma_push(b, NIC_DMA_READER, src_bus + so, size, NIC_DMA_IRQ_DISABLE);
+                arm_one(b, dst_bus + doff, src_bus + so, size);
                 if (nic_irq_drain(b) < 0)
                     return fail(c, "loopback --misaligned: irq drain failed");
                 nic_dma_enable(b, NIC_DMA_READER, true);
@@ -277,16 +284,7 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
         for (uint32_t k = 0; k < size; k++)
             dst[doff + k] = (uint8_t)~src[so + k];
 
-        /* Writer first (it waits for data), then the reader feeds it through the loopback. */
-        nic_dma_enable(b, NIC_DMA_WRITER, false);
-        nic_dma_table_reset(b, NIC_DMA_WRITER);
-        nic_dma_set_loop(b, NIC_DMA_WRITER, false);
-        nic_dma_push(b, NIC_DMA_WRITER, dst_bus + doff, size, NIC_DMA_LAST_DISABLE);
-        nic_dma_enable(b, NIC_DMA_WRITER, true);
-        nic_dma_enable(b, NIC_DMA_READER, false);
-        nic_dma_table_reset(b, NIC_DMA_READER);
-        nic_dma_set_loop(b, NIC_DMA_READER, false);
-        nic_dma_push(b, NIC_DMA_READER, src_bus + so, size, NIC_DMA_IRQ_DISABLE);
+        arm_one(b, dst_bus + doff, src_bus + so, size);
         if (nic_irq_drain(b) < 0) {
             rc = fail(c, "loopback: irq drain failed: %s",
                       nic_last_error(b) ? nic_last_error(b) : "?");
