@@ -198,21 +198,6 @@ def analyse(netlist, top):
     return {"endpoints": ends, "boundary_cells": dict(boundary)}
 
 
-def per_core(endpoints, aliases=None, cores=None):
-    """{core: (depth, end, start)} of the longest path ending in each core (aliases: {core:
-    core it is counted as}, e.g. a second instance of one core; cores: the sub-cores' names,
-    any other name counts as the top module's)."""
-    out = {}
-    for lv, end, start, _path, _p in endpoints:
-        c = core_of(end)
-        c = (aliases or {}).get(c, c)
-        if cores is not None and c not in cores:
-            c = "top"
-        if c not in out or lv > out[c][0]:
-            out[c] = (lv, end, start)
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description="Longest combinational paths in LUT levels.")
     p.add_argument("sources", nargs="*")
