@@ -80,7 +80,7 @@ class NICDatapath(wiring.Component):
         (a frame's descriptors are sent back to back, whatever the policy: a continuation job uses
         a grant and, in WRR, a credit); when q is disabled with its frame open, the engine aborts
         the frame (NO_EOP, counted in txe_err_no_eop), and txq_drained[q] waits for that.
-        TXEngine tx -> FrameFIFO (txfifo, backpressure=True) s (frames with error are dropped
+        TXEngine tx -> SkidBuffer (txskid) -> FrameFIFO (txfifo, backpressure=True) s (frames with error are dropped
         there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_* (flat, no len).
     RX
         mac_rx_* -> FrameFIFO (rxfifo, drop mode: its sink is always_ready, mac_rx has no ready) s;
@@ -242,6 +242,7 @@ class NICDatapath(wiring.Component):
         # block RAM read.
         self.rxskid = SkidBuffer(frame_fifo.len_beat_layout(B))
         self.txcplskid = SkidBuffer(rd_cpl_layout(data_width))
+        self.txskid = SkidBuffer(frame_fifo.beat_layout(B))
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
         self.txirq = IRQCoalescer()         # TX vector 0; the others below
         self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
@@ -289,7 +290,7 @@ class NICDatapath(wiring.Component):
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq",
-                     "rxirq", "rdarb", "txorder", "txcplskid"):
+                     "rxirq", "rdarb", "txorder", "txcplskid", "txskid"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -305,11 +306,14 @@ class NICDatapath(wiring.Component):
             for name in outs:
                 if prefix + name != "txq_drained":                  # see below
                     outs_ = [getattr(c, name) for c in cores]
-                    m.d.comb += getattr(self, prefix + name).eq(
+                    # A sum over the TX vectors is a register: its adders stay out of the CSR
+                    # read path (the counters read a cycle late).
+                    dom = m.d.comb if len(outs_) == 1 else m.d.sync
+                    dom += getattr(self, prefix + name).eq(
                         outs_[0] if len(outs_) == 1 else sum(outs_))
         m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
-        for i in range(n):
-            m.d.comb += self.txq_cons.word_select(i, 32).eq(
+        for i in range(n):                      # registered, as the sums above
+            m.d.sync += self.txq_cons.word_select(i, 32).eq(
                 ((txq.q_fetch[i] - txq.q_in_flight[i]) &
                  ((Const(1, tx_queue_manager.CNT_BITS) << txq.q_size_log2[i]) - 1))
                 [:tx_queue_manager.POS_BITS])
@@ -344,7 +348,10 @@ class NICDatapath(wiring.Component):
         ]
         wiring.connect(m, txq.job, txe.job)
         wiring.connect(m, txe.cpl, txq.cpl)
-        wiring.connect(m, txe.tx, txfifo.s)
+        # The engine's frames through a register slice: the FIFO's room (pointer compares)
+        # does not reach into the engine's handshakes.
+        wiring.connect(m, txe.tx, self.txskid.s)
+        wiring.connect(m, self.txskid.m, txfifo.s)
         connect_flat(m, txfifo.m, self, "mac_tx_", skip=["len"])
 
         # -- RX: MAC, FIFO, engine ---------------------------------------------------------------

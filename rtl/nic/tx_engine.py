@@ -358,21 +358,30 @@ class TXEngine(wiring.Component):
         # -- realigner ---------------------------------------------------------------------------
         # The read stream of a descriptor starts at A rounded down to 16; the wanted bytes are
         # stream bytes [r_off, r_end). The beat in hand covers stream bytes [pos, pos + B).
+        # The beat's first wanted lane `lo` and wanted byte count `nb` are registers, set with
+        # `pos` from its next value, so a beat's packing starts from flip-flops.
         acc = Signal(W)                          # bytes of the frame not yet output, lanes 0..
         fill = Signal(range(B + 1))              # .. fill-1 (1..B between beats of a frame)
         r_off = Signal(4)
         r_end = Signal(LEN_BITS)
         pos = Signal(LEN_BITS)
         lo = Signal(range(B + 1))
-        hi = Signal(range(B + 1))
         nb = Signal(range(B + 1))
         ins = Signal(W)
         comb_ = Signal(2 * W)
         total = Signal(range(2 * B + 1))
+
+        def lanes(p, off, end):
+            """(lo, nb) of the beat at stream byte p: the wanted bytes [off, end) in it."""
+            lo_ = Mux(p >= off, 0, Mux(off - p >= B, B, off - p))
+            hi_ = Mux(p >= end, 0, Mux(end - p >= B, B, end - p))
+            return lo_, hi_ - lo_
+
+        def set_pos(p, off, end):
+            lo_, nb_ = lanes(p, off, end)
+            m.d.sync += [pos.eq(p), lo.eq(lo_), nb.eq(nb_)]
+
         m.d.comb += [
-            lo.eq(Mux(pos >= r_off, 0, Mux(r_off - pos >= B, B, r_off - pos))),
-            hi.eq(Mux(pos >= r_end, 0, Mux(r_end - pos >= B, B, r_end - pos))),
-            nb.eq(hi - lo),
             ins.eq((self.rd.cpl.p.data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
             comb_.eq(acc | (ins << Cat(Const(0, 3), fill))),
             total.eq(fill + nb),
@@ -470,13 +479,14 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0),
                         append.eq(status == TxStatus.OK),
-                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len), pos.eq(0),
+                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len),
                     ]
+                    set_pos(0, d_addr[0:4], (d_addr[0:4] + d_len)[:LEN_BITS])
                     goto("PAYLOAD")
         with m.Elif(state == S["PAYLOAD"]):
             m.d.comb += self.rd.cpl.ready.eq(Mux(append, out_free, 1))
             with m.If(beat & append):
-                m.d.sync += pos.eq(pos + B)
+                set_pos((pos + B)[:LEN_BITS], r_off, r_end)
                 with m.If(total > B):
                     m.d.sync += [self.tx.valid.eq(1), self.tx.p.data.eq(comb_[:W]),
                                  self.tx.p.keep.eq((1 << B) - 1), self.tx.p.last.eq(0),
