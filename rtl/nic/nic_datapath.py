@@ -241,7 +241,7 @@ class NICDatapath(wiring.Component):
         # write register, from the DMA's wr.ready) stops there instead of steering the FIFO's
         # block RAM read.
         self.rxskid = SkidBuffer(frame_fifo.len_beat_layout(B))
-        self.txcplskid = SkidBuffer(rd_cpl_layout(data_width))
+        self.cplskid = SkidBuffer(rd_cpl_layout(data_width))
         self.txskid = SkidBuffer(frame_fifo.beat_layout(B))
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
         self.txirq = IRQCoalescer()         # TX vector 0; the others below
@@ -290,7 +290,7 @@ class NICDatapath(wiring.Component):
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq",
-                     "rxirq", "rdarb", "txorder", "txcplskid", "txskid"):
+                     "rxirq", "rdarb", "txorder", "cplskid", "txskid"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -360,13 +360,14 @@ class NICDatapath(wiring.Component):
         wiring.connect(m, self.rxskid.m, rxe.s)
 
         # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
-        # The TX engine's completions through a register slice: its realigner starts from
-        # flip-flops, not from the completion buffer's block RAM.
-        wiring.connect(m, txe.rd.req, arb.s[0].req)
-        wiring.connect(m, arb.s[0].cpl, self.txcplskid.s)
-        wiring.connect(m, self.txcplskid.m, txe.rd.cpl)
+        # The completions enter through a register slice: the engines' realigner and descriptor
+        # checks start from flip-flops (and the arbiter's head), not from the completion
+        # buffer's block RAM.
+        wiring.connect(m, txe.rd, arb.s[0])
         wiring.connect(m, rxe.rd, arb.s[1])
-        connect_flat(m, arb.rd, self, "rd_")
+        connect_flat(m, arb.rd.req, self, "rd_req_")
+        connect_flat(m, self.cplskid.s, self, "rd_cpl_")
+        wiring.connect(m, self.cplskid.m, arb.rd.cpl)
 
         # -- TX consumer-index writebacks as 16-byte writes --------------------------------------
         wb_bases = [Signal(60, name=f"wb_base{i}") for i in range(n)]   # in units of 16 bytes
