@@ -37,8 +37,6 @@ from operator import or_
 from migen import Cat, Constant, Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
-from litex.soc.interconnect import stream
-from litepcie.common import phy_layout
 
 from litex_soc.scope.bus_analyzer import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
@@ -226,17 +224,12 @@ class NICSoC(SoCCore):
             # depacketizer: poisoned and failed completions, completion timeout.
             self.pcie_cpl = CplGuard(data_width, req_id=pcie_phy.id,
                                      tag_bits=max(1, (MAX_PENDING_REQUESTS - 1).bit_length()))
-            # Its ready is a register (no cycle added): the depacketizer's ready, which comes
-            # through LitePCIe's dispatcher and Wishbone master, stops there.
-            self.pcie_rx_ready = stream.Buffer(phy_layout(data_width), pipe_valid=False,
-                                               pipe_ready=True)
             self.comb += [pcie_phy.source.connect(self.pcie_cpl.sink),
-                          self.pcie_cpl.source.connect(self.pcie_rx_ready.sink),
                           self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
             # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py).
             align = data_width // 8
             with checked_tables(align):
-                self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_rx_ready.source), ndmas=1,
+                self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
                               address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                               with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                               msi_type=pcie_phy.msi_type)
