@@ -72,8 +72,8 @@ class TXEngine(wiring.Component):
         aligned, the length a multiple of 16 in 16..max_read, and a request never crosses a 4 KiB
         boundary: the core splits every read itself, each request being min(bytes left, the MRRS
         in use, bytes to the 4 KiB boundary). The MRRS in use is input `mrrs` (bytes, what the
-        link negotiated; reset value max_read), taken as max_read when above it. rd.req.valid
-        and .payload are functions of registers only (a stable stream).
+        link negotiated; reset value max_read), taken as max_read when above it, a cycle after it
+        changes. rd.req.valid and .payload are functions of registers only (a stable stream).
     rd.cpl
         Completion stream {data (W), last, err}: the completions come back in request order, each
         request as len*8/W beats, the first byte of the request in byte lane 0 (lane i is
@@ -295,10 +295,12 @@ class TXEngine(wiring.Component):
         to_4k = Signal(13)
         c1 = Signal(LEN_BITS)
         rq_len = Signal(13)
-        rq_max = Signal(13)                      # MRRS in use: mrrs, at most max_read
+        # The MRRS in use (mrrs, at most max_read), registered: a setting, not on the split's
+        # path.
+        rq_max = Signal(13, init=self.max_read)
+        m.d.sync += rq_max.eq(Mux((self.mrrs >= 16) & (self.mrrs < self.max_read),
+                                  self.mrrs & ~15, self.max_read))
         m.d.comb += [
-            rq_max.eq(Mux((self.mrrs >= 16) & (self.mrrs < self.max_read), self.mrrs & ~15,
-                          self.max_read)),
             to_4k.eq(4096 - rq_addr[0:12]),
             c1.eq(Mux(rq_rem < rq_max, rq_rem, rq_max)),
             rq_len.eq(Mux(c1 < to_4k, c1, to_4k)),
