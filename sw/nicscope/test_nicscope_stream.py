@@ -75,7 +75,9 @@ def test_stream_bad_options(nicscope, tmp_path, args, msg):
 def test_host_doorbells_on_the_device_time_axis(nicscope, tmp_path):
     """One time base (exact in the simulation): each TX doorbell the host wrote, placed on the
     trace by its host time, is followed by the doorbell register's CSR write on the device (the
-    write's way over the link and the CSR bridge), never before it."""
+    write's way over the link and the CSR bridge), never before it. At dw64 the TX load's
+    changes outrun the stream's DMA writes: a doorbell whose next 200 cycles the device marked
+    as lost (nic.analyzer.gap) is not judged; at dw128 (none lost) every one is."""
     binary, _ = nicscope
     vcd = tmp_path / "h.vcd"
     _, r = run(binary, tmp_path, "capture", "--stream", "--load", "tx", "--frames", "200",
@@ -98,12 +100,25 @@ def test_host_doorbells_on_the_device_time_axis(nicscope, tmp_path):
     off = int(re.search(r"NIC_CSR_NIC_TXQ_DB_ADDR (0x[0-9a-f]+)u",
                         (ROOT / "sw/include/nic_regs.h").read_text()).group(1), 16)
     adr = (base + off) // 4
+    # The cycles whose entries the device lost (a narrow DMA port behind a TX load cannot carry
+    # every change): between a gap-flagged entry and the stored entry before it, exclusive.
+    ends = sorted({t // ps for name, c in ch.items() if not name.startswith("nic.host.")
+                   for t, _v in c})
+    lost = [(ends[ends.index(g) - 1], g) for g in (t // ps for t, v in ch["nic.analyzer.gap"]
+                                                   if v == 1)]
+    assert len(lost) == r["gaps"]
     delays = []
     for c in db:
         later = [t for t, a in writes if a == adr and t > c]
-        delays.append(later[0] - c if later else None)
+        d = later[0] - c if later else None
+        # A doorbell whose way to the register the device lost says nothing: left out, and
+        # only there.
+        if any(p < c + 200 and g > c for p, g in lost):
+            continue
+        delays.append(d)
     # Every doorbell reaches the register after the host wrote it, most after the unloaded
     # write latency, some later behind the completions the link carries downstream.
+    assert len(delays) >= 20 and (r["gaps"] > 0 or len(delays) == len(db)), (len(delays), db)
     assert all(d is not None and 0 < d < 200 for d in delays), delays
     mode = max(set(delays), key=delays.count)
-    assert mode < 20 and delays.count(mode) >= len(db) / 2, delays
+    assert mode < 20 and delays.count(mode) >= len(delays) / 2, delays
