@@ -16,14 +16,14 @@
 #                      period + 2 cycles).
 #   counter_bank_lane  (bounded) the same with busy, stall and idle as one lane (one of them
 #                      counts on each cycle: their accumulators in the bank's distributed RAM,
-#                      two epochs): after reset the clearing and the cut (`taken` with a window
+#                      two epochs): after reset the priming and the cut (`taken` with a window
 #                      of zeros), then every entry read back exact; no lane update lost.
 # Interfaces: PROOFS (rtl/formal/sby_run.py). Parameters: nbytes_width 2; the bank: entries busy,
 # stall, idle (period 4 with one padding entry; counter_bank_all: all six), count width 5 (windows
 # of 32 cycles wrap); the register form: count width 8 (its least). The bank's proofs are bounded:
 # its RAM is not visible to an induction invariant. counter_bank_snap's depth 22 reads back two
 # snapshots (the first after the reset pass), counter_bank_all's 20 one, counter_bank_lane's 27
-# two (after the clearing's period + 1 cycles).
+# two (after the priming's period + 1 cycles).
 
 from amaranth import Array, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq

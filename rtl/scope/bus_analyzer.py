@@ -692,8 +692,10 @@ class BusAnalyzer(wiring.Component):
                     regs[base + 0x10 + k] = getattr(el, st)
 
         # Lanes: runs of selectors of which at most one counts on a cycle (a histogram's bins,
-        # with the range's below and above; a stage's bins over the classes; the classes'
-        # counts), their accumulators in the bank's distributed RAM.
+        # with the range's below and above; a stage's bins over the classes; a stage's sums
+        # over the classes; the classes' counts), their accumulators in the bank's distributed
+        # RAM. A breakdown counts one request per cycle, all its stages on that cycle, so per
+        # stage one class's bin and one class's sum at most.
         lanes = []
         if self.latency is not None:
             lanes.append([SEL_BIN + i for i in range(self.nbins)]
@@ -707,6 +709,7 @@ class BusAnalyzer(wiring.Component):
             for s in range(nstages):
                 lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + i
                               for c in ncls for i in range(BD_NBINS)])
+                lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + BD_SUM for c in ncls])
             counts = BD_CLASS_COUNTS if bdp is self.breakdown else WBD_CLASS_COUNTS
             lanes.append([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
                           for c in ncls])

@@ -33,7 +33,7 @@ def run_bank(max_inc, width, stim, resets=(), lanes=()):
 
         def after_reset(first):
             """(the cut's cycle or None, the last busy cycle) after a reset: with lanes a scan
-            period clearing, the cut, then its pass; else the pass at once."""
+            period priming, the cut, then its pass; else the pass at once."""
             if lanes:
                 return first + period, pass_end(first + period + 1)
             return None, pass_end(first)
@@ -150,7 +150,7 @@ def test_random_windows_lanes(max_inc, lanes, width, snap_p, seed):
 
 def test_lane_resets():
     """Distributed RAM keeps its contents through a reset too: after each reset the lanes'
-    banks are cleared (a scan period, then the cut), so no count carries over."""
+    counts are primed (a scan period, then the cut), so no count carries over."""
     rng = random.Random(17)
     max_inc, lanes = [1] * 10, LANES_SMALL
     stim = random_stim(rng, max_inc, 1500, 0.03, lanes=lanes)
