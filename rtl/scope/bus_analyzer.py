@@ -194,8 +194,9 @@ class BusAnalyzer(wiring.Component):
     timestamp the probes' current cycle will get.
 
     Counts: all of them close their window on the same `snapshot` cycle. They are kept in one
-    CounterBank (block RAM, one adder for all; a histogram's bins, of which one counts per
-    cycle at most, as a lane in distributed RAM), except the min and max (registers). A
+    CounterBank (block RAM, one adder for all; a group of counts of which one counts per cycle
+    at most, such as a histogram's bins or a probe's busy, stall and idle, as a lane in
+    distributed RAM), except the min and max (registers or the breakdowns' RAM). A
     snapshot's counts are written in n + 3 cycles (n the number of counts), while `cnt_busy` is
     1; a snapshot requested then is refused and counted in `snap_refused`. After reset the bank
     clears its lanes for n cycles, then cuts (every window, the min and max too, counts from
@@ -691,15 +692,27 @@ class BusAnalyzer(wiring.Component):
                 else:
                     regs[base + 0x10 + k] = getattr(el, st)
 
-        # Lanes: runs of selectors of which at most one counts on a cycle (a histogram's bins,
-        # with the range's below and above; a stage's bins over the classes; a stage's sums
-        # over the classes; the classes' counts), their accumulators in the bank's distributed
-        # RAM. A breakdown counts one request per cycle, all its stages on that cycle, so per
-        # stage one class's bin and one class's sum at most.
+        # Lanes: runs of selectors of which at most one counts on a cycle, their accumulators
+        # in the bank's distributed RAM: a probe's busy, stall and idle (one of them every
+        # cycle), its frames and stall_hold (a beat that moves, a beat held off); a TLP probe's
+        # types (a TLP's first beat has one); a histogram's bins (with the range's below and
+        # above); the latency's count and unmatched (a completion is matched or not), an
+        # event's too, and its merged and lost (a start merged is not lost); a stage's bins
+        # over the classes, and its sums over the classes (a breakdown counts one request per
+        # cycle, all its stages on that cycle); the classes' counts.
         lanes = []
+        for i in range(len(self.probes)):
+            for group in (("busy", "stall", "idle"), ("frames", "stall_hold")):
+                lanes.append([i * 8 + COUNTS.index(c) for c in group])
+        for t in range(sum(p.tlp for p in self.probes)):
+            lanes.append([SEL_TLP + t * 8 + k for k in range(len(TLP_TYPES))])
         if self.latency is not None:
             lanes.append([SEL_BIN + i for i in range(self.nbins)]
                          + [SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")])
+            lanes.append([SEL_LAT + LAT_STATS.index(s) for s in ("count", "unmatched")])
+        for i in range(len(self.events)):
+            for group in (("count", "unmatched"), ("merged", "lost")):
+                lanes.append([SEL_EV + i * EV_STRIDE + 0x10 + EV_STATS.index(s) for s in group])
         for bdp, sel0, stride, nstages in (
                 (self.breakdown, SEL_BD, BD_CLASS_STRIDE, NSTAGES),
                 (self.wr_breakdown, SEL_WBD, WBD_CLASS_STRIDE, WR_NSTAGES)):

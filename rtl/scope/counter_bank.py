@@ -160,16 +160,26 @@ class CounterBank(wiring.Component):
         with m.If(self.snapshot & ~self.busy):
             m.d.sync += zero.eq(0)
 
+        # Lane visits: a flag per lane, 1 while idx is in the lane (registered: set on the
+        # cycle before its first entry, which is the previous lane's last when they adjoin;
+        # cleared after its last), and `local`, the visited lane's entry (0 outside lanes).
+        nl = len(self.lanes)
+        in_lanes = [Signal(name=f"lane{ln}_visit", init=int(lane[0] == 0))
+                    for ln, lane in enumerate(self.lanes)]
+        local = Signal(max([1, *[(len(lane) - 1).bit_length() for lane in self.lanes]]))
+        in_lane = Signal()
+        m.d.comb += in_lane.eq(Cat(*in_lanes).any() if nl else 0)
+        if nl:
+            ends = [flag & (local == len(lane) - 1) for flag, lane in zip(in_lanes, self.lanes)]
+            m.d.sync += local.eq(Mux(in_lane & ~Cat(*ends).any(), local + 1, 0))
+            for ln, lane in enumerate(self.lanes):
+                lo = lane[0]
+                prev = [k for k, other in enumerate(self.lanes) if (other[-1] + 1) % period == lo]
+                start = ends[prev[0]] if prev else idx == (lo - 1) % period
+                m.d.sync += in_lanes[ln].eq(start | in_lanes[ln] & ~ends[ln])
+
         # Scanned entries: their visits follow a one-hot token, advanced on each (`kpos` its
         # index, for the visit's multiplexers).
-        in_lanes = []
-        for lane in self.lanes:
-            lo, hi = lane[0], lane[-1] + 1
-            flag = Signal(name=f"lane{len(in_lanes)}_visit")
-            m.d.comb += flag.eq((idx >= lo) & (idx < hi))
-            in_lanes.append(flag)
-        in_lane = Signal()
-        m.d.comb += in_lane.eq(Cat(*in_lanes).any() if in_lanes else 0)
         ns = len(self.scanned)
         scan_take = Signal(max([*self.acc_widths.values(), 1]))
         scan_res = Signal.like(scan_take)
@@ -221,8 +231,7 @@ class CounterBank(wiring.Component):
             jw = max(1, (size - 1).bit_length())
             incs = [getattr(self, f"inc{e}") for e in lane]
             nz = Cat(*[inc != 0 for inc in incs])
-            # More than one increment: some bit set beside the lowest one.
-            collisions.append((nz & (nz - 1)).any())
+            collisions.append(_several(list(nz)))
             # The update, registered with its epoch: its entry and increment (one at most).
             ev_valid, ev_tag = Signal(name=f"lane{ln}_valid"), Signal(name=f"lane{ln}_epoch")
             ev_j = Signal(jw, name=f"lane{ln}_entry")
@@ -233,8 +242,6 @@ class CounterBank(wiring.Component):
                 v_or = v_or | inc
             m.d.sync += [ev_valid.eq(nz.any()), ev_tag.eq(epoch_now), ev_j.eq(j_or),
                          ev_v.eq(v_or)]
-            local = Signal(jw, name=f"lane{ln}_scan")
-            m.d.comb += local.eq(idx - lane[0])
             # Entry j's count of epoch b at Cat(b, j). The update reads at its write's address.
             mem = Memory(shape=lw, depth=2 * size, init=[])
             m.submodules[f"lane{ln}_counts"] = mem
@@ -245,7 +252,7 @@ class CounterBank(wiring.Component):
             m.d.comb += [
                 rmw_rd.addr.eq(addr), wr.addr.eq(addr),
                 wr.data.eq(rmw_rd.data + ev_v), wr.en.eq(ev_valid),
-                scan_rd.addr.eq(Cat(rd_epoch, local)),
+                scan_rd.addr.eq(Cat(rd_epoch, local[:jw])),
             ]
             cur_parts.append(Mux(visit, scan_rd.data, 0))
             mask_parts.append(Mux(visit, 2**lw - 1, 0))
@@ -304,6 +311,20 @@ class CounterBank(wiring.Component):
             snap_wr.addr.eq(s2_idx), snap_wr.data.eq(s2_snap), snap_wr.en.eq(s2_pass),
         ]
         return m
+
+
+def _several(bits):
+    """More than one of `bits` is 1: a tree of (any, several) pairs over groups of three (no
+    carry chain, as `nz & (nz - 1)` would make)."""
+    def tree(bits):
+        if len(bits) <= 3:
+            pairs = [a & b for i, a in enumerate(bits) for b in bits[i + 1:]]
+            return _or(bits), (_or(pairs) if pairs else Const(0, 1))
+        k = -(-len(bits) // 3)
+        parts = [tree(bits[i:i + k]) for i in range(0, len(bits), k)]
+        anys = [a for a, _ in parts]
+        return _or(anys), _or([s for _, s in parts] + [tree(anys)[1]])
+    return tree(bits)[1]
 
 
 def _or(values):
