@@ -597,6 +597,33 @@ class BusAnalyzer(wiring.Component):
                 else:
                     incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
 
+        # A breakdown counts one request per cycle, all its stages on that cycle: per stage its
+        # bins over the classes are one lane, its sums over the classes another, and the
+        # classes' request counts a third, each given to the bank as the request's one update
+        # (a coded lane: class and bin are indices in the breakdown, so they cannot collide).
+        # Its min and max per class and stage are in its own RAM (StageStats), read by class.
+        coded = []     # (selectors, valid, entry, increment, its largest value), for the bank
+
+        def stage_lanes(unit, bdp, sel0, stride, counts, nstages):
+            ncls = range(len(bdp.classes))
+            for s in range(nstages):
+                b = [sel0 + c * stride + s * BD_STAGE_STRIDE for c in ncls]
+                coded.append(([bc + i for bc in b for i in range(BD_NBINS)], unit.inc_valid,
+                              unit.inc_cls * BD_NBINS + unit.inc_bin[s], 1, unit.max_inc["bin"]))
+                coded.append(([bc + BD_SUM for bc in b], unit.inc_valid, unit.inc_cls,
+                              unit.inc_diff[s], unit.max_inc["sum"]))
+                for c in ncls:
+                    regs[b[c] + BD_SUM + 1] = unit.rd_min[s]
+                    regs[b[c] + BD_SUM + 2] = unit.rd_max[s]
+                    rd_cls[-1][1].append(([b[c] + BD_SUM + 1, b[c] + BD_SUM + 2], c))
+            coded.append(([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
+                           for c in ncls], unit.inc_valid, unit.inc_cls, 1, unit.max_inc["count"]))
+            for c in ncls:
+                for k, n in enumerate(CLASS_COUNTS):
+                    if n != "count":
+                        incs[sel0 + c * stride + counts + k] = (getattr(unit, f"inc_{n}")[c],
+                                                                unit.max_inc[n])
+
         if self.breakdown is not None:
             bd = self.breakdown
             m.submodules.breakdown = lb = LatencyBreakdown(
@@ -611,19 +638,7 @@ class BusAnalyzer(wiring.Component):
                     port = reg
                 m.d.comb += getattr(lb, name[3:]).eq(port)
             m.d.comb += lb.snapshot.eq(taken)
-            for c in range(len(bd.classes)):
-                base = SEL_BD + c * BD_CLASS_STRIDE
-                for s in range(NSTAGES):
-                    b = base + s * BD_STAGE_STRIDE
-                    for i in range(BD_NBINS):
-                        incs[b + i] = (lb.inc_bins[c][s][i], lb.max_inc["bin"])
-                    incs[b + BD_SUM] = (lb.inc_sum[c][s], lb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = lb.rd_min[s]
-                    regs[b + BD_SUM + 2] = lb.rd_max[s]
-                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
-                for k, n in enumerate(CLASS_COUNTS):
-                    incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
-                                                        lb.max_inc[n])
+            stage_lanes(lb, bd, SEL_BD, BD_CLASS_STRIDE, BD_CLASS_COUNTS, NSTAGES)
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
             for i in range(bd.nslots):
                 incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
@@ -641,19 +656,7 @@ class BusAnalyzer(wiring.Component):
                     port = reg
                 m.d.comb += getattr(wb, name[4:]).eq(port)
             m.d.comb += wb.snapshot.eq(taken)
-            for c in range(len(wbd.classes)):
-                base = SEL_WBD + c * WBD_CLASS_STRIDE
-                for s in range(WR_NSTAGES):
-                    b = base + s * BD_STAGE_STRIDE
-                    for i in range(BD_NBINS):
-                        incs[b + i] = (wb.inc_bins[c][s][i], wb.max_inc["bin"])
-                    incs[b + BD_SUM] = (wb.inc_sum[c][s], wb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = wb.rd_min[s]
-                    regs[b + BD_SUM + 2] = wb.rd_max[s]
-                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
-                for k, n in enumerate(CLASS_COUNTS):
-                    incs[base + WBD_CLASS_COUNTS + k] = (getattr(wb, f"inc_{n}")[c],
-                                                         wb.max_inc[n])
+            stage_lanes(wb, wbd, SEL_WBD, WBD_CLASS_STRIDE, WBD_CLASS_COUNTS, WR_NSTAGES)
             incs[SEL_WBD_MISMATCH] = (wb.inc_mismatch, 1)
 
         level_vals, ev_units = [], []
@@ -697,9 +700,8 @@ class BusAnalyzer(wiring.Component):
         # cycle), its frames and stall_hold (a beat that moves, a beat held off); a TLP probe's
         # types (a TLP's first beat has one); a histogram's bins (with the range's below and
         # above); the latency's count and unmatched (a completion is matched or not), an
-        # event's too, and its merged and lost (a start merged is not lost); a stage's bins
-        # over the classes, and its sums over the classes (a breakdown counts one request per
-        # cycle, all its stages on that cycle); the classes' counts.
+        # event's too, and its merged and lost (a start merged is not lost); the reorder
+        # distance's bins; the breakdowns' lanes (coded, above).
         lanes = []
         for i in range(len(self.probes)):
             for group in (("busy", "stall", "idle"), ("frames", "stall_hold")):
@@ -713,40 +715,37 @@ class BusAnalyzer(wiring.Component):
         for i in range(len(self.events)):
             for group in (("count", "unmatched"), ("merged", "lost")):
                 lanes.append([SEL_EV + i * EV_STRIDE + 0x10 + EV_STATS.index(s) for s in group])
-        for bdp, sel0, stride, nstages in (
-                (self.breakdown, SEL_BD, BD_CLASS_STRIDE, NSTAGES),
-                (self.wr_breakdown, SEL_WBD, WBD_CLASS_STRIDE, WR_NSTAGES)):
-            if bdp is None:
-                continue
-            ncls = range(len(bdp.classes))
-            for s in range(nstages):
-                lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + i
-                              for c in ncls for i in range(BD_NBINS)])
-                lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + BD_SUM for c in ncls])
-            counts = BD_CLASS_COUNTS if bdp is self.breakdown else WBD_CLASS_COUNTS
-            lanes.append([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
-                          for c in ncls])
         if self.breakdown is not None:
             lanes.append([SEL_BD_REORDER + i for i in range(self.breakdown.nslots)])
         for i in range(len(self.events)):
             lanes.append([SEL_EV + i * EV_STRIDE + b for b in range(EV_NBINS)])
-        # Bank entries: the scanned counts in selector order, then each lane's.
+        # Bank entries: the scanned counts in selector order, then each lane's, then each
+        # coded lane's.
         in_lane = {sel for lane in lanes for sel in lane}
         sels = [sel for sel in sorted(incs) if sel not in in_lane]
+        maxes = {sel: mx for sel, (_inc, mx) in incs.items()}
         bank_lanes = []
-        for lane in lanes:
+        for lane in lanes + [c[0] for c in coded]:
             bank_lanes.append(list(range(len(sels), len(sels) + len(lane))))
             sels += lane
+        for lane, _valid, _entry, _inc, mx in coded:
+            maxes.update(dict.fromkeys(lane, mx))
         regs[SEL_BANK_LOST] = self.cnt_lost
         # Every selector of counter_map() is one counter or register here, none twice.
         want = [sel for sel, _, _ in self.counter_map()]
         if (len(set(want)) != len(want) or sorted(want) != sorted(sels + list(regs))
                 or max(want) >= 2**CNT_SEL_WIDTH):
             raise AssertionError("BusAnalyzer: counter selectors collide or do not fit cnt_sel")
-        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels],
-                                                 lanes=bank_lanes)
+        m.submodules.counts = bank = CounterBank(
+            [maxes[sel] for sel in sels], lanes=bank_lanes,
+            coded=range(len(lanes), len(lanes) + len(coded)))
         for a, sel in enumerate(sels):
-            m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+            if sel in incs:
+                m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+        for k, (_lane, valid, entry, inc, _mx) in enumerate(coded, len(lanes)):
+            m.d.comb += [getattr(bank, f"lane{k}_valid").eq(valid),
+                         getattr(bank, f"lane{k}_entry").eq(entry),
+                         getattr(bank, f"lane{k}_inc").eq(inc)]
         m.d.comb += [
             bank.snapshot.eq(snapshot), taken.eq(bank.taken),
             # Busy from the strobe's cycle on, so a read right after the strobe never sees 0.
@@ -809,7 +808,7 @@ class BusAnalyzer(wiring.Component):
         if self.figures:
             srcs = [(1, lv) for lv in level_vals]
             if self.breakdown is not None:
-                srcs += [(lb.inc_count[c], lb.inc_sum[c][s])
+                srcs += [(lb.inc_valid & (lb.inc_cls == c), lb.inc_diff[s])
                          for c in range(len(self.breakdown.classes)) for s in range(NSTAGES)]
             srcs += [(el.inc_count, el.inc_sum) for el in ev_units]
             m.submodules.figures = fc = FigureCompare(

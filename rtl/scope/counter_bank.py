@@ -18,6 +18,9 @@
 #   refused     out, 16 bits: snapshot requests refused because busy (wraps).
 #   lost        out, 16 bits: cycles on which a lane had more than one increment (wraps; 0 when
 #               every lane's sources keep their promise).
+#   lane<k>_valid, lane<k>_entry, lane<k>_inc   in, per coded lane k (in place of its entries'
+#               inc<i>): this cycle's one update of the lane, entry `lane<k>_entry` (0-based in
+#               the lane) adds `lane<k>_inc` when valid.
 #   rd_addr     in: entry to read; rd_data out, 48 bits, one cycle later (valid while not busy).
 #
 # Parameters:
@@ -25,6 +28,9 @@
 #   width       count width (48: 26 days of cycles at 125 MHz before wrapping).
 #   lanes       lists of entries, each a run of consecutive entries of which at most one has a
 #               nonzero increment per cycle (a histogram's bins): their accumulators are in RAM.
+#   coded       indices of lanes given as one update per cycle (lane<k>_*) rather than one
+#               increment per entry: a source that has the entry as an index (a class, a bin)
+#               saves decoding it and the bank encoding it back, and cannot collide.
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -76,7 +82,7 @@ class CounterBank(wiring.Component):
     # Cycles from a visit to its RAM write: the read (1), the add (1).
     PIPE = 2
 
-    def __init__(self, max_inc, width=48, lanes=()):
+    def __init__(self, max_inc, width=48, lanes=(), coded=()):
         max_inc = list(max_inc)
         if not max_inc or any(m < 1 for m in max_inc):
             raise ValueError(f"CounterBank: max_inc={max_inc}: one positive value per entry")
@@ -92,6 +98,10 @@ class CounterBank(wiring.Component):
                        for lane in self.lanes)):
             raise ValueError(f"CounterBank: lanes {self.lanes}: disjoint runs of consecutive "
                              "entries")
+        self.coded = sorted(set(coded))
+        if any(not 0 <= k < len(self.lanes) for k in self.coded):
+            raise ValueError(f"CounterBank: coded lanes {self.coded}: indices into lanes")
+        coded_entries = {e for k in self.coded for e in self.lanes[k]}
         self.scanned = [i for i in range(n) if i not in set(in_lane)]
         self.acc_widths = {i: (max_inc[i] * self.period).bit_length() for i in self.scanned}
         # A lane's counts wrap at 2**w, w its own: a visit reads an epoch's count up to the
@@ -106,7 +116,11 @@ class CounterBank(wiring.Component):
                              f"fit {width}-bit counts")
         self.addr_width = max(1, (self.period - 1).bit_length())
         super().__init__({
-            **{f"inc{i}": In(m.bit_length()) for i, m in enumerate(max_inc)},
+            **{f"inc{i}": In(m.bit_length()) for i, m in enumerate(max_inc)
+               if i not in coded_entries},
+            **{f"lane{k}_{name}": In(w) for k in self.coded for name, w in (
+                ("valid", 1), ("entry", max(1, (len(self.lanes[k]) - 1).bit_length())),
+                ("inc", max(max_inc[e] for e in self.lanes[k]).bit_length()))},
             "snapshot": In(1),
             "taken":    Out(1),
             "busy":     Out(1),
@@ -229,19 +243,23 @@ class CounterBank(wiring.Component):
         for ln, (lane, visit) in enumerate(zip(self.lanes, in_lanes)):
             size, lw = len(lane), self.lane_widths[ln]
             jw = max(1, (size - 1).bit_length())
-            incs = [getattr(self, f"inc{e}") for e in lane]
-            nz = Cat(*[inc != 0 for inc in incs])
-            collisions.append(_several(list(nz)))
+            vw = max(self.max_inc[e] for e in lane).bit_length()
+            if ln in self.coded:
+                valid, j_in, v_in = (getattr(self, f"lane{ln}_{name}")
+                                     for name in ("valid", "entry", "inc"))
+            else:
+                incs = [getattr(self, f"inc{e}") for e in lane]
+                nz = Cat(*[inc != 0 for inc in incs])
+                collisions.append(_several(list(nz)))
+                valid, j_in, v_in = nz.any(), Const(0, jw), Const(0, vw)
+                for k, inc in enumerate(incs):
+                    j_in = j_in | Mux(nz[k], k, 0)
+                    v_in = v_in | inc
             # The update, registered with its epoch: its entry and increment (one at most).
-            ev_valid, ev_tag = Signal(name=f"lane{ln}_valid"), Signal(name=f"lane{ln}_epoch")
-            ev_j = Signal(jw, name=f"lane{ln}_entry")
-            ev_v = Signal(max(len(inc) for inc in incs), name=f"lane{ln}_inc")
-            j_or, v_or = Const(0, jw), Const(0, len(ev_v))
-            for k, inc in enumerate(incs):
-                j_or = j_or | Mux(nz[k], k, 0)
-                v_or = v_or | inc
-            m.d.sync += [ev_valid.eq(nz.any()), ev_tag.eq(epoch_now), ev_j.eq(j_or),
-                         ev_v.eq(v_or)]
+            ev_valid, ev_tag = Signal(name=f"lane{ln}_upd"), Signal(name=f"lane{ln}_epoch")
+            ev_j = Signal(jw, name=f"lane{ln}_j")
+            ev_v = Signal(vw, name=f"lane{ln}_v")
+            m.d.sync += [ev_valid.eq(valid), ev_tag.eq(epoch_now), ev_j.eq(j_in), ev_v.eq(v_in)]
             # Entry j's count of epoch b at Cat(b, j). The update reads at its write's address.
             mem = Memory(shape=lw, depth=2 * size, init=[])
             m.submodules[f"lane{ln}_counts"] = mem

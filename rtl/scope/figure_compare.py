@@ -17,7 +17,8 @@
 #                        threshold) and threshold.
 #   hit                  out, ncmp bits: comparator i's result for the figure of two cycles
 #                        before (the selected figure registered, then the comparison).
-#   value<i>_q           out: the value hit[i] was computed from (registered with it).
+#   value<i>_q           out: the value hit[i] was computed from (registered with it; 0 when
+#                        the figure was not valid).
 #
 # Parameters: widths (each source's value width, 1..32), ncmp (comparators, 1..4).
 
@@ -33,12 +34,14 @@ class FigureCompare(wiring.Component):
     """Threshold comparators over a set of figures.
 
     On every cycle t, comparator i takes source sel<i>: hit[i] on cycle t + 2 is valid(t) &
-    (value(t) > threshold, or < with below<i>), and value<i>_q on t + 2 is value(t) (0 for a
-    source out of range). Two registers between the figure and the trigger's comparators: the
-    selected figure (after the source multiplexer), then the comparison; the trigger sees a
-    figure two cycles after the sample of its own cycle (the bus analyzer documents what that
-    means for each kind of figure). sel applies on the figure's cycle t, below and threshold on
-    t + 1 (the software sets them while the trigger is disarmed).
+    (value(t) > threshold, or < with below<i>), and value<i>_q on t + 2 is value(t) if valid(t),
+    else 0 (0 for a source out of range too): so sources may share one value and differ in
+    their valid (a breakdown stage's cycles, valid for one class). Two registers between the
+    figure and the trigger's comparators: the selected figure (after the source multiplexer),
+    then the comparison; the trigger sees a figure two cycles after the sample of its own cycle
+    (the bus analyzer documents what that means for each kind of figure). sel applies on the
+    figure's cycle t, below and threshold on t + 1 (the software sets them while the trigger
+    is disarmed).
     """
 
     def __init__(self, widths, ncmp=2):
@@ -74,7 +77,7 @@ class FigureCompare(wiring.Component):
             # The selected figure, registered: the multiplexer and the comparator are apart.
             valid_r = Signal(name=f"valid_r{i}")
             value_r = Signal(THRESHOLD_WIDTH, name=f"value_r{i}")
-            m.d.sync += [valid_r.eq(valid), value_r.eq(value)]
+            m.d.sync += [valid_r.eq(valid), value_r.eq(Mux(valid, value, 0))]
             thr = getattr(self, f"threshold{i}")
             m.d.sync += [
                 self.hit[i].eq(valid_r & Mux(getattr(self, f"below{i}"), value_r < thr,

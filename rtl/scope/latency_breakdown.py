@@ -33,7 +33,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
-from .stage_stats import stage_counters, stage_counts
+from .stage_stats import stage_counters, stage_counts, stage_ports
 
 # Stage s is timestamp s+1 minus timestamp s; "total" is the last minus the first.
 STAGES = ("queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total")
@@ -109,7 +109,7 @@ class LatencyBreakdown(wiring.Component):
         self.occ_width = (nslots + 1).bit_length()
         self.max_inc = {"count": 1, "raises": 1, "occupancy": nslots + 1,
                         "sum": 2**ts_width - 1, "bin": 1, "mismatch": 1}
-        stage_arr = data.ArrayLayout(data.ArrayLayout(ts_width, NSTAGES), nclasses)
+        self.cls_width = max(1, (nclasses - 1).bit_length())
         counts = {
             "sum": Out(data.ArrayLayout(data.ArrayLayout(48, NSTAGES), nclasses)),
             "bins": Out(data.ArrayLayout(data.ArrayLayout(data.ArrayLayout(32, nbins),
@@ -126,12 +126,10 @@ class LatencyBreakdown(wiring.Component):
             "rx":       In(rx_layout),
             "handoff":  In(handoff_layout),
             "snapshot": In(1),
-            "inc_sum":  Out(stage_arr),
-            "inc_bins": Out(data.ArrayLayout(data.ArrayLayout(nbins, NSTAGES), nclasses)),
-            "inc_count": Out(nclasses),
+            **stage_ports(nclasses, NSTAGES, nbins, ts_width, self.cls_width, counters),
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
-"inc_mismatch": Out(1),
+            "inc_mismatch": Out(1),
             "inc_reorder": Out(nslots),
             "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
             "rd_min":   Out(data.ArrayLayout(ts_width, NSTAGES)),
@@ -277,7 +275,8 @@ class LatencyBreakdown(wiring.Component):
         # Stage B: bins, min and max; the increments.
         mb = Signal()
         m.d.sync += mb.eq(mism)
-        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, STAGES)
+        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, STAGES,
+                     self.counters)
         m.d.comb += self.inc_mismatch.eq(mb)
 
         # Reorder distance: a cycle after t6 the older slots (from the oldest not handed, hcnt,

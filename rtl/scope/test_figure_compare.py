@@ -56,7 +56,7 @@ def test_compare_random(seed):
                     v, x = srcs[cyc - 2][sel] if sel < len(widths) else (0, 0)
                     if v and (x < thr if below else x > thr):
                         hit |= 1 << i
-                    vals.append(x)
+                    vals.append(x if v else 0)
                 assert ctx.get(dut.hit) == hit, f"cycle {cyc}"
                 for i in range(2):
                     assert ctx.get(getattr(dut, f"value{i}_q")) == vals[i]
