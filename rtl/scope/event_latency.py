@@ -17,8 +17,9 @@
 # one waits is merged into it, counted in `merged`: the latency from the first of them), nbins
 # (log2 bins, 2..16), ts_width.
 
-from amaranth import Array, Const, Module, Mux, Signal
+from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 COUNTS = ("count", "sum", "merged", "lost", "unmatched")
@@ -62,8 +63,8 @@ class EventLatency(wiring.Component):
         now = Signal(tw)
         m.d.sync += now.eq(now + 1)
 
-        # The queue of start cycles.
-        ts = Array(Signal(tw, name=f"start{i}") for i in range(d))
+        # The queue of start cycles: distributed RAM (one write port, an asynchronous read of
+        # the oldest), a register at depth 1.
         # Pointers wrap at depth (a power of two); depth 1 has one slot and no pointer.
         rd, wr = (Signal(max(1, (d - 1).bit_length()), name=n) for n in ("rd", "wr"))
         if d == 1:
@@ -76,12 +77,17 @@ class EventLatency(wiring.Component):
         merged = self.start & ~empty & self.merge & ~pop
         push = self.start & ~direct & ~merged & ((level < d) | pop)
         lost = self.start & ~direct & ~merged & ~push
-        with m.If(push):
-            for i in range(d):
-                with m.If(wr == i):
-                    m.d.sync += ts[i].eq(now)
-            if d > 1:
+        oldest = Signal(tw)
+        if d > 1:
+            m.submodules.starts = starts = Memory(shape=tw, depth=d, init=[])
+            st_wr, st_rd = starts.write_port(), starts.read_port(domain="comb")
+            m.d.comb += [st_wr.addr.eq(wr), st_wr.data.eq(now), st_wr.en.eq(push),
+                         st_rd.addr.eq(rd), oldest.eq(st_rd.data)]
+            with m.If(push):
                 m.d.sync += wr.eq(wr + 1)
+        else:
+            with m.If(push):
+                m.d.sync += oldest.eq(now)
         if d > 1:
             with m.If(pop):
                 m.d.sync += rd.eq(rd + 1)
@@ -89,7 +95,7 @@ class EventLatency(wiring.Component):
 
         # Stage A: the latency; stage B: its bin, min, max and the increments.
         va, la = Signal(), Signal(tw)
-        m.d.sync += [va.eq(take), la.eq(Mux(direct, 0, now - ts[rd]))]
+        m.d.sync += [va.eq(take), la.eq(Mux(direct, 0, now - oldest))]
         vb, lb, bins = Signal(), Signal(tw), Signal(self.nbins)
         onehot = Signal(self.nbins)
         nb = self.nbins
