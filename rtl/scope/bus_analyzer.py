@@ -580,6 +580,10 @@ class BusAnalyzer(wiring.Component):
             for k, c in enumerate(TLP_TYPES):
                 incs[SEL_TLP + t * 8 + k] = (getattr(tlp, f"inc_{c}"), tlp.max_inc[c])
 
+        # Coded lanes: a group of counts given to the bank as one update per cycle (an entry
+        # index and an increment), where the source has the index (a bin, a class).
+        coded = []     # (selectors, valid, entry, increment, its largest value), for the bank
+
         if self.latency is not None:
             req, cpl = (ports[n] for n in self.latency)
             m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins, counters=False)
@@ -589,12 +593,14 @@ class BusAnalyzer(wiring.Component):
                 lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
                 lat.snapshot.eq(taken),
             ]
-            for i in range(self.nbins):
-                incs[SEL_BIN + i] = (lat.inc_bins[i], 1)
+            # The histogram: its bins, below and above, one of them per completion.
+            hist = [SEL_BIN + i for i in range(self.nbins)] + [
+                SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")]
+            coded.append((hist, lat.inc_hist_valid, lat.inc_hist, 1, 1))
             for k, s in enumerate(LAT_STATS):
                 if s in ("min", "max"):
                     regs[SEL_LAT + k] = getattr(lat, s)
-                else:
+                elif SEL_LAT + k not in hist:
                     incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
 
         # A breakdown counts one request per cycle, all its stages on that cycle: per stage its
@@ -602,7 +608,6 @@ class BusAnalyzer(wiring.Component):
         # classes' request counts a third, each given to the bank as the request's one update
         # (a coded lane: class and bin are indices in the breakdown, so they cannot collide).
         # Its min and max per class and stage are in its own RAM (StageStats), read by class.
-        coded = []     # (selectors, valid, entry, increment, its largest value), for the bank
 
         def stage_lanes(unit, bdp, sel0, stride, counts, nstages):
             ncls = range(len(bdp.classes))
@@ -640,8 +645,8 @@ class BusAnalyzer(wiring.Component):
             m.d.comb += lb.snapshot.eq(taken)
             stage_lanes(lb, bd, SEL_BD, BD_CLASS_STRIDE, BD_CLASS_COUNTS, NSTAGES)
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
-            for i in range(bd.nslots):
-                incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
+            coded.append(([SEL_BD_REORDER + i for i in range(bd.nslots)],
+                          lb.inc_reorder_valid, lb.inc_reorder_dist, 1, 1))
 
         if self.wr_breakdown is not None:
             wbd = self.wr_breakdown
@@ -687,8 +692,7 @@ class BusAnalyzer(wiring.Component):
                 m.d.comb += getattr(el, k).eq(port)
             m.d.comb += el.snapshot.eq(taken)
             base = SEL_EV + i * EV_STRIDE
-            for b in range(EV_NBINS):
-                incs[base + b] = (el.inc_bins[b], 1)
+            coded.append(([base + b for b in range(EV_NBINS)], el.inc_count, el.inc_bin, 1, 1))
             for k, st in enumerate(EV_STATS):
                 if st in EV_COUNTS:
                     incs[base + 0x10 + k] = (getattr(el, f"inc_{st}"), el.max_inc[st])
@@ -696,12 +700,13 @@ class BusAnalyzer(wiring.Component):
                     regs[base + 0x10 + k] = getattr(el, st)
 
         # Lanes: runs of selectors of which at most one counts on a cycle, their accumulators
-        # in the bank's distributed RAM: a probe's busy, stall and idle (one of them every
-        # cycle), its frames and stall_hold (a beat that moves, a beat held off); a TLP probe's
-        # types (a TLP's first beat has one); a histogram's bins (with the range's below and
-        # above); the latency's count and unmatched (a completion is matched or not), an
-        # event's too, and its merged and lost (a start merged is not lost); the reorder
-        # distance's bins; the breakdowns' lanes (coded, above).
+        # in the bank's distributed RAM. Given per count (the bank counts a cycle with two in
+        # `lost`): a probe's busy, stall and idle (one of them every cycle), its frames and
+        # stall_hold (a beat that moves, a beat held off); a TLP probe's types (a TLP's first
+        # beat has one); the latency's count and unmatched (a completion is matched or not), an
+        # event's too, and its merged and lost (a start merged is not lost). Coded (above): the
+        # histograms' bins (the latency's with below and above, the events', the reorder
+        # distance's) and the breakdowns' lanes.
         lanes = []
         for i in range(len(self.probes)):
             for group in (("busy", "stall", "idle"), ("frames", "stall_hold")):
@@ -709,16 +714,10 @@ class BusAnalyzer(wiring.Component):
         for t in range(sum(p.tlp for p in self.probes)):
             lanes.append([SEL_TLP + t * 8 + k for k in range(len(TLP_TYPES))])
         if self.latency is not None:
-            lanes.append([SEL_BIN + i for i in range(self.nbins)]
-                         + [SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")])
             lanes.append([SEL_LAT + LAT_STATS.index(s) for s in ("count", "unmatched")])
         for i in range(len(self.events)):
             for group in (("count", "unmatched"), ("merged", "lost")):
                 lanes.append([SEL_EV + i * EV_STRIDE + 0x10 + EV_STATS.index(s) for s in group])
-        if self.breakdown is not None:
-            lanes.append([SEL_BD_REORDER + i for i in range(self.breakdown.nslots)])
-        for i in range(len(self.events)):
-            lanes.append([SEL_EV + i * EV_STRIDE + b for b in range(EV_NBINS)])
         # Bank entries: the scanned counts in selector order, then each lane's, then each
         # coded lane's.
         in_lane = {sel for lane in lanes for sel in lane}

@@ -11,6 +11,7 @@
 #   start, end           in: one event each per cycle at most.
 #   snapshot             in: pulse: closes the window.
 #   inc_<count>          out (comb): this cycle's increments of COUNTS (bins: a one-hot vector).
+#   inc_bin              out (comb): the bin of the latency counted (with inc_count) as an index.
 #   min, max             out: of the last closed window (2**ts_width-1 and 0 without events).
 #
 # Parameters: depth (starts waiting for their end, a power of two), merge (True: a start while
@@ -21,6 +22,8 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
+
+from .stage_stats import bin_index
 
 COUNTS = ("count", "sum", "merged", "lost", "unmatched")
 STATS = COUNTS + ("min", "max")
@@ -53,6 +56,7 @@ class EventLatency(wiring.Component):
             "snapshot": In(1),
             **{f"inc_{n}": Out(ts_width if n == "sum" else 1) for n in COUNTS},
             "inc_bins": Out(nbins),
+            "inc_bin": Out(range(nbins)),
             "min": Out(ts_width, init=2**ts_width - 1),
             "max": Out(ts_width),
         })
@@ -96,14 +100,8 @@ class EventLatency(wiring.Component):
         # Stage A: the latency; stage B: its bin, min, max and the increments.
         va, la = Signal(), Signal(tw)
         m.d.sync += [va.eq(take), la.eq(Mux(direct, 0, now - oldest))]
-        vb, lb, bins = Signal(), Signal(tw), Signal(self.nbins)
-        onehot = Signal(self.nbins)
-        nb = self.nbins
-        m.d.comb += onehot[0].eq(la == 0)
-        for i in range(1, nb - 1):
-            m.d.comb += onehot[i].eq((la >> (i - 1)) == 1)
-        m.d.comb += onehot[nb - 1].eq((la >> (nb - 2)) != 0)
-        m.d.sync += [vb.eq(va), lb.eq(la), bins.eq(onehot)]
+        vb, lb, bins = Signal(), Signal(tw), Signal(range(self.nbins))
+        m.d.sync += [vb.eq(va), lb.eq(la), bins.eq(bin_index(m, la, self.nbins, "bin_a"))]
         ev = {"merged": Signal(), "lost": Signal(), "unmatched": Signal()}
         m.d.comb += [ev["merged"].eq(merged), ev["lost"].eq(lost),
                      ev["unmatched"].eq(self.end & ~take)]
@@ -113,7 +111,7 @@ class EventLatency(wiring.Component):
         m.d.sync += [a[k].eq(ev[k]) for k in ev] + [ev2[k].eq(a[k]) for k in ev]
         m.d.comb += [
             self.inc_count.eq(vb), self.inc_sum.eq(Mux(vb, lb, 0)),
-            self.inc_bins.eq(Mux(vb, bins, 0)),
+            self.inc_bins.eq(Mux(vb, Const(1, self.nbins) << bins, 0)), self.inc_bin.eq(bins),
             *[getattr(self, f"inc_{k}").eq(ev2[k]) for k in ev],
         ]
         lmin, lmax = Signal(tw, init=2**tw - 1), Signal(tw)

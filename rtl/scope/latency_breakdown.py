@@ -18,7 +18,8 @@
 #   rx                      in: {valid, ready, first, last, fmt_type, length, byte_count, tag}.
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
 #   snapshot                in: pulse; inc_* out (see the docstring); inc_reorder out: a
-#                           request's reorder distance, one-hot.
+#                           request's reorder distance, one-hot (inc_reorder_valid and
+#                           inc_reorder_dist: the same as an index).
 #   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
 #                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
@@ -131,6 +132,8 @@ class LatencyBreakdown(wiring.Component):
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
             "inc_mismatch": Out(1),
             "inc_reorder": Out(nslots),
+            "inc_reorder_valid": Out(1),
+            "inc_reorder_dist": Out(range(nslots)),
             "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
             "rd_min":   Out(data.ArrayLayout(ts_width, NSTAGES)),
             "rd_max":   Out(data.ArrayLayout(ts_width, NSTAGES)),
@@ -291,9 +294,10 @@ class LatencyBreakdown(wiring.Component):
             m.d.comb += [rel.eq(i - hcnt), older[i].eq((rel < span) & ~done[i])]
         dist = Signal(range(ns + 1))
         m.d.comb += dist.eq(sum(older[i] for i in range(ns)))
-        rbin = Signal(ns)
-        m.d.sync += rbin.eq(Mux(rv, Const(1, ns) << dist, 0))
-        m.d.comb += self.inc_reorder.eq(rbin)
+        rvalid, rdist = Signal(), Signal(range(ns))
+        m.d.sync += [rvalid.eq(rv), rdist.eq(dist)]
+        m.d.comb += [self.inc_reorder.eq(Mux(rvalid, Const(1, ns) << rdist, 0)),
+                     self.inc_reorder_valid.eq(rvalid), self.inc_reorder_dist.eq(rdist)]
 
         if self.counters:
             incs, outs = {"mismatch": self.inc_mismatch}, {"mismatch": self.mismatch}
