@@ -805,15 +805,23 @@ class BusAnalyzer(wiring.Component):
         hits = []
         fig_q = []
         if self.figures:
-            srcs = [(1, lv) for lv in level_vals]
+            # Sources in figure_sources() order: (valid, value); a breakdown stage's classes
+            # share its cycles as one value (valid for the class counted).
+            srcs = [(1, lv, ("level", i)) for i, lv in enumerate(level_vals)]
             if self.breakdown is not None:
-                srcs += [(lb.inc_valid & (lb.inc_cls == c), lb.inc_diff[s])
+                srcs += [(lb.inc_valid & (lb.inc_cls == c), lb.inc_diff[s], ("bd", s))
                          for c in range(len(self.breakdown.classes)) for s in range(NSTAGES)]
-            srcs += [(el.inc_count, el.inc_sum) for el in ev_units]
+            srcs += [(el.inc_count, el.inc_sum, ("ev", i)) for i, el in enumerate(ev_units)]
+            values, value_of = {}, []
+            for _v, x, key in srcs:
+                values.setdefault(key, (len(values), x))
+                value_of.append(values[key][0])
             m.submodules.figures = fc = FigureCompare(
-                [w for _n, w in self.figure_sources()], ncmp=self.figures)
-            for k, (v, x) in enumerate(srcs):
-                m.d.comb += [getattr(fc, f"valid{k}").eq(v), getattr(fc, f"value{k}").eq(x)]
+                [w for _n, w in self.figure_sources()], ncmp=self.figures, value_of=value_of)
+            for k, (v, _x, _key) in enumerate(srcs):
+                m.d.comb += getattr(fc, f"valid{k}").eq(v)
+            for j, x in values.values():
+                m.d.comb += getattr(fc, f"value{j}").eq(x)
             for i in range(self.figures):
                 for n in ("sel", "below", "threshold"):
                     m.d.comb += getattr(fc, f"{n}{i}").eq(getattr(self, f"fig{i}_{n}"))
