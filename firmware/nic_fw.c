@@ -160,7 +160,10 @@ int fw_nic_open(struct fw_nic *n)
             con_printf("error: TX queue %u does not drain\n", q);
             return -1;
         }
-        nic_core_txq_start(&n->hw, n->nic_base, t, q);
+        if (nic_core_txq_start(&n->hw, n->nic_base, t, q) < 0) {
+            con_printf("error: TX queue %u: ring or writeback not 16-byte aligned\n", q);
+            return -1;
+        }
     }
     if (fw_nic_rd(n, n->nic_base + NIC_CSR_NIC_TXQ_ERR_CFG_ADDR) != err_cfg0) {
         con_puts("error: the device refused a TX queue configuration write\n");
@@ -181,7 +184,10 @@ int fw_nic_open(struct fw_nic *n)
         con_puts("error: the RX engine does not reset its ring\n");
         return -1;
     }
-    nic_core_rx_setup(&n->hw, n->nic_base, r);
+    if (nic_core_rx_setup(&n->hw, n->nic_base, r) < 0) {
+        con_puts("error: the RX ring or completion ring is not 16-byte aligned\n");
+        return -1;
+    }
     for (unsigned p = 0; p < r->size; p++)
         nic_core_rx_desc(r, p, r->buf_bus + (uint64_t)p * FW_BUF_STRIDE,
                          (FW_FRAME_MAX + 3u) & ~3u);

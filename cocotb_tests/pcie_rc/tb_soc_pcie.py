@@ -878,3 +878,153 @@ async def test_nic_rx_misaligned(dut):
     if (n_bad, n_big) != (7, 3):
         errs.append(f"the cases cover {n_bad} misaligned and {n_big} too small buffers")
     tb.check_clean(errs)
+
+
+# Host addresses a NIC register or the deep capture takes, at byte offsets (issue 37): each
+# refused in hardware or moved exactly. (kind, register(s), counter, status register, bit).
+ADDR_KINDS = {
+    "txe_base": ("TXE_ERR_BASE", "TXE_BASE_BAD", 0),
+    "txq_wb": ("TXQ_ERR_WB_ADDR", "TXQ_WB_BAD", 0),
+    "rxe_ring": ("RXE_ERR_BASE", "RXE_BASE_BAD", 0),
+    "rxe_cpl": ("RXE_ERR_BASE", "RXE_BASE_BAD", 1),
+    "stream": ("STREAM_REFUSED", "STREAM_STATUS", None),
+}
+ADDR_OFFSETS = {"stream": (0, 16, 2048)}     # the stream's base: 4 KiB aligned
+STREAM_ENTRY_BYTES = int(re.search(r"#define NIC_SCOPE_STREAM_ENTRY_BYTES (\d+)", (
+    REPO / "sw" / "include" / "analyzer_layout.h").read_text())[1])
+NIC_ADDR_OFFSETS = (0, 1, 4, 12)
+
+
+@cocotb.test()
+async def test_nic_addr_misaligned(dut):
+    """The TX ring base and writeback address, the RX ring and completion bases and the
+    analyzer's stream base, each written straight to its register at byte offsets: offset 0
+    moves (the frame sent and written back, the RX ring read, entries streamed), any other is
+    refused in hardware: its counter + 1 and status bit, no TLP from the SoC at all, and not a
+    byte of the 256 KiB region (rings, buffers, everything around them) changed; every TLP
+    through the rule checks."""
+    tb = TB(dut, config())
+    await tb.init()
+    base, mem = tb.rc.alloc_region(1 << 18)
+    fill = bytes((0x5A + 13 * i) & 0xFF for i in range(1 << 18))
+    tx_ring, wb, tx_buf = base + 0x1000, base + 0x2040, base + 0x3000
+    rx_ring, rx_cpl, rx_buf, st_ring = base + 0x4000, base + 0x5000, base + 0x6000, base + 0x8000
+    from cocotb_tests.models.nic_driver import encode_rx_desc, encode_tx_desc
+    mem[:] = fill
+    mem[0x1000:0x1010] = encode_tx_desc(tx_buf, 60)
+    mem[0x4000:0x4010] = encode_rx_desc(rx_buf, 2048)
+    before = bytes(mem)
+    for fifo in ("TXFIFO", "RXFIFO"):
+        await tb.write_reg("NIC", f"{fifo}_MAX_LEN", 2048)
+        await tb.write_reg("NIC", f"{fifo}_ENABLE", 1)
+    has_stream = tb.types["ANALYZER"] in tb.blocks and ("ANALYZER", "STREAM_BASE") in tb.regs
+
+    async def reg(blk, name):
+        return await tb.read_reg(blk, name)
+
+    async def txq(enable, db=False):
+        await tb.write_reg("NIC", "TXQ_CFG", tb.field("NIC", "TXQ_CFG", "SIZE_LOG2", 4) +
+                           tb.field("NIC", "TXQ_CFG", "ENABLE", enable) +
+                           tb.field("NIC", "TXQ_CFG", "LIMIT", 15))
+        if db:
+            await tb.write_reg("NIC", "TXQ_DB", tb.field("NIC", "TXQ_DB", "INDEX", 1))
+        if not enable:
+            async def drained():
+                return await reg("NIC", "TXQ_DRAINED") & 1
+            await wait_until(tb, drained, "TX queue 0 drained")
+
+    async def tx_addrs(ring, wbaddr):
+        await tb.write_reg("NIC", "TXE_BASE_ADDR", ring)
+        await tb.write_reg("NIC", "TXE_BASE", tb.field("NIC", "TXE_BASE", "QUEUE", 0))
+        await tb.write_reg("NIC", "TXQ_WB_ADDR", wbaddr)
+        await tb.write_reg("NIC", "TXQ_WB_ADDR_QUEUE",
+                           tb.field("NIC", "TXQ_WB_ADDR_QUEUE", "QUEUE", 0))
+
+    async def rx_stop():
+        await tb.write_reg("NIC", "RXE_ENABLE", 0)
+
+        async def reset():
+            return await reg("NIC", "RXE_CONS") == 0
+        await wait_until(tb, reset, "the RX ring reset")
+
+    async def counts(kind):
+        cnt, st, bit = ADDR_KINDS[kind]
+        blk = "ANALYZER" if kind == "stream" else "NIC"
+        c, s = await reg(blk, cnt), await reg(blk, st)
+        if kind == "stream":
+            shift, _w = tb.fields[("ANALYZER", "STREAM_STATUS", "REFUSED")]
+            return c, (s >> shift) & 1
+        return c, (s >> bit) & 1
+
+    errs = []
+    kinds = [k for k in ADDR_KINDS if k != "stream" or has_stream]
+    for kind in kinds:
+        for off in ADDR_OFFSETS.get(kind, NIC_ADDR_OFFSETS):
+            mem[:] = before
+            c0, _ = await counts(kind)
+            tlps0 = dict(tb.rules.counts)
+            frames0 = await reg("NIC", "TXE_FRAMES")
+            if kind in ("txe_base", "txq_wb"):
+                await tx_addrs(tx_ring + off * (kind == "txe_base"),
+                               wb + off * (kind == "txq_wb"))
+                await txq(1, db=True)
+            elif kind in ("rxe_ring", "rxe_cpl"):
+                await tb.write_reg("NIC", "RXE_RING_BASE", rx_ring + off * (kind == "rxe_ring"))
+                await tb.write_reg("NIC", "RXE_RING_SIZE_LOG2", 4)
+                await tb.write_reg("NIC", "RXE_CPL_BASE", rx_cpl + off * (kind == "rxe_cpl"))
+                await tb.write_reg("NIC", "RXE_ENABLE", 1)
+                await tb.write_reg("NIC", "RXE_DB", tb.field("NIC", "RXE_DB", "INDEX", 1))
+            else:
+                await tb.write_reg("ANALYZER", "STREAM_BASE", st_ring + off)
+                await tb.write_reg("ANALYZER", "STREAM_SIZE_LOG2", 4)
+                await tb.write_reg("ANALYZER", "STREAM_CONS", 0)
+                await tb.write_reg("ANALYZER", "STREAM_CTRL", 1)
+            await ClockCycles(dut.sys_clk, 3000)
+            c1, bit = await counts(kind)
+            prod = await reg("ANALYZER", "STREAM_PROD") if kind == "stream" else 0
+            if kind in ("txe_base", "txq_wb"):
+                await txq(0)
+            elif kind == "stream":
+                await tb.write_reg("ANALYZER", "STREAM_CTRL", 0)
+
+                async def idle():
+                    await tb.write_reg("ANALYZER", "STREAM_CONS",
+                                       await reg("ANALYZER", "STREAM_PROD"))
+                    shift, _w = tb.fields[("ANALYZER", "STREAM_STATUS", "BUSY")]
+                    return not (await reg("ANALYZER", "STREAM_STATUS") >> shift) & 1
+                await wait_until(tb, idle, "the stream to stop")
+            else:
+                await rx_stop()
+            frames = await reg("NIC", "TXE_FRAMES") - frames0
+            d = {k: tb.rules.counts[k] - tlps0[k] for k in ("mrd", "mwr")}
+            allowed = []                      # what a case that moves may write
+            if off == 0 and kind in ("txe_base", "txq_wb"):
+                allowed = [(0x2040, 0x2050)]
+            elif off == 0 and kind == "stream":
+                allowed = [(0x8000, 0x8000 + 16 * STREAM_ENTRY_BYTES)]
+            changed = [i for i in range(len(mem)) if mem[i] != before[i]
+                       and not any(lo <= i < hi for lo, hi in allowed)]
+            what = f"{kind} +{off}"
+            tb.log.info("%s: counter +%d, status %d, TLPs %s, %d bytes changed, %d frames",
+                        what, c1 - c0, bit, d, len(changed), frames)
+            if changed:
+                errs.append(f"{what}: {len(changed)} bytes written outside what it may write, "
+                            f"the first at region +{changed[0]:#x}")
+            if off:
+                if (c1 - c0, bit) != (1, 1):
+                    errs.append(f"{what}: not refused (counter +{c1 - c0}, status bit {bit})")
+                if d != {"mrd": 0, "mwr": 0} or frames or prod:
+                    errs.append(f"{what}: TLPs {d}, {frames} frames, {prod} "
+                                "entries")
+            else:
+                if c1 != c0 or bit:
+                    errs.append(f"{what}: aligned, yet refused")
+                if kind in ("txe_base", "txq_wb") and (frames != 1 or not d["mwr"] or
+                                                       mem[0x2040] != 1):
+                    errs.append(f"{what}: {frames} frames, {d} TLPs, writeback cons "
+                                f"{mem[0x2040]}")
+                if kind in ("rxe_ring", "rxe_cpl") and not d["mrd"]:
+                    errs.append(f"{what}: the RX ring was not read")
+                if kind == "stream" and (not prod or not d["mwr"]):
+                    errs.append(f"{what}: {prod} entries streamed, {d} TLPs")
+    tb.check_clean(errs)

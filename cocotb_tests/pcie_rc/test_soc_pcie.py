@@ -87,7 +87,8 @@ def test_dma_agrees_with_cpp_model(one, tmp_path):
 # Descriptors LitePCIe's DMA cannot move (byte offsets 1..12, odd lengths, length 0), both
 # directions (tb_soc_pcie.test_dma_misaligned): each moved exactly or refused in hardware
 # (PCIE_DMA0_GUARD counter + 1, no TLP), guard bytes intact, every TLP through the rule checks;
-# the RX ring's misaligned and odd-length buffers (test_nic_rx_misaligned).
+# the RX ring's misaligned and odd-length buffers (test_nic_rx_misaligned); the NIC's ring,
+# writeback and stream base addresses at byte offsets (test_nic_addr_misaligned).
 MISALIGNED = {
     "mps256_mrrs512": dict(mps=256, mrrs=512),
     "mps128_mrrs128_bp_near4k": dict(mps=128, mrrs=128, tx_ready_prob=0.3, rx_gap_prob=0.2,
@@ -102,4 +103,4 @@ def test_soc_pcie_misaligned(tag, record_property):
     record_property("summary", f"pcie_rc misaligned {tag}: seed {seed} (PCIE_RC_SEED)")
     run(WIDTH, "cocotb_tests.pcie_rc.tb_soc_pcie", env=dict(PCIE_RC_CFG=dict(
         MISALIGNED[tag], seed=seed)), tag="misaligned_" + tag,
-        testcase="test_dma_misaligned,test_nic_rx_misaligned")
+        testcase="test_dma_misaligned,test_nic_rx_misaligned,test_nic_addr_misaligned")

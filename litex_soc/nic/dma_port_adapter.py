@@ -69,8 +69,11 @@ __all__ = ["DMAReadAdapter", "DMAWriteAdapter"]
 
 
 def _counter(module, name, inc):
+    """A 32-bit count of `inc`, a cycle late: the event is registered first, so the stream's
+    handshake logic behind it ends at one flip-flop."""
     c = Signal(32, name=name)
-    module.sync += If(inc, c.eq(c + 1))
+    q = Signal(name=f"{name}_inc")
+    module.sync += [q.eq(inc), If(q, c.eq(c + 1))]
     return c
 
 

@@ -344,9 +344,11 @@ class BusAnalyzerCSR(LiteXModule):
                      "``stream_status.busy`` is 0). ``0``: stop; the entries stored are still "
                      "written (``busy`` until then)."),
         ], description="Deep capture into host memory.")
-        self.stream_base = CSRStorage(64, description="Ring base address in host memory "
-                                      "(4 KiB aligned); entry ``i`` at ``base + (i mod "
-                                      "2**size_log2) * entry bytes``.")
+        self.stream_base = CSRStorage(64, description="Ring base address in host memory, 4 KiB "
+                                      "aligned (else ``enable`` is refused: nothing streamed, "
+                                      "``stream_status.refused``, ``stream_refused`` + 1); "
+                                      "entry ``i`` at ``base + (i mod 2**size_log2) * entry "
+                                      "bytes``.")
         self.stream_size_log2 = CSRStorage(5, description="Ring size: ``2**size_log2`` "
                                            "entries (a ring holds one less).")
         self.stream_cons = CSRStorage(32, description="The host's consumer index: entries "
@@ -363,7 +365,12 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("level", size=10, description="Entries in the FIFO."),
             CSRField("busy", size=1, offset=16, description="Entries still to write, or a "
                      "write in progress."),
+            CSRField("refused", size=1, offset=17, description="This stream was refused: "
+                     "``stream_base`` was not 4 KiB aligned when ``enable`` rose (nothing is "
+                     "streamed until ``enable`` rises again with an aligned base)."),
         ], description="Deep capture status.")
+        self.stream_refused = CSRStatus(32, description="Streams refused (``enable`` rose with "
+                                        "``stream_base`` not 4 KiB aligned); wraps.")
         self.stream_dma = adp = DMAWriteAdapter(port, data_width, req_id=req_id)
         payload = Signal(64 + 13 + data_width + 2)
         ports.update(
@@ -373,6 +380,8 @@ class BusAnalyzerCSR(LiteXModule):
             o_st_prod=self.stream_prod.status, o_st_entries=self.stream_entries.status,
             o_st_lost=self.stream_lost.status, o_st_level=self.stream_status.fields.level,
             o_st_busy=self.stream_status.fields.busy,
+            o_st_refused=self.stream_status.fields.refused,
+            o_st_refusals=self.stream_refused.status,
             o_st_wr__valid=adp.wr_valid, i_st_wr__ready=adp.wr_ready, o_st_wr__payload=payload)
         self.comb += [adp.wr_addr.eq(payload[0:64]), adp.wr_len.eq(payload[64:77]),
                       adp.wr_data.eq(payload[77:77 + data_width]),

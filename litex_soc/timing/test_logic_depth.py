@@ -29,7 +29,7 @@ pytestmark = [
 SOC_PARAMS = dict(ntxq=4, ntxirq=2, max_read=512, max_payload=256)
 # NICDatapath's sub-cores by their submodule names (txirq stands for every TX coalescer).
 CORES = ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq", "rxirq", "rdarb",
-         "txorder", "txcplskid")
+         "txorder", "cplskid", "txskid")
 
 
 def core_depth(data_width, name):

@@ -134,7 +134,10 @@ CORES = {
             Config("base_valid", "Sets the descriptor ring base address of a TX queue (change "
                                  "it only while the queue has nothing in the engine)."),
             Config("base_queue", _TXQ + " (>= ntxq: ignored)."),
-            Config("base_addr", "Ring base address, 16-byte aligned (bits 3..0 ignored)."),
+            Config("base_addr", "Ring base address, 16-byte aligned. A write with bits 3..0 "
+                                "not 0 is refused (counted in txe_err_base): the queue keeps no "
+                                "base and is not fetched from (txe_base_bad) until a 16-byte "
+                                "aligned base is written."),
         ),
         counters=(
             _c("frames", "tx_frames", "Good frames sent to the TX FIFO."),
@@ -153,6 +156,9 @@ CORES = {
             _e("err_desc_read", "tx_err_desc_read", "TX descriptor fetch jobs that failed "
                                                     "(DESC_READ; the frame they were in is "
                                                     "dropped)."),
+            _e("err_base", "tx_err_base", "TX ring base writes refused: the address was not "
+                                          "16-byte aligned (the queue is not fetched from, "
+                                          "txe_base_bad)."),
         ),
         arrays=(
             Stat("q_frames", COUNT, "tx_queue_{i}_packets", "Good frames sent per TX queue, 32 "
@@ -166,6 +172,14 @@ CORES = {
                                                            "low 16 bits are in the queue's "
                                                            "writebacks (TX_WB.errors).",
                  per="queue"),
+        ),
+        status=(
+            _s("base_bad", "tx_queues_base_bad", "Bit q: TX queue q has no ring base: its last "
+                                                 "base write was refused (not 16-byte "
+                                                 "aligned). The queue is not scheduled, and a "
+                                                 "job of it already made fails without a read "
+                                                 "(DESC_READ); cleared by an aligned base "
+                                                 "write."),
         ),
     ),
     "frame_fifo": Core(
@@ -200,12 +214,14 @@ CORES = {
     ),
     "rx_engine": Core(
         config=(
-            Config("ring_base", "RX descriptor ring base address, 16-byte aligned (bits 3..0 "
-                                "ignored)."),
+            Config("ring_base", "RX descriptor ring base address, 16-byte aligned: else the "
+                                "ring does not run (rxe_base_bad bit 0; enable is taken as 0, "
+                                "counted in rxe_err_base)."),
             Config("ring_size_log2", "RX ring size: 2**ring_size_log2 descriptors and "
                                      "completion records, 0..12 (more acts as enable 0)."),
-            Config("cpl_base", "RX completion ring base address, 16-byte aligned (bits 3..0 "
-                               "ignored)."),
+            Config("cpl_base", "RX completion ring base address, 16-byte aligned: else the "
+                               "ring does not run (rxe_base_bad bit 1; enable is taken as 0, "
+                               "counted in rxe_err_base)."),
             Config("enable", "1: RX runs. 0: no descriptor reads, frames dropped (no buffer), "
                              "doorbells ignored; once idle the ring is reset (all indexes 0). "
                              "Configure the ring with enable 0."),
@@ -227,10 +243,17 @@ CORES = {
             _e("err_db_range", "rx_err_db_range", "RX doorbells refused: index >= ring size."),
             _e("err_read", "rx_err_read", "RX descriptors skipped after a failed read (no "
                                           "completion record)."),
+            _e("err_base", "rx_err_base", "RX ring starts refused: enable set while ring_base "
+                                          "or cpl_base was not 16-byte aligned (rxe_base_bad); "
+                                          "the ring stays disabled, nothing is read or "
+                                          "written."),
         ),
         status=(
             _s("cons", "rx_cons", "Ring position of the next RX descriptor to consume.",
                width=12),
+            _s("base_bad", "rx_base_bad", "Bit 0: ring_base, bit 1: cpl_base is not 16-byte "
+                                          "aligned; while either is set the ring is held "
+                                          "disabled (enable taken as 0).", width=2),
         ),
     ),
     "irq_coalescer": Core(
@@ -316,11 +339,24 @@ DATAPATH_OWN = {
                                                      "address of a TX queue (change it only "
                                                      "while the queue is drained)."),
     "txq_wb_addr_queue": Config("txq_wb_addr_queue", _TXQ + " (>= ntxq: ignored)."),
-    "txq_wb_addr": Config("txq_wb_addr", "Writeback address, 16-byte aligned (bits 3..0 "
-                                         "ignored): the device writes the queue's consumer "
-                                         "index there (format TX_WB)."),
+    "txq_wb_addr": Config("txq_wb_addr", "Writeback address, 16-byte aligned: the device "
+                                         "writes the queue's consumer index there (format "
+                                         "TX_WB). A write with bits 3..0 not 0 is refused "
+                                         "(counted in txq_err_wb_addr): the queue keeps no "
+                                         "writeback address (txq_wb_bad), is not scheduled and "
+                                         "its writebacks are dropped until a 16-byte aligned "
+                                         "address is written."),
     "txq_wb_writes": _c("txq_wb_writes", "tx_wb_writes", "TX consumer-index writebacks "
                                                          "written."),
+    "txq_wb_bad": Stat("txq_wb_bad", STATE, "tx_queues_wb_bad", "Bit q: TX queue q has no "
+                                                                "writeback address: its last "
+                                                                "write was refused (not "
+                                                                "16-byte aligned); cleared by "
+                                                                "an aligned one.", None),
+    "txq_err_wb_addr": _e("txq_err_wb_addr", "tx_err_wb_addr", "TX writeback address writes "
+                                                               "refused: not 16-byte aligned "
+                                                               "(the queue is not scheduled, "
+                                                               "txq_wb_bad)."),
     "txq_cons": Stat("txq_cons", STATE, "tx_queue_{i}_cons", "Consumer index of each TX queue, "
                                                            "32 bits per queue (queue i at bits "
                                                            "32i..): the next descriptor to "

@@ -84,8 +84,9 @@ class FrameFIFO(wiring.Component):
         nothing more of the frame is stored), or the length FIFO held `max_frames` frames whose
         first beat had not been read when the last beat was decided.
 
-    A frame is kept (committed) when none applies. `max_len` is compared on every beat and
-    `min_len` on the last one; keep both stable during a frame.
+    A frame is kept (committed) when none applies. `max_len` and `min_len` are compared with
+    each beat's length so far as it enters the input stage (`max_len` counts on every beat,
+    `min_len` on the last one); keep both stable during a frame.
 
     Cycles
     ------
@@ -93,7 +94,8 @@ class FrameFIFO(wiring.Component):
 
     sink
         A beat moves in cycle t when s.valid & s.ready into an input stage (registers: the beat,
-        its byte count and `enable`), and is decided (stored, or the frame's fate) in cycle t+1.
+        the frame's length up to it and that length's comparisons with max_len and min_len, and
+        `enable`), and is decided (stored, or the frame's fate) in cycle t+1.
         With the last beat of a frame in cycle t, in cycle t+3 (the decision is registered in
         t+2): frames_in has incremented, and exactly one of: the frame is committed (level += its
         length, frames_queued += 1) or one drop counter has incremented.
@@ -213,19 +215,24 @@ class FrameFIFO(wiring.Component):
         lrp = Signal(fw + 1)       # length FIFO read pointer (frames whose first beat was read)
         in_frame = Signal()        # a frame has started (beats accepted, not its last yet)
         reason = Signal(2)         # NONE, DISABLED, OVERSIZE, FULL for the frame in progress
-        flen = Signal(lw + 1)      # bytes of the frame in progress so far
 
         def popcount(v):
             return sum(v[i] for i in range(len(v)))
 
-        # ---- input stage: the sink's beat in registers with its byte count and `enable`, so
-        # that the drop decision starts from flip-flops (logic depth, not cycles, sets Fmax).
-        mem_full = (wp - rp)[:aw + 1] == entries
-        lfull = (lwp - lrp)[:fw + 1] == self.max_frames
+        # ---- input stage: the sink's beat in registers with the frame's length up to it, the
+        # length's comparisons and `enable`, so that the drop decision starts from flip-flops
+        # (logic depth, not cycles, sets Fmax). Beats are decided in the order they are staged,
+        # so the length so far is the staged beats'. Full: equal addresses, other lap.
+        mem_full = (wp[:aw] == rp[:aw]) & (wp[aw] != rp[aw])
+        lfull = (lwp[:fw] == lrp[:fw]) & (lwp[fw] != lrp[fw])
         i_valid = Signal()
         i_p = Signal(beat_layout(dw))
-        i_cnt = Signal(range(dw + 1))       # the 1 bits of i_p.keep
+        i_len = Signal(lw + 1)              # bytes of the frame up to the staged beat, inclusive
+        i_over = Signal()                   # i_len > max_len
+        i_runt = Signal()                   # i_len < min_len
         i_enable = Signal()                 # `enable` when the beat was accepted
+        s_first = Signal(init=1)            # the next beat staged starts a frame
+        s_len = Signal(lw + 1)
         if self.backpressure:               # else s.ready is Const(1) (always_ready)
             room = ~lfull & ~(mem_full & (fstart != rp))
             beat = i_valid & room
@@ -234,32 +241,34 @@ class FrameFIFO(wiring.Component):
         else:
             beat = i_valid
             load = 1
+        m.d.comb += s_len.eq(Mux(s_first, 0, i_len) + popcount(self.s.p.keep))
         with m.If(load):
-            m.d.sync += [i_valid.eq(self.s.valid), i_p.eq(self.s.p),
-                         i_cnt.eq(popcount(self.s.p.keep)), i_enable.eq(self.enable)]
+            m.d.sync += [i_valid.eq(self.s.valid), i_p.eq(self.s.p), i_enable.eq(self.enable)]
+            with m.If(self.s.valid):
+                m.d.sync += [i_len.eq(s_len), i_over.eq(s_len > self.max_len),
+                             i_runt.eq(s_len < self.min_len), s_first.eq(self.s.p.last)]
 
         # ---- write side: the staged beat
-        len_now = Signal(lw + 1)
-        m.d.comb += len_now.eq(flen + i_cnt)
+        len_now = i_len
         disabled = (reason == DISABLED) | (~in_frame & ~i_enable)
-        over = (reason == OVERSIZE) | (len_now > self.max_len)
+        over = (reason == OVERSIZE) | i_over
+        full = (reason == FULL) | mem_full
+        keep = Signal()            # the beat is stored (no reason to drop its frame yet)
         nxt = Signal(2)            # the reason after this beat
-        with m.If(disabled):
-            m.d.comb += nxt.eq(DISABLED)
-        with m.Elif(over):
-            m.d.comb += nxt.eq(OVERSIZE)
-        with m.Elif((reason == FULL) | mem_full):
-            m.d.comb += nxt.eq(FULL)
-        with m.Else():
-            m.d.comb += nxt.eq(NONE)
+        m.d.comb += [
+            keep.eq(~disabled & ~over & ~full),
+            nxt.eq(Mux(disabled, DISABLED, Mux(over, OVERSIZE, Mux(full, FULL, NONE)))),
+        ]
 
-        # Drop decision on the last beat, in priority order; commit when none applies.
+        # Drop decision on the last beat, in priority order; commit when none applies. The
+        # commit is written flat (not as the priority chain's remainder): it sets the write
+        # pointers, whose next values are this core's longest paths.
         final = {
-            "drop_disabled": nxt == DISABLED,
+            "drop_disabled": disabled,
             "drop_error":    i_p.error,
-            "drop_oversize": nxt == OVERSIZE,
-            "drop_runt":     len_now < self.min_len,
-            "drop_full":     (nxt == FULL) | lfull,
+            "drop_oversize": over,
+            "drop_runt":     i_runt,
+            "drop_full":     full | lfull,
         }
         drop_now = {}
         earlier = 0
@@ -267,30 +276,27 @@ class FrameFIFO(wiring.Component):
             drop_now[name] = Signal(name=f"{name}_now")
             m.d.comb += drop_now[name].eq(beat & i_p.last & ~earlier & final[name])
             earlier = earlier | final[name]
+        good = Signal()            # the frame is committed if this is its last beat
         commit = Signal()
-        m.d.comb += commit.eq(beat & i_p.last & ~earlier)
+        m.d.comb += [good.eq(keep & ~i_p.error & ~i_runt & ~lfull),
+                     commit.eq(beat & i_p.last & good)]
 
         m.d.comb += [
             wr.addr.eq(wp[:aw]),
             wr.data.eq(Cat(i_p.data, i_p.keep, i_p.last)),
-            wr.en.eq(beat & (nxt == NONE)),
+            wr.en.eq(beat & keep),
             lwr.addr.eq(lwp[:fw]),
             lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
             lwr.en.eq(commit),
         ]
         with m.If(beat):
+            m.d.sync += wp.eq(Mux(Mux(i_p.last, good, keep), wp + 1, fstart))
             with m.If(i_p.last):
-                m.d.sync += [in_frame.eq(0), reason.eq(NONE), flen.eq(0)]
-                with m.If(commit):
-                    m.d.sync += [wp.eq(wp + 1), fstart.eq(wp + 1), lwp.eq(lwp + 1)]
-                with m.Else():
-                    m.d.sync += wp.eq(fstart)
+                m.d.sync += [in_frame.eq(0), reason.eq(NONE)]
+                with m.If(good):
+                    m.d.sync += [fstart.eq(wp + 1), lwp.eq(lwp + 1)]
             with m.Else():
-                m.d.sync += [in_frame.eq(1), reason.eq(nxt), flen.eq(len_now)]
-                with m.If(nxt == NONE):
-                    m.d.sync += wp.eq(wp + 1)
-                with m.Else():
-                    m.d.sync += wp.eq(fstart)
+                m.d.sync += [in_frame.eq(1), reason.eq(nxt)]
         # The decision registered: the counters follow it a cycle later, all together.
         c_last = Signal()
         c_commit = Signal()

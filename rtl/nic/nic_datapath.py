@@ -44,20 +44,21 @@ EXPOSED = {
                           "db_valid", "db_queue", "db_index"],
                   ["active", "drained", "db_range_err"] + list(tx_queue_manager.COUNTS)),
     "txe_":      ("txe", ["base_valid", "base_queue", "base_addr"],
-                  list(tx_engine.COUNTS) + list(tx_engine.QUEUE_COUNTS)),
+                  list(tx_engine.COUNTS) + ["base_bad"] + list(tx_engine.QUEUE_COUNTS)),
     "txfifo_":   ("txfifo",) + _FIFO,
     "rxfifo_":   ("rxfifo",) + _FIFO,
     "rxe_":      ("rxe", ["ring_base", "ring_size_log2", "cpl_base", "enable", "db_valid",
-                          "db_index"], list(rx_engine.COUNTS) + ["cons"]),
+                          "db_index"], list(rx_engine.COUNTS) + ["cons", "base_bad"]),
     "txirq_":    ("txirq",) + _IRQ,
     "rxirq_":    ("rxirq",) + _IRQ,
     "rdarb_":    ("rdarb", [], ["outstanding", "requests"]),
 }
 # This core's own configuration/status ports, named like the exposed ones (prefix -> (in names,
-# out names)): the TX consumer-index writeback addresses, the writebacks taken and the
-# consumer indexes.
+# out names)): the TX consumer-index writeback addresses (and the refused ones), the writebacks
+# taken and the consumer indexes.
 OWN_PORTS = {
-    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"], ["wb_writes", "cons"]),
+    "txq_": (["wb_addr_valid", "wb_addr_queue", "wb_addr"],
+             ["wb_writes", "cons", "wb_bad", "err_wb_addr"]),
     "txirq_": ([], ["vec_irqs", "wb_held"]),
 }
 MAX_TXIRQ = 8
@@ -80,8 +81,12 @@ class NICDatapath(wiring.Component):
         (a frame's descriptors are sent back to back, whatever the policy: a continuation job uses
         a grant and, in WRR, a credit); when q is disabled with its frame open, the engine aborts
         the frame (NO_EOP, counted in txe_err_no_eop), and txq_drained[q] waits for that.
-        TXEngine tx -> FrameFIFO (txfifo, backpressure=True) s (frames with error are dropped
-        there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_* (flat, no len).
+        A queue without a ring base (txe_base_bad) or writeback address (txq_wb_bad: their
+        last write was refused, not 16-byte aligned) is not active for the scheduler: it is
+        never granted, so it makes no DMA (its descriptors wait; it drains when disabled).
+        TXEngine tx -> SkidBuffer (txskid) -> FrameFIFO (txfifo, backpressure=True) s (frames
+        with error are dropped there, counted in txfifo_drop_error); FrameFIFO m -> mac_tx_*
+        (flat, no len).
     RX
         mac_rx_* -> FrameFIFO (rxfifo, drop mode: its sink is always_ready, mac_rx has no ready) s;
         FrameFIFO m -> RXEngine (rxe) s.
@@ -94,7 +99,9 @@ class NICDatapath(wiring.Component):
         one 16-byte write at the queue's writeback address (txq_wb_addr_* below), a TX_WB record
         (rtl/contract/formats.py): cons = wb.p.cons (12 bits, zero-extended), errors = the low 16
         bits of the queue's TXEngine q_errors, last_error = its q_last_error (as they are when
-        the writeback is presented), the rest 0 (1 beat at W=128, 2 at W=64). Arbitration at
+        the writeback is presented), the rest 0 (1 beat at W=128, 2 at W=64). A writeback of a
+        queue without a writeback address (txq_wb_bad: the address was rewritten, refused, under
+        a live queue) is dropped: taken from the queue manager, nothing written. Arbitration at
         write granularity: when no write is in progress, the source presented (wr_valid) is RX
         or writeback, the one whose turn it is when both wait (turns alternate: after a write of
         one source completes, the other wins the next tie);
@@ -138,20 +145,23 @@ class NICDatapath(wiring.Component):
         db_index; out: active, drained, db_range_err and its counters (doorbells, jobs,
         descs_fetched, ...). Plus this core's writeback config/counter: txq_wb_addr_valid,
         txq_wb_addr_queue, txq_wb_addr (64) in: write strobe, queue number (>= ntxq ignored),
-        16-byte aligned host address (bits 3..0 ignored) of the queue's consumer-index writeback;
-        change it only while the queue is drained. txq_wb_writes out (32): writebacks taken by the
-        DMA. txq_cons out (32 * ntxq): each queue's consumer index (queue i at bits 32i..), what
+        16-byte aligned host address of the queue's consumer-index writeback; change it only
+        while the queue is drained. An address with bits 3..0 not 0 is refused: the queue's
+        address is not changed, txq_wb_bad (out, ntxq bits, registers) bit q is set and
+        txq_err_wb_addr (out, 32) += 1; an aligned address clears the bit. txq_wb_writes out
+        (32): writebacks taken by the DMA. txq_cons out (32 * ntxq): each queue's consumer index
+        (queue i at bits 32i..), what
         its writeback carries; the reset path reads it, as a posted writeback can be lost.
     txe_ : TXEngine
-        in: base_valid, base_queue, base_addr; out: its counters, and q_frames, q_bytes,
-        q_errors (32 bits per queue, queue i at bits 32i..).
+        in: base_valid, base_queue, base_addr; out: its counters, base_bad (ntxq bits), and
+        q_frames, q_bytes, q_errors (32 bits per queue, queue i at bits 32i..).
     txfifo_ : FrameFIFO (TX)
         in: max_len, min_len, enable; out: counters, level, frames_queued.
     rxfifo_ : FrameFIFO (RX)
         Same as txfifo_.
     rxe_ : RXEngine
         in: ring_base, ring_size_log2, cpl_base, enable, db_valid, db_index; out: its counters,
-        cons.
+        cons, base_bad.
     txirq_, rxirq_ : IRQCoalescer
         in: enable, frames, usecs, abs_usecs, min_interval, tick_cycles; out: irqs, by_immediate,
         by_frames, by_usecs, by_abs, pending (txirq_: of every TX vector, see IRQ above). Plus
@@ -241,7 +251,8 @@ class NICDatapath(wiring.Component):
         # write register, from the DMA's wr.ready) stops there instead of steering the FIFO's
         # block RAM read.
         self.rxskid = SkidBuffer(frame_fifo.len_beat_layout(B))
-        self.txcplskid = SkidBuffer(rd_cpl_layout(data_width))
+        self.cplskid = SkidBuffer(rd_cpl_layout(data_width))
+        self.txskid = SkidBuffer(frame_fifo.beat_layout(B))
         self.rxe = RXEngine(data_width=data_width, max_payload=max_payload, max_read=max_read)
         self.txirq = IRQCoalescer()         # TX vector 0; the others below
         self.txirq_more = [IRQCoalescer() for _ in range(ntxirq - 1)]
@@ -263,6 +274,8 @@ class NICDatapath(wiring.Component):
             "txq_wb_addr":       In(64),
             "txq_wb_writes":     Out(32),
             "txq_cons":          Out(32 * ntxq),
+            "txq_wb_bad":        Out(ntxq),
+            "txq_err_wb_addr":   Out(32),
             "txirq_vec_irqs":    Out(32 * ntxirq),
             "txirq_wb_held":     Out(32),
             # The flat ports of the TX FIFO's source (no len), the RX FIFO's sink (no ready)
@@ -289,7 +302,7 @@ class NICDatapath(wiring.Component):
         txfifo, rxfifo, rxe = self.txfifo, self.rxfifo, self.rxe
         txirq, rxirq, arb = self.txirq, self.rxirq, self.rdarb
         for name in ("sched", "txq", "txe", "txfifo", "rxfifo", "rxskid", "rxe", "txirq",
-                     "rxirq", "rdarb", "txorder", "txcplskid"):
+                     "rxirq", "rdarb", "txorder", "cplskid", "txskid"):
             m.submodules[name] = getattr(self, name)
         txirqs = [txirq] + self.txirq_more
         for g, core in enumerate(self.txirq_more, 1):
@@ -305,11 +318,14 @@ class NICDatapath(wiring.Component):
             for name in outs:
                 if prefix + name != "txq_drained":                  # see below
                     outs_ = [getattr(c, name) for c in cores]
-                    m.d.comb += getattr(self, prefix + name).eq(
+                    # A sum over the TX vectors is a register: its adders stay out of the CSR
+                    # read path (the counters read a cycle late).
+                    dom = m.d.comb if len(outs_) == 1 else m.d.sync
+                    dom += getattr(self, prefix + name).eq(
                         outs_[0] if len(outs_) == 1 else sum(outs_))
         m.d.comb += self.txirq_vec_irqs.eq(Cat(c.irqs for c in txirqs))
-        for i in range(n):
-            m.d.comb += self.txq_cons.word_select(i, 32).eq(
+        for i in range(n):                      # registered, as the sums above
+            m.d.sync += self.txq_cons.word_select(i, 32).eq(
                 ((txq.q_fetch[i] - txq.q_in_flight[i]) &
                  ((Const(1, tx_queue_manager.CNT_BITS) << txq.q_size_log2[i]) - 1))
                 [:tx_queue_manager.POS_BITS])
@@ -328,7 +344,7 @@ class NICDatapath(wiring.Component):
         open_mask = Signal(n)
         may_take = Signal()
         sched_active = Signal(n)
-        m.d.sync += sched_active.eq(txq.active & open_mask)
+        m.d.sync += sched_active.eq(txq.active & open_mask & ~txe.base_bad & ~self.txq_wb_bad)
         m.d.comb += [
             open_mask.eq(Mux(txe.open_valid, 1 << txe.open_queue, (1 << n) - 1)),
             may_take.eq(txe.idle & ~txq.job.valid &
@@ -344,7 +360,10 @@ class NICDatapath(wiring.Component):
         ]
         wiring.connect(m, txq.job, txe.job)
         wiring.connect(m, txe.cpl, txq.cpl)
-        wiring.connect(m, txe.tx, txfifo.s)
+        # The engine's frames through a register slice: the FIFO's room (pointer compares)
+        # does not reach into the engine's handshakes.
+        wiring.connect(m, txe.tx, self.txskid.s)
+        wiring.connect(m, self.txskid.m, txfifo.s)
         connect_flat(m, txfifo.m, self, "mac_tx_", skip=["len"])
 
         # -- RX: MAC, FIFO, engine ---------------------------------------------------------------
@@ -353,24 +372,35 @@ class NICDatapath(wiring.Component):
         wiring.connect(m, self.rxskid.m, rxe.s)
 
         # -- DMA read: arbiter, client 0 TX engine, client 1 RX engine ---------------------------
-        # The TX engine's completions through a register slice: its realigner starts from
-        # flip-flops, not from the completion buffer's block RAM.
-        wiring.connect(m, txe.rd.req, arb.s[0].req)
-        wiring.connect(m, arb.s[0].cpl, self.txcplskid.s)
-        wiring.connect(m, self.txcplskid.m, txe.rd.cpl)
+        # The completions enter through a register slice: the engines' realigner and descriptor
+        # checks start from flip-flops (and the arbiter's head), not from the completion
+        # buffer's block RAM.
+        wiring.connect(m, txe.rd, arb.s[0])
         wiring.connect(m, rxe.rd, arb.s[1])
-        connect_flat(m, arb.rd, self, "rd_")
+        connect_flat(m, arb.rd.req, self, "rd_req_")
+        connect_flat(m, self.cplskid.s, self, "rd_cpl_")
+        wiring.connect(m, self.cplskid.m, arb.rd.cpl)
 
         # -- TX consumer-index writebacks as 16-byte writes --------------------------------------
+        # An address that is not 16-byte aligned is refused: the queue has none (txq_wb_bad),
+        # is not scheduled (above) and its writebacks are dropped (below).
         wb_bases = [Signal(60, name=f"wb_base{i}") for i in range(n)]   # in units of 16 bytes
+        wb_misaligned = Signal()
+        m.d.comb += wb_misaligned.eq(self.txq_wb_addr[:4] != 0)
         with m.If(self.txq_wb_addr_valid):
             for i in range(n):
                 with m.If(self.txq_wb_addr_queue == i):
-                    m.d.sync += wb_bases[i].eq(self.txq_wb_addr[4:])
+                    m.d.sync += self.txq_wb_bad[i].eq(wb_misaligned)
+                    with m.If(~wb_misaligned):
+                        m.d.sync += wb_bases[i].eq(self.txq_wb_addr[4:])
+            in_range = Const(1) if n == 2**self.qbits else self.txq_wb_addr_queue < n
+            with m.If(wb_misaligned & in_range):
+                m.d.sync += self.txq_err_wb_addr.eq(self.txq_err_wb_addr + 1)
         wb_base = Signal(60)
+        wb_bad = Signal()                        # the writeback's queue has no address
         for i in range(n):
             with m.If(txq.wb.p.queue == i):
-                m.d.comb += wb_base.eq(wb_bases[i])
+                m.d.comb += [wb_base.eq(wb_bases[i]), wb_bad.eq(self.txq_wb_bad[i])]
         wb_beat = Signal()                       # W=64: the second beat of the writeback
         wb_first = Signal()
         wb_last = Signal()
@@ -395,13 +425,19 @@ class NICDatapath(wiring.Component):
         turn = Signal()                          # the source that wins a tie
         choice = Signal()
         sel = Signal()
+        # A writeback of a queue without an address is dropped (never between the beats of a
+        # write: wb_beat), taken from the queue manager without a write.
+        wb_drop = Signal()
+        wb_valid = Signal()
         m.d.comb += [
-            choice.eq(Mux(rxe.wr.valid & txq.wb.valid, turn, ~rxe.wr.valid)),
+            wb_drop.eq(txq.wb.valid & wb_bad & ~wb_beat),
+            wb_valid.eq(txq.wb.valid & ~wb_drop),
+            choice.eq(Mux(rxe.wr.valid & wb_valid, turn, ~rxe.wr.valid)),
             sel.eq(Mux(busy, owner, choice)),
         ]
         rx_wr = rxe.wr.p
         with m.If(sel):
-            m.d.comb += [self.wr_valid.eq(txq.wb.valid), self.wr_addr.eq(wb_base << 4),
+            m.d.comb += [self.wr_valid.eq(wb_valid), self.wr_addr.eq(wb_base << 4),
                          self.wr_len.eq(TX_WB.size // 8), self.wr_data.eq(wb_data),
                          self.wr_first.eq(wb_first), self.wr_last.eq(wb_last)]
         with m.Else():
@@ -411,7 +447,7 @@ class NICDatapath(wiring.Component):
         take = Signal()
         m.d.comb += [take.eq(self.wr_valid & self.wr_ready),
                      rxe.wr.ready.eq(self.wr_ready & ~sel),
-                     txq.wb.ready.eq(self.wr_ready & sel & wb_last)]
+                     txq.wb.ready.eq((self.wr_ready & sel & wb_last) | wb_drop)]
         with m.If(self.wr_valid):
             m.d.sync += [busy.eq(~(take & self.wr_last)), owner.eq(sel)]
         with m.If(take & self.wr_last):

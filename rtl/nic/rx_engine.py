@@ -7,7 +7,8 @@
 # port: descriptor reads), wr (DMA write stream: frame data and completion records; both
 # rtl/nic/dma_port.py), irq_event (a pulse per completion record written), the configuration
 # ring_base, ring_size_log2, cpl_base, enable, db_valid/db_index (doorbells); the counters
-# COUNTS (rtl/contract/registers.py) and cons.
+# COUNTS (rtl/contract/registers.py), cons and base_bad (a misaligned ring base: the ring does
+# not run).
 # Parameters: data_width (W: 64, 128), max_payload (largest DMA write, MPS: a power of two
 # 16..4096, 256), max_read (largest descriptor read: a multiple of 16, 16..4096, 512).
 # Behaviour, to the cycle, and the host memory structures: RXEngine's docstring.
@@ -59,7 +60,8 @@ class RXEngine(wiring.Component):
 
     Host memory structures
     ----------------------
-    rtl/contract/formats.py; ring bases 16-byte aligned, their low 4 bits ignored.
+    rtl/contract/formats.py; ring bases 16-byte aligned (else the ring does not run: see
+    enable).
 
     descriptor ring
         S = 2**ring_size_log2 RX_DESC descriptors (16 bytes: addr, len, reserved: ignored) at
@@ -137,7 +139,15 @@ class RXEngine(wiring.Component):
     (not counted). When the engine is idle (no frame in progress, no read outstanding) with enable
     0, the queue is reset: prod = fetch = cons = cpl_index = 0, the FIFO emptied. This is how the
     driver (re)starts a ring: set ring_base, ring_size_log2, cpl_base with enable 0, then enable 1.
-    ring_size_log2 > 12 acts as enable 0. Change the configuration only while enable is 0.
+    ring_size_log2 > 12 acts as enable 0. So does a ring base that is not 16-byte aligned:
+    base_bad (bit 0 ring_base, bit 1 cpl_base, registers of the bases' bits 3..0 != 0, one cycle
+    behind them) not 0 holds the ring disabled: nothing is read or written, every frame is
+    dropped (no buffer) and the ring is reset as above; err_base += 1 each time enable is 1 with
+    base_bad not 0 where the cycle before it was not (a start refused). Change the configuration
+    only while enable is 0. Should a base become misaligned under a running ring anyway, no
+    DMA uses it: a descriptor read is not issued while ring_base is misaligned, and a frame in
+    progress while cpl_base is has its data written but no completion record (counted as if
+    it had been).
 
     Ports
     -----
@@ -165,12 +175,15 @@ class RXEngine(wiring.Component):
     irq_event : Out
         One-cycle pulse per completion record taken by the DMA.
     frames, bytes, drop_no_buffer, drop_too_big, drop_bad_desc, desc_reads, err_db_range,
-    err_read : Out, 32 bits each, wrapping
+    err_read, err_base : Out, 32 bits each, wrapping
         Frames written OK and their bytes; frames dropped for lack of a buffer, too big, bad buffer
         address; descriptor read requests taken by the DMA; refused doorbells; descriptors skipped
-        after a read error (COUNTS: the names of rtl/contract/registers.py).
+        after a read error; ring starts refused for a misaligned base (COUNTS: the names of
+        rtl/contract/registers.py).
     cons : Out (12)
         Ring position of the next descriptor to consume (popped for a frame or skipped).
+    base_bad : Out (2, registers)
+        Bit 0: ring_base, bit 1: cpl_base is not 16-byte aligned (see enable).
     """
 
     def __init__(self, data_width=128, max_payload=256, max_read=512):
@@ -202,6 +215,7 @@ class RXEngine(wiring.Component):
             "irq_event":      Out(1),
             **{s.name: Out(s.width) for s in registers.CORES["rx_engine"].counters},
             "cons":           Out(12),
+            "base_bad":       Out(2),
         })
 
     def elaborate(self, platform):
@@ -210,11 +224,19 @@ class RXEngine(wiring.Component):
         bpb = w // 8                               # bytes per beat: 8 or 16
         beats_per_desc = RECORD_BYTES // bpb
 
+        # A misaligned ring base holds the ring disabled: the decision in registers (the bases
+        # change only while enable is 0), so `en` stays a function of a few flip-flops.
+        m.d.sync += self.base_bad.eq(Cat(self.ring_base[:4] != 0, self.cpl_base[:4] != 0))
+        refused, refused_q = Signal(), Signal()
+        m.d.comb += refused.eq(self.enable & (self.base_bad != 0))
+        m.d.sync += refused_q.eq(refused)
+        with m.If(refused & ~refused_q):
+            m.d.sync += self.err_base.eq(self.err_base + 1)
         en = Signal()
         size = Signal(13)
         mask = Signal(12)
         m.d.comb += [
-            en.eq(self.enable & (self.ring_size_log2 <= SIZE_LOG2_MAX)),
+            en.eq(self.enable & (self.ring_size_log2 <= SIZE_LOG2_MAX) & (self.base_bad == 0)),
             size.eq(Const(1, 13) << self.ring_size_log2),
             mask.eq(size - 1),
         ]
@@ -270,7 +292,9 @@ class RXEngine(wiring.Component):
             rd_busy_q.eq(rd_busy),
         ]
         bcount = Signal(4)                         # descriptors of the outstanding read
-        with m.If(en & ~rd_busy & ~rd_busy_q & (count != 0)):
+        # (The base checked here too, for a base changed under a running ring: base_bad is a
+        # cycle late.)
+        with m.If(en & ~rd_busy & ~rd_busy_q & (count != 0) & (self.ring_base[:4] == 0)):
             m.d.sync += [
                 self.rd.req.valid.eq(1),
                 self.rd.req.p.addr.eq(raddr),
@@ -464,7 +488,11 @@ class RXEngine(wiring.Component):
             with m.If(self.s.valid & self.s.ready & ~started):
                 m.d.sync += [started.eq(1), ts.eq(now)]
         with m.Elif(state == CPL):
-            with m.If(load):
+            with m.If(load & (self.cpl_base[:4] != 0)):
+                # cpl_base made misaligned under a running ring: no record is written.
+                cpl_counts()
+                m.d.sync += state.eq(IDLE)
+            with m.Elif(load):
                 m.d.sync += [
                     self.wr.valid.eq(1),
                     self.wr.p.first.eq(1),

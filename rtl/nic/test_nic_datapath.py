@@ -543,3 +543,136 @@ def test_disable_queue_with_open_frame():
     assert obs["counts"] == dict(txe_err_no_eop=1, txe_frames=1, txfifo_drop_error=1,
                                  txq_drained=0b01, txq_descs_completed=2,
                                  txq_cons=1 | 1 << 32)
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+def test_misaligned_tx_addresses_refused(data_width):
+    """Issue 37: a TX ring base or writeback address that is not 16-byte aligned is refused
+    (txe_err_base / txq_err_wb_addr + 1, txe_base_bad / txq_wb_bad bit q), and the queue then
+    makes no DMA at all: not scheduled, no descriptor read, no writeback, no frame. Given
+    aligned addresses (disabled, rewritten, enabled) both queues send their frame and write
+    back to the addresses asked. A writeback address refused under a live queue (a frame in
+    flight) drops that queue's writeback: nothing is written anywhere, and the queue is not
+    scheduled again."""
+    dut = NICDatapath(data_width=data_width, ntxq=2)
+    host = Host()
+    B = data_width // 8
+    rings = [HBASE + TXRING + 4096 * q for q in range(2)]
+    wbs = [HBASE + WB + 16 * q for q in range(2)]
+    frames = [bytes([q, p]) + bytes((7 * q + 3 * p + i) & 0xFF for i in range(58 + 40 * p))
+              for q in range(2) for p in range(3)]       # queue q's p-th frame: frames[3q + p]
+    for q in range(2):
+        for p in range(3):
+            addr = HBASE + TXBUF + 0x1000 * q + 0x200 * p + 5 * p   # any byte alignment
+            host.write(addr, frames[3 * q + p])
+            host.write(rings[q] + 16 * p, encode_tx_desc(addr, len(frames[3 * q + p])))
+    obs = dict(reads=[], writes=[], mac=[], snap={})
+    names = ("txe_err_base", "txe_base_bad", "txq_err_wb_addr", "txq_wb_bad", "txq_wb_writes",
+             "txe_frames", "txq_drained")
+
+    async def bench(ctx):
+        def setp(prefix, **kw):
+            for k, v in kw.items():
+                ctx.set(getattr(dut, prefix + k), v)
+
+        def cfg(q, enable):
+            setp("txq_", cfg_valid=1, cfg_queue=q, cfg_size_log2=4, cfg_enable=enable,
+                 cfg_limit=8)
+
+        def snap(tag):
+            obs["snap"][tag] = dict(reads=len(obs["reads"]), writes=len(obs["writes"]),
+                                    mac=len(obs["mac"]),
+                                    **{n: ctx.get(getattr(dut, n)) for n in names})
+
+        # Cycle -> what the driver writes (one register write a cycle).
+        script = {
+            0: lambda: setp("txe_", base_valid=1, base_queue=0, base_addr=rings[0]),
+            1: lambda: setp("txq_", wb_addr_valid=1, wb_addr_queue=0, wb_addr=wbs[0] + 4),
+            2: lambda: setp("txe_", base_valid=1, base_queue=1, base_addr=rings[1] + 8),
+            3: lambda: setp("txq_", wb_addr_valid=1, wb_addr_queue=1, wb_addr=wbs[1]),
+            4: lambda: cfg(0, 1), 5: lambda: cfg(1, 1),
+            6: lambda: setp("txq_", db_valid=1, db_queue=0, db_index=1),
+            7: lambda: setp("txq_", db_valid=1, db_queue=1, db_index=1),
+            400: lambda: (snap("refused"), cfg(0, 0)), 401: lambda: cfg(1, 0),
+            410: lambda: setp("txq_", wb_addr_valid=1, wb_addr_queue=0, wb_addr=wbs[0]),
+            411: lambda: setp("txe_", base_valid=1, base_queue=1, base_addr=rings[1]),
+            412: lambda: cfg(0, 1), 413: lambda: cfg(1, 1),
+            414: lambda: setp("txq_", db_valid=1, db_queue=0, db_index=1),
+            415: lambda: setp("txq_", db_valid=1, db_queue=1, db_index=1),
+            1200: lambda: (snap("running"),
+                           setp("txq_", db_valid=1, db_queue=0, db_index=2)),
+            2000: lambda: (snap("dropped"),
+                           setp("txq_", db_valid=1, db_queue=0, db_index=3)),
+            2400: lambda: (snap("stopped"), cfg(0, 0)),
+        }
+        setp("txfifo_", max_len=9216, min_len=0, enable=1)
+        ctx.set(dut.wr_ready, 1)
+        ctx.set(dut.mac_tx_ready, 1)
+        ctx.set(dut.rd_req_ready, 1)
+        ctx.set(dut.irq_ready, 0b111)
+        reads, cur, wcur = deque(), [], None
+        for cyc in range(2600):
+            setp("txq_", cfg_valid=0, db_valid=0, wb_addr_valid=0)
+            setp("txe_", base_valid=0)
+            if cyc in script:
+                script[cyc]()
+            cv = bool(reads) and reads[0][0] <= cyc
+            ctx.set(dut.rd_cpl_valid, cv)
+            if cv:
+                ctx.set(dut.rd_cpl_data, reads[0][1])
+                ctx.set(dut.rd_cpl_last, reads[0][2])
+            if ctx.get(dut.rd_req_valid):
+                addr, ln = ctx.get(dut.rd_req_addr), ctx.get(dut.rd_req_len)
+                obs["reads"].append((cyc, addr, ln))
+                raw = host.read(addr, ln)
+                for k in range(ln // B):
+                    reads.append((cyc + 20, int.from_bytes(raw[k * B:k * B + B], "little"),
+                                  int(k == ln // B - 1)))
+                # The live refusal: queue 0's writeback address made bad while its third
+                # frame's payload is being read.
+                if 1200 < cyc and not ctx.get(dut.rd_req_desc) and "live" not in obs:
+                    obs["live"] = cyc
+                    setp("txq_", wb_addr_valid=1, wb_addr_queue=0, wb_addr=wbs[0] + 12)
+            if cv and ctx.get(dut.rd_cpl_ready):
+                reads.popleft()
+            if ctx.get(dut.wr_valid):
+                beat = ctx.get(dut.wr_data).to_bytes(B, "little")
+                if ctx.get(dut.wr_first):
+                    wcur = [cyc, ctx.get(dut.wr_addr), ctx.get(dut.wr_len), b""]
+                wcur[3] += beat
+                if ctx.get(dut.wr_last):
+                    obs["writes"].append((wcur[0], wcur[1], wcur[2], wcur[3][:wcur[2]]))
+            if ctx.get(dut.mac_tx_valid):
+                d, k = ctx.get(dut.mac_tx_data), ctx.get(dut.mac_tx_keep)
+                cur += [(d >> 8 * i & 0xFF) for i in range(B) if k >> i & 1]
+                if ctx.get(dut.mac_tx_last):
+                    obs["mac"].append(bytes(cur))
+                    cur = []
+            await ctx.tick()
+        snap("end")
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    s = obs["snap"]
+    # Refused: no read, no write, no frame; each refusal counted, its queue's bit set.
+    assert (s["refused"]["reads"], s["refused"]["writes"], s["refused"]["mac"]) == (0, 0, 0), \
+        f"DMA with refused addresses: reads {obs['reads'][:4]}, writes {obs['writes'][:4]}"
+    assert {n: s["refused"][n] for n in names[:4]} == dict(
+        txe_err_base=1, txe_base_bad=0b10, txq_err_wb_addr=1, txq_wb_bad=0b01)
+    # Aligned again: each queue's ring read where asked, its frame sent, its writeback (cons 1)
+    # at its address; nothing else written.
+    assert s["running"]["txe_base_bad"] == 0 and s["running"]["txq_wb_bad"] == 0
+    desc_reads = {a for _, a, _ in obs["reads"] if a in rings}
+    assert desc_reads == set(rings)
+    assert sorted(obs["mac"][:2]) == sorted([frames[0], frames[3]])
+    assert sorted((a, n, rec[:2]) for _, a, n, rec in obs["writes"]) == \
+        [(w, 16, b"\x01\x00") for w in wbs]
+    # The address refused under the live queue: its in-flight frame still goes out, but its
+    # writeback is dropped (no write at all), and the queue is not scheduled again.
+    assert s["dropped"]["txq_err_wb_addr"] == 2 and s["dropped"]["txq_wb_bad"] == 0b01
+    assert obs["mac"][2:] == [frames[1]] and s["dropped"]["txq_wb_writes"] == 2
+    assert len(obs["writes"]) == 2
+    assert s["stopped"]["reads"] == s["dropped"]["reads"], "the refused queue was read again"
+    assert s["end"]["txq_drained"] & 1, "the refused queue does not drain when disabled"

@@ -526,6 +526,71 @@ def test_read_error_skips_descriptors():
     assert host.writes[-1][3][2:4] == bytes([2, 0])
 
 
+@pytest.mark.parametrize("data_width", [64, 128])
+@pytest.mark.parametrize("which,off", [("ring", 4), ("ring", 1), ("cpl", 8), ("cpl", 3)])
+def test_misaligned_base_refused(data_width, which, off):
+    """A ring base that is not 16-byte aligned holds the ring disabled (issue 37): a buffer
+    posted and a frame arriving make no DMA at all (the frame is dropped, no buffer), the start
+    is counted once in err_base and base_bad says which base. Disabled, given an aligned base
+    and enabled again, the ring runs: the next frame lands in the buffer posted since."""
+    dut = RXEngine(data_width=data_width)
+    data1, data2 = bytes(range(100)), bytes(range(7, 207))
+    host = Host(dut, 2, [(40, data1), (400, data2)], random.Random(5),
+                post={5: [(BUF_BASE + 0x40, 2048)], 300: [(BUF_BASE + 0x840, 2048)]})
+    seen = {}
+
+    def config(ctx, cyc):
+        base = {"ring": RING_BASE, "cpl": CPL_BASE}[which]
+        port = {"ring": dut.ring_base, "cpl": dut.cpl_base}[which]
+        if cyc == 0:
+            ctx.set(port, base + off)
+        elif cyc == 200:
+            seen.update(bad=ctx.get(dut.base_bad), err_base=ctx.get(dut.err_base))
+            ctx.set(dut.enable, 0)
+        elif cyc == 205:
+            ctx.set(port, base)
+        elif cyc == 210:
+            ctx.set(dut.enable, 1)
+            host.dprod = 0                     # the ring was reset: post from position 0 again
+
+    got = simulate(host, config=config)
+    early = [r for r in host.reads if r[0] < 210] + [w[:3] for w in host.writes if w[0] < 210]
+    assert early == [], f"DMA {early} while the {which} base was {off} bytes off 16"
+    assert seen == dict(bad=1 if which == "ring" else 2, err_base=1)
+    assert got["err_base"] == 1 and got["drop_no_buffer"] == 1 and got["frames"] == 1
+    assert [(a, n) for _, a, n, _ in host.writes] == [(BUF_BASE + 0x840, 200), (CPL_BASE, 16)]
+    assert host.writes[0][3] == data2
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+def test_base_made_misaligned_under_a_running_ring(data_width):
+    """Against the protocol (configure with enable 0), a base made misaligned while the ring
+    runs: still no DMA uses it. ring_base in the cycle a descriptor read would be decided (two
+    after the doorbell, before base_bad follows): no read. cpl_base while a frame is being
+    written: its data lands in its buffer, its completion record is not written anywhere."""
+    dut = RXEngine(data_width=data_width)
+    host = Host(dut, 2, [], random.Random(6), post={0: [(BUF_BASE + 0x40, 2048)]})
+
+    def config(ctx, cyc):
+        if cyc == 2:
+            ctx.set(dut.ring_base, RING_BASE + 4)
+
+    simulate(host, config=config)
+    assert host.reads == [], f"descriptor read {host.reads} at a misaligned ring base"
+
+    data = bytes(range(100))
+    dut = RXEngine(data_width=data_width)
+    host = Host(dut, 2, [(40, data)], random.Random(6), post={0: [(BUF_BASE + 0x40, 2048)]})
+
+    def config(ctx, cyc):
+        if host.accepted and cyc == host.accepted[0] + 1:
+            ctx.set(dut.cpl_base, CPL_BASE + 4)
+
+    got = simulate(host, config=config)
+    assert [(a, n) for _, a, n, _ in host.writes] == [(BUF_BASE + 0x40, 100)]
+    assert host.writes[0][3] == data and host.irqs == 0 and got["frames"] == 1
+
+
 @pytest.mark.filterwarnings("ignore:.*created but never used")
 def test_parameters():
     for kw in (dict(data_width=32), dict(data_width=256), dict(max_payload=8),

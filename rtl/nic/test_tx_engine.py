@@ -627,6 +627,72 @@ def test_read_splits(data_width):
     assert len(obs["frames"]) == 8
 
 
+@pytest.mark.parametrize("data_width", [64, 128])
+def test_misaligned_base_refused(data_width):
+    """A ring base that is not 16-byte aligned is refused (issue 37): no base for the queue
+    (base_bad), err_base counted, and a job of that queue makes no read at all (it fails as a
+    failed fetch, DESC_READ); a queue number out of range is ignored, not counted; an aligned
+    base clears base_bad and the next job reads its descriptors there."""
+    good = HBASE + 0x1000
+    dut = TXEngine(data_width=data_width, nqueues=3)
+    obs = dict(reqs=[], cpls=[], dones=[])
+
+    async def bench(ctx):
+        async def base(q, addr):
+            ctx.set(dut.base_valid, 1)
+            ctx.set(dut.base_queue, q)
+            ctx.set(dut.base_addr, addr)
+            await ctx.tick()
+            ctx.set(dut.base_valid, 0)
+
+        async def run(cycles, job=None, abort=False):
+            if job:
+                ctx.set(dut.job.valid, 1)
+                ctx.set(dut.job.p.queue, job[0])
+                ctx.set(dut.job.p.index, job[1])
+                ctx.set(dut.job.p.count, job[2])
+            ctx.set(dut.open_abort, int(abort))
+            for _ in range(cycles):
+                ctx.set(dut.rd.req.ready, 1)
+                if ctx.get(dut.rd.req.valid):
+                    obs["reqs"].append((ctx.get(dut.rd.req.p.addr), ctx.get(dut.rd.req.p.len)))
+                if ctx.get(dut.cpl.valid):
+                    obs["cpls"].append((ctx.get(dut.cpl.p.queue), ctx.get(dut.cpl.p.count)))
+                if ctx.get(dut.done.valid):
+                    obs["dones"].append((ctx.get(dut.done.p.queue), ctx.get(dut.done.p.status)))
+                taken = ctx.get(dut.job.valid) and ctx.get(dut.job.ready)
+                await ctx.tick()
+                if taken:
+                    ctx.set(dut.job.valid, 0)
+            ctx.set(dut.open_abort, 0)
+
+        ctx.set(dut.tx.ready, 1)
+        await base(0, good)
+        for off in (1, 4, 8, 15):                 # queue 1 given misaligned bases only
+            await base(1, good + 0x100 + off)
+        await base(3, good + 3)                   # >= nqueues: ignored
+        await base(2, good + 0x200)
+        await run(40, job=(1, 2, 3))              # no base: no read, the job fails at once
+        assert obs["reqs"] == [], \
+            f"read at {obs['reqs']} for a queue whose ring base was refused"
+        assert obs["cpls"] == [(1, 3)] and ctx.get(dut.open_valid)
+        await run(10, abort=True)                 # the driver disables it: the frame ends
+        assert obs["dones"] == [(1, DESC_READ)] and not ctx.get(dut.open_valid)
+        obs["bad1"] = ctx.get(dut.base_bad)
+        obs["counts"] = {name: ctx.get(getattr(dut, name)) for name in COUNTS}
+        await base(1, good + 0x300)               # aligned: the queue has its base again
+        obs["bad2"] = ctx.get(dut.base_bad)
+        await run(10, job=(1, 2, 1))
+        assert obs["reqs"] == [(good + 0x300 + 2 * 16, 16)]
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    assert obs["bad1"] == 0b010 and obs["bad2"] == 0
+    assert obs["counts"] == {**dict.fromkeys(COUNTS, 0), "err_base": 4, "err_desc_read": 1}
+
+
 def test_job_count_zero_ignored_and_max_batch_1():
     a = HBASE + 0x40000
     rng = random.Random(3)

@@ -7,7 +7,8 @@
 # Interfaces: job (stream in: TXQueueManager's fetch jobs), rd (DMA read port,
 # rtl/nic/dma_port.py), tx (frame beats out, to FrameFIFO.s), cpl (descriptor completions, to
 # TXQueueManager.cpl), done (a record per frame); base_valid/base_queue/base_addr (ring
-# bases), idle, open_valid/open_queue/open_abort (a frame open between jobs); the counters
+# bases; a misaligned one refused: base_bad), idle, open_valid/open_queue/open_abort (a frame
+# open between jobs); the counters
 # COUNTS and, per queue, q_frames, q_bytes and q_errors (rtl/contract/registers.py).
 # Parameters: data_width (64, 128), nqueues (1..64), max_read (MRRS: a multiple of 16,
 # 16..4096), max_frame (1..65535), max_batch (descriptors per job, 1..256).
@@ -86,7 +87,9 @@ class TXEngine(wiring.Component):
     Queue q, index i, count c; c == 0 is taken and ignored.
 
     1. Descriptor fetch: c*16 bytes at base[q] + i*16 (split as above; counted in desc_reads). If
-       any of these requests fails, the job's descriptors are unknown: the whole job completes at
+       queue q has no base (base_bad[q]: its last base write was refused), no request is made
+       and the job fails at once as below. If any of these requests fails, the job's
+       descriptors are unknown: the whole job completes at
        once with cpl (q, c), err_desc_read += 1, and the queue's frame (the one open before this
        job, or a new one) is open with error DESC_READ (unless it already has an error): every
        descriptor of the queue up to the next EOP seen is skipped with it. So a failed fetch never
@@ -147,9 +150,14 @@ class TXEngine(wiring.Component):
     q: max(1, ceil(log2(nqueues))) bits; W = data_width.
 
     base_valid, base_queue, base_addr (64) : In
-        Ring base address of a queue (config write); bits 3..0 are ignored (16-byte aligned); a
-        queue number >= nqueues is ignored. Change it only while the queue has no job in the
-        engine.
+        Ring base address of a queue (config write), 16-byte aligned; a queue number >= nqueues
+        is ignored. A base with bits 3..0 not 0 is refused: the queue's base is not changed,
+        base_bad[q] is set and err_base += 1 (at the edge); an aligned base clears base_bad[q].
+        Change it only while the queue has no job in the engine.
+    base_bad : Out, nqueues bits (registers)
+        Bit q: queue q has no base (see above; 0 after reset). The datapath does not schedule
+        such a queue; a job of it taken anyway (its base rewritten under a live queue) makes no
+        read: it fails as a failed descriptor fetch (DESC_READ, err_desc_read).
     job : In(stream of tx_queue_manager.job_layout)
         The jobs of TXQueueManager: queue, index (12), count (bit length of max_batch; count must
         be <= max_batch). job.ready is 1 in the idle state only (a job is taken in the cycle the
@@ -175,9 +183,10 @@ class TXEngine(wiring.Component):
         A descriptor read request is taken by the DMA read port this cycle (for the bus
         analyzer's doorbell-to-descriptor-read latency).
     frames, bytes, desc_reads, data_reads, err_desc_len0, err_desc_len, err_frame_len, err_read,
-    err_no_eop, err_desc_read : Out, 32 bits each (wrapping)
+    err_no_eop, err_desc_read, err_base : Out, 32 bits each (wrapping)
         Good frames and their bytes, DMA read requests for descriptors / payload, errored frames
-        by cause (err_desc_read: jobs); the names are rtl/contract/registers.py's (COUNTS,
+        by cause (err_desc_read: jobs), refused base writes; the names are
+        rtl/contract/registers.py's (COUNTS,
         QUEUE_COUNTS, STATUS_COUNTER).
     q_frames, q_bytes, q_errors : Out, nqueues x 32 bits
         Good frames and their bytes per queue (ethtool -S tx_queue_<i>_packets/_bytes), and
@@ -223,6 +232,7 @@ class TXEngine(wiring.Component):
             "cpl":          Out(stream.Signature(cpl_layout(nqueues), always_ready=True)),
             "done":         Out(stream.Signature(done_layout(nqueues), always_ready=True)),
             "desc_rd":      Out(1),
+            "base_bad":     Out(nqueues),
             **{s.name: Out(s.width) for s in registers.CORES["tx_engine"].counters},
             **{s.name: Out(data.ArrayLayout(s.width, nqueues))
                for s in registers.CORES["tx_engine"].arrays},
@@ -240,15 +250,25 @@ class TXEngine(wiring.Component):
             return Cat(Mux(count > j, Const(0xFF, 8), Const(0, 8)) for j in range(nbytes))
 
         # -- ring base addresses -----------------------------------------------------------------
+        # A base that is not 16-byte aligned is refused: the queue has none (base_bad) and its
+        # jobs make no read.
         bases = [Signal(60, name=f"q{i}_base") for i in range(n)]    # in units of 16 bytes
+        base_misaligned = Signal()
+        m.d.comb += base_misaligned.eq(self.base_addr[:4] != 0)
         with m.If(self.base_valid):
             for i in range(n):
                 with m.If(self.base_queue == i):
-                    m.d.sync += bases[i].eq(self.base_addr[4:])
+                    m.d.sync += self.base_bad[i].eq(base_misaligned)
+                    with m.If(~base_misaligned):
+                        m.d.sync += bases[i].eq(self.base_addr[4:])
+            in_range = Const(1) if n == 2**qbits else self.base_queue < n
+            with m.If(base_misaligned & in_range):
+                m.d.sync += self.err_base.eq(self.err_base + 1)
         job_base = Signal(60)
+        job_bad = Signal()
         for i in range(n):
             with m.If(self.job.p.queue == i):
-                m.d.comb += job_base.eq(bases[i])
+                m.d.comb += [job_base.eq(bases[i]), job_bad.eq(self.base_bad[i])]
 
         # -- job registers -----------------------------------------------------------------------
         queue = Signal(qbits)
@@ -358,21 +378,30 @@ class TXEngine(wiring.Component):
         # -- realigner ---------------------------------------------------------------------------
         # The read stream of a descriptor starts at A rounded down to 16; the wanted bytes are
         # stream bytes [r_off, r_end). The beat in hand covers stream bytes [pos, pos + B).
+        # The beat's first wanted lane `lo` and wanted byte count `nb` are registers, set with
+        # `pos` from its next value, so a beat's packing starts from flip-flops.
         acc = Signal(W)                          # bytes of the frame not yet output, lanes 0..
         fill = Signal(range(B + 1))              # .. fill-1 (1..B between beats of a frame)
         r_off = Signal(4)
         r_end = Signal(LEN_BITS)
         pos = Signal(LEN_BITS)
         lo = Signal(range(B + 1))
-        hi = Signal(range(B + 1))
         nb = Signal(range(B + 1))
         ins = Signal(W)
         comb_ = Signal(2 * W)
         total = Signal(range(2 * B + 1))
+
+        def lanes(p, off, end):
+            """(lo, nb) of the beat at stream byte p: the wanted bytes [off, end) in it."""
+            lo_ = Mux(p >= off, 0, Mux(off - p >= B, B, off - p))
+            hi_ = Mux(p >= end, 0, Mux(end - p >= B, B, end - p))
+            return lo_, hi_ - lo_
+
+        def set_pos(p, off, end):
+            lo_, nb_ = lanes(p, off, end)
+            m.d.sync += [pos.eq(p), lo.eq(lo_), nb.eq(nb_)]
+
         m.d.comb += [
-            lo.eq(Mux(pos >= r_off, 0, Mux(r_off - pos >= B, B, r_off - pos))),
-            hi.eq(Mux(pos >= r_end, 0, Mux(r_end - pos >= B, B, r_end - pos))),
-            nb.eq(hi - lo),
             ins.eq((self.rd.cpl.p.data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
             comb_.eq(acc | (ins << Cat(Const(0, 3), fill))),
             total.eq(fill + nb),
@@ -411,14 +440,18 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         queue.eq(self.job.p.queue), count.eq(self.job.p.count), di.eq(0),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
-                        rq_rem.eq(self.job.p.count * RECORD_BYTES), rq_desc.eq(1),
+                        rq_rem.eq(Mux(job_bad, 0, self.job.p.count * RECORD_BYTES)),
+                        rq_desc.eq(1),
                         cpl_rem.eq(self.job.p.count * (TX_DESC.size // W)), rd_err.eq(0),
                         bidx.eq(0),
                         issued.eq(0), ri.eq(0), r_run.eq(0),
                     ]
                     with m.If(~self.open_valid):
                         m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
-                    goto("DFETCH")
+                    with m.If(job_bad):                 # no base: no read, the job fails
+                        goto("DERR")
+                    with m.Else():
+                        goto("DFETCH")
         with m.Elif(state == S["DFETCH"]):
             m.d.comb += self.rd.cpl.ready.eq(1)
             with m.If(beat):
@@ -470,13 +503,14 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0),
                         append.eq(status == TxStatus.OK),
-                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len), pos.eq(0),
+                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len),
                     ]
+                    set_pos(0, d_addr[0:4], (d_addr[0:4] + d_len)[:LEN_BITS])
                     goto("PAYLOAD")
         with m.Elif(state == S["PAYLOAD"]):
             m.d.comb += self.rd.cpl.ready.eq(Mux(append, out_free, 1))
             with m.If(beat & append):
-                m.d.sync += pos.eq(pos + B)
+                set_pos((pos + B)[:LEN_BITS], r_off, r_end)
                 with m.If(total > B):
                     m.d.sync += [self.tx.valid.eq(1), self.tx.p.data.eq(comb_[:W]),
                                  self.tx.p.keep.eq((1 << B) - 1), self.tx.p.last.eq(0),

@@ -264,7 +264,8 @@ class BusAnalyzer(wiring.Component):
                         "st_cons": In(32), "st_mps": In(13, init=256),
                         "st_wr": Out(write_signature(stream)),
                         "st_prod": Out(32), "st_entries": Out(32), "st_lost": Out(32),
-                        "st_level": Out(range(STREAM_FIFO_DEPTH + 1)), "st_busy": Out(1)}
+                        "st_level": Out(range(STREAM_FIFO_DEPTH + 1)), "st_busy": Out(1),
+                        "st_refused": Out(1), "st_refusals": Out(32)}
         if len(self.events) > MAX_EVENTS or len({e.name for e in self.events}) != len(
                 self.events):
             raise ValueError(f"BusAnalyzer: events {[e.name for e in self.events]}: at most "
@@ -879,7 +880,7 @@ class BusAnalyzer(wiring.Component):
             m.d.comb += [st.sample.eq(sample), st.now.eq(cap.now + 1)]
             for n in ("enable", "base", "size_log2", "cons", "mps"):
                 m.d.comb += getattr(st, n).eq(getattr(self, f"st_{n}"))
-            for n in ("prod", "entries", "lost", "level", "busy"):
+            for n in ("prod", "entries", "lost", "level", "busy", "refused", "refusals"):
                 m.d.comb += getattr(self, f"st_{n}").eq(getattr(st, n))
             wiring.connect(m, st.wr, wiring.flipped(self.st_wr))
         return m

@@ -102,3 +102,46 @@ def test_fast_host_loses_nothing(data_width):
 def test_throttled_host_counts_every_loss(data_width):
     out, _ = run(2, data_width, size_log2=4, drain_every=300)
     assert out["lost"] > 100
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+@pytest.mark.parametrize("off", [4, 16, 0x800])
+def test_misaligned_base_refused(data_width, off):
+    """Issue 37: a ring base that is not 4 KiB aligned when enable rises refuses the stream:
+    no write at all, refused 1, refusals + 1, no entry due. Enabled again with an aligned base,
+    it streams (refused 0). A base made misaligned under a running stream starts no write."""
+    dut = TraceStream(SW, data_width=data_width, fifo_depth=16, flush_cycles=8)
+    writes, seen = [], {}
+
+    async def bench(ctx):
+        ctx.set(dut.size_log2, 6)
+        ctx.set(dut.mps, 128)
+        ctx.set(dut.wr.ready, 1)
+        cons = 0
+        for cyc in range(1200):
+            ctx.set(dut.base, BASE + off if cyc < 300 or cyc >= 800 else BASE)
+            ctx.set(dut.enable, int(5 <= cyc < 250 or 320 <= cyc < 1100))
+            ctx.set(dut.sample, cyc // 3)
+            ctx.set(dut.now, cyc)
+            if ctx.get(dut.wr.valid) and ctx.get(dut.wr.p.first):
+                writes.append((cyc, ctx.get(dut.wr.p.addr)))
+            cons = ctx.get(dut.prod)
+            ctx.set(dut.cons, cons)
+            if cyc in (240, 700, 1150):
+                seen[cyc] = {n: ctx.get(getattr(dut, n))
+                             for n in ("refused", "refusals", "entries", "prod", "busy")}
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
+    early = [w for w in writes if w[0] < 300]
+    assert early == [], f"writes {early[:3]} to a ring {off:#x} bytes off 4 KiB"
+    assert seen[240] == dict(refused=1, refusals=1, entries=0, prod=0, busy=0)
+    assert seen[700]["refused"] == 0 and seen[700]["refusals"] == 1
+    assert seen[700]["prod"] > 50
+    assert all(BASE <= a < BASE + 64 * entry_bytes(SW) for _, a in writes), writes
+    late = [w for w in writes if w[0] > 800]
+    assert late == [], f"writes {late[:3]} after the base became misaligned"
+    assert seen[1150]["busy"] == 1 and seen[1150]["refusals"] == 1

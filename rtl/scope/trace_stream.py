@@ -11,12 +11,15 @@
 # Interfaces:
 #   sample, now          in: the sample vector and the cycle count it is stamped with.
 #   enable               in: level: streaming (its rising edge writes the first entry).
-#   base, size_log2, cons   in: the ring (base 4 KiB aligned; 2**size_log2 entries; the host's
-#                        consumer index, a free-running entry count).
+#   base, size_log2, cons   in: the ring (base 4 KiB aligned, else streaming is refused;
+#                        2**size_log2 entries; the host's consumer index, a free-running entry
+#                        count).
 #   mps                  in: largest DMA write in bytes (the link's MPS).
 #   wr                   out: DMA write port (rtl/nic/dma_port.py write_signature).
 #   prod, entries, lost  out: entries written to the ring (free-running), entries due, lost.
 #   level, busy          out: FIFO fill; entries still to write or a write in progress.
+#   refused, refusals    out: this stream was refused (its base not 4 KiB aligned); starts
+#                        refused (32 bits, wrapping).
 #
 # Parameters: sample_width, data_width (the DMA port's W: 64, 128), fifo_depth (entries, a power
 # of two), flush_cycles (a partial burst waits at most this long for more entries).
@@ -56,6 +59,12 @@ class TraceStream(wiring.Component):
     Counts (32 bits, wrapping): `entries` every entry due since `enable` rose, `lost` those the
     full FIFO could not take; entries = lost + stored, and after `enable` falls and `busy` clears,
     prod = entries - lost. Rising `enable` resets prod, entries and lost to 0.
+
+    Refusal: `base` must be 4 KiB aligned. If its bits 11..0 are not 0 when `enable` rises (as
+    registered with it), the stream is refused: `refused` is 1 (until the next rise of `enable`
+    with an aligned base), `refusals` += 1, and while `enable` stays 1 no entry is due (entries
+    and lost stay 0) and nothing is written. No write starts while the base is misaligned (the
+    base changed under a running stream: the entries wait in the FIFO).
     """
 
     def __init__(self, sample_width, data_width=128, fifo_depth=512, flush_cycles=256):
@@ -81,6 +90,8 @@ class TraceStream(wiring.Component):
             "lost":      Out(32),
             "level":     Out(range(fifo_depth + 1)),
             "busy":      Out(1),
+            "refused":   Out(1),
+            "refusals":  Out(32),
         })
 
     def elaborate(self, platform):
@@ -97,7 +108,16 @@ class TraceStream(wiring.Component):
                      en_q.eq(self.enable), was_en.eq(en_q),
                      ts_zero.eq(self.now[:TS_WIDTH] == 0)]
         rise = en_q & ~was_en
-        due = en_q & (rise | (sample != prev) | ts_zero)
+        # The base's alignment registered with `enable`: decided at the rise, for the stream.
+        bad = Signal()
+        m.d.sync += bad.eq(self.base[:12] != 0)
+        run = Signal()
+        m.d.comb += run.eq(en_q & Mux(rise, ~bad, ~self.refused))
+        with m.If(rise):
+            m.d.sync += self.refused.eq(bad)
+            with m.If(bad):
+                m.d.sync += self.refusals.eq(self.refusals + 1)
+        due = run & (rise | (sample != prev) | ts_zero)
         gap = Signal()                      # an entry was lost since the last one stored
         pad = ew - self.sample_width - TS_WIDTH - 1
         m.d.comb += [
@@ -105,7 +125,8 @@ class TraceStream(wiring.Component):
             q.w_en.eq(due),
         ]
         with m.If(rise):
-            m.d.sync += [self.entries.eq(1), self.lost.eq(~q.w_rdy), gap.eq(~q.w_rdy)]
+            m.d.sync += [self.entries.eq(run), self.lost.eq(run & ~q.w_rdy),
+                         gap.eq(run & ~q.w_rdy)]
         with m.Elif(due):
             m.d.sync += self.entries.eq(self.entries + 1)
             with m.If(q.w_rdy):
@@ -145,7 +166,10 @@ class TraceStream(wiring.Component):
         w_addr, w_len, w_n = Signal(64), Signal(13), Signal(13)
         W = self.data_width
         writing = Signal()                                 # a write in progress
-        go = (n != 0) & ~rise_in & ((q.level >= lim) | (wait == self.flush_cycles) | ~en_q)
+        # (The base checked as it is, not as registered: a base changed under a running
+        # stream starts no write in the cycle `bad` has not caught up.)
+        go = (n != 0) & ~rise_in & (self.base[:12] == 0) & ((q.level >= lim) |
+                                                              (wait == self.flush_cycles) | ~en_q)
         with m.If(~writing):
             with m.If(go):
                 m.d.sync += [writing.eq(1), left.eq(n), w_n.eq(n), beat.eq(0),

@@ -264,8 +264,16 @@ bool nic_core_txq_sync_cons(struct nic_core_hw *hw, u32 nic_base, struct nic_txq
 	return stale;
 }
 
-void nic_core_txq_start(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t, unsigned int q)
+bool nic_core_addr_ok(u64 bus)
 {
+	return (bus & (NIC_Q_DESC_BYTES - 1)) == 0;
+}
+
+int nic_core_txq_start(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t, unsigned int q)
+{
+	/* The device refuses these too (txe_err_base, txq_err_wb_addr): never ask it. */
+	if (!nic_core_addr_ok(t->desc_bus) || !nic_core_addr_ok(t->wb_bus))
+		return -1;
 	t->next_to_use = 0;
 	t->next_to_clean = 0;
 	t->rung = 0;
@@ -280,6 +288,7 @@ void nic_core_txq_start(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t,
 	nic_core_wr32(hw, nic_base + NIC_CSR_NIC_TXQ_WB_ADDR_QUEUE_ADDR,
 		      NIC_Q_FIELD(NIC_CSR_NIC_TXQ_WB_ADDR_QUEUE_QUEUE, q));
 	nic_core_txq_cfg(hw, nic_base, q, t->size_log2, true, t->limit);
+	return 0;
 }
 
 /* --- RX -------------------------------------------------------------------------------------- */
@@ -368,8 +377,11 @@ u32 nic_core_rx_cons(struct nic_core_hw *hw, u32 nic_base)
 	return nic_core_rd32(hw, nic_base + NIC_CSR_NIC_RXE_CONS_ADDR);
 }
 
-void nic_core_rx_setup(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r)
+int nic_core_rx_setup(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r)
 {
+	/* The device holds a ring with a misaligned base disabled (rxe_err_base): never ask it. */
+	if (!nic_core_addr_ok(r->desc_bus) || !nic_core_addr_ok(r->cpl_bus))
+		return -1;
 	r->prod = 0;
 	r->next_cpl = 0;
 	r->to_repost = 0;
@@ -378,6 +390,7 @@ void nic_core_rx_setup(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r)
 	nic_core_wr32(hw, nic_base + NIC_CSR_NIC_RXE_RING_SIZE_LOG2_ADDR, r->size_log2);
 	nic_core_csr_write_wide(hw, nic_base + NIC_CSR_NIC_RXE_CPL_BASE_ADDR,
 				NIC_CSR_NIC_RXE_CPL_BASE_SIZE, r->cpl_bus);
+	return 0;
 }
 
 void nic_core_rx_start(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r)

@@ -190,12 +190,19 @@ u32 nic_core_txq_errors(struct nic_core_hw *hw, u32 nic_base, unsigned int q);
 bool nic_core_txq_sync_cons(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t,
 			    unsigned int q);
 /*
+ * True if a ring base or writeback address is one the device takes: a multiple of 16
+ * (NIC_Q_DESC_BYTES). The device refuses any other (counted in txe_err_base, txq_err_wb_addr,
+ * rxe_err_base; the queue or ring then does not run).
+ */
+bool nic_core_addr_ok(u64 bus);
+/*
  * A drained queue's ring base and writeback address (wide CSR, then its strobe), then the
  * queue enabled with t's size and limit. Ring state reset to 0; the writeback's errors (and
- * wb_errors) set to the device's count, which a queue's reset does not clear.
+ * wb_errors) set to the device's count, which a queue's reset does not clear. -1, nothing
+ * written, if desc_bus or wb_bus is not 16-byte aligned (nic_core_addr_ok).
  */
-void nic_core_txq_start(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t,
-			unsigned int q);
+int nic_core_txq_start(struct nic_core_hw *hw, u32 nic_base, struct nic_txq *t,
+		       unsigned int q);
 
 /* --- the RX ring --------------------------------------------------------------------------- */
 
@@ -245,8 +252,11 @@ void nic_core_rx_post(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r, u
 void nic_core_rx_enable(struct nic_core_hw *hw, u32 nic_base, bool on);
 /* nic_rxe_cons: 0 once a disabled engine has reset its ring. */
 u32 nic_core_rx_cons(struct nic_core_hw *hw, u32 nic_base);
-/* Ring base, size and completion base of a disabled engine (ring state reset to 0). */
-void nic_core_rx_setup(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r);
+/*
+ * Ring base, size and completion base of a disabled engine (ring state reset to 0). -1, nothing
+ * written, if desc_bus or cpl_bus is not 16-byte aligned (nic_core_addr_ok).
+ */
+int nic_core_rx_setup(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r);
 /* With every descriptor written: enable, then post size - 1 buffers (one doorbell). */
 void nic_core_rx_start(struct nic_core_hw *hw, u32 nic_base, struct nic_rxq *r);
 

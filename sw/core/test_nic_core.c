@@ -75,8 +75,19 @@ static void test_tx(struct nic_core_hw *hw)
 	u32 cons;
 
 	bar0[q_errors3] = 0x1fffe;
+	/* A ring base or writeback address the device would refuse: refused here, not written. */
+	for (unsigned int off = 1; off < NIC_Q_DESC_BYTES; off++) {
+		struct nic_txq bad = t;
+
+		bad.desc_bus += off;
+		nw = 0;
+		CHECK(!nic_core_addr_ok(bad.desc_bus) && nic_core_txq_start(hw, BASE, &bad, 3) < 0);
+		bad = t;
+		bad.wb_bus += off;
+		CHECK(nic_core_txq_start(hw, BASE, &bad, 3) < 0 && nw == 0);
+	}
 	nw = 0;
-	nic_core_txq_start(hw, BASE, &t, 3);
+	CHECK(nic_core_txq_start(hw, BASE, &t, 3) == 0);
 	CHECK(wb.errors == 0xfffe && t.wb_errors == 0xfffe && t.errors == 0);
 	CHECK(nw == 2 + 1 + 2 + 1 + 1); /* ring base (2 words), strobe, wb (2), strobe, cfg */
 	CHECK(wlog[1].off == REG(TXE_BASE_ADDR) + 4 && wlog[1].v == 0x10000);
@@ -145,7 +156,13 @@ static void test_rx(struct nic_core_hw *hw)
 		nic_core_rx_desc(&r, p, 0x70000 + 4096 * p, 2048);
 	CHECK(desc[3].addr == 0x73000 && desc[3].len == 2048);
 	nw = 0;
-	nic_core_rx_setup(hw, BASE, &r);
+	r.desc_bus += 8;
+	CHECK(nic_core_rx_setup(hw, BASE, &r) < 0 && nw == 0);
+	r.desc_bus -= 8;
+	r.cpl_bus += 4;
+	CHECK(nic_core_rx_setup(hw, BASE, &r) < 0 && nw == 0);
+	r.cpl_bus -= 4;
+	CHECK(nic_core_rx_setup(hw, BASE, &r) == 0);
 	CHECK(wlog[2].off == REG(RXE_RING_SIZE_LOG2) && wlog[2].v == 3);
 	CHECK(wlog[4].off == REG(RXE_CPL_BASE) + 4 && wlog[4].v == 0x60000);
 	nic_core_rx_cpl_init(&r);
@@ -195,7 +212,7 @@ static void test_rx_untrusted(struct nic_core_hw *hw)
 	};
 	struct nic_core_rx_rec rec;
 
-	nic_core_rx_setup(hw, BASE, &r);
+	CHECK(nic_core_rx_setup(hw, BASE, &r) == 0);
 	nic_core_rx_cpl_init(&r);
 	nic_core_rx_start(hw, BASE, &r); /* positions 0..6 posted, 7 is the gap */
 	cpl[0] = (struct nic_rx_cpl){ .len = 60, .index = 7, .status = NIC_RX_STATUS_OK };

@@ -159,6 +159,10 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
       "(bad parameters, ring size changed on a live queue, or re-enabled before drained).") \
     X(txq_wb_writes, TXQ_WB_WRITES, COUNT, "tx_wb_writes", "TX consumer-index writebacks " \
       "written.") \
+    X(txq_wb_bad, TXQ_WB_BAD, STATE, "tx_queues_wb_bad", "Bit q: TX queue q has no writeback " \
+      "address: its last write was refused (not 16-byte aligned); cleared by an aligned one.") \
+    X(txq_err_wb_addr, TXQ_ERR_WB_ADDR, ERROR, "tx_err_wb_addr", "TX writeback address writes " \
+      "refused: not 16-byte aligned (the queue is not scheduled, txq_wb_bad).") \
     X(txe_frames, TXE_FRAMES, COUNT, "tx_frames", "Good frames sent to the TX FIFO.") \
     X(txe_bytes, TXE_BYTES, COUNT, "tx_bytes", "Bytes of those frames.") \
     X(txe_desc_reads, TXE_DESC_READS, COUNT, "tx_desc_reads", "DMA read requests for TX " \
@@ -177,6 +181,12 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
       "disabled with the frame open (NO_EOP).") \
     X(txe_err_desc_read, TXE_ERR_DESC_READ, ERROR, "tx_err_desc_read", "TX descriptor fetch " \
       "jobs that failed (DESC_READ; the frame they were in is dropped).") \
+    X(txe_err_base, TXE_ERR_BASE, ERROR, "tx_err_base", "TX ring base writes refused: the " \
+      "address was not 16-byte aligned (the queue is not fetched from, txe_base_bad).") \
+    X(txe_base_bad, TXE_BASE_BAD, STATE, "tx_queues_base_bad", "Bit q: TX queue q has no ring " \
+      "base: its last base write was refused (not 16-byte aligned). The queue is not " \
+      "scheduled, and a job of it already made fails without a read (DESC_READ); cleared by " \
+      "an aligned base write.") \
     X(txfifo_frames_in, TXFIFO_FRAMES_IN, COUNT, "tx_fifo_frames_in", "Frames into the FIFO " \
       "(their last beat): frames_in = frames_out + drops + frames_queued.") \
     X(txfifo_frames_out, TXFIFO_FRAMES_OUT, COUNT, "tx_fifo_frames_out", "Frames out of the " \
@@ -231,8 +241,14 @@ NIC_CONTRACT_ASSERT(offsetof(struct nic_rx_cpl, timestamp) == 8, "nic_rx_cpl.tim
       "index >= ring size.") \
     X(rxe_err_read, RXE_ERR_READ, ERROR, "rx_err_read", "RX descriptors skipped after a " \
       "failed read (no completion record).") \
+    X(rxe_err_base, RXE_ERR_BASE, ERROR, "rx_err_base", "RX ring starts refused: enable set " \
+      "while ring_base or cpl_base was not 16-byte aligned (rxe_base_bad); the ring stays " \
+      "disabled, nothing is read or written.") \
     X(rxe_cons, RXE_CONS, STATE, "rx_cons", "Ring position of the next RX descriptor to " \
       "consume.") \
+    X(rxe_base_bad, RXE_BASE_BAD, STATE, "rx_base_bad", "Bit 0: ring_base, bit 1: cpl_base is " \
+      "not 16-byte aligned; while either is set the ring is held disabled (enable taken as " \
+      "0).") \
     X(txirq_irqs, TXIRQ_IRQS, COUNT, "tx_irqs", "Interrupts raised (accepted by the MSI " \
       "block).") \
     X(txirq_by_immediate, TXIRQ_BY_IMMEDIATE, COUNT, "tx_irq_by_immediate", "Interrupts " \

@@ -113,7 +113,11 @@ int nicdrv_rx_start(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq)
 
 	if (err)
 		return err;
-	nic_core_rx_setup(&priv->hw, priv->nic_base, &rxq->ring);
+	if (nic_core_rx_setup(&priv->hw, priv->nic_base, &rxq->ring)) {
+		netdev_err(priv->ndev, "RX ring %#llx or completion ring %#llx not 16-byte aligned\n",
+			   rxq->ring.desc_bus, rxq->ring.cpl_bus);
+		return -EINVAL;
+	}
 	nic_core_rx_cpl_init(&rxq->ring);
 	nic_core_rx_start(&priv->hw, priv->nic_base, &rxq->ring);
 	return 0;

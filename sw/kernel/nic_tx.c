@@ -106,7 +106,11 @@ int nicdrv_tx_start(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	if (err)
 		return err;
 	WRITE_ONCE(txq->ring.wb->cons, 0);
-	nic_core_txq_start(&priv->hw, priv->nic_base, &txq->ring, txq->index);
+	if (nic_core_txq_start(&priv->hw, priv->nic_base, &txq->ring, txq->index)) {
+		netdev_err(priv->ndev, "TX queue %u: ring %#llx or writeback %#llx not 16-byte aligned\n",
+			   txq->index, txq->ring.desc_bus, txq->ring.wb_bus);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -254,7 +258,11 @@ static void nicdrv_tx_reset(struct nicdrv_priv *priv, struct nicdrv_txq *txq)
 	txq->errors = t->errors;
 	u64_stats_update_end(&txq->syncp);
 	WRITE_ONCE(t->wb->cons, 0);
-	nic_core_txq_start(&priv->hw, priv->nic_base, t, txq->index);
+	if (nic_core_txq_start(&priv->hw, priv->nic_base, t, txq->index)) {
+		netdev_err(priv->ndev, "TX queue %u not restarted: ring or writeback not 16-byte aligned\n",
+			   txq->index);
+		goto out;
+	}
 	netdev_warn(priv->ndev,
 		    "TX queue %u reset: %u descriptors (%u frames) never fetched, dropped\n",
 		    txq->index, descs, frames);

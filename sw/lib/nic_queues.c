@@ -293,6 +293,10 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     /* The block's counter at its offset in the nic block (counter_defs[].addr is relative). */
     const uint32_t err_cfg_at = NIC_CSR(b, NIC, TXQ_ERR_CFG);
     const uint32_t err_cfg0 = nic_read32(b, err_cfg_at);
+    /* Addresses the device refused (not 16-byte aligned; nic_core_txq_start refuses them
+     * first, so these count only what another agent wrote). */
+    const uint32_t err_base0 = nic_read32(b, NIC_CSR(b, NIC, TXE_ERR_BASE));
+    const uint32_t err_wb0 = nic_read32(b, NIC_CSR(b, NIC, TXQ_ERR_WB_ADDR));
     for (unsigned q = 0; q < cfg->ntxq; q++) {
         struct nic_txq *t = &nq->tx[q];
         t->size = cfg->tx_ring;
@@ -307,12 +311,21 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
         txq_cfg(b, q, t->size_log2, false, t->limit);
         if (wait_drained(b, q, timeout_ns, err, errlen) < 0)
             return -1;
-        nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
+        if (nic_core_txq_start(nic_hw(b), nic_base(b), t, q) < 0)
+            return nic_errf(err, errlen, "TX queue %u: ring at %#llx or writeback at %#llx is "
+                            "not 16-byte aligned", q, (unsigned long long)t->desc_bus,
+                            (unsigned long long)t->wb_bus);
     }
     const uint32_t err_cfg1 = nic_read32(b, err_cfg_at);
     if (err_cfg1 != err_cfg0)
         return nic_errf(err, errlen, "the device refused a TX queue configuration write "
                         "(nic_txq_err_cfg %u -> %u)", err_cfg0, err_cfg1);
+    const uint32_t err_base1 = nic_read32(b, NIC_CSR(b, NIC, TXE_ERR_BASE));
+    const uint32_t err_wb1 = nic_read32(b, NIC_CSR(b, NIC, TXQ_ERR_WB_ADDR));
+    if (err_base1 != err_base0 || err_wb1 != err_wb0)
+        return nic_errf(err, errlen, "the device refused a TX ring base or writeback address "
+                        "(nic_txe_err_base %u -> %u, nic_txq_err_wb_addr %u -> %u)", err_base0,
+                        err_base1, err_wb0, err_wb1);
 
     /* RX: disable (the engine resets its ring when idle), wait for cons 0, configure, post
      * every buffer but one (a ring holds S - 1), enable, one doorbell. */
@@ -325,10 +338,18 @@ int nic_q_open(struct nic_queues *nq, struct nic_backend *b, const struct nic_q_
     r->cpl_bus = bus + rx_cpl_off;
     r->buf = mem + rx_buf_off;
     r->buf_bus = bus + rx_buf_off;
+    if (!nic_core_addr_ok(r->desc_bus) || !nic_core_addr_ok(r->cpl_bus))
+        return nic_errf(err, errlen, "RX ring at %#llx or completion ring at %#llx is not "
+                        "16-byte aligned", (unsigned long long)r->desc_bus,
+                        (unsigned long long)r->cpl_bus);
     int rc = rx_disable_wait(b, timeout_ns, err, errlen);
     if (rc)
         return rc;
     nic_q_rx_restart(nq);
+    const uint32_t rx_bad = nic_read32(b, NIC_CSR(b, NIC, RXE_BASE_BAD));
+    if (rx_bad)
+        return nic_errf(err, errlen, "the device holds the RX ring disabled: nic_rxe_base_bad "
+                        "%#x (ring or completion base not 16-byte aligned)", rx_bad);
     nq->open = true;
     return 0;
 }
@@ -381,7 +402,10 @@ int nic_q_tx_reset(struct nic_queues *nq, unsigned q, uint64_t timeout_ns, unsig
                         t->next_to_use);
     if (dropped)
         *dropped = nic_core_tx_pending(t);
-    nic_core_txq_start(nic_hw(b), nic_base(b), t, q);
+    if (nic_core_txq_start(nic_hw(b), nic_base(b), t, q) < 0)
+        return nic_errf(err, errlen, "TX queue %u: ring at %#llx or writeback at %#llx is not "
+                        "16-byte aligned", q, (unsigned long long)t->desc_bus,
+                        (unsigned long long)t->wb_bus);
     WRITE_ONCE(t->wb->cons, 0);
     return 0;
 }
@@ -397,7 +421,9 @@ void nic_q_rx_restart(struct nic_queues *nq)
 {
     struct nic_backend *b = nq->b;
     struct nic_rxq *r = &nq->rx;
-    nic_core_rx_setup(nic_hw(b), nic_base(b), r);
+    /* The ring's addresses were checked by nic_q_open (nic_core_rx_setup cannot refuse). */
+    if (nic_core_rx_setup(nic_hw(b), nic_base(b), r) < 0)
+        return;
     for (unsigned p = 0; p < r->size; p++) {
         r->off[p] = rx_offset(nq);
         rx_post_desc(nq, p);

@@ -644,6 +644,19 @@ bool nic_scope_stream_busy(struct nic_backend *b)
                  NIC_CSR_ANALYZER_STREAM_STATUS_BUSY_SIZE) != 0;
 }
 
+int nic_scope_stream_refused(struct nic_backend *b, bool *refused, uint32_t *count)
+{
+    *refused = false;
+    *count = 0;
+    if (!NIC_SCOPE_HAS_STREAM || !nic_rb_find(b, NIC_RB_ANALYZER))
+        return -1;
+    *refused = field(nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_STATUS)),
+                     NIC_CSR_ANALYZER_STREAM_STATUS_REFUSED_OFFSET,
+                     NIC_CSR_ANALYZER_STREAM_STATUS_REFUSED_SIZE) != 0;
+    *count = nic_read32(b, NIC_CSR(b, ANALYZER, STREAM_REFUSED));
+    return 0;
+}
+
 void nic_scope_stream_counts(struct nic_backend *b, uint32_t *entries, uint32_t *lost,
                              uint32_t *prod)
 {
@@ -681,6 +694,15 @@ int nic_scope_stream_start(struct nic_backend *b, struct nic_scope_stream *s,
     s->last_cycle = nic_csr_read_wide(b, NIC_CSR(b, ANALYZER, CAP_NOW),
                                       NIC_CSR_ANALYZER_CAP_NOW_SIZE);
     stream_enable(b, true);
+    /* The device checks the base too (a register read after the enable's write). */
+    bool refused;
+    uint32_t count;
+    if (nic_scope_stream_refused(b, &refused, &count) == 0 && refused) {
+        stream_enable(b, false);
+        nic_scope_stream_free(s);
+        return nic_errf(err, errlen, "the device refused the ring at %#" PRIx64 " "
+                        "(STREAM_STATUS.REFUSED, %u streams refused)", s->bus, count);
+    }
     return 0;
 }
 

@@ -290,6 +290,9 @@ uint32_t nic_scope_stream_take(struct nic_scope_stream *s,
                                void *arg);
 /* Stop streaming (entries stored are still written: busy until then). */
 void nic_scope_stream_stop(struct nic_scope_stream *s);
+/* STREAM_STATUS.REFUSED (the last start was refused: STREAM_BASE not 4 KiB aligned, nothing
+ * streamed) and STREAM_REFUSED (starts refused, wraps). -1 if the analyzer has no deep capture. */
+int nic_scope_stream_refused(struct nic_backend *b, bool *refused, uint32_t *count);
 /* STREAM_STATUS.BUSY, and the counts: entries due, lost, written (prod). */
 bool nic_scope_stream_busy(struct nic_backend *b);
 void nic_scope_stream_counts(struct nic_backend *b, uint32_t *entries, uint32_t *lost,

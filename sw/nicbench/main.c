@@ -4,7 +4,7 @@
  * simulation ("sim", simulated time and model counters) or a board ("vfio", CLOCK_MONOTONIC).
  *
  *   nicbench [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet] [--timeout-ms N]
- *            info | stats | csr | dma | loopback | tx | rr [command options]
+ *            info | stats | csr | dma | loopback | misaligned | tx | rr [command options]
  *
  * Each command is cmd_<name>.c, whose header says what it measures; this file holds the usage
  * text (every command and option), option parsing, the JSON document, the simulator speed and
@@ -153,6 +153,19 @@ static const char *const usage_text =
 "        of PCIE_DMA0_GUARD_ALIGN, or 0) or take it; taken by both, the bytes arrive exactly;\n"
 "        64 guard bytes either side of the destination unchanged. Sim backend only (the host\n"
 "        model's TLP counts). JSON: experiment \"loopback_misaligned\".\n"
+"\n"
+"    misaligned\n"
+"        Every host address a register of the NIC datapath or the analyzer's deep capture\n"
+"        takes, programmed at byte offsets straight to its register (what the library\n"
+"        refuses): TX ring base and writeback address, RX descriptor and completion ring\n"
+"        bases at +0,1,2,3,4,8,12, the stream's ring base at +0,1,4,8,16,64,2048 (it must be\n"
+"        4 KiB aligned). Offset 0 must move exactly (the frame sent and written back, the RX\n"
+"        ring read and a looped frame received, entries streamed); any other must be refused\n"
+"        in hardware: the address's error counter + 1 (nic_txe_err_base, nic_txq_err_wb_addr,\n"
+"        nic_rxe_err_base, analyzer_stream_refused) and its status bit (txe_base_bad,\n"
+"        txq_wb_bad, rxe_base_bad, stream_status.refused), no MRd or MWr TLP in the host\n"
+"        model's counts, no frame, and every byte of the DMA area (rings, buffers, guards)\n"
+"        unchanged. Sim backend only. JSON: experiment \"misaligned\".\n"
 "\n"
 "    tx [--frames N] [--sizes LIST | --size-range LO-HI] [--queues Q] [--ring R] [--batch B]\n"
 "       [--inflight LIST] [--window LIST] [--rx-ring R] [--poll-ns N] [--csum]\n"
@@ -761,7 +774,8 @@ int main(int argc, char **argv)
     c->quiet = g.quiet;
     c->timeout_ns = g.timeout_ns;
     if (i >= argc)
-        return usage_error("no command given (info, stats, csr, dma, loopback, tx, rr or fuzz)");
+        return usage_error("no command given (info, stats, csr, dma, loopback, misaligned, tx, "
+                           "rr or fuzz)");
     c->command = argv[i];
     for (int k = i + 1; k < argc; k++)
         if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
@@ -779,6 +793,8 @@ int main(int argc, char **argv)
         cmd = cmd_dma;
     else if (strcmp(c->command, "loopback") == 0)
         cmd = cmd_loopback;
+    else if (strcmp(c->command, "misaligned") == 0)
+        cmd = cmd_misaligned;
     else if (strcmp(c->command, "tx") == 0)
         cmd = cmd_tx;
     else if (strcmp(c->command, "rr") == 0)
@@ -786,8 +802,8 @@ int main(int argc, char **argv)
     else if (strcmp(c->command, "fuzz") == 0)
         cmd = cmd_fuzz;
     else
-        return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, tx, rr or fuzz)",
-                           c->command);
+        return usage_error("unknown command '%s' (info, stats, csr, dma, loopback, misaligned, "
+                           "tx, rr or fuzz)", c->command);
 
     /* Everything the run is to write must be writable before it starts. */
     char err[1024] = "";

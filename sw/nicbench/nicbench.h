@@ -95,5 +95,6 @@ int cmd_loopback(struct ctx *c, int argc, char **argv);
 int cmd_tx(struct ctx *c, int argc, char **argv);
 int cmd_rr(struct ctx *c, int argc, char **argv);
 int cmd_fuzz(struct ctx *c, int argc, char **argv);
+int cmd_misaligned(struct ctx *c, int argc, char **argv);
 
 #endif /* NICBENCH_H */

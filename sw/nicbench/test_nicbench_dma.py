@@ -6,7 +6,11 @@
 # run). Read latency (--latency) comes from the host model's PHY timestamps: positive, growing
 # with the size, one request per MRRS, and moved by exactly the model's memory latency.
 # Descriptors the DMA cannot move (`loopback --misaligned`) are refused in hardware or moved
-# exactly. Bad arguments are usage errors (exit 2). A few seconds.
+# exactly; so are the NIC's ring, writeback and stream addresses at byte offsets (`misaligned`).
+# Bad arguments are usage errors (exit 2). A few seconds.
+import json
+import subprocess
+
 import pytest
 from conftest import nic_run
 
@@ -133,3 +137,45 @@ def test_misaligned_descriptors_moved_or_refused(nicbench, tmp_path):
 def test_bad_arguments_are_usage_errors(nicbench, tmp_path, args):
     out, _ = run(nicbench, tmp_path, *args, expect=2)
     assert "nicbench" in out
+
+
+def test_misaligned_ring_addresses_refused(nicbench, tmp_path):
+    """Issue 37: the TX ring base and writeback address, the RX ring and completion bases and
+    the deep capture's ring base, each programmed at byte offsets straight to its register,
+    through the host model with its TLP checks: offset 0 moves exactly, every other offset is
+    refused in hardware (its counter + 1 and status bit, no MRd or MWr TLP, no byte of the DMA
+    area changed). A model error fails the run."""
+    out, doc = nic_run(nicbench, tmp_path / "mis.json", OPTS, "misaligned")
+    rec = records(doc, "misaligned")
+    kinds = ("txe_base_addr", "txq_wb_addr", "rxe_ring_base", "rxe_cpl_base",
+             "analyzer_stream_base")
+    assert sorted({r["address"] for r in rec}) == sorted(kinds), out
+    assert len(rec) == 5 * 7, out
+    for r in rec:
+        if r["offset"] == 0:
+            assert r["result"] == "moved" and r["refused_count"] == 0, r
+        else:
+            assert r["result"] == "refused", r
+            assert r["refused_count"] == 1 and r["status_bit"], r
+            assert r["mrd_tlps"] == 0 and r["mwr_tlps"] == 0 and r["bytes_changed"] == 0, r
+    # The aligned TX and stream cases did DMA (the TLP counts are live).
+    assert all(r["mrd_tlps"] and r["mwr_tlps"] for r in rec
+               if r["offset"] == 0 and r["address"].startswith("txe")), out
+    assert "0 bad" in out and not any(doc["model_checks"].values()), out
+    # The device's counters say so, by the names `nicbench stats` shows (6 offsets each; the RX
+    # ring and completion bases share rx_err_base).
+    counts, = records(doc, "misaligned_counters")
+    assert {k: counts.get(k) for k in ("tx_err_base", "tx_err_wb_addr", "rx_err_base",
+                                       "stream_refused")} == dict(
+        tx_err_base=6, tx_err_wb_addr=6, rx_err_base=12, stream_refused=6), out
+    stats, _ = nic_run(nicbench, tmp_path / "stats.json", OPTS, "stats", "--all")
+    for name in ("tx_err_base", "tx_err_wb_addr", "rx_err_base", "tx_queues_base_bad",
+                 "tx_queues_wb_bad", "rx_base_bad"):
+        assert f"  {name} " in stats, stats
+    # nicscope info shows the deep capture's status: none refused in a fresh run.
+    scope = nicbench.parent / "nicscope"
+    r = subprocess.run([str(scope), "--opts", OPTS, "--json", str(tmp_path / "i.json"), "info"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "0 streams refused" in r.stdout, r.stdout + r.stderr
+    info = json.loads((tmp_path / "i.json").read_text())["result"]
+    assert info["stream"]["refused"] is False and info["stream"]["refused_count"] == 0

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, levels, figures, tracks.
+ * cmd_info.c: `nicscope info`, the analyzer's probes, sample layout, levels, figures, tracks,
+ * and the deep capture's status (its refused streams).
  * Options: the usage text in main.c.
  */
 #include "nicscope.h"
@@ -64,6 +65,34 @@ int cmd_info(struct ctx *c, int argc, char **argv)
     bu_json_arr_end(&c->j);
     out(c, "%s\n", nfig ? "" : " none built");
     out(c, "capture tracks (levels beside the sample, capture --track): %u\n", ntrk);
+    /* The deep capture's status: a stream the device refused (its ring base not 4 KiB
+     * aligned) shows here, with the count of refused starts. */
+    bool refused;
+    uint32_t nrefused;
+    bu_json_key(&c->j, "stream");
+    if (nic_scope_stream_refused(c->b, &refused, &nrefused) == 0) {
+        uint32_t entries, lost, prod;
+        nic_scope_stream_counts(c->b, &entries, &lost, &prod);
+        const bool busy = nic_scope_stream_busy(c->b);
+        out(c, "deep capture (capture --stream): %u B entries; last stream %s, %u entries "
+            "written, %u lost%s; %u streams refused (ring base not 4 KiB aligned)\n",
+            NIC_SCOPE_STREAM_ENTRY_BYTES, refused ? "REFUSED" : "taken", prod, lost,
+            busy ? ", busy" : "", nrefused);
+        bu_json_obj_begin(&c->j);
+        bu_json_ku64(&c->j, "entry_bytes", NIC_SCOPE_STREAM_ENTRY_BYTES);
+        bu_json_key(&c->j, "refused");
+        bu_json_bool(&c->j, refused);
+        bu_json_ku64(&c->j, "refused_count", nrefused);
+        bu_json_ku64(&c->j, "entries", entries);
+        bu_json_ku64(&c->j, "lost", lost);
+        bu_json_ku64(&c->j, "prod", prod);
+        bu_json_key(&c->j, "busy");
+        bu_json_bool(&c->j, busy);
+        bu_json_obj_end(&c->j);
+    } else {
+        out(c, "deep capture: not built\n");
+        bu_json_null(&c->j);
+    }
     bu_json_obj_end(&c->j);
     return EXIT_OK;
 }
