@@ -16,16 +16,19 @@
 #                      period + 2 cycles).
 #   counter_bank_lane  (bounded) the same with busy, stall and idle as one lane (one of them
 #                      counts on each cycle: their accumulators in the bank's distributed RAM,
-#                      two epochs): after reset the clearing and the cut (`taken` with a window
+#                      two epochs): after reset the priming and the cut (`taken` with a window
 #                      of zeros), then every entry read back exact; no lane update lost.
+#   counter_bank_coded (bounded) the same with that lane coded (given as one update per cycle:
+#                      the entry that counts and its increment), as the analyzer gives its
+#                      histograms and breakdowns.
 # Interfaces: PROOFS (rtl/formal/sby_run.py). Parameters: nbytes_width 2; the bank: entries busy,
 # stall, idle (period 4 with one padding entry; counter_bank_all: all six), count width 5 (windows
 # of 32 cycles wrap); the register form: count width 8 (its least). The bank's proofs are bounded:
 # its RAM is not visible to an induction invariant. counter_bank_snap's depth 22 reads back two
-# snapshots (the first after the reset pass), counter_bank_all's 20 one, counter_bank_lane's 27
-# two (after the clearing's period + 1 cycles).
+# snapshots (the first after the reset pass), counter_bank_all's 20 one, counter_bank_lane's
+# and counter_bank_coded's 27 two (after the priming's period + 1 cycles).
 
-from amaranth import Array, Module, Mux, Signal
+from amaranth import Array, Cat, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Elaboratable
 
@@ -68,18 +71,32 @@ class OccupancyWindow(Elaboratable):
 
 
 class CounterBankSnapshot(Elaboratable):
-    def __init__(self, counts, lanes=()):
-        self.counts, self.lanes = counts, lanes
+    def __init__(self, counts, lanes=(), coded=()):
+        self.counts, self.lanes, self.coded = counts, lanes, coded
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.occ = occ = OccupancyCounter(nbytes_width=NBYTES, width=OCC_W, counters=False)
-        bank = CounterBank([occ.max_inc[c] for c in self.counts], width=W, lanes=self.lanes)
+        bank = CounterBank([occ.max_inc[c] for c in self.counts], width=W, lanes=self.lanes,
+                           coded=self.coded)
         m.submodules.bank, (cut,) = peek(bank, "reset_cut")
         drive_probe(m, occ)
         n = len(self.counts)
         incs = [getattr(occ, f"inc_{c}") for c in self.counts]
-        m.d.comb += [getattr(bank, f"inc{i}").eq(inc) for i, inc in enumerate(incs)]
+        coded = {e for k in self.coded for e in self.lanes[k]}
+        m.d.comb += [getattr(bank, f"inc{i}").eq(inc) for i, inc in enumerate(incs)
+                     if i not in coded]
+        # A coded lane: its one update (the entry whose increment is nonzero, and that
+        # increment), as a source with the entry as an index gives it.
+        for k in self.coded:
+            lane_incs = [incs[e] for e in self.lanes[k]]
+            entry, value = Signal.like(getattr(bank, f"lane{k}_entry")), Signal(W)
+            for j, inc in enumerate(lane_incs):
+                with m.If(inc != 0):
+                    m.d.comb += [entry.eq(j), value.eq(inc)]
+            m.d.comb += [getattr(bank, f"lane{k}_valid").eq(Cat(*lane_incs).any()),
+                         getattr(bank, f"lane{k}_entry").eq(entry),
+                         getattr(bank, f"lane{k}_inc").eq(value)]
         m.d.comb += [bank.snapshot.eq(occ.snapshot), bank.rd_addr.eq(AnySeq(bank.addr_width))]
 
         # The reference count of one entry, any one (`k`, chosen by the solver): its window closes
@@ -148,4 +165,11 @@ PROOFS = [
                       "(accumulators in two epochs of distributed RAM): every entry read back "
                       "== its count over the window closed on the taken cycle; the cut after "
                       "reset closes a window of zeros; no lane update lost"]),
+    Proof("counter_bank_coded",
+          lambda: CounterBankSnapshot(BANK_COUNTS, lanes=[[0, 1, 2]], coded=[0]),
+          mode="bmc", depth=27, deep_depth=32, script=["memory_map", "opt -fast"],
+          properties=["counter_bank_lane's properties with the lane coded (one update per "
+                      "cycle: entry index and increment): every entry read back == its count "
+                      "over the window closed on the taken cycle; the cut after reset closes "
+                      "a window of zeros"]),
 ]

@@ -24,6 +24,6 @@ def test_proofs_listed():
     """Every proof names what it proves, and the three cores are covered."""
     assert {"irq_coalescer", "irq_coalescer_cfg", "txqm_ranges", "txqm_fetch_once",
             "occupancy_window", "counter_bank_snap", "counter_bank_all",
-            "counter_bank_lane"} <= set(PROOFS)
+            "counter_bank_lane", "counter_bank_coded"} <= set(PROOFS)
     for p in PROOFS.values():
         assert p.properties and p.mode in ("bmc", "prove") and p.deep_depth >= p.depth

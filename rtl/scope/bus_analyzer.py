@@ -194,8 +194,9 @@ class BusAnalyzer(wiring.Component):
     timestamp the probes' current cycle will get.
 
     Counts: all of them close their window on the same `snapshot` cycle. They are kept in one
-    CounterBank (block RAM, one adder for all; a histogram's bins, of which one counts per
-    cycle at most, as a lane in distributed RAM), except the min and max (registers). A
+    CounterBank (block RAM, one adder for all; a group of counts of which one counts per cycle
+    at most, such as a histogram's bins or a probe's busy, stall and idle, as a lane in
+    distributed RAM), except the min and max (registers or the breakdowns' RAM). A
     snapshot's counts are written in n + 3 cycles (n the number of counts), while `cnt_busy` is
     1; a snapshot requested then is refused and counted in `snap_refused`. After reset the bank
     clears its lanes for n cycles, then cuts (every window, the min and max too, counts from
@@ -580,6 +581,10 @@ class BusAnalyzer(wiring.Component):
             for k, c in enumerate(TLP_TYPES):
                 incs[SEL_TLP + t * 8 + k] = (getattr(tlp, f"inc_{c}"), tlp.max_inc[c])
 
+        # Coded lanes: a group of counts given to the bank as one update per cycle (an entry
+        # index and an increment), where the source has the index (a bin, a class).
+        coded = []     # (selectors, valid, entry, increment, its largest value), for the bank
+
         if self.latency is not None:
             req, cpl = (ports[n] for n in self.latency)
             m.submodules.latency = lat = LatencyHistogram(nbins=self.nbins, counters=False)
@@ -589,13 +594,41 @@ class BusAnalyzer(wiring.Component):
                 lat.bin_min.eq(self.bin_min), lat.bin_shift.eq(self.bin_shift),
                 lat.snapshot.eq(taken),
             ]
-            for i in range(self.nbins):
-                incs[SEL_BIN + i] = (lat.inc_bins[i], 1)
+            # The histogram: its bins, below and above, one of them per completion.
+            hist = [SEL_BIN + i for i in range(self.nbins)] + [
+                SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")]
+            coded.append((hist, lat.inc_hist_valid, lat.inc_hist, 1, 1))
             for k, s in enumerate(LAT_STATS):
                 if s in ("min", "max"):
                     regs[SEL_LAT + k] = getattr(lat, s)
-                else:
+                elif SEL_LAT + k not in hist:
                     incs[SEL_LAT + k] = (getattr(lat, f"inc_{s}"), lat.max_inc[s])
+
+        # A breakdown counts one request per cycle, all its stages on that cycle: per stage its
+        # bins over the classes are one lane, its sums over the classes another, and the
+        # classes' request counts a third, each given to the bank as the request's one update
+        # (a coded lane: class and bin are indices in the breakdown, so they cannot collide).
+        # Its min and max per class and stage are in its own RAM (StageStats), read by class.
+
+        def stage_lanes(unit, bdp, sel0, stride, counts, nstages):
+            ncls = range(len(bdp.classes))
+            for s in range(nstages):
+                b = [sel0 + c * stride + s * BD_STAGE_STRIDE for c in ncls]
+                coded.append(([bc + i for bc in b for i in range(BD_NBINS)], unit.inc_valid,
+                              unit.inc_cls * BD_NBINS + unit.inc_bin[s], 1, unit.max_inc["bin"]))
+                coded.append(([bc + BD_SUM for bc in b], unit.inc_valid, unit.inc_cls,
+                              unit.inc_diff[s], unit.max_inc["sum"]))
+                for c in ncls:
+                    regs[b[c] + BD_SUM + 1] = unit.rd_min[s]
+                    regs[b[c] + BD_SUM + 2] = unit.rd_max[s]
+                    rd_cls[-1][1].append(([b[c] + BD_SUM + 1, b[c] + BD_SUM + 2], c))
+            coded.append(([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
+                           for c in ncls], unit.inc_valid, unit.inc_cls, 1, unit.max_inc["count"]))
+            for c in ncls:
+                for k, n in enumerate(CLASS_COUNTS):
+                    if n != "count":
+                        incs[sel0 + c * stride + counts + k] = (getattr(unit, f"inc_{n}")[c],
+                                                                unit.max_inc[n])
 
         if self.breakdown is not None:
             bd = self.breakdown
@@ -611,22 +644,10 @@ class BusAnalyzer(wiring.Component):
                     port = reg
                 m.d.comb += getattr(lb, name[3:]).eq(port)
             m.d.comb += lb.snapshot.eq(taken)
-            for c in range(len(bd.classes)):
-                base = SEL_BD + c * BD_CLASS_STRIDE
-                for s in range(NSTAGES):
-                    b = base + s * BD_STAGE_STRIDE
-                    for i in range(BD_NBINS):
-                        incs[b + i] = (lb.inc_bins[c][s][i], lb.max_inc["bin"])
-                    incs[b + BD_SUM] = (lb.inc_sum[c][s], lb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = lb.rd_min[s]
-                    regs[b + BD_SUM + 2] = lb.rd_max[s]
-                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
-                for k, n in enumerate(CLASS_COUNTS):
-                    incs[base + BD_CLASS_COUNTS + k] = (getattr(lb, f"inc_{n}")[c],
-                                                        lb.max_inc[n])
+            stage_lanes(lb, bd, SEL_BD, BD_CLASS_STRIDE, BD_CLASS_COUNTS, NSTAGES)
             incs[SEL_BD_MISMATCH] = (lb.inc_mismatch, 1)
-            for i in range(bd.nslots):
-                incs[SEL_BD_REORDER + i] = (lb.inc_reorder[i], 1)
+            coded.append(([SEL_BD_REORDER + i for i in range(bd.nslots)],
+                          lb.inc_reorder_valid, lb.inc_reorder_dist, 1, 1))
 
         if self.wr_breakdown is not None:
             wbd = self.wr_breakdown
@@ -641,19 +662,7 @@ class BusAnalyzer(wiring.Component):
                     port = reg
                 m.d.comb += getattr(wb, name[4:]).eq(port)
             m.d.comb += wb.snapshot.eq(taken)
-            for c in range(len(wbd.classes)):
-                base = SEL_WBD + c * WBD_CLASS_STRIDE
-                for s in range(WR_NSTAGES):
-                    b = base + s * BD_STAGE_STRIDE
-                    for i in range(BD_NBINS):
-                        incs[b + i] = (wb.inc_bins[c][s][i], wb.max_inc["bin"])
-                    incs[b + BD_SUM] = (wb.inc_sum[c][s], wb.max_inc["sum"])
-                    regs[b + BD_SUM + 1] = wb.rd_min[s]
-                    regs[b + BD_SUM + 2] = wb.rd_max[s]
-                    rd_cls[-1][1].append(([b + BD_SUM + 1, b + BD_SUM + 2], c))
-                for k, n in enumerate(CLASS_COUNTS):
-                    incs[base + WBD_CLASS_COUNTS + k] = (getattr(wb, f"inc_{n}")[c],
-                                                         wb.max_inc[n])
+            stage_lanes(wb, wbd, SEL_WBD, WBD_CLASS_STRIDE, WBD_CLASS_COUNTS, WR_NSTAGES)
             incs[SEL_WBD_MISMATCH] = (wb.inc_mismatch, 1)
 
         level_vals, ev_units = [], []
@@ -684,54 +693,59 @@ class BusAnalyzer(wiring.Component):
                 m.d.comb += getattr(el, k).eq(port)
             m.d.comb += el.snapshot.eq(taken)
             base = SEL_EV + i * EV_STRIDE
-            for b in range(EV_NBINS):
-                incs[base + b] = (el.inc_bins[b], 1)
+            coded.append(([base + b for b in range(EV_NBINS)], el.inc_count, el.inc_bin, 1, 1))
             for k, st in enumerate(EV_STATS):
                 if st in EV_COUNTS:
                     incs[base + 0x10 + k] = (getattr(el, f"inc_{st}"), el.max_inc[st])
                 else:
                     regs[base + 0x10 + k] = getattr(el, st)
 
-        # Lanes: runs of selectors of which at most one counts on a cycle (a histogram's bins,
-        # with the range's below and above; a stage's bins over the classes; the classes'
-        # counts), their accumulators in the bank's distributed RAM.
+        # Lanes: runs of selectors of which at most one counts on a cycle, their accumulators
+        # in the bank's distributed RAM. Given per count (the bank counts a cycle with two in
+        # `lost`): a probe's busy, stall and idle (one of them every cycle), its frames and
+        # stall_hold (a beat that moves, a beat held off); a TLP probe's types (a TLP's first
+        # beat has one); the latency's count and unmatched (a completion is matched or not), an
+        # event's too, and its merged and lost (a start merged is not lost). Coded (above): the
+        # histograms' bins (the latency's with below and above, the events', the reorder
+        # distance's) and the breakdowns' lanes.
         lanes = []
+        for i in range(len(self.probes)):
+            for group in (("busy", "stall", "idle"), ("frames", "stall_hold")):
+                lanes.append([i * 8 + COUNTS.index(c) for c in group])
+        for t in range(sum(p.tlp for p in self.probes)):
+            lanes.append([SEL_TLP + t * 8 + k for k in range(len(TLP_TYPES))])
         if self.latency is not None:
-            lanes.append([SEL_BIN + i for i in range(self.nbins)]
-                         + [SEL_LAT + LAT_STATS.index(s) for s in ("below", "above")])
-        for bdp, sel0, stride, nstages in (
-                (self.breakdown, SEL_BD, BD_CLASS_STRIDE, NSTAGES),
-                (self.wr_breakdown, SEL_WBD, WBD_CLASS_STRIDE, WR_NSTAGES)):
-            if bdp is None:
-                continue
-            ncls = range(len(bdp.classes))
-            for s in range(nstages):
-                lanes.append([sel0 + c * stride + s * BD_STAGE_STRIDE + i
-                              for c in ncls for i in range(BD_NBINS)])
-            counts = BD_CLASS_COUNTS if bdp is self.breakdown else WBD_CLASS_COUNTS
-            lanes.append([sel0 + c * stride + counts + CLASS_COUNTS.index("count")
-                          for c in ncls])
-        if self.breakdown is not None:
-            lanes.append([SEL_BD_REORDER + i for i in range(self.breakdown.nslots)])
+            lanes.append([SEL_LAT + LAT_STATS.index(s) for s in ("count", "unmatched")])
         for i in range(len(self.events)):
-            lanes.append([SEL_EV + i * EV_STRIDE + b for b in range(EV_NBINS)])
-        # Bank entries: the scanned counts in selector order, then each lane's.
+            for group in (("count", "unmatched"), ("merged", "lost")):
+                lanes.append([SEL_EV + i * EV_STRIDE + 0x10 + EV_STATS.index(s) for s in group])
+        # Bank entries: the scanned counts in selector order, then each lane's, then each
+        # coded lane's.
         in_lane = {sel for lane in lanes for sel in lane}
         sels = [sel for sel in sorted(incs) if sel not in in_lane]
+        maxes = {sel: mx for sel, (_inc, mx) in incs.items()}
         bank_lanes = []
-        for lane in lanes:
+        for lane in lanes + [c[0] for c in coded]:
             bank_lanes.append(list(range(len(sels), len(sels) + len(lane))))
             sels += lane
+        for lane, _valid, _entry, _inc, mx in coded:
+            maxes.update(dict.fromkeys(lane, mx))
         regs[SEL_BANK_LOST] = self.cnt_lost
         # Every selector of counter_map() is one counter or register here, none twice.
         want = [sel for sel, _, _ in self.counter_map()]
         if (len(set(want)) != len(want) or sorted(want) != sorted(sels + list(regs))
                 or max(want) >= 2**CNT_SEL_WIDTH):
             raise AssertionError("BusAnalyzer: counter selectors collide or do not fit cnt_sel")
-        m.submodules.counts = bank = CounterBank([incs[sel][1] for sel in sels],
-                                                 lanes=bank_lanes)
+        m.submodules.counts = bank = CounterBank(
+            [maxes[sel] for sel in sels], lanes=bank_lanes,
+            coded=range(len(lanes), len(lanes) + len(coded)))
         for a, sel in enumerate(sels):
-            m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+            if sel in incs:
+                m.d.comb += getattr(bank, f"inc{a}").eq(incs[sel][0])
+        for k, (_lane, valid, entry, inc, _mx) in enumerate(coded, len(lanes)):
+            m.d.comb += [getattr(bank, f"lane{k}_valid").eq(valid),
+                         getattr(bank, f"lane{k}_entry").eq(entry),
+                         getattr(bank, f"lane{k}_inc").eq(inc)]
         m.d.comb += [
             bank.snapshot.eq(snapshot), taken.eq(bank.taken),
             # Busy from the strobe's cycle on, so a read right after the strobe never sees 0.
@@ -792,15 +806,23 @@ class BusAnalyzer(wiring.Component):
         hits = []
         fig_q = []
         if self.figures:
-            srcs = [(1, lv) for lv in level_vals]
+            # Sources in figure_sources() order: (valid, value); a breakdown stage's classes
+            # share its cycles as one value (valid for the class counted).
+            srcs = [(1, lv, ("level", i)) for i, lv in enumerate(level_vals)]
             if self.breakdown is not None:
-                srcs += [(lb.inc_count[c], lb.inc_sum[c][s])
+                srcs += [(lb.inc_valid & (lb.inc_cls == c), lb.inc_diff[s], ("bd", s))
                          for c in range(len(self.breakdown.classes)) for s in range(NSTAGES)]
-            srcs += [(el.inc_count, el.inc_sum) for el in ev_units]
+            srcs += [(el.inc_count, el.inc_sum, ("ev", i)) for i, el in enumerate(ev_units)]
+            values, value_of = {}, []
+            for _v, x, key in srcs:
+                values.setdefault(key, (len(values), x))
+                value_of.append(values[key][0])
             m.submodules.figures = fc = FigureCompare(
-                [w for _n, w in self.figure_sources()], ncmp=self.figures)
-            for k, (v, x) in enumerate(srcs):
-                m.d.comb += [getattr(fc, f"valid{k}").eq(v), getattr(fc, f"value{k}").eq(x)]
+                [w for _n, w in self.figure_sources()], ncmp=self.figures, value_of=value_of)
+            for k, (v, _x, _key) in enumerate(srcs):
+                m.d.comb += getattr(fc, f"valid{k}").eq(v)
+            for j, x in values.values():
+                m.d.comb += getattr(fc, f"value{j}").eq(x)
             for i in range(self.figures):
                 for n in ("sel", "below", "threshold"):
                     m.d.comb += getattr(fc, f"{n}{i}").eq(getattr(self, f"fig{i}_{n}"))

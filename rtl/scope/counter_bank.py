@@ -4,8 +4,9 @@
 #
 # What it is: the storage of the bus analyzer's counts: narrow accumulators (flip-flops for the
 # counts that can all change on one cycle; distributed RAM for the lanes, groups of counts of
-# which at most one changes per cycle) and one scanner that adds them, one entry per cycle,
-# into 48-bit totals in block RAM; a snapshot closes every entry's window on the same cycle.
+# which at most one changes per cycle, each lane as wide as its own counts need) and one
+# scanner that adds them, one entry per cycle, into 48-bit totals in block RAM; a snapshot
+# closes every entry's window on the same cycle.
 # How: CounterBank's docstring.
 #
 # Interfaces:
@@ -17,6 +18,9 @@
 #   refused     out, 16 bits: snapshot requests refused because busy (wraps).
 #   lost        out, 16 bits: cycles on which a lane had more than one increment (wraps; 0 when
 #               every lane's sources keep their promise).
+#   lane<k>_valid, lane<k>_entry, lane<k>_inc   in, per coded lane k (in place of its entries'
+#               inc<i>): this cycle's one update of the lane, entry `lane<k>_entry` (0-based in
+#               the lane) adds `lane<k>_inc` when valid.
 #   rd_addr     in: entry to read; rd_data out, 48 bits, one cycle later (valid while not busy).
 #
 # Parameters:
@@ -24,6 +28,9 @@
 #   width       count width (48: 26 days of cycles at 125 MHz before wrapping).
 #   lanes       lists of entries, each a run of consecutive entries of which at most one has a
 #               nonzero increment per cycle (a histogram's bins): their accumulators are in RAM.
+#   coded       indices of lanes given as one update per cycle (lane<k>_*) rather than one
+#               increment per entry: a source that has the entry as an index (a class, a bin)
+#               saves decoding it and the bank encoding it back, and cannot collide.
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -42,29 +49,32 @@ class CounterBank(wiring.Component):
 
     Scanned entries (in no lane): a flip-flop accumulator each, which the visit takes (it
     restarts with that cycle's increment). Lane entries: a lane has one update per cycle at
-    most, so its accumulators are two banks of distributed RAM (one per snapshot epoch), each
-    entry a free-running count modulo 2**lane_width: an increment is a read-modify-write of the
-    live bank's entry (a cycle after its cycle, tagged with that cycle's epoch); a visit reads
-    the count and adds its difference to the count of the previous visit, which the block RAM
-    word keeps beside the total (`last`). A cycle with two increments in one lane counts in
-    `lost` (and its update is wrong).
+    most, so its accumulators are one memory of distributed RAM holding two counts per entry,
+    one per snapshot epoch, each a free-running count modulo 2**w (w: the lane's own width,
+    bits of two scan periods of its largest increment): an increment is a read-modify-write
+    of its entry's count of the live epoch (a cycle after its cycle, tagged with that cycle's
+    epoch; the read at the write's address, so one port reads and writes); a visit reads one
+    of the entry's two counts and adds its advance since that count's previous read, which the
+    block RAM word keeps beside the total (`last`, one per epoch). A cycle with two increments
+    in one lane counts in `lost` (and its update is wrong).
 
     Snapshot-and-clear, atomic for every entry on one cycle T (`taken`): every scanned
     accumulator moves to a residual register (its events before T not yet in RAM) and restarts
-    with cycle T's increment; the lanes' epoch flips (events from T on go to the other bank,
-    the closed one keeps every count at T); every entry becomes pending. The scanner's next
-    visit of a pending entry (cycles T + 1 .. T + period) writes its closed window (RAM total +
-    residual, or + the closed bank's count - last) into the snapshot RAM, restarts the RAM total
-    with the events since T and clears the entry in the closed bank. So a snapshot's window is
-    every cycle from the previous one, inclusive, to T, exclusive, for every entry alike.
-    `busy` is 1 while that pass runs (n + 3 cycles from T at most: the last write lands two
-    cycles after the last visit); a snapshot requested while busy is refused (not taken,
-    counted in `refused`). After reset (block RAM and distributed RAM keep their contents):
-    without lanes the scanner makes the same pass at once with zero windows, which clears the
-    RAM totals, so the first window counts from reset; with lanes it first clears the lanes'
-    second bank for one scan period, then cuts (`taken`, a window of zeros) and makes that
-    pass, so the first window counts from the cut. The snapshot RAM reads 0 until the first
-    snapshot.
+    with cycle T's increment; the lanes' epoch flips (events from T on count in the other
+    epoch, the closed one keeps every count at T); every entry becomes pending. The scanner's
+    next visit of a pending entry (cycles T + 1 .. T + period) writes its closed window (RAM
+    total + residual, or + the closed epoch's count - its last) into the snapshot RAM and
+    restarts the RAM total with the events since T (a lane entry's at 0: its live epoch's
+    count advances from its value at T, its last, until the next visit reads it). So a
+    snapshot's window is every cycle from the previous one, inclusive, to T, exclusive, for
+    every entry alike. `busy` is 1 while that pass runs (n + 3 cycles from T at most: the last
+    write lands two cycles after the last visit); a snapshot requested while busy is refused
+    (not taken, counted in `refused`). After reset (block RAM and distributed RAM keep their
+    contents): without lanes the scanner makes the same pass at once with zero windows, which
+    clears the RAM totals, so the first window counts from reset; with lanes it first reads
+    every lane entry's epoch-1 count into its last for one scan period (`priming`: epoch 0 is
+    live), then cuts (`taken`, a window of zeros) and makes that pass, so the first window
+    counts from the cut. The snapshot RAM reads 0 until the first snapshot.
 
     Read-out: `rd_data` is the snapshot RAM's entry `rd_addr` of one cycle before.
     """
@@ -72,7 +82,7 @@ class CounterBank(wiring.Component):
     # Cycles from a visit to its RAM write: the read (1), the add (1).
     PIPE = 2
 
-    def __init__(self, max_inc, width=48, lanes=()):
+    def __init__(self, max_inc, width=48, lanes=(), coded=()):
         max_inc = list(max_inc)
         if not max_inc or any(m < 1 for m in max_inc):
             raise ValueError(f"CounterBank: max_inc={max_inc}: one positive value per entry")
@@ -88,16 +98,29 @@ class CounterBank(wiring.Component):
                        for lane in self.lanes)):
             raise ValueError(f"CounterBank: lanes {self.lanes}: disjoint runs of consecutive "
                              "entries")
+        self.coded = sorted(set(coded))
+        if any(not 0 <= k < len(self.lanes) for k in self.coded):
+            raise ValueError(f"CounterBank: coded lanes {self.coded}: indices into lanes")
+        coded_entries = {e for k in self.coded for e in self.lanes[k]}
         self.scanned = [i for i in range(n) if i not in set(in_lane)]
         self.acc_widths = {i: (max_inc[i] * self.period).bit_length() for i in self.scanned}
-        self.lane_width = max([(max_inc[e] * self.period).bit_length() for e in in_lane],
-                              default=0)
+        # A lane's counts wrap at 2**w, w its own: a visit reads an epoch's count up to the
+        # cycle before the one before it, one scan period of increments; but the pass after a
+        # snapshot reads the closed epoch's, so the live one's next read (the visit after the
+        # pass visit) can take 2 * period - 1 cycles of increments.
+        self.lane_widths = [((2 * self.period - 1) * max(max_inc[e] for e in lane)).bit_length()
+                            for lane in self.lanes]
+        self.lane_width = max(self.lane_widths, default=0)
         if max([*self.acc_widths.values(), self.lane_width]) > width:
             raise ValueError(f"CounterBank: an increment of {max(max_inc)} per cycle does not "
                              f"fit {width}-bit counts")
         self.addr_width = max(1, (self.period - 1).bit_length())
         super().__init__({
-            **{f"inc{i}": In(m.bit_length()) for i, m in enumerate(max_inc)},
+            **{f"inc{i}": In(m.bit_length()) for i, m in enumerate(max_inc)
+               if i not in coded_entries},
+            **{f"lane{k}_{name}": In(w) for k in self.coded for name, w in (
+                ("valid", 1), ("entry", max(1, (len(self.lanes[k]) - 1).bit_length())),
+                ("inc", max(max_inc[e] for e in self.lanes[k]).bit_length()))},
             "snapshot": In(1),
             "taken":    Out(1),
             "busy":     Out(1),
@@ -110,8 +133,9 @@ class CounterBank(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n, period, width, wl = self.n, self.period, self.width, self.lane_width
-        # A live word: the total, and for a lane entry its accumulator at the last visit.
-        m.submodules.live = live = Memory(shape=width + wl, depth=period, init=[])
+        # A live word: the total, and for a lane entry its two epochs' counts at their last
+        # reads (`last`, epoch 0 then 1).
+        m.submodules.live = live = Memory(shape=width + 2 * wl, depth=period, init=[])
         m.submodules.snap = snap = Memory(shape=width, depth=period, init=[])
         live_rd, live_wr = live.read_port(), live.write_port()
         snap_rd, snap_wr = snap.read_port(), snap.write_port()
@@ -121,13 +145,13 @@ class CounterBank(wiring.Component):
         idx = Signal(self.addr_width)
         m.d.sync += idx.eq(Mux0(idx == period - 1, idx + 1))
 
-        # With lanes, after reset: a scan period clearing the lanes' bank 1 (`clearing`), then
-        # the cut (`reset_cut`), a snapshot whose window is not kept.
-        clearing = Signal(init=int(bool(self.lanes)))
+        # With lanes, after reset: a scan period reading the lanes' epoch-1 counts into their
+        # last (`priming`), then the cut (`reset_cut`), a snapshot whose window is not kept.
+        priming = Signal(init=int(bool(self.lanes)))
         cut = Signal(name="reset_cut")
-        m.d.sync += cut.eq(clearing & (idx == period - 1))
-        with m.If(clearing & (idx == period - 1)):
-            m.d.sync += clearing.eq(0)
+        m.d.sync += cut.eq(priming & (idx == period - 1))
+        with m.If(priming & (idx == period - 1)):
+            m.d.sync += priming.eq(0)
 
         # The pass: entries still to visit (every entry once, from the cycle after the
         # snapshot); `zero` for the pass after reset, which keeps zero windows.
@@ -137,7 +161,7 @@ class CounterBank(wiring.Component):
         pass0 = Signal()
         m.d.comb += [
             pass0.eq((remaining != 0) & (idx < n)),
-            self.busy.eq(clearing | cut | (remaining != 0) | (in_flight != 0)),
+            self.busy.eq(priming | cut | (remaining != 0) | (in_flight != 0)),
             self.taken.eq(self.snapshot & ~self.busy | cut),
         ]
         with m.If(self.snapshot & self.busy):
@@ -150,16 +174,26 @@ class CounterBank(wiring.Component):
         with m.If(self.snapshot & ~self.busy):
             m.d.sync += zero.eq(0)
 
+        # Lane visits: a flag per lane, 1 while idx is in the lane (registered: set on the
+        # cycle before its first entry, which is the previous lane's last when they adjoin;
+        # cleared after its last), and `local`, the visited lane's entry (0 outside lanes).
+        nl = len(self.lanes)
+        in_lanes = [Signal(name=f"lane{ln}_visit", init=int(lane[0] == 0))
+                    for ln, lane in enumerate(self.lanes)]
+        local = Signal(max([1, *[(len(lane) - 1).bit_length() for lane in self.lanes]]))
+        in_lane = Signal()
+        m.d.comb += in_lane.eq(Cat(*in_lanes).any() if nl else 0)
+        if nl:
+            ends = [flag & (local == len(lane) - 1) for flag, lane in zip(in_lanes, self.lanes)]
+            m.d.sync += local.eq(Mux(in_lane & ~Cat(*ends).any(), local + 1, 0))
+            for ln, lane in enumerate(self.lanes):
+                lo = lane[0]
+                prev = [k for k, other in enumerate(self.lanes) if (other[-1] + 1) % period == lo]
+                start = ends[prev[0]] if prev else idx == (lo - 1) % period
+                m.d.sync += in_lanes[ln].eq(start | in_lanes[ln] & ~ends[ln])
+
         # Scanned entries: their visits follow a one-hot token, advanced on each (`kpos` its
         # index, for the visit's multiplexers).
-        in_lanes = []
-        for lane in self.lanes:
-            lo, hi = lane[0], lane[-1] + 1
-            flag = Signal(name=f"lane{len(in_lanes)}_visit")
-            m.d.comb += flag.eq((idx >= lo) & (idx < hi))
-            in_lanes.append(flag)
-        in_lane = Signal()
-        m.d.comb += in_lane.eq(Cat(*in_lanes).any() if in_lanes else 0)
         ns = len(self.scanned)
         scan_take = Signal(max([*self.acc_widths.values(), 1]))
         scan_res = Signal.like(scan_take)
@@ -194,59 +228,54 @@ class CounterBank(wiring.Component):
                 scan_res.eq(Mux(is_scan & (idx != t_idx), Array(residuals + pad)[kpos], 0)),
             ]
 
-        # Lanes: two banks of accumulators each, `epoch` the live one (`epoch_now` on this
-        # cycle: a snapshot's events are the new window's).
+        # Lanes: each entry's count per epoch, `epoch` the live one (`epoch_now` on this
+        # cycle: a snapshot's events are the new window's). A visit reads the live epoch's
+        # count; a pass visit (and a priming one) the closed epoch's.
         epoch = Signal()
         epoch_now = Signal()
         m.d.comb += epoch_now.eq(epoch ^ self.taken)
         m.d.sync += epoch.eq(epoch_now)
-        lane_live = Signal(max(wl, 1))
-        lane_closed = Signal(max(wl, 1))
-        collisions, live_parts, closed_parts = [], [], []
+        rd_epoch = Signal()
+        m.d.comb += rd_epoch.eq(Mux(pass0 | priming, ~epoch, epoch))
+        lane_cur = Signal(max(wl, 1))
+        lane_mask = Signal(max(wl, 1))         # the visited lane's counts' modulus - 1
+        collisions, cur_parts, mask_parts = [], [], []
         for ln, (lane, visit) in enumerate(zip(self.lanes, in_lanes)):
-            size = len(lane)
-            lw = max(1, (size - 1).bit_length())
-            incs = [getattr(self, f"inc{e}") for e in lane]
-            nz = Cat(*[inc != 0 for inc in incs])
-            # More than one increment: some bit set beside the lowest one.
-            collisions.append((nz & (nz - 1)).any())
+            size, lw = len(lane), self.lane_widths[ln]
+            jw = max(1, (size - 1).bit_length())
+            vw = max(self.max_inc[e] for e in lane).bit_length()
+            if ln in self.coded:
+                valid, j_in, v_in = (getattr(self, f"lane{ln}_{name}")
+                                     for name in ("valid", "entry", "inc"))
+            else:
+                incs = [getattr(self, f"inc{e}") for e in lane]
+                nz = Cat(*[inc != 0 for inc in incs])
+                collisions.append(_several(list(nz)))
+                valid, j_in, v_in = nz.any(), Const(0, jw), Const(0, vw)
+                for k, inc in enumerate(incs):
+                    j_in = j_in | Mux(nz[k], k, 0)
+                    v_in = v_in | inc
             # The update, registered with its epoch: its entry and increment (one at most).
-            ev_valid, ev_tag = Signal(name=f"lane{ln}_valid"), Signal(name=f"lane{ln}_epoch")
-            ev_j = Signal(lw, name=f"lane{ln}_entry")
-            ev_v = Signal(wl, name=f"lane{ln}_inc")
-            j_or, v_or = Const(0, lw), Const(0, wl)
-            for k, inc in enumerate(incs):
-                j_or = j_or | Mux(nz[k], k, 0)
-                v_or = v_or | inc
-            m.d.sync += [ev_valid.eq(nz.any()), ev_tag.eq(epoch_now), ev_j.eq(j_or),
-                         ev_v.eq(v_or)]
-            local = Signal(lw, name=f"lane{ln}_scan")
-            m.d.comb += local.eq(idx - lane[0])
-            reads, rmw = [], []
-            # One adder per lane: the tagged bank's entry plus the increment.
-            upd = Signal(wl, name=f"lane{ln}_sum")
-            for b in range(2):
-                bank = Memory(shape=wl, depth=size, init=[])
-                m.submodules[f"lane{ln}_bank{b}"] = bank
-                rmw_rd = bank.read_port(domain="comb")
-                scan_rd = bank.read_port(domain="comb")
-                wr = bank.write_port()
-                ev_here = ev_valid & (ev_tag == b)
-                # The closed bank's entry is cleared on its pass visit (bank 1 while clearing).
-                clear = visit & (pass0 & (epoch != b) | (clearing if b else 0))
-                m.d.comb += [
-                    rmw_rd.addr.eq(ev_j), scan_rd.addr.eq(local),
-                    wr.addr.eq(Mux(ev_here, ev_j, local)),
-                    wr.data.eq(Mux(ev_here, upd, 0)),
-                    wr.en.eq(ev_here | clear),
-                ]
-                reads.append(scan_rd.data)
-                rmw.append(rmw_rd.data)
-            m.d.comb += upd.eq(Mux(ev_tag, rmw[1], rmw[0]) + ev_v)
-            live_parts.append(Mux(visit, Mux(epoch, reads[1], reads[0]), 0))
-            closed_parts.append(Mux(visit, Mux(epoch, reads[0], reads[1]), 0))
+            ev_valid, ev_tag = Signal(name=f"lane{ln}_upd"), Signal(name=f"lane{ln}_epoch")
+            ev_j = Signal(jw, name=f"lane{ln}_j")
+            ev_v = Signal(vw, name=f"lane{ln}_v")
+            m.d.sync += [ev_valid.eq(valid), ev_tag.eq(epoch_now), ev_j.eq(j_in), ev_v.eq(v_in)]
+            # Entry j's count of epoch b at Cat(b, j). The update reads at its write's address.
+            mem = Memory(shape=lw, depth=2 * size, init=[])
+            m.submodules[f"lane{ln}_counts"] = mem
+            rmw_rd = mem.read_port(domain="comb")
+            scan_rd = mem.read_port(domain="comb")
+            wr = mem.write_port()
+            addr = Cat(ev_tag, ev_j)
+            m.d.comb += [
+                rmw_rd.addr.eq(addr), wr.addr.eq(addr),
+                wr.data.eq(rmw_rd.data + ev_v), wr.en.eq(ev_valid),
+                scan_rd.addr.eq(Cat(rd_epoch, local[:jw])),
+            ]
+            cur_parts.append(Mux(visit, scan_rd.data, 0))
+            mask_parts.append(Mux(visit, 2**lw - 1, 0))
         if self.lanes:
-            m.d.comb += [lane_live.eq(_or(live_parts)), lane_closed.eq(_or(closed_parts))]
+            m.d.comb += [lane_cur.eq(_or(cur_parts)), lane_mask.eq(_or(mask_parts))]
         if collisions:
             with m.If(Cat(*collisions).any()):
                 m.d.sync += self.lost.eq(self.lost + 1)
@@ -255,32 +284,41 @@ class CounterBank(wiring.Component):
         m.d.comb += live_rd.addr.eq(idx)
         s1_idx = Signal.like(idx)
         s1_take = Signal(max(len(scan_take), wl))
-        s1_res = Signal.like(s1_take)
+        s1_res = Signal.like(scan_res)
+        s1_mask = Signal.like(lane_mask)
         s1_lane = Signal()
         s1_pass = Signal()
         s1_zero = Signal()
+        s1_epoch = Signal()
         m.d.sync += [s1_idx.eq(idx), s1_lane.eq(in_lane), s1_pass.eq(pass0), s1_zero.eq(zero),
-                     s1_take.eq(Mux(in_lane, lane_live, scan_take)),
-                     s1_res.eq(Mux(in_lane, lane_closed, scan_res))]
+                     s1_take.eq(Mux(in_lane, lane_cur, scan_take)), s1_res.eq(scan_res),
+                     s1_mask.eq(lane_mask), s1_epoch.eq(rd_epoch)]
 
-        # Stage 1: the RAM word is out; add. A lane entry's events are its accumulator's
-        # advance since the last visit (since the cut on a pass visit: the bank was cleared).
-        total, last = live_rd.data[:width], live_rd.data[width:]
+        # Stage 1: the RAM word is out; add. A lane entry's events are its count's advance
+        # since its last read (modulo the lane's width); a pass visit's are the closed
+        # window's rest, and its total restarts at 0 (the live count's advance since the cut
+        # is the next visit's).
+        total = live_rd.data[:width]
+        last = [live_rd.data[width + b * wl:width + (b + 1) * wl] for b in range(2)]
         take, res = Signal(width), Signal(width)
         if wl:
+            adv = Signal(wl)
             m.d.comb += [
-                take.eq(Mux(s1_lane, (s1_take[:wl] - Mux(s1_pass, 0, last))[:wl], s1_take)),
-                res.eq(Mux(s1_lane, (s1_res[:wl] - last)[:wl], s1_res)),
+                adv.eq((s1_take[:wl] - Mux(s1_epoch, last[1], last[0])) & s1_mask),
+                take.eq(Mux(s1_lane, Mux(s1_pass, 0, adv), s1_take)),
+                res.eq(Mux(s1_lane, adv, s1_res)),
             ]
         else:
             m.d.comb += [take.eq(s1_take), res.eq(s1_res)]
         s2_idx = Signal.like(idx)
-        s2_live = Signal(width + wl)
+        s2_live = Signal(width + 2 * wl)
         s2_snap = Signal(width)
         s2_pass = Signal()
+        # The count read replaces its epoch's last (a scanned entry's are unused).
+        new_last = [Mux(s1_epoch == b, s1_take[:wl], last[b]) for b in range(2)] if wl else []
         m.d.sync += [
             s2_idx.eq(s1_idx), s2_pass.eq(s1_pass),
-            s2_live.eq(Cat(Mux(s1_pass, take, total + take)[:width], s1_take[:wl])),
+            s2_live.eq(Cat(Mux(s1_pass, take, total + take)[:width], *new_last)),
             s2_snap.eq(Mux0(s1_zero, total + res)),
         ]
         m.d.sync += in_flight.eq(Cat(pass0, s1_pass))
@@ -291,6 +329,20 @@ class CounterBank(wiring.Component):
             snap_wr.addr.eq(s2_idx), snap_wr.data.eq(s2_snap), snap_wr.en.eq(s2_pass),
         ]
         return m
+
+
+def _several(bits):
+    """More than one of `bits` is 1: a tree of (any, several) pairs over groups of three (no
+    carry chain, as `nz & (nz - 1)` would make)."""
+    def tree(bits):
+        if len(bits) <= 3:
+            pairs = [a & b for i, a in enumerate(bits) for b in bits[i + 1:]]
+            return _or(bits), (_or(pairs) if pairs else Const(0, 1))
+        k = -(-len(bits) // 3)
+        parts = [tree(bits[i:i + k]) for i in range(0, len(bits), k)]
+        anys = [a for a, _ in parts]
+        return _or(anys), _or([s for _, s in parts] + [tree(anys)[1]])
+    return tree(bits)[1]
 
 
 def _or(values):

@@ -11,15 +11,19 @@
 #   start, end           in: one event each per cycle at most.
 #   snapshot             in: pulse: closes the window.
 #   inc_<count>          out (comb): this cycle's increments of COUNTS (bins: a one-hot vector).
+#   inc_bin              out (comb): the bin of the latency counted (with inc_count) as an index.
 #   min, max             out: of the last closed window (2**ts_width-1 and 0 without events).
 #
 # Parameters: depth (starts waiting for their end, a power of two), merge (True: a start while
 # one waits is merged into it, counted in `merged`: the latency from the first of them), nbins
 # (log2 bins, 2..16), ts_width.
 
-from amaranth import Array, Const, Module, Mux, Signal
+from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
+
+from .stage_stats import bin_index
 
 COUNTS = ("count", "sum", "merged", "lost", "unmatched")
 STATS = COUNTS + ("min", "max")
@@ -52,6 +56,7 @@ class EventLatency(wiring.Component):
             "snapshot": In(1),
             **{f"inc_{n}": Out(ts_width if n == "sum" else 1) for n in COUNTS},
             "inc_bins": Out(nbins),
+            "inc_bin": Out(range(nbins)),
             "min": Out(ts_width, init=2**ts_width - 1),
             "max": Out(ts_width),
         })
@@ -62,8 +67,8 @@ class EventLatency(wiring.Component):
         now = Signal(tw)
         m.d.sync += now.eq(now + 1)
 
-        # The queue of start cycles.
-        ts = Array(Signal(tw, name=f"start{i}") for i in range(d))
+        # The queue of start cycles: distributed RAM (one write port, an asynchronous read of
+        # the oldest), a register at depth 1.
         # Pointers wrap at depth (a power of two); depth 1 has one slot and no pointer.
         rd, wr = (Signal(max(1, (d - 1).bit_length()), name=n) for n in ("rd", "wr"))
         if d == 1:
@@ -76,12 +81,17 @@ class EventLatency(wiring.Component):
         merged = self.start & ~empty & self.merge & ~pop
         push = self.start & ~direct & ~merged & ((level < d) | pop)
         lost = self.start & ~direct & ~merged & ~push
-        with m.If(push):
-            for i in range(d):
-                with m.If(wr == i):
-                    m.d.sync += ts[i].eq(now)
-            if d > 1:
+        oldest = Signal(tw)
+        if d > 1:
+            m.submodules.starts = starts = Memory(shape=tw, depth=d, init=[])
+            st_wr, st_rd = starts.write_port(), starts.read_port(domain="comb")
+            m.d.comb += [st_wr.addr.eq(wr), st_wr.data.eq(now), st_wr.en.eq(push),
+                         st_rd.addr.eq(rd), oldest.eq(st_rd.data)]
+            with m.If(push):
                 m.d.sync += wr.eq(wr + 1)
+        else:
+            with m.If(push):
+                m.d.sync += oldest.eq(now)
         if d > 1:
             with m.If(pop):
                 m.d.sync += rd.eq(rd + 1)
@@ -89,15 +99,9 @@ class EventLatency(wiring.Component):
 
         # Stage A: the latency; stage B: its bin, min, max and the increments.
         va, la = Signal(), Signal(tw)
-        m.d.sync += [va.eq(take), la.eq(Mux(direct, 0, now - ts[rd]))]
-        vb, lb, bins = Signal(), Signal(tw), Signal(self.nbins)
-        onehot = Signal(self.nbins)
-        nb = self.nbins
-        m.d.comb += onehot[0].eq(la == 0)
-        for i in range(1, nb - 1):
-            m.d.comb += onehot[i].eq((la >> (i - 1)) == 1)
-        m.d.comb += onehot[nb - 1].eq((la >> (nb - 2)) != 0)
-        m.d.sync += [vb.eq(va), lb.eq(la), bins.eq(onehot)]
+        m.d.sync += [va.eq(take), la.eq(Mux(direct, 0, now - oldest))]
+        vb, lb, bins = Signal(), Signal(tw), Signal(range(self.nbins))
+        m.d.sync += [vb.eq(va), lb.eq(la), bins.eq(bin_index(m, la, self.nbins, "bin_a"))]
         ev = {"merged": Signal(), "lost": Signal(), "unmatched": Signal()}
         m.d.comb += [ev["merged"].eq(merged), ev["lost"].eq(lost),
                      ev["unmatched"].eq(self.end & ~take)]
@@ -107,7 +111,7 @@ class EventLatency(wiring.Component):
         m.d.sync += [a[k].eq(ev[k]) for k in ev] + [ev2[k].eq(a[k]) for k in ev]
         m.d.comb += [
             self.inc_count.eq(vb), self.inc_sum.eq(Mux(vb, lb, 0)),
-            self.inc_bins.eq(Mux(vb, bins, 0)),
+            self.inc_bins.eq(Mux(vb, Const(1, self.nbins) << bins, 0)), self.inc_bin.eq(bins),
             *[getattr(self, f"inc_{k}").eq(ev2[k]) for k in ev],
         ]
         lmin, lmax = Signal(tw, init=2**tw - 1), Signal(tw)

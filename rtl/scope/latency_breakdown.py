@@ -18,7 +18,8 @@
 #   rx                      in: {valid, ready, first, last, fmt_type, length, byte_count, tag}.
 #   handoff                 in: {valid, tag} a request's last completion beat to its engine.
 #   snapshot                in: pulse; inc_* out (see the docstring); inc_reorder out: a
-#                           request's reorder distance, one-hot.
+#                           request's reorder distance, one-hot (inc_reorder_valid and
+#                           inc_reorder_dist: the same as an index).
 #   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
 #                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
 #
@@ -33,7 +34,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
-from .stage_stats import stage_counters, stage_counts
+from .stage_stats import stage_counters, stage_counts, stage_ports
 
 # Stage s is timestamp s+1 minus timestamp s; "total" is the last minus the first.
 STAGES = ("queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total")
@@ -109,7 +110,7 @@ class LatencyBreakdown(wiring.Component):
         self.occ_width = (nslots + 1).bit_length()
         self.max_inc = {"count": 1, "raises": 1, "occupancy": nslots + 1,
                         "sum": 2**ts_width - 1, "bin": 1, "mismatch": 1}
-        stage_arr = data.ArrayLayout(data.ArrayLayout(ts_width, NSTAGES), nclasses)
+        self.cls_width = max(1, (nclasses - 1).bit_length())
         counts = {
             "sum": Out(data.ArrayLayout(data.ArrayLayout(48, NSTAGES), nclasses)),
             "bins": Out(data.ArrayLayout(data.ArrayLayout(data.ArrayLayout(32, nbins),
@@ -126,13 +127,13 @@ class LatencyBreakdown(wiring.Component):
             "rx":       In(rx_layout),
             "handoff":  In(handoff_layout),
             "snapshot": In(1),
-            "inc_sum":  Out(stage_arr),
-            "inc_bins": Out(data.ArrayLayout(data.ArrayLayout(nbins, NSTAGES), nclasses)),
-            "inc_count": Out(nclasses),
+            **stage_ports(nclasses, NSTAGES, nbins, ts_width, self.cls_width, counters),
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
-"inc_mismatch": Out(1),
+            "inc_mismatch": Out(1),
             "inc_reorder": Out(nslots),
+            "inc_reorder_valid": Out(1),
+            "inc_reorder_dist": Out(range(nslots)),
             "rd_cls":   In(max(1, (nclasses - 1).bit_length())),
             "rd_min":   Out(data.ArrayLayout(ts_width, NSTAGES)),
             "rd_max":   Out(data.ArrayLayout(ts_width, NSTAGES)),
@@ -277,7 +278,8 @@ class LatencyBreakdown(wiring.Component):
         # Stage B: bins, min and max; the increments.
         mb = Signal()
         m.d.sync += mb.eq(mism)
-        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, STAGES)
+        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, STAGES,
+                     self.counters)
         m.d.comb += self.inc_mismatch.eq(mb)
 
         # Reorder distance: a cycle after t6 the older slots (from the oldest not handed, hcnt,
@@ -292,9 +294,10 @@ class LatencyBreakdown(wiring.Component):
             m.d.comb += [rel.eq(i - hcnt), older[i].eq((rel < span) & ~done[i])]
         dist = Signal(range(ns + 1))
         m.d.comb += dist.eq(sum(older[i] for i in range(ns)))
-        rbin = Signal(ns)
-        m.d.sync += rbin.eq(Mux(rv, Const(1, ns) << dist, 0))
-        m.d.comb += self.inc_reorder.eq(rbin)
+        rvalid, rdist = Signal(), Signal(range(ns))
+        m.d.sync += [rvalid.eq(rv), rdist.eq(dist)]
+        m.d.comb += [self.inc_reorder.eq(Mux(rvalid, Const(1, ns) << rdist, 0)),
+                     self.inc_reorder_valid.eq(rvalid), self.inc_reorder_dist.eq(rdist)]
 
         if self.counters:
             incs, outs = {"mismatch": self.inc_mismatch}, {"mismatch": self.mismatch}

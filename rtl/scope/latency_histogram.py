@@ -11,6 +11,8 @@
 #   snapshot             in: pulse.
 #   inc_bins, inc_<stat> out (comb): this cycle's increments (bins one-hot; below, above, count,
 #                        sum, lost, unmatched).
+#   inc_hist_valid, inc_hist   out (comb): the same bins, below and above as one update: entry
+#                        inc_hist (bin i, nbins for below, nbins + 1 for above) when valid.
 #   bins, below, above, count, sum, lost, unmatched   out: the last closed window (counters=True).
 #   min, max             out: of the last closed window (2**32-1 and 0 when count is 0).
 #
@@ -19,7 +21,7 @@
 # counters (True: the counts in registers here; False: only the increments, for the bus
 # analyzer's CounterBank, `max_inc` giving their largest values).
 
-from amaranth import Cat, Const, Module, Signal
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, fifo, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -73,6 +75,8 @@ class LatencyHistogram(wiring.Component):
             "bin_shift": In(5),
             "snapshot":  In(1),
             "inc_bins":  Out(nbins),
+            "inc_hist_valid": Out(1),
+            "inc_hist":  Out(range(nbins + 2)),
             **{f"inc_{name}": Out(32 if name == "sum" else 1) for name in SUMS},
             "min":       Out(32, init=0xFFFFFFFF),
             "max":       Out(32),
@@ -172,6 +176,9 @@ class LatencyHistogram(wiring.Component):
 
         for i in range(self.nbins):
             m.d.comb += self.inc_bins[i].eq(lat_valid & in_range & (idx == i))
+        m.d.comb += [self.inc_hist_valid.eq(lat_valid),
+                     self.inc_hist.eq(Mux(in_range, idx, Mux(below_min, self.nbins,
+                                                              self.nbins + 1)))]
         if self.counters:
             incs = {name: getattr(self, f"inc_{name}") for name in SUMS}
             outs = {name: getattr(self, name) for name in SUMS}

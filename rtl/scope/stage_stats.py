@@ -4,15 +4,16 @@
 #
 # What it is: the counting stage the read and write breakdowns share (LatencyBreakdown,
 # WriteBreakdown): from a request's stage cycles, registered with its class and a valid flag,
-# a cycle later per class the count, per stage the sum and the log2 bin increments (for the
-# bus analyzer's CounterBank), and the window's min and max per class and stage in StageStats
-# (distributed RAM, one lane per stage shared by the classes); and the register form of the
-# counts for a component's unit tests.
+# a cycle later the request to count (valid, class, per stage its cycles and log2 bin: for the
+# bus analyzer's CounterBank, one update per lane), and the window's min and max per class and
+# stage in StageStats (distributed RAM, one lane per stage shared by the classes); and, for a
+# component's unit tests, the per-class increments and their register form.
 #
-# Interfaces: stage_counts(m, comp, valid, cls, diffs, ...) drives comp.inc_count[c],
-# comp.inc_sum[c][s], comp.inc_bins[c][s] and comp.rd_min[s], comp.rd_max[s] (the closed
-# window's min and max of class comp.rd_cls); stage_counters() gives the name -> increment and
-# name -> count dicts for register_counters().
+# Interfaces: stage_ports() gives the increments' ports; stage_counts(m, comp, valid, cls,
+# diffs, ...) drives comp.inc_valid, comp.inc_cls, comp.inc_diff[s], comp.inc_bin[s] (and with
+# counters, comp.inc_count[c], comp.inc_sum[c][s], comp.inc_bins[c][s] one-hot) and
+# comp.rd_min[s], comp.rd_max[s] (the closed window's min and max of class comp.rd_cls);
+# stage_counters() gives the name -> increment and name -> count dicts for register_counters().
 #
 # Parameters: nclasses, nbins (log2 bins: bin i for bit_length(cycles) == i, the last for all
 # longer), ts_width (the widest stage), names (the stages, for signal names).
@@ -102,30 +103,60 @@ class StageStats(wiring.Component):
         return m
 
 
-def stage_counts(m, comp, valid, cls, diffs, snapshot, nclasses, nbins, ts_width, names):
+def stage_ports(nclasses, nstages, nbins, ts_width, cls_width, counters):
+    """The increments' ports of a breakdown: the request counted this cycle (`inc_valid`, its
+    class `inc_cls`, per stage its cycles `inc_diff` and bin `inc_bin`), and with counters the
+    per-class increments (`inc_count`, `inc_sum`, `inc_bins` one-hot) for register_counters()."""
+    stages = data.ArrayLayout(ts_width, nstages)
+    return {
+        "inc_valid": Out(1),
+        "inc_cls":   Out(cls_width),
+        "inc_diff":  Out(stages),
+        "inc_bin":   Out(data.ArrayLayout(max(1, (nbins - 1).bit_length()), nstages)),
+        **({"inc_sum":   Out(data.ArrayLayout(stages, nclasses)),
+            "inc_bins":  Out(data.ArrayLayout(data.ArrayLayout(nbins, nstages), nclasses)),
+            "inc_count": Out(nclasses)} if counters else {}),
+    }
+
+
+def bin_index(m, d, nbins, name):
+    """min(bit_length(d), nbins - 1), as a signal."""
+    idx = Signal(max(1, (nbins - 1).bit_length()), name=name)
+    m.d.comb += idx.eq(0)
+    for i in range(1, nbins - 1):
+        with m.If(d[i - 1]):                # the highest bit set wins (the last assignment)
+            m.d.comb += idx.eq(i)
+    with m.If(d[nbins - 2:] != 0):
+        m.d.comb += idx.eq(nbins - 1)
+    return idx
+
+
+def stage_counts(m, comp, valid, cls, diffs, snapshot, nclasses, nbins, ts_width, names,
+                 counters=False):
     """Count a request whose stage cycles `diffs` (registered) are valid with class `cls`: its
-    bins and the registered differences a cycle later in the increments and StageStats."""
+    bins and the registered differences a cycle later in the increments and StageStats (a class
+    of nclasses or more is not counted)."""
     tw, nb = ts_width, nbins
     db = [Signal(tw, name=f"db_{n}") for n in names]
-    binb = [Signal(nb, name=f"bin_{n}") for n in names]
+    binb = [Signal(max(1, (nb - 1).bit_length()), name=f"bin_{n}") for n in names]
     vb, clb = Signal(), Signal.like(cls)
     m.d.sync += [vb.eq(valid), clb.eq(cls)]
     for s, n in enumerate(names):
-        onehot = Signal(nb, name=f"onehot_{n}")
-        # bit_length(d) == i for i < nb - 1; the last bin takes the rest.
-        m.d.comb += onehot[0].eq(diffs[s] == 0)
-        for i in range(1, nb - 1):
-            m.d.comb += onehot[i].eq((diffs[s] >> (i - 1)) == 1)
-        m.d.comb += onehot[nb - 1].eq((diffs[s] >> (nb - 2)) != 0)
-        m.d.sync += [db[s].eq(diffs[s]), binb[s].eq(onehot)]
-    for c in range(nclasses):
-        mine = vb & (clb == c)
-        m.d.comb += comp.inc_count[c].eq(mine)
-        for s, n in enumerate(names):
-            m.d.comb += [comp.inc_sum[c][s].eq(Mux(mine, db[s], 0)),
-                         comp.inc_bins[c][s].eq(Mux(mine, binb[s], 0))]
+        m.d.sync += [db[s].eq(diffs[s]), binb[s].eq(bin_index(m, diffs[s], nb, f"binidx_{n}"))]
+    counted = Signal()
+    m.d.comb += [counted.eq(vb & (clb < nclasses)), comp.inc_valid.eq(counted),
+                 comp.inc_cls.eq(clb)]
+    m.d.comb += [comp.inc_diff[s].eq(db[s]) for s in range(len(names))]
+    m.d.comb += [comp.inc_bin[s].eq(binb[s]) for s in range(len(names))]
+    if counters:
+        for c in range(nclasses):
+            mine = vb & (clb == c)
+            m.d.comb += comp.inc_count[c].eq(mine)
+            for s in range(len(names)):
+                m.d.comb += [comp.inc_sum[c][s].eq(Mux(mine, db[s], 0)),
+                             comp.inc_bins[c][s].eq(Mux(mine, Const(1, nb) << binb[s], 0))]
     m.submodules.stats = stats = StageStats(nclasses, len(names), tw, names)
-    m.d.comb += [stats.valid.eq(vb & (clb < nclasses)), stats.cls.eq(clb),
+    m.d.comb += [stats.valid.eq(counted), stats.cls.eq(clb),
                  stats.snapshot.eq(snapshot), stats.rd_cls.eq(comp.rd_cls)]
     m.d.comb += [stats.diffs[s].eq(db[s]) for s in range(len(names))]
     m.d.comb += [comp.rd_min.eq(stats.rd_min), comp.rd_max.eq(stats.rd_max)]

@@ -12,10 +12,13 @@ from amaranth.sim import Simulator
 from rtl.scope.counter_bank import CounterBank
 
 
-def run_bank(max_inc, width, stim, resets=(), lanes=()):
+def run_bank(max_inc, width, stim, resets=(), lanes=(), coded=()):
     """Drive stim[c] = (incs, snapshot, rd_addr) each cycle c (a reset on the cycles in
-    `resets`); check every output against a model of the windows. Returns what was checked."""
-    dut = CounterBank(max_inc, width=width, lanes=lanes)
+    `resets`; a coded lane's increments as its one update, valid on some cycles without one
+    too); check every output against a model of the windows. Returns what was checked."""
+    dut = CounterBank(max_inc, width=width, lanes=lanes, coded=coded)
+    coded_entries = {e for k in coded for e in lanes[k]}
+    idle_valid = random.Random(len(stim))
     rst = Signal()
     top = ResetInserter(rst)(dut)
     n, period = dut.n, dut.period
@@ -33,7 +36,7 @@ def run_bank(max_inc, width, stim, resets=(), lanes=()):
 
         def after_reset(first):
             """(the cut's cycle or None, the last busy cycle) after a reset: with lanes a scan
-            period clearing, the cut, then its pass; else the pass at once."""
+            period priming, the cut, then its pass; else the pass at once."""
             if lanes:
                 return first + period, pass_end(first + period + 1)
             return None, pass_end(first)
@@ -45,7 +48,15 @@ def run_bank(max_inc, width, stim, resets=(), lanes=()):
             reset = c in resets
             ctx.set(rst, int(reset))
             for i, v in enumerate(incs):
-                ctx.set(getattr(dut, f"inc{i}"), v)
+                if i not in coded_entries:
+                    ctx.set(getattr(dut, f"inc{i}"), v)
+            for k in coded:
+                hot = [j for j, e in enumerate(lanes[k]) if incs[e]]
+                assert len(hot) <= 1
+                ctx.set(getattr(dut, f"lane{k}_valid"), int(bool(hot) or idle_valid.random() < .3))
+                ctx.set(getattr(dut, f"lane{k}_entry"),
+                        hot[0] if hot else idle_valid.randrange(len(lanes[k])))
+                ctx.set(getattr(dut, f"lane{k}_inc"), incs[lanes[k][hot[0]]] if hot else 0)
             ctx.set(dut.snapshot, snap)
             ctx.set(dut.rd_addr, rd_addr)
             if pending_read is not None:
@@ -148,9 +159,24 @@ def test_random_windows_lanes(max_inc, lanes, width, snap_p, seed):
     assert log["reads"] > 1000
 
 
+@pytest.mark.parametrize("max_inc,lanes,coded,width,snap_p,seed", [
+    ([1] * 4 + [3, 1] + [2**32 - 1] * 3 + [1], LANES_SMALL, [1], 48, 0.05, 21),  # wide, coded
+    ([1] * 10, LANES_SMALL, [0, 1], 12, 0.005, 22),   # every lane coded; windows wrap
+    ([1] * 5 + [16] * 4 + [2**32 - 1] + [1] * 115, LANES_BIG, [0, 3], 48, 0.004, 23),
+])
+def test_random_windows_coded_lanes(max_inc, lanes, coded, width, snap_p, seed):
+    """Lanes given as one update per cycle (an entry index and an increment), beside lanes
+    and scanned entries given per entry: the same windows."""
+    rng = random.Random(seed)
+    stim = random_stim(rng, max_inc, 3000, snap_p, lanes=lanes)
+    log = run_bank(max_inc, width, stim, lanes=lanes, coded=coded)
+    assert len(log["taken"]) >= 3 and log["cuts"] == 1
+    assert log["reads"] > 1000
+
+
 def test_lane_resets():
     """Distributed RAM keeps its contents through a reset too: after each reset the lanes'
-    banks are cleared (a scan period, then the cut), so no count carries over."""
+    counts are primed (a scan period, then the cut), so no count carries over."""
     rng = random.Random(17)
     max_inc, lanes = [1] * 10, LANES_SMALL
     stim = random_stim(rng, max_inc, 1500, 0.03, lanes=lanes)
@@ -223,3 +249,5 @@ def test_bad_parameters():
     for lanes in ([[0, 2]], [[0, 1], [1, 2]], [[2, 3]], [[]], [[1, 0]]):
         with pytest.raises(ValueError):
             CounterBank([1, 1, 1], lanes=lanes)
+    with pytest.raises(ValueError):
+        CounterBank([1, 1, 1], lanes=[[0, 1]], coded=[1])

@@ -23,11 +23,15 @@ def run(dut, bench):
     sim.run()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_compare_random(seed):
+@pytest.mark.parametrize("seed,widths,value_of", [
+    (1, (4, 16, 32, 1), None), (2, (4, 16, 32, 1), None), (3, (4, 16, 32, 1), None),
+    # Sources sharing a value (a breakdown stage's classes): 1, 3 and 4 share value 1.
+    (4, (4, 32, 16, 32, 32, 1), (0, 1, 2, 1, 1, 3)),
+])
+def test_compare_random(seed, widths, value_of):
     rng = random.Random(seed)
-    widths = (4, 16, 32, 1)
-    dut = FigureCompare(widths, ncmp=2)
+    dut = FigureCompare(widths, ncmp=2, value_of=value_of)
+    of = value_of or tuple(range(len(widths)))
     hits = []
 
     async def bench(ctx):
@@ -42,10 +46,12 @@ def test_compare_random(seed):
                     ctx.set(getattr(dut, f"sel{i}"), sel)
                     ctx.set(getattr(dut, f"below{i}"), below)
                     ctx.set(getattr(dut, f"threshold{i}"), thr)
-            src = [(rng.randrange(2), rng.randrange(2**w)) for w in widths]
-            for k, (v, x) in enumerate(src):
+            values = [rng.randrange(2**w) for w in dut.value_widths]
+            src = [(rng.randrange(2), values[of[k]] % 2**w) for k, w in enumerate(widths)]
+            for k, (v, _x) in enumerate(src):
                 ctx.set(getattr(dut, f"valid{k}"), v)
-                ctx.set(getattr(dut, f"value{k}"), x)
+            for j, x in enumerate(values):
+                ctx.set(getattr(dut, f"value{j}"), x)
             srcs.append(src)
             cfgs.append(cfg)
             if cyc >= 2:
@@ -56,7 +62,7 @@ def test_compare_random(seed):
                     v, x = srcs[cyc - 2][sel] if sel < len(widths) else (0, 0)
                     if v and (x < thr if below else x > thr):
                         hit |= 1 << i
-                    vals.append(x)
+                    vals.append(x if v else 0)
                 assert ctx.get(dut.hit) == hit, f"cycle {cyc}"
                 for i in range(2):
                     assert ctx.get(getattr(dut, f"value{i}_q")) == vals[i]

@@ -93,12 +93,15 @@ class TraceTrigger(wiring.Component):
         })
 
     def _cmp(self, m, prev, mask, value, mode):
-        now_match = (self.sample & mask) == (value & mask)
+        # One masked comparison: with the value (LEVEL, RISE, FALL) or with the previous
+        # sample (CHANGE), so each bit is one LUT before the reduction.
+        ref = Mux(mode == Mode.CHANGE, prev, value)
+        differs = ((self.sample ^ ref) & mask).any()
+        now_match = ~differs
         # The previous cycle's match, registered rather than computed again from `prev` (the
         # same under the same mask and value: they are set before arming, not while armed).
         prev_match = Signal()
         m.d.sync += prev_match.eq(now_match)
-        changed = ((self.sample ^ prev) & mask) != 0
         out = Signal()
         with m.Switch(mode):
             with m.Case(Mode.LEVEL):
@@ -108,7 +111,7 @@ class TraceTrigger(wiring.Component):
             with m.Case(Mode.FALL):
                 m.d.comb += out.eq(~now_match & prev_match)
             with m.Case(Mode.CHANGE):
-                m.d.comb += out.eq(changed)
+                m.d.comb += out.eq(differs)
         return out
 
     def elaborate(self, platform):

@@ -29,7 +29,7 @@ from amaranth.lib.wiring import In, Out
 
 from .counter_bank import register_counters
 from .latency_breakdown import CLASS_COUNTS, handshake
-from .stage_stats import stage_counters, stage_counts
+from .stage_stats import stage_counters, stage_counts, stage_ports
 
 # Stage s is timestamp s+1 minus timestamp s; "total" is the last minus the first.
 WR_STAGES = ("queue", "credit", "phy", "total")
@@ -80,7 +80,7 @@ class WriteBreakdown(wiring.Component):
         self.occ_width = (nslots + 1).bit_length()
         self.max_inc = {"count": 1, "raises": 1, "occupancy": nslots + 1,
                         "sum": 2**ts_width - 1, "bin": 1, "mismatch": 1}
-        stage_arr = data.ArrayLayout(data.ArrayLayout(ts_width, WR_NSTAGES), nclasses)
+        self.cls_width = 2                  # class index; nclasses (or 3): `other`
         counts = {
             "sum": Out(data.ArrayLayout(data.ArrayLayout(48, WR_NSTAGES), nclasses)),
             "bins": Out(data.ArrayLayout(data.ArrayLayout(data.ArrayLayout(32, nbins),
@@ -94,9 +94,7 @@ class WriteBreakdown(wiring.Component):
             "other":    In(handshake),
             "tx":       In(wr_tx_layout),
             "snapshot": In(1),
-            "inc_sum":  Out(stage_arr),
-            "inc_bins": Out(data.ArrayLayout(data.ArrayLayout(nbins, WR_NSTAGES), nclasses)),
-            "inc_count": Out(nclasses),
+            **stage_ports(nclasses, WR_NSTAGES, nbins, ts_width, self.cls_width, counters),
             "inc_raises": Out(nclasses),
             "inc_occupancy": Out(data.ArrayLayout(self.occ_width, nclasses)),
             "inc_mismatch": Out(1),
@@ -194,7 +192,8 @@ class WriteBreakdown(wiring.Component):
         mb = Signal()
         m.d.sync += mb.eq(mism)
         m.d.comb += self.inc_mismatch.eq(mb)
-        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, WR_STAGES)
+        stage_counts(m, self, va, cla, da, self.snapshot, nc, self.nbins, tw, WR_STAGES,
+                     self.counters)
 
         if self.counters:
             incs, outs = stage_counters(self, nc, WR_NSTAGES, self.nbins, CLASS_COUNTS)
