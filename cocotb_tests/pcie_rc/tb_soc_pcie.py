@@ -891,7 +891,7 @@ ADDR_KINDS = {
 }
 ADDR_OFFSETS = {"stream": (0, 16, 2048)}     # the stream's base: 4 KiB aligned
 STREAM_ENTRY_BYTES = int(re.search(r"#define NIC_SCOPE_STREAM_ENTRY_BYTES (\d+)", (
-    REPO / "sw" / "include" / "analyzer_layout.h").read_text())[1])
+    REPO / "sw" / "include" / "nicscope_layout.h").read_text())[1])
 NIC_ADDR_OFFSETS = (0, 1, 4, 12)
 
 

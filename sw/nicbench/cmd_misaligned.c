@@ -15,7 +15,7 @@
 
 #include <endian.h>
 
-#include "nic_scope.h"
+#include "nicscope_lib.h"
 
 #define MIS_PAGES 12u
 #define MIS_AREA (MIS_PAGES * 4096u)

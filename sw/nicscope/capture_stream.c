@@ -2,7 +2,7 @@
 /*
  * capture_stream.c: `nicscope capture --stream`, the deep capture. The analyzer streams an entry
  * for every change of its sample through its DMA writer into a ring in host memory while the
- * load runs (rtl/scope/trace_stream.py); nicscope drains the ring from the loads' wait loops
+ * load runs (rtl/nicscope/trace_stream.py); nicscope drains the ring from the loads' wait loops
  * (ctx.poll), at most every --throttle-ns, with a progress line per 100000 entries, then stops
  * the stream, drains the rest and checks the device's counts against what it took: entries
  * taken = entries written, and taken + lost = entries due. The VCD marks each gap, and shows

@@ -4,10 +4,10 @@
  * size, one snapshot window around a load (--path dma: h2c transfers on LitePCIe's DMA reader,
  * descriptors back to back; --path c2h: the same on its DMA writer; --path tx: frames through
  * the NIC's TX ring and the MAC loopback), then the analyzer's per-request latency breakdown
- * (rtl/scope/latency_breakdown.py) per request class: mean, min and max cycles of each stage,
+ * (rtl/nicscope/latency_breakdown.py) per request class: mean, min and max cycles of each stage,
  * as a table and a stacked bar, and the reorder distance of the window's reads (how many
  * earlier reads still lacked their last completion when a read's own came) as a histogram; and
- * its write breakdown (rtl/scope/write_breakdown.py: queue, credit, phy) per write class, a
+ * its write breakdown (rtl/nicscope/write_breakdown.py: queue, credit, phy) per write class, a
  * table of the window's writes.
  * Checks, each a failure when it does not hold: every request of the window completed (count ==
  * raises), the stages add up to the total, the occupancy integral equals the total (Little's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py):
+ * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/nicscope/analyzer_csr.py):
  * occupancy report and triggered trace capture, on any backend (the Verilated SoC, or a board
  * over VFIO).
  *

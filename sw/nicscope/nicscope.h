@@ -22,7 +22,7 @@
 #include "nic_console.h"
 #include "nic_dev.h"
 #include "nic_queues.h"
-#include "nic_scope.h"
+#include "nicscope_lib.h"
 #include "vcd_writer.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer_layout.h"
+#include "nicscope_layout.h"
 #include "Vnicsoc.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -147,7 +147,7 @@ uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
     return x;
 }
 
-/* TLP type as the analyzer classifies it (rtl/scope/tlp_type_counter.py). */
+/* TLP type as the analyzer classifies it (rtl/nicscope/tlp_type_counter.py). */
 int tlp_type(uint32_t ft)
 {
     const uint32_t fmt = ft >> 5, type = ft & 0x1f;
@@ -182,7 +182,8 @@ struct ScopeRef {
     bool mmio_pending[2] = {};
     uint64_t mmio_value[2] = {};
     /* Latencies measured 2 and 1 cycles ago: the analyzer counts one 2 cycles after its
-     * completion (its input stage and histogram pipeline; see rtl/scope/latency_histogram.py). */
+     * completion (its input stage and histogram pipeline; see
+     * rtl/nicscope/latency_histogram.py). */
     bool lat_pending[2] = {};
     uint64_t lat_value[2] = {};
     int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */
@@ -453,7 +454,7 @@ struct SimHarness::Impl {
                         hold, -1);
             }
         }
-        /* mmio_rd (rtl/scope/event_latency.py, depth 4): an end takes the oldest start. */
+        /* mmio_rd (rtl/nicscope/event_latency.py, depth 4): an end takes the oldest start. */
         if (r.mmio_pending[0]) {
             ScopeRef::Window &w = r.live;
             const uint64_t lat = r.mmio_value[0];

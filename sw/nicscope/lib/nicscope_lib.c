@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * nic_scope.c: the bus analyzer's driver. See nic_scope.h.
+ * nicscope_lib.c: the bus analyzer's driver. See nicscope_lib.h.
  */
-#include "nic_scope.h"
+#include "nicscope_lib.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -97,7 +97,7 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
         const unsigned got = field(info, NIC_CSR_ANALYZER_INFO_##F##_OFFSET,                    \
                                    NIC_CSR_ANALYZER_INFO_##F##_SIZE);                           \
         if (got != (unsigned)(want))                                                            \
-            return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, analyzer_layout.h " \
+            return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): " #F " is %u, nicscope_layout.h " \
                         "says %u: host software and gateware are from different builds", info, \
                         got, (unsigned)(want));                                                 \
     } while (0)
@@ -108,7 +108,7 @@ int nic_scope_check(struct nic_backend *b, char *err, size_t errlen)
     CHECK(SAMPLE_WIDTH, NIC_SCOPE_SAMPLE_WIDTH);
     if ((1u << field(info, NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_OFFSET,
                      NIC_CSR_ANALYZER_INFO_DEPTH_LOG2_SIZE)) != NIC_SCOPE_DEPTH)
-        return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from analyzer_layout.h "
+        return nic_errf(err, errlen, "ANALYZER_INFO (%#010x): depth differs from nicscope_layout.h "
                     "(%u)", info, NIC_SCOPE_DEPTH);
 #undef CHECK
     return 0;
@@ -215,7 +215,7 @@ int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, cha
         return 0;
     if (bd->nclasses != NIC_SCOPE_BD_NCLASSES || nstages != NIC_SCOPE_BD_NSTAGES)
         return nic_errf(err, errlen, "ANALYZER_BD_INFO: %u classes, %u stages; "
-                        "analyzer_layout.h: %d, %d", bd->nclasses, nstages,
+                        "nicscope_layout.h: %d, %d", bd->nclasses, nstages,
                         NIC_SCOPE_BD_NCLASSES, NIC_SCOPE_BD_NSTAGES);
     for (unsigned c = 0; c < bd->nclasses; c++) {
         struct nic_scope_bd_class *k = &bd->cls[c];
@@ -248,7 +248,7 @@ int nic_scope_read_wr_breakdown(struct nic_backend *b, struct nic_scope_wbd *wb,
         return 0;
     if (wb->nclasses != NIC_SCOPE_WBD_NCLASSES || nstages != NIC_SCOPE_WBD_NSTAGES)
         return nic_errf(err, errlen, "ANALYZER_WBD_INFO: %u classes, %u stages; "
-                        "analyzer_layout.h: %d, %d", wb->nclasses, nstages,
+                        "nicscope_layout.h: %d, %d", wb->nclasses, nstages,
                         NIC_SCOPE_WBD_NCLASSES, NIC_SCOPE_WBD_NSTAGES);
     for (unsigned c = 0; c < wb->nclasses; c++) {
         struct nic_scope_wbd_class *k = &wb->cls[c];
@@ -268,7 +268,7 @@ static int levels_info_count(struct nic_backend *b, unsigned offset, unsigned si
 {
     *n = field(nic_read32(b, NIC_CSR(b, ANALYZER, LEVELS_INFO)), offset, size);
     if (*n && *n != want)
-        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u %s; analyzer_layout.h: %u", *n,
+        return nic_errf(err, errlen, "ANALYZER_LEVELS_INFO: %u %s; nicscope_layout.h: %u", *n,
                         what, want);
     return 0;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * nic_scope.h: the bus analyzer's driver (the analyzer block's registers, nic_regs.h; the sample
- * layout and counter selectors of the generated analyzer_layout.h, the same in every build),
+ * nicscope_lib.h: the bus analyzer's driver (the analyzer block's registers, nic_regs.h; the sample
+ * layout and counter selectors of the generated nicscope_layout.h, the same in every build),
  * over any backend (nic_backend.h).
  *
  * In bring-up order:
- *   1. nic_scope_check()          ANALYZER_INFO against analyzer_layout.h
+ *   1. nic_scope_check()          ANALYZER_INFO against nicscope_layout.h
  *   2. counters                   ANALYZER_CONTROL.SNAPSHOT, ANALYZER_CNT_SEL/CNT_VALUE,
  *                                 ANALYZER_BIN_MIN/BIN_SHIFT
  *   3. trigger and capture        ANALYZER_TRIG<s>_*, ANALYZER_TRIG_NSTAGES, ANALYZER_CAP_*,
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyzer_layout.h"
+#include "nicscope_layout.h"
 #include "nic_backend.h"
 
 #ifdef __cplusplus
@@ -101,7 +101,7 @@ int nic_scope_read_counts(struct nic_backend *b, struct nic_scope_counts *c, cha
                           size_t errlen);
 void nic_scope_set_histogram(struct nic_backend *b, uint32_t bin_min, unsigned bin_shift);
 
-/* Per-request DMA read latency breakdown (ANALYZER_BD_INFO; rtl/scope/latency_breakdown.py):
+/* Per-request DMA read latency breakdown (ANALYZER_BD_INFO; rtl/nicscope/latency_breakdown.py):
  * per request class (NIC_SCOPE_BD_CLASS_NAMES) and stage (NIC_SCOPE_BD_STAGE_NAMES, the last
  * the total), in cycles, over the last closed window. */
 extern const char *const nic_scope_bd_stage_names[NIC_SCOPE_BD_NSTAGES];
@@ -129,7 +129,7 @@ struct nic_scope_bd {
 int nic_scope_read_breakdown(struct nic_backend *b, struct nic_scope_bd *bd, char *err,
                              size_t errlen);
 
-/* Per-request DMA write latency breakdown (ANALYZER_WBD_INFO; rtl/scope/write_breakdown.py):
+/* Per-request DMA write latency breakdown (ANALYZER_WBD_INFO; rtl/nicscope/write_breakdown.py):
  * per write class (NIC_SCOPE_WBD_CLASS_NAMES) and stage (NIC_SCOPE_WBD_STAGE_NAMES: queue,
  * credit, phy, the total), in cycles, over the last closed window. */
 extern const char *const nic_scope_wbd_stage_names[NIC_SCOPE_WBD_NSTAGES];
@@ -149,7 +149,7 @@ struct nic_scope_wbd {
 int nic_scope_read_wr_breakdown(struct nic_backend *b, struct nic_scope_wbd *wb, char *err,
                                 size_t errlen);
 
-/* Occupancy integrals (ANALYZER_LEVELS_INFO; rtl/scope/level_monitor.py): per level
+/* Occupancy integrals (ANALYZER_LEVELS_INFO; rtl/nicscope/level_monitor.py): per level
  * (NIC_SCOPE_LEVEL_NAMES), the sum of its value over the cycles of the last closed window (the
  * window's cycles: busy + stall + idle of any probe) and its largest value. */
 extern const char *const nic_scope_level_names[];
@@ -164,7 +164,7 @@ int nic_scope_level_index(const char *name);
 int nic_scope_read_levels(struct nic_backend *b, struct nic_scope_levels *lv, char *err,
                           size_t errlen);
 
-/* Device-side event latencies (ANALYZER_LEVELS_INFO.NEVENTS; rtl/scope/event_latency.py): per
+/* Device-side event latencies (ANALYZER_LEVELS_INFO.NEVENTS; rtl/nicscope/event_latency.py): per
  * event (NIC_SCOPE_EV_NAMES), in cycles over the last closed window. */
 extern const char *const nic_scope_ev_names[];
 struct nic_scope_event {
@@ -200,7 +200,7 @@ struct nic_scope_stage {
 int nic_scope_parse_stage(const char *spec, struct nic_scope_stage *st, char *err,
                           size_t errlen);
 void nic_scope_set_trigger(struct nic_backend *b, const struct nic_scope_stage *st, unsigned n);
-/* Triggers on figures (ANALYZER_FIG<i>_*; rtl/scope/figure_compare.py): comparator i hits
+/* Triggers on figures (ANALYZER_FIG<i>_*; rtl/nicscope/figure_compare.py): comparator i hits
  * when figure `src` (an index into nic_scope_fig_names, NIC_SCOPE_FIG_SOURCES) is above
  * `threshold` (below it with `below`): a level on any cycle, a breakdown stage or an event
  * latency (in cycles) on the cycle the request or event is counted. Its hit is the trigger
@@ -264,7 +264,7 @@ static inline int64_t nic_scope_cycle_at(const struct nic_scope_timebase *tb, do
     return (int64_t)tb->cycle + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
 }
 
-/* --- 5. Deep capture: ANALYZER_STREAM_* (rtl/scope/trace_stream.py) -------------------------- */
+/* --- 5. Deep capture: ANALYZER_STREAM_* (rtl/nicscope/trace_stream.py) ------------------------ */
 /* A ring of 2**size_log2 entries of NIC_SCOPE_STREAM_ENTRY_BYTES in DMA memory; cons counts the
  * entries taken. An entry: the sample, its 32-bit timestamp above it, the gap flag (entries were
  * lost just before this one) in the entry's top bit. */
