@@ -18,8 +18,8 @@ struct probe_def {
     const char *name, *group;
     int tlp;
 };
-static const struct probe_def probes[NIC_SCOPE_NPROBES] = {NIC_SCOPE_PROBES};
-static const char *const count_names[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
+static const struct probe_def probes[NICSCOPE_NPROBES] = {NICSCOPE_PROBES};
+static const char *const count_names[NICSCOPE_NCOUNTS] = {NICSCOPE_COUNT_NAMES};
 
 static uint64_t counter(struct fw_nic *n, unsigned sel)
 {
@@ -47,12 +47,12 @@ int cmd_nicscope(int argc, char **argv)
             con_puts("error: scope: CNT_STATUS.BUSY stays 1\n");
             return -1;
         }
-    for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
+    for (unsigned p = 0; p < NICSCOPE_NPROBES; p++) {
         json_begin();
         json_str("experiment", "scope_occupancy");
         json_str("probe", probes[p].name);
         json_str("group", probes[p].group);
-        for (unsigned k = 0; k < NIC_SCOPE_NCOUNTS; k++)
+        for (unsigned k = 0; k < NICSCOPE_NCOUNTS; k++)
             json_u64(count_names[k], counter(n, p * 8 + k));
         json_end();
     }

@@ -397,7 +397,7 @@ class BusAnalyzer(wiring.Component):
                 for _sel, grp, name in self.counter_map())
         return max(n, CounterBank.PIPE + 2) + 3
 
-    def header(self, prefix="NIC_SCOPE"):
+    def header(self, prefix="NICSCOPE"):
         """A C header with the sample layout and counter map (for host software)."""
         lines = [
             "/* SPDX-License-Identifier: BSD-2-Clause */",

@@ -4,105 +4,105 @@
 #ifndef NICSCOPE_LAYOUT_H
 #define NICSCOPE_LAYOUT_H
 
-#define NIC_SCOPE_NPROBES 12
-#define NIC_SCOPE_SAMPLE_WIDTH 88
-#define NIC_SCOPE_TS_WIDTH 32
-#define NIC_SCOPE_DEPTH 1024
-#define NIC_SCOPE_NBINS 16
-#define NIC_SCOPE_NSTAGES 4
-#define NIC_SCOPE_HAS_LATENCY 1
-#define NIC_SCOPE_NCOUNTS 6
-#define NIC_SCOPE_NTLP_TYPES 6
-#define NIC_SCOPE_SEL_TLP 0x80
-#define NIC_SCOPE_SEL_BIN 0xc0
-#define NIC_SCOPE_SEL_LAT 0xe0
-#define NIC_SCOPE_CNT_SEL_WIDTH 12
+#define NICSCOPE_NPROBES 12
+#define NICSCOPE_SAMPLE_WIDTH 88
+#define NICSCOPE_TS_WIDTH 32
+#define NICSCOPE_DEPTH 1024
+#define NICSCOPE_NBINS 16
+#define NICSCOPE_NSTAGES 4
+#define NICSCOPE_HAS_LATENCY 1
+#define NICSCOPE_NCOUNTS 6
+#define NICSCOPE_NTLP_TYPES 6
+#define NICSCOPE_SEL_TLP 0x80
+#define NICSCOPE_SEL_BIN 0xc0
+#define NICSCOPE_SEL_LAT 0xe0
+#define NICSCOPE_CNT_SEL_WIDTH 12
 /* The counter bank's lost updates since reset (16 bits, wraps): 0 when exact. */
-#define NIC_SCOPE_SEL_BANK_LOST 0xfff
+#define NICSCOPE_SEL_BANK_LOST 0xfff
 /* Cycles a snapshot's pass takes (CNT_STATUS.BUSY): a snapshot sooner after the
  * last one is refused, so a window must be longer. */
-#define NIC_SCOPE_SNAPSHOT_CYCLES 831
+#define NICSCOPE_SNAPSHOT_CYCLES 831
 
 /* Latency breakdown: selectors as in rtl/nicscope/analyzer.py; the classes this
  * analyzer was generated with (ANALYZER_BD_INFO says which the gateware has). */
-#define NIC_SCOPE_SEL_BD 0x100
-#define NIC_SCOPE_BD_CLASS_STRIDE 0x200
-#define NIC_SCOPE_BD_STAGE_STRIDE 0x20
-#define NIC_SCOPE_BD_SUM 0x10
-#define NIC_SCOPE_BD_CLASS_COUNTS 0x100
-#define NIC_SCOPE_SEL_BD_MISMATCH 0x700
-#define NIC_SCOPE_BD_MAX_CLASSES 3
-#define NIC_SCOPE_BD_NBINS 16
-#define NIC_SCOPE_BD_NSTAGES 8
-#define NIC_SCOPE_BD_NCLASSES 3
-#define NIC_SCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
-#define NIC_SCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
-#define NIC_SCOPE_BD_CLASS_NAMES "raw_dma", "nic_desc", "nic_payload"
+#define NICSCOPE_SEL_BD 0x100
+#define NICSCOPE_BD_CLASS_STRIDE 0x200
+#define NICSCOPE_BD_STAGE_STRIDE 0x20
+#define NICSCOPE_BD_SUM 0x10
+#define NICSCOPE_BD_CLASS_COUNTS 0x100
+#define NICSCOPE_SEL_BD_MISMATCH 0x700
+#define NICSCOPE_BD_MAX_CLASSES 3
+#define NICSCOPE_BD_NBINS 16
+#define NICSCOPE_BD_NSTAGES 8
+#define NICSCOPE_BD_NCLASSES 3
+#define NICSCOPE_BD_STAGE_NAMES "queue", "tag", "credit", "phy", "rtt", "cpl", "reorder", "total"
+#define NICSCOPE_BD_COUNT_NAMES "count", "raises", "occupancy"
+#define NICSCOPE_BD_CLASS_NAMES "raw_dma", "nic_desc", "nic_payload"
 
 /* Write latency breakdown: class c stage s bin i at SEL_WBD + c * WBD_CLASS_STRIDE
  * + s * BD_STAGE_STRIDE + i, its sum/min/max at + BD_SUM + 0/1/2, count k
  * (BD_COUNT_NAMES) at SEL_WBD + c * WBD_CLASS_STRIDE + WBD_CLASS_COUNTS + k. */
-#define NIC_SCOPE_SEL_WBD 0xc00
-#define NIC_SCOPE_WBD_CLASS_STRIDE 0x100
-#define NIC_SCOPE_WBD_CLASS_COUNTS 0x80
-#define NIC_SCOPE_SEL_WBD_MISMATCH 0xf00
-#define NIC_SCOPE_WBD_MAX_CLASSES 3
-#define NIC_SCOPE_WBD_NSTAGES 4
-#define NIC_SCOPE_WBD_NCLASSES 3
-#define NIC_SCOPE_WBD_STAGE_NAMES "queue", "credit", "phy", "total"
-#define NIC_SCOPE_WBD_CLASS_NAMES "raw_dma", "nic", "scope"
+#define NICSCOPE_SEL_WBD 0xc00
+#define NICSCOPE_WBD_CLASS_STRIDE 0x100
+#define NICSCOPE_WBD_CLASS_COUNTS 0x80
+#define NICSCOPE_SEL_WBD_MISMATCH 0xf00
+#define NICSCOPE_WBD_MAX_CLASSES 3
+#define NICSCOPE_WBD_NSTAGES 4
+#define NICSCOPE_WBD_NCLASSES 3
+#define NICSCOPE_WBD_STAGE_NAMES "queue", "credit", "phy", "total"
+#define NICSCOPE_WBD_CLASS_NAMES "raw_dma", "nic", "scope"
 
 /* Levels (occupancy integrals): level l's sum and max at SEL_LEVEL + 2 * l + 0/1. */
-#define NIC_SCOPE_SEL_LEVEL 0x780
-#define NIC_SCOPE_NLEVELS 11
-#define NIC_SCOPE_LEVEL_NAMES "rd_tags", "nic_rd", "fc_ph", "fc_pd", "fc_nph", "txq0_desc", "txq1_desc", "txq2_desc", "txq3_desc", "tx_fifo", "rx_fifo"
+#define NICSCOPE_SEL_LEVEL 0x780
+#define NICSCOPE_NLEVELS 11
+#define NICSCOPE_LEVEL_NAMES "rd_tags", "nic_rd", "fc_ph", "fc_pd", "fc_nph", "txq0_desc", "txq1_desc", "txq2_desc", "txq3_desc", "tx_fifo", "rx_fifo"
 
 /* Reorder distance (latency breakdown): bin i at SEL_BD_REORDER + i, BD_NSLOTS bins.
  * Event latencies: event e's bin i at SEL_EV + e * EV_STRIDE + i, statistic k
  * (EV_STAT_NAMES) at SEL_EV + e * EV_STRIDE + 0x10 + k. */
-#define NIC_SCOPE_SEL_BD_REORDER 0x710
-#define NIC_SCOPE_BD_NSLOTS 16
-#define NIC_SCOPE_SEL_EV 0x800
-#define NIC_SCOPE_EV_STRIDE 0x20
-#define NIC_SCOPE_EV_NBINS 16
-#define NIC_SCOPE_NEVENTS 3
-#define NIC_SCOPE_EV_NAMES "db_desc", "mmio_rd", "rx_irq_msi"
-#define NIC_SCOPE_EV_STAT_NAMES "count", "sum", "merged", "lost", "unmatched", "min", "max"
+#define NICSCOPE_SEL_BD_REORDER 0x710
+#define NICSCOPE_BD_NSLOTS 16
+#define NICSCOPE_SEL_EV 0x800
+#define NICSCOPE_EV_STRIDE 0x20
+#define NICSCOPE_EV_NBINS 16
+#define NICSCOPE_NEVENTS 3
+#define NICSCOPE_EV_NAMES "db_desc", "mmio_rd", "rx_irq_msi"
+#define NICSCOPE_EV_STAT_NAMES "count", "sum", "merged", "lost", "unmatched", "min", "max"
 
 /* Deep capture (TraceStream): bytes per entry in the host ring; the entry: sample,
  * 32-bit timestamp, the gap flag in the entry's top bit. */
-#define NIC_SCOPE_HAS_STREAM 1
-#define NIC_SCOPE_STREAM_ENTRY_BYTES 16
+#define NICSCOPE_HAS_STREAM 1
+#define NICSCOPE_STREAM_ENTRY_BYTES 16
 
 /* Triggers on figures (FigureCompare): comparator i's hit is bit SAMPLE_WIDTH + i of
  * the trigger's compare vector (TRIG_WIDTH bits); FIG_SOURCES in selector order.
  * A hit pairs with the sample FIG_HIT_DELAY cycles after its figure's cycle; a
  * latency is that figure on FIG_COUNT_DELAY cycles after its hand-off (end).
  * Tracks: TRACK_WIDTH-bit levels stored above the sample (CAPTURE_WIDTH bits). */
-#define NIC_SCOPE_NFIGURES 2
-#define NIC_SCOPE_TRIG_WIDTH 90
-#define NIC_SCOPE_FIG_HIT_DELAY 2
-#define NIC_SCOPE_FIG_COUNT_DELAY 2
-#define NIC_SCOPE_NFIG_SOURCES 38
-#define NIC_SCOPE_FIG_SOURCES "level.rd_tags", "level.nic_rd", "level.fc_ph", "level.fc_pd", "level.fc_nph", "level.txq0_desc", "level.txq1_desc", "level.txq2_desc", "level.txq3_desc", "level.tx_fifo", "level.rx_fifo", "bd.raw_dma.queue", "bd.raw_dma.tag", "bd.raw_dma.credit", "bd.raw_dma.phy", "bd.raw_dma.rtt", "bd.raw_dma.cpl", "bd.raw_dma.reorder", "bd.raw_dma.total", "bd.nic_desc.queue", "bd.nic_desc.tag", "bd.nic_desc.credit", "bd.nic_desc.phy", "bd.nic_desc.rtt", "bd.nic_desc.cpl", "bd.nic_desc.reorder", "bd.nic_desc.total", "bd.nic_payload.queue", "bd.nic_payload.tag", "bd.nic_payload.credit", "bd.nic_payload.phy", "bd.nic_payload.rtt", "bd.nic_payload.cpl", "bd.nic_payload.reorder", "bd.nic_payload.total", "ev.db_desc", "ev.mmio_rd", "ev.rx_irq_msi"
-#define NIC_SCOPE_NTRACKS 2
-#define NIC_SCOPE_TRACK_WIDTH 16
-#define NIC_SCOPE_CAPTURE_WIDTH 120
-#define NIC_SCOPE_MODE_LEVEL 0
-#define NIC_SCOPE_MODE_RISE 1
-#define NIC_SCOPE_MODE_FALL 2
-#define NIC_SCOPE_MODE_CHANGE 3
-#define NIC_SCOPE_OP_A 0
-#define NIC_SCOPE_OP_A_AND_B 1
-#define NIC_SCOPE_OP_A_OR_B 2
-#define NIC_SCOPE_OP_ALWAYS 3
-#define NIC_SCOPE_STATE_IDLE 0
-#define NIC_SCOPE_STATE_ARMED 1
-#define NIC_SCOPE_STATE_TRIGGERED 2
-#define NIC_SCOPE_STATE_DONE 3
+#define NICSCOPE_NFIGURES 2
+#define NICSCOPE_TRIG_WIDTH 90
+#define NICSCOPE_FIG_HIT_DELAY 2
+#define NICSCOPE_FIG_COUNT_DELAY 2
+#define NICSCOPE_NFIG_SOURCES 38
+#define NICSCOPE_FIG_SOURCES "level.rd_tags", "level.nic_rd", "level.fc_ph", "level.fc_pd", "level.fc_nph", "level.txq0_desc", "level.txq1_desc", "level.txq2_desc", "level.txq3_desc", "level.tx_fifo", "level.rx_fifo", "bd.raw_dma.queue", "bd.raw_dma.tag", "bd.raw_dma.credit", "bd.raw_dma.phy", "bd.raw_dma.rtt", "bd.raw_dma.cpl", "bd.raw_dma.reorder", "bd.raw_dma.total", "bd.nic_desc.queue", "bd.nic_desc.tag", "bd.nic_desc.credit", "bd.nic_desc.phy", "bd.nic_desc.rtt", "bd.nic_desc.cpl", "bd.nic_desc.reorder", "bd.nic_desc.total", "bd.nic_payload.queue", "bd.nic_payload.tag", "bd.nic_payload.credit", "bd.nic_payload.phy", "bd.nic_payload.rtt", "bd.nic_payload.cpl", "bd.nic_payload.reorder", "bd.nic_payload.total", "ev.db_desc", "ev.mmio_rd", "ev.rx_irq_msi"
+#define NICSCOPE_NTRACKS 2
+#define NICSCOPE_TRACK_WIDTH 16
+#define NICSCOPE_CAPTURE_WIDTH 120
+#define NICSCOPE_MODE_LEVEL 0
+#define NICSCOPE_MODE_RISE 1
+#define NICSCOPE_MODE_FALL 2
+#define NICSCOPE_MODE_CHANGE 3
+#define NICSCOPE_OP_A 0
+#define NICSCOPE_OP_A_AND_B 1
+#define NICSCOPE_OP_A_OR_B 2
+#define NICSCOPE_OP_ALWAYS 3
+#define NICSCOPE_STATE_IDLE 0
+#define NICSCOPE_STATE_ARMED 1
+#define NICSCOPE_STATE_TRIGGERED 2
+#define NICSCOPE_STATE_DONE 3
 
 /* Probes in selector order: name, group, TLP counter index (-1: none). */
-#define NIC_SCOPE_PROBES \
+#define NICSCOPE_PROBES \
     {"pcie_rx", "pcie", 0}, \
     {"pcie_tx", "pcie", 1}, \
     {"mac_tx", "mac", -1}, \
@@ -117,7 +117,7 @@
     {"msi", "msi", -1}, \
 
 /* Sample vector: probe index, signal name, bit offset, width. */
-#define NIC_SCOPE_SIGNALS \
+#define NICSCOPE_SIGNALS \
     {0, "valid", 0, 1}, \
     {0, "ready", 1, 1}, \
     {0, "first", 2, 1}, \
@@ -174,7 +174,7 @@
     {11, "vector", 80, 8}, \
 
 /* Occupancy counts (selector = probe * 8 + index). */
-#define NIC_SCOPE_COUNT_NAMES \
+#define NICSCOPE_COUNT_NAMES \
     "busy", \
     "stall", \
     "idle", \
@@ -182,7 +182,7 @@
     "frames", \
     "stall_hold", \
 
-#define NIC_SCOPE_TLP_NAMES \
+#define NICSCOPE_TLP_NAMES \
     "mrd", \
     "mwr", \
     "cpld", \
@@ -190,7 +190,7 @@
     "msg", \
     "other", \
 
-#define NIC_SCOPE_LAT_NAMES \
+#define NICSCOPE_LAT_NAMES \
     "below", \
     "above", \
     "count", \
