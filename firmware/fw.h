@@ -7,6 +7,7 @@
  *             buffers in the SoC's main RAM (sw/core/nic_core.c does rings, descriptors,
  *             doorbells, coalescing), the cycle counter
  * cmd_*.c     the console's commands (main.c dispatches): selftest, tx, csr, coalesce, scope
+ *             (cmd_nicscope.c: the analyzer's)
  * Parameters: FW_RING (descriptors per ring), FW_BUF_STRIDE (bytes per buffer slot).
  */
 #ifndef FW_H
@@ -85,7 +86,7 @@ int cmd_selftest(int argc, char **argv);
 int cmd_tx(int argc, char **argv);
 int cmd_csr(int argc, char **argv);
 int cmd_coalesce(int argc, char **argv);
-int cmd_scope(int argc, char **argv);
+int cmd_nicscope(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 /* Parse "N" (decimal) into *v; false on anything else. */
 bool fw_parse_u32(const char *s, uint32_t *v);

@@ -38,7 +38,7 @@ from migen import Cat, Constant, Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
 
-from litex_soc.scope.bus_analyzer import BusAnalyzerCSR
+from litex_soc.nicscope.analyzer_csr import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
 from litex_soc.nic.host_port import PCIeHostPort, SoCBusHostPort
 from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
@@ -50,7 +50,7 @@ from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.msi_order import MSIOrder
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
-from rtl.scope.bus_analyzer import Breakdown, Event, Probe, WrBreakdown
+from rtl.nicscope.analyzer import Breakdown, Event, Probe, WrBreakdown
 
 ANALYZER_DEPTH = 1024
 MAX_DATA_WIDTH = 128

@@ -6,7 +6,7 @@
 #
 # Interfaces: table(soc) -> [(type, version, base, info)] for NICSoC.finalize; c_header(socs)
 # -> the text of nic_regs.h, each block as the first of socs that has it; `python -m
-# litex_soc.regblocks sw/include/nic_regs.h --analyzer-layout sw/include/analyzer_layout.h`
+# litex_soc.regblocks sw/include/nic_regs.h --nicscope-layout sw/include/nicscope_layout.h`
 # builds the default simulation SoC and the one with the soft CPU (for its console) and writes
 # both headers. The types and the table's format are rtl/contract/regblocks.py.
 #
@@ -170,15 +170,15 @@ def default_socs(build_dir="build/regblocks"):
 
 def main():
     parser = argparse.ArgumentParser(description="Write nic_regs.h (and the analyzer's sample "
-                                     "layout, analyzer_layout.h) from the default SoC.")
+                                     "layout, nicscope_layout.h) from the default SoC.")
     parser.add_argument("output", help="nic_regs.h to write")
-    parser.add_argument("--analyzer-layout", help="analyzer_layout.h to write")
+    parser.add_argument("--nicscope-layout", help="nicscope_layout.h to write")
     args = parser.parse_args()
     socs = default_socs()
     with open(args.output, "w") as f:
         f.write(c_header(socs))
-    if args.analyzer_layout:
-        with open(args.analyzer_layout, "w") as f:
+    if args.nicscope_layout:
+        with open(args.nicscope_layout, "w") as f:
             f.write(socs[0].analyzer.layout_header)
 
 

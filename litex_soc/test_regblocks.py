@@ -26,18 +26,18 @@ def socs(tmp_path_factory):
 def test_header_is_current(socs):
     assert HEADER.read_text() == regblocks.c_header([socs[128, False], socs[128, True]]), (
         "sw/include/nic_regs.h is stale: run `.venv/bin/python -m litex_soc.regblocks "
-        "sw/include/nic_regs.h --analyzer-layout sw/include/analyzer_layout.h`")
+        "sw/include/nic_regs.h --nicscope-layout sw/include/nicscope_layout.h`")
 
 
-def test_analyzer_layout_is_current(socs):
+def test_nicscope_layout_is_current(socs):
     """The analyzer's sample layout and counter map are the same in every build, and the
     committed copy is what they generate."""
-    committed = (ROOT / "sw" / "include" / "analyzer_layout.h").read_text()
+    committed = (ROOT / "sw" / "include" / "nicscope_layout.h").read_text()
     for cfg, soc in socs.items():
         assert soc.analyzer.layout_header == committed, (
-            f"sw/include/analyzer_layout.h differs from the {cfg} build's: regenerate it with "
-            "`.venv/bin/python -m litex_soc.regblocks sw/include/nic_regs.h --analyzer-layout "
-            "sw/include/analyzer_layout.h`")
+            f"sw/include/nicscope_layout.h differs from the {cfg} build's: regenerate it with "
+            "`.venv/bin/python -m litex_soc.regblocks sw/include/nic_regs.h --nicscope-layout "
+            "sw/include/nicscope_layout.h`")
 
 
 def test_every_build_has_the_same_block_layouts(socs):

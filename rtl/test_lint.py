@@ -15,12 +15,12 @@ def test_verilator_lint(core, data_width, tmp_path):
 
 
 @pytest.mark.parametrize("data_width", [64, 128])
-def test_verilator_lint_bus_analyzer(data_width, tmp_path):
+def test_verilator_lint_analyzer(data_width, tmp_path):
     """The bus analyzer as the SoC builds it (litex_soc/nic_soc.py's probes)."""
     from litex_soc.nic_soc import (ANALYZER_DEPTH, ANALYZER_EVENT_LIST, ANALYZER_FIGURES,
                                    ANALYZER_LATENCY, ANALYZER_TRACKS, analyzer_breakdown,
                                    analyzer_levels, analyzer_probes, analyzer_wr_breakdown)
-    from rtl.scope.bus_analyzer import BusAnalyzer
+    from rtl.nicscope.analyzer import BusAnalyzer
 
     core = BusAnalyzer(analyzer_probes(data_width), depth=ANALYZER_DEPTH,
                        latency=ANALYZER_LATENCY, breakdown=analyzer_breakdown(data_width),

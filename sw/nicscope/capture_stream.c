@@ -2,20 +2,20 @@
 /*
  * capture_stream.c: `nicscope capture --stream`, the deep capture. The analyzer streams an entry
  * for every change of its sample through its DMA writer into a ring in host memory while the
- * load runs (rtl/scope/trace_stream.py); nicscope drains the ring from the loads' wait loops
+ * load runs (rtl/nicscope/trace_stream.py); nicscope drains the ring from the loads' wait loops
  * (ctx.poll), at most every --throttle-ns, with a progress line per 100000 entries, then stops
  * the stream, drains the rest and checks the device's counts against what it took: entries
  * taken = entries written, and taken + lost = entries due. The VCD marks each gap, and shows
  * the tx load's doorbell writes on the device's time axis (nic.host.tx_doorbell, placed by
- * nic_scope_timebase()).
+ * nicscope_timebase()).
  */
 #include "nicscope.h"
 
 #define PROGRESS_EVERY 100000u
 
 struct drain {
-    struct nic_scope_stream s;
-    struct nic_scope_change *ch;
+    struct nicscope_stream s;
+    struct nicscope_change *ch;
     bool *gap;
     size_t n, cap;
     uint64_t throttle_ns, next_ns, gaps;
@@ -23,12 +23,12 @@ struct drain {
     bool oom;
 };
 
-static void keep(const struct nic_scope_change *ch, bool gap, void *arg)
+static void keep(const struct nicscope_change *ch, bool gap, void *arg)
 {
     struct drain *d = arg;
     if (d->n == d->cap) {
         const size_t cap = d->cap ? 2 * d->cap : 65536;
-        struct nic_scope_change *nc = realloc(d->ch, cap * sizeof *nc);
+        struct nicscope_change *nc = realloc(d->ch, cap * sizeof *nc);
         bool *ng = realloc(d->gap, cap * sizeof *ng);
         if (nc)
             d->ch = nc;
@@ -47,10 +47,10 @@ static void keep(const struct nic_scope_change *ch, bool gap, void *arg)
 
 static void drain(struct ctx *c, struct drain *d)
 {
-    nic_scope_stream_take(&d->s, keep, d);
+    nicscope_stream_take(&d->s, keep, d);
     if (d->n >= d->next_progress) {
         uint32_t entries, lost, prod;
-        nic_scope_stream_counts(c->b, &entries, &lost, &prod);
+        nicscope_stream_counts(c->b, &entries, &lost, &prod);
         if (!c->quiet)
             fprintf(stderr, "stream: %zu entries taken, %u lost, cycle %" PRIu64 "\n", d->n,
                     lost, d->n ? d->ch[d->n - 1].cycle : 0);
@@ -71,17 +71,17 @@ static void poll_drain(struct ctx *c)
 /* Stops the stream, takes the rest (throttled or not) until the device has written everything,
  * frees the ring and checks the device's counts against *taken (updated by fn): entries
  * written = taken, entries due = taken + lost. */
-int stream_end(struct ctx *c, struct nic_scope_stream *s,
-               void (*fn)(const struct nic_scope_change *ch, bool gap, void *arg), void *arg,
+int stream_end(struct ctx *c, struct nicscope_stream *s,
+               void (*fn)(const struct nicscope_change *ch, bool gap, void *arg), void *arg,
                const size_t *taken, uint32_t *entries, uint32_t *lost)
 {
     int rc = EXIT_OK;
     uint32_t prod;
-    nic_scope_stream_stop(s);
+    nicscope_stream_stop(s);
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
     for (;;) {
-        const bool busy = nic_scope_stream_busy(c->b);
-        if (!nic_scope_stream_take(s, fn, arg) && !busy)
+        const bool busy = nicscope_stream_busy(c->b);
+        if (!nicscope_stream_take(s, fn, arg) && !busy)
             break;
         if (nic_now_ns(c->b) > deadline) {
             rc = fail(c, "stream: still busy %" PRIu64 " ns after the stop", c->timeout_ns);
@@ -89,9 +89,9 @@ int stream_end(struct ctx *c, struct nic_scope_stream *s,
         }
         nic_idle(c->b, 1000);
     }
-    nic_scope_stream_take(s, fn, arg);
-    nic_scope_stream_counts(c->b, entries, lost, &prod);
-    nic_scope_stream_free(s);
+    nicscope_stream_take(s, fn, arg);
+    nicscope_stream_counts(c->b, entries, lost, &prod);
+    nicscope_stream_free(s);
     if (!rc && (prod != (uint32_t)*taken || *entries != (uint32_t)*taken + *lost))
         rc = fail(c, "stream: the device wrote %u entries of %u due (%u lost), the host took "
                   "%zu", prod, *entries, *lost, *taken);
@@ -110,7 +110,7 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     d.next_progress = PROGRESS_EVERY;
     if ((rc = load_prepare(c, l, &ls)))
         return rc;
-    if (nic_scope_stream_start(c->b, &d.s, ring_log2, err, sizeof err) < 0)
+    if (nicscope_stream_start(c->b, &d.s, ring_log2, err, sizeof err) < 0)
         return fail(c, "stream: %s", err);
     c->poll = poll_drain;
     c->poll_arg = &d;
@@ -123,12 +123,12 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
     rc = rc ? rc : r3;
     if (!rc && d.oom)
         rc = fail(c, "stream: out of memory after %zu entries", d.n);
-    struct nic_scope_timebase tb;
+    struct nicscope_timebase tb;
     int64_t *host = load_host_cycles(c, &ls, &tb);
     if (!rc && !host)
         rc = fail(c, "out of memory");
     if (!rc && (rc = backend_check(c, "stream")) == 0 && d.n) {
-        struct nic_scope_status st = {.count = (uint32_t)d.n,
+        struct nicscope_status st = {.count = (uint32_t)d.n,
                                       .end_ts = d.ch[d.n - 1].cycle + 1};
         rc = write_vcd(c, vcd, gtkw, &st, d.ch, d.gap, host, ls.ntx_db, NULL, 0);
         if (!rc && !(rc = out_commit(c, vcd)))

@@ -4,10 +4,10 @@
  * size, one snapshot window around a load (--path dma: h2c transfers on LitePCIe's DMA reader,
  * descriptors back to back; --path c2h: the same on its DMA writer; --path tx: frames through
  * the NIC's TX ring and the MAC loopback), then the analyzer's per-request latency breakdown
- * (rtl/scope/latency_breakdown.py) per request class: mean, min and max cycles of each stage,
+ * (rtl/nicscope/latency_breakdown.py) per request class: mean, min and max cycles of each stage,
  * as a table and a stacked bar, and the reorder distance of the window's reads (how many
  * earlier reads still lacked their last completion when a read's own came) as a histogram; and
- * its write breakdown (rtl/scope/write_breakdown.py: queue, credit, phy) per write class, a
+ * its write breakdown (rtl/nicscope/write_breakdown.py: queue, credit, phy) per write class, a
  * table of the window's writes.
  * Checks, each a failure when it does not hold: every request of the window completed (count ==
  * raises), the stages add up to the total, the occupancy integral equals the total (Little's
@@ -32,9 +32,9 @@
 #include <math.h>
 
 #define MAX_SIZES 16
-enum { STG_PHY = 3, STG_RTT = 4, STG_CPL = 5, STG_TOTAL = NIC_SCOPE_BD_NSTAGES - 1 };
+enum { STG_PHY = 3, STG_RTT = 4, STG_CPL = 5, STG_TOTAL = NICSCOPE_BD_NSTAGES - 1 };
 /* One letter per stage in the stacked bar. */
-static const char stage_mark[NIC_SCOPE_BD_NSTAGES] = {'q', 't', 'c', 'p', 'R', 'C', 'o', '='};
+static const char stage_mark[NICSCOPE_BD_NSTAGES] = {'q', 't', 'c', 'p', 'R', 'C', 'o', '='};
 #define BAR 48
 
 struct bd_args {
@@ -49,12 +49,12 @@ struct bd_args {
  * loads' wait loops; entries are counted, not kept. */
 #define BD_STREAM_LOG2 12
 struct bd_stream {
-    struct nic_scope_stream s;
+    struct nicscope_stream s;
     size_t taken;
     uint32_t entries, lost;
 };
 
-static void bd_count(const struct nic_scope_change *ch, bool gap, void *arg)
+static void bd_count(const struct nicscope_change *ch, bool gap, void *arg)
 {
     (void)ch;
     (void)gap;
@@ -64,7 +64,7 @@ static void bd_count(const struct nic_scope_change *ch, bool gap, void *arg)
 static void bd_poll(struct ctx *c)
 {
     struct bd_stream *st = c->poll_arg;
-    nic_scope_stream_take(&st->s, bd_count, st);
+    nicscope_stream_take(&st->s, bd_count, st);
 }
 
 /* count h2c transfers of size bytes, back to back from one buffer, into the pattern checker. */
@@ -163,7 +163,7 @@ static int c2h_run(struct ctx *c, uint32_t size, uint32_t count)
 /* --- the host model's own timing of the same reads ---------------------------------------------- */
 
 struct stage_ref {
-    uint64_t count, sum, min, max, bins[NIC_SCOPE_BD_NBINS];
+    uint64_t count, sum, min, max, bins[NICSCOPE_BD_NBINS];
 };
 
 static unsigned bin_of(uint64_t v)
@@ -173,7 +173,7 @@ static unsigned bin_of(uint64_t v)
         n++;
         v >>= 1;
     }
-    return n < NIC_SCOPE_BD_NBINS ? n : NIC_SCOPE_BD_NBINS - 1;
+    return n < NICSCOPE_BD_NBINS ? n : NICSCOPE_BD_NBINS - 1;
 }
 
 static void ref_add(struct stage_ref *r, uint64_t v)
@@ -205,17 +205,17 @@ struct class_ref {
 static int model_class(const struct load_state *ls, bool tx, uint64_t addr)
 {
     const char *want = !tx ? "raw_dma" : load_desc_addr(ls, addr) ? "nic_desc" : "nic_payload";
-    for (unsigned k = 0; k < NIC_SCOPE_BD_NCLASSES; k++)
-        if (strcmp(nic_scope_bd_class_names[k], want) == 0)
+    for (unsigned k = 0; k < NICSCOPE_BD_NCLASSES; k++)
+        if (strcmp(nicscope_bd_class_names[k], want) == 0)
             return (int)k;
     return -1;
 }
 
 static int model_stages(struct ctx *c, const struct load_state *ls, bool tx, uint64_t n0,
-                        uint64_t n1, struct class_ref ref[NIC_SCOPE_BD_NCLASSES])
+                        uint64_t n1, struct class_ref ref[NICSCOPE_BD_NCLASSES])
 {
     const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
-    memset(ref, 0, sizeof(struct class_ref) * NIC_SCOPE_BD_NCLASSES);
+    memset(ref, 0, sizeof(struct class_ref) * NICSCOPE_BD_NCLASSES);
     for (uint64_t i = n0; i < n1; i++) {
         uint64_t s, f, e, addr;
         if (!model_read(c, i, "start_ps", &s) || !model_read(c, i, "first_cpl_ps", &f) ||
@@ -237,11 +237,11 @@ static int model_stages(struct ctx *c, const struct load_state *ls, bool tx, uin
 }
 
 /* Stage s of class k as a stage_ref. */
-static void class_stage(const struct nic_scope_bd *bd, unsigned k, unsigned s,
+static void class_stage(const struct nicscope_bd *bd, unsigned k, unsigned s,
                         struct stage_ref *m)
 {
-    const struct nic_scope_bd_class *cl = &bd->cls[k];
-    const struct nic_scope_bd_stage *st = &cl->st[s];
+    const struct nicscope_bd_class *cl = &bd->cls[k];
+    const struct nicscope_bd_stage *st = &cl->st[s];
     memset(m, 0, sizeof *m);
     m->count = cl->count;
     if (!cl->count)
@@ -249,7 +249,7 @@ static void class_stage(const struct nic_scope_bd *bd, unsigned k, unsigned s,
     m->min = st->min;
     m->max = st->max;
     m->sum = st->sum;
-    for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+    for (unsigned i = 0; i < NICSCOPE_BD_NBINS; i++)
         m->bins[i] = st->bins[i];
 }
 
@@ -263,24 +263,24 @@ static int ref_compare(struct ctx *c, const char *what, const struct stage_ref *
         if (v[i].a != v[i].m)
             return fail(c, "cross-check: breakdown %s %s = %" PRIu64 ", host model %" PRIu64,
                         what, v[i].name, v[i].a, v[i].m);
-    for (unsigned i = 0; i < NIC_SCOPE_BD_NBINS; i++)
+    for (unsigned i = 0; i < NICSCOPE_BD_NBINS; i++)
         if (an->bins[i] != model->bins[i])
             return fail(c, "cross-check: breakdown %s bin %u = %" PRIu64 ", host model %" PRIu64,
                         what, i, an->bins[i], model->bins[i]);
-    *compared += 4 + NIC_SCOPE_BD_NBINS;
+    *compared += 4 + NICSCOPE_BD_NBINS;
     return EXIT_OK;
 }
 
 /* --- checks, table, JSON ------------------------------------------------------------------------ */
 
-static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
+static int self_check(struct ctx *c, const struct nicscope_bd *bd)
 {
     if (bd->mismatch)
         return fail(c, "breakdown: %" PRIu64 " hand-offs were not of the oldest request's tag",
                     bd->mismatch);
     for (unsigned k = 0; k < bd->nclasses; k++) {
-        const struct nic_scope_bd_class *cl = &bd->cls[k];
-        const char *name = nic_scope_bd_class_names[k];
+        const struct nicscope_bd_class *cl = &bd->cls[k];
+        const char *name = nicscope_bd_class_names[k];
         uint64_t parts = 0;
         for (unsigned s = 0; s < STG_TOTAL; s++)
             parts += cl->st[s].sum;
@@ -292,7 +292,7 @@ static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
             size_t at = 0;
             for (unsigned s = 0; s <= STG_TOTAL && at < sizeof sums; s++)
                 at += (size_t)snprintf(sums + at, sizeof sums - at, " %s %" PRIu64,
-                                       nic_scope_bd_stage_names[s], cl->st[s].sum);
+                                       nicscope_bd_stage_names[s], cl->st[s].sum);
             return fail(c, "breakdown %s: the stages add up to %" PRIu64 " cycles, the total is "
                         "%" PRIu64 " (%" PRIu64 " requests:%s)", name, parts,
                         cl->st[STG_TOTAL].sum, cl->count, sums);
@@ -307,18 +307,18 @@ static int self_check(struct ctx *c, const struct nic_scope_bd *bd)
 
 /* --- writes ------------------------------------------------------------------------------------ */
 
-enum { WSTG_QUEUE = 0, WSTG_CREDIT = 1, WSTG_PHY = 2, WSTG_TOTAL = NIC_SCOPE_WBD_NSTAGES - 1 };
-static const char wstage_mark[NIC_SCOPE_WBD_NSTAGES] = {'q', 'c', 'p', '='};
-_Static_assert(NIC_SCOPE_WBD_NSTAGES <= NIC_SCOPE_BD_NSTAGES, "the tables' cells");
+enum { WSTG_QUEUE = 0, WSTG_CREDIT = 1, WSTG_PHY = 2, WSTG_TOTAL = NICSCOPE_WBD_NSTAGES - 1 };
+static const char wstage_mark[NICSCOPE_WBD_NSTAGES] = {'q', 'c', 'p', '='};
+_Static_assert(NICSCOPE_WBD_NSTAGES <= NICSCOPE_BD_NSTAGES, "the tables' cells");
 
-static int wr_self_check(struct ctx *c, const struct nic_scope_wbd *wb)
+static int wr_self_check(struct ctx *c, const struct nicscope_wbd *wb)
 {
     if (wb->mismatch)
         return fail(c, "write breakdown: %" PRIu64 " MWrs on the PHY matched no write",
                     wb->mismatch);
     for (unsigned k = 0; k < wb->nclasses; k++) {
-        const struct nic_scope_wbd_class *cl = &wb->cls[k];
-        const char *name = nic_scope_wbd_class_names[k];
+        const struct nicscope_wbd_class *cl = &wb->cls[k];
+        const char *name = nicscope_wbd_class_names[k];
         uint64_t parts = 0;
         for (unsigned s = 0; s < WSTG_TOTAL; s++)
             parts += cl->st[s].sum;
@@ -347,10 +347,10 @@ static bool sim_value(struct ctx *c, const char *what, uint64_t i, uint64_t *v)
  * harness's probe-pin times of the same writes: every stage of every write class (the
  * harness's classes are the analyzer's, in its order), in cycles. */
 static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, unsigned nclasses,
-                        struct stage_ref ref[][NIC_SCOPE_WBD_NSTAGES])
+                        struct stage_ref ref[][NICSCOPE_WBD_NSTAGES])
 {
     const uint64_t p = (uint64_t)(period_ns() * 1000.0 + 0.5);
-    memset(ref, 0, NIC_SCOPE_WBD_NCLASSES * sizeof *ref);
+    memset(ref, 0, NICSCOPE_WBD_NCLASSES * sizeof *ref);
     for (uint64_t i = n0; i < n1; i++) {
         uint64_t start, matched, k, raised, r, g, t;
         if (!sim_value(c, "model_write_start_ps", i, &start) ||
@@ -370,7 +370,7 @@ static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, unsigned nclass
         if (!raised)
             return fail(c, "cross-check: MWr %" PRIu64 " (%s) taken by the packetizer with no "
                         "write raised at its port before it (probe pins)", i,
-                        nic_scope_wbd_class_names[k]);
+                        nicscope_wbd_class_names[k]);
         if (r > g || g > t || t > start || r % p || (t - g) % p || (start - t) % p)
             return fail(c, "cross-check: MWr %" PRIu64 ": times %" PRIu64 ", %" PRIu64 ", %"
                         PRIu64 ", %" PRIu64 " ps are not in order on the %" PRIu64 " ps clock",
@@ -384,10 +384,10 @@ static int model_writes(struct ctx *c, uint64_t n0, uint64_t n1, unsigned nclass
 }
 
 /* Stage s of write class k as a stage_ref. */
-static void wr_ref(const struct nic_scope_wbd *wb, unsigned k, unsigned s, struct stage_ref *m)
+static void wr_ref(const struct nicscope_wbd *wb, unsigned k, unsigned s, struct stage_ref *m)
 {
-    const struct nic_scope_wbd_class *cl = &wb->cls[k];
-    const struct nic_scope_bd_stage *st = &cl->st[s];
+    const struct nicscope_wbd_class *cl = &wb->cls[k];
+    const struct nicscope_bd_stage *st = &cl->st[s];
     memset(m, 0, sizeof *m);
     if (!cl->count)
         return;
@@ -398,17 +398,17 @@ static void wr_ref(const struct nic_scope_wbd *wb, unsigned k, unsigned s, struc
     memcpy(m->bins, st->bins, sizeof m->bins);
 }
 
-static int wr_crosscheck(struct ctx *c, const struct nic_scope_wbd *wb, uint64_t n0,
+static int wr_crosscheck(struct ctx *c, const struct nicscope_wbd *wb, uint64_t n0,
                          uint64_t n1, size_t *compared)
 {
-    struct stage_ref ref[NIC_SCOPE_WBD_NCLASSES][NIC_SCOPE_WBD_NSTAGES], an;
+    struct stage_ref ref[NICSCOPE_WBD_NCLASSES][NICSCOPE_WBD_NSTAGES], an;
     int rc = model_writes(c, n0, n1, wb->nclasses, ref);
     char what[64];
     for (unsigned k = 0; !rc && k < wb->nclasses; k++)
-        for (unsigned s = 0; !rc && s < NIC_SCOPE_WBD_NSTAGES; s++) {
+        for (unsigned s = 0; !rc && s < NICSCOPE_WBD_NSTAGES; s++) {
             wr_ref(wb, k, s, &an);
-            snprintf(what, sizeof what, "write %s %s", nic_scope_wbd_class_names[k],
-                     nic_scope_wbd_stage_names[s]);
+            snprintf(what, sizeof what, "write %s %s", nicscope_wbd_class_names[k],
+                     nicscope_wbd_stage_names[s]);
             rc = ref_compare(c, what, &an, &ref[k][s], compared);
         }
     return rc;
@@ -419,7 +419,7 @@ static int wr_crosscheck(struct ctx *c, const struct nic_scope_wbd *wb, uint64_t
 static void stages_table_init(struct bu_table *t, const char *what, const char *const *names,
                               unsigned nstages)
 {
-    const char *h[NIC_SCOPE_BD_NSTAGES + 4];
+    const char *h[NICSCOPE_BD_NSTAGES + 4];
     h[0] = "class";
     h[1] = what;
     for (unsigned s = 0; s < nstages; s++)
@@ -431,13 +431,13 @@ static void stages_table_init(struct bu_table *t, const char *what, const char *
 
 /* One class's row of a breakdown table: mean ns per stage; marks[s] draws stage s's part. */
 static void stages_row(struct bu_table *t, const char *name, uint64_t count,
-                       const struct nic_scope_bd_stage *st, unsigned nstages, const char *marks)
+                       const struct nicscope_bd_stage *st, unsigned nstages, const char *marks)
 {
     const double per = period_ns(), n = (double)count;
     const unsigned total = nstages - 1;
     const double tot = (double)st[total].sum;
-    char cells[NIC_SCOPE_BD_NSTAGES + 3][32], bar[BAR + 1];
-    const char *row[NIC_SCOPE_BD_NSTAGES + 4];
+    char cells[NICSCOPE_BD_NSTAGES + 3][32], bar[BAR + 1];
+    const char *row[NICSCOPE_BD_NSTAGES + 4];
     row[0] = name;
     snprintf(cells[0], 32, "%" PRIu64, count);
     row[1] = cells[0];
@@ -462,7 +462,7 @@ static void stages_row(struct bu_table *t, const char *name, uint64_t count,
 }
 
 /* A class's "stages" object: per stage sum, min, max, mean ns and the log2 bins. */
-static void json_stages(struct bu_json *j, uint64_t count, const struct nic_scope_bd_stage *st,
+static void json_stages(struct bu_json *j, uint64_t count, const struct nicscope_bd_stage *st,
                         unsigned nstages, const char *const *names)
 {
     bu_json_key(j, "stages");
@@ -475,22 +475,22 @@ static void json_stages(struct bu_json *j, uint64_t count, const struct nic_scop
         bu_json_ku64(j, "max", st->max);
         bu_json_kdouble(j, "mean_ns", count ? (double)st->sum / (double)count * period_ns()
                                             : 0.0);
-        bu_json_ku64s(j, "bins", st->bins, NIC_SCOPE_BD_NBINS);
+        bu_json_ku64s(j, "bins", st->bins, NICSCOPE_BD_NBINS);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
 }
 
-static void print_wr_size(struct ctx *c, const struct nic_scope_wbd *wb)
+static void print_wr_size(struct ctx *c, const struct nicscope_wbd *wb)
 {
     struct bu_table t;
-    stages_table_init(&t, "writes", nic_scope_wbd_stage_names, NIC_SCOPE_WBD_NSTAGES);
+    stages_table_init(&t, "writes", nicscope_wbd_stage_names, NICSCOPE_WBD_NSTAGES);
     unsigned rows = 0;
     for (unsigned k = 0; k < wb->nclasses; k++) {
-        const struct nic_scope_wbd_class *cl = &wb->cls[k];
+        const struct nicscope_wbd_class *cl = &wb->cls[k];
         if (cl->count) {
-            stages_row(&t, nic_scope_wbd_class_names[k], cl->count, cl->st,
-                       NIC_SCOPE_WBD_NSTAGES, wstage_mark);
+            stages_row(&t, nicscope_wbd_class_names[k], cl->count, cl->st,
+                       NICSCOPE_WBD_NSTAGES, wstage_mark);
             rows++;
         }
     }
@@ -503,7 +503,7 @@ static void print_wr_size(struct ctx *c, const struct nic_scope_wbd *wb)
     bu_table_free(&t);
 }
 
-static void json_wr(struct ctx *c, const struct nic_scope_wbd *wb, size_t compared)
+static void json_wr(struct ctx *c, const struct nicscope_wbd *wb, size_t compared)
 {
     struct bu_json *j = &c->j;
     bu_json_ku64(j, "wr_model_crosschecked", compared);
@@ -511,13 +511,13 @@ static void json_wr(struct ctx *c, const struct nic_scope_wbd *wb, size_t compar
     bu_json_key(j, "wr_classes");
     bu_json_obj_begin(j);
     for (unsigned k = 0; k < wb->nclasses; k++) {
-        const struct nic_scope_wbd_class *cl = &wb->cls[k];
-        bu_json_key(j, nic_scope_wbd_class_names[k]);
+        const struct nicscope_wbd_class *cl = &wb->cls[k];
+        bu_json_key(j, nicscope_wbd_class_names[k]);
         bu_json_obj_begin(j);
         bu_json_ku64(j, "count", cl->count);
         bu_json_ku64(j, "raises", cl->raises);
         bu_json_ku64(j, "occupancy", cl->occupancy);
-        json_stages(j, cl->count, cl->st, NIC_SCOPE_WBD_NSTAGES, nic_scope_wbd_stage_names);
+        json_stages(j, cl->count, cl->st, NICSCOPE_WBD_NSTAGES, nicscope_wbd_stage_names);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -532,15 +532,15 @@ struct little {
     double mean_tags, mrd_rate, mean_hold, diff_pct;
 };
 
-static int little_tags(struct ctx *c, const struct nic_scope_counts *k,
-                       const struct nic_scope_bd *bd, uint64_t window, struct little *lt)
+static int little_tags(struct ctx *c, const struct nicscope_counts *k,
+                       const struct nicscope_bd *bd, uint64_t window, struct little *lt)
 {
-    struct nic_scope_levels lv;
+    struct nicscope_levels lv;
     char err[256];
     *lt = (struct little){0};
-    if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
+    if (nicscope_read_levels(c->b, &lv, err, sizeof err) < 0)
         return fail(c, "levels: %s", err);
-    const int tags = nic_scope_level_index("rd_tags"), ptx = nic_scope_probe_index("pcie_tx");
+    const int tags = nicscope_level_index("rd_tags"), ptx = nicscope_probe_index("pcie_tx");
     if (!lv.n || tags < 0 || ptx < 0 || !window)
         return EXIT_OK;
     uint64_t held = 0, reads = 0;
@@ -565,25 +565,25 @@ static int little_tags(struct ctx *c, const struct nic_scope_counts *k,
     return EXIT_OK;
 }
 
-static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *bd,
+static void print_size(struct ctx *c, uint64_t size, const struct nicscope_bd *bd,
                        uint64_t window)
 {
     struct bu_table t;
-    stages_table_init(&t, "reads", nic_scope_bd_stage_names, NIC_SCOPE_BD_NSTAGES);
+    stages_table_init(&t, "reads", nicscope_bd_stage_names, NICSCOPE_BD_NSTAGES);
     out(c, "\n%" PRIu64 " B: window %" PRIu64 " cycles; mean ns per stage (q queue, t tag, c "
         "credit, p phy, R rtt, C cpl, o reorder)\n", size, window);
     for (unsigned k = 0; k < bd->nclasses; k++) {
-        const struct nic_scope_bd_class *cl = &bd->cls[k];
+        const struct nicscope_bd_class *cl = &bd->cls[k];
         if (cl->count)
-            stages_row(&t, nic_scope_bd_class_names[k], cl->count, cl->st,
-                       NIC_SCOPE_BD_NSTAGES, stage_mark);
+            stages_row(&t, nicscope_bd_class_names[k], cl->count, cl->st,
+                       NICSCOPE_BD_NSTAGES, stage_mark);
     }
     if (!c->quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     uint64_t reads = 0, later = 0;
     unsigned top = 0;
-    for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++) {
+    for (unsigned i = 0; i < bd->nslots && i < NICSCOPE_BD_NSLOTS; i++) {
         reads += bd->reorder[i];
         later += i ? bd->reorder[i] : 0;
         if (bd->reorder[i])
@@ -597,8 +597,8 @@ static void print_size(struct ctx *c, uint64_t size, const struct nic_scope_bd *
 }
 
 static void json_size(struct ctx *c, uint64_t size, uint64_t window,
-                      const struct nic_scope_bd *bd, size_t compared, const struct little *lt,
-                      const bool *checked, const struct nic_scope_wbd *wb,
+                      const struct nicscope_bd *bd, size_t compared, const struct little *lt,
+                      const bool *checked, const struct nicscope_wbd *wb,
                       size_t wr_compared, const struct bd_stream *st)
 {
     struct bu_json *j = &c->j;
@@ -608,7 +608,7 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
     bu_json_ku64(j, "model_crosschecked", compared);
     bu_json_key(j, "reorder");
     bu_json_arr_begin(j);
-    for (unsigned i = 0; i < bd->nslots && i < NIC_SCOPE_BD_NSLOTS; i++)
+    for (unsigned i = 0; i < bd->nslots && i < NICSCOPE_BD_NSLOTS; i++)
         bu_json_u64(j, bd->reorder[i]);
     bu_json_arr_end(j);
     if (lt->have) {
@@ -623,17 +623,17 @@ static void json_size(struct ctx *c, uint64_t size, uint64_t window,
     bu_json_key(j, "classes");
     bu_json_obj_begin(j);
     for (unsigned k = 0; k < bd->nclasses; k++) {
-        const struct nic_scope_bd_class *cl = &bd->cls[k];
-        bu_json_key(j, nic_scope_bd_class_names[k]);
+        const struct nicscope_bd_class *cl = &bd->cls[k];
+        bu_json_key(j, nicscope_bd_class_names[k]);
         bu_json_obj_begin(j);
         bu_json_ku64(j, "count", cl->count);
         bu_json_ku64(j, "raises", cl->raises);
         bu_json_ku64(j, "occupancy", cl->occupancy);
         bu_json_key(j, "model_crosschecked");
-        bu_json_bool(j, k < NIC_SCOPE_BD_NCLASSES && checked[k]);
+        bu_json_bool(j, k < NICSCOPE_BD_NCLASSES && checked[k]);
         bu_json_kdouble(j, "mean_outstanding", window ? (double)cl->occupancy / (double)window
                                                       : 0.0);
-        json_stages(j, cl->count, cl->st, NIC_SCOPE_BD_NSTAGES, nic_scope_bd_stage_names);
+        json_stages(j, cl->count, cl->st, NICSCOPE_BD_NSTAGES, nicscope_bd_stage_names);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -670,7 +670,7 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     window_open(c, &w);
     if (a->stream) {
         memset(&st, 0, sizeof st);
-        if (nic_scope_stream_start(b, &st.s, BD_STREAM_LOG2, err, sizeof err) < 0)
+        if (nicscope_stream_start(b, &st.s, BD_STREAM_LOG2, err, sizeof err) < 0)
             return fail(c, "breakdown --stream: %s", err);
         c->poll = bd_poll;
         c->poll_arg = &st;
@@ -699,11 +699,11 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     }
     if (rc)
         return rc;
-    struct nic_scope_counts k;
-    struct nic_scope_bd bd;
+    struct nicscope_counts k;
+    struct nicscope_bd bd;
     if ((rc = read_window(c, w.refused0, &k)))
         return rc;
-    if (nic_scope_read_breakdown(b, &bd, err, sizeof err) < 0)
+    if (nicscope_read_breakdown(b, &bd, err, sizeof err) < 0)
         return fail(c, "breakdown read-out: %s", err);
     if (bd.nclasses == 0)
         return fail(c, "this analyzer was built without the latency breakdown "
@@ -712,20 +712,20 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     if ((rc = self_check(c, &bd)))
         return rc;
     size_t n = 0;
-    bool checked[NIC_SCOPE_BD_NCLASSES] = {false};
+    bool checked[NICSCOPE_BD_NCLASSES] = {false};
     if (timed) {
-        static struct class_ref ref[NIC_SCOPE_BD_NCLASSES];
+        static struct class_ref ref[NICSCOPE_BD_NCLASSES];
         if ((rc = model_stages(c, &ls, tx, n0, n1, ref)))
             return rc;
-        for (unsigned q = 0; q < bd.nclasses && q < NIC_SCOPE_BD_NCLASSES; q++) {
+        for (unsigned q = 0; q < bd.nclasses && q < NICSCOPE_BD_NCLASSES; q++) {
             struct stage_ref artt, acpl;
             char wr[64], wc[64];
             class_stage(&bd, q, STG_RTT, &artt);
             class_stage(&bd, q, STG_CPL, &acpl);
             if (!artt.count && !ref[q].rtt.count)
                 continue;           /* no read of this class on either side */
-            snprintf(wr, sizeof wr, "%s rtt", nic_scope_bd_class_names[q]);
-            snprintf(wc, sizeof wc, "%s cpl", nic_scope_bd_class_names[q]);
+            snprintf(wr, sizeof wr, "%s rtt", nicscope_bd_class_names[q]);
+            snprintf(wc, sizeof wc, "%s cpl", nicscope_bd_class_names[q]);
             if ((rc = ref_compare(c, wr, &artt, &ref[q].rtt, &n)) ||
                 (rc = ref_compare(c, wc, &acpl, &ref[q].cpl, &n)))
                 return rc;
@@ -735,8 +735,8 @@ static int run_size(struct ctx *c, const struct bd_args *a, uint64_t size, size_
     struct little lt = {0};
     if (!c2h && (rc = little_tags(c, &k, &bd, window, &lt)))
         return rc;
-    struct nic_scope_wbd wb;
-    if (nic_scope_read_wr_breakdown(b, &wb, err, sizeof err) < 0)
+    struct nicscope_wbd wb;
+    if (nicscope_read_wr_breakdown(b, &wb, err, sizeof err) < 0)
         return fail(c, "write breakdown read-out: %s", err);
     if (wb.nclasses == 0 && c2h)
         return fail(c, "this analyzer was built without the write breakdown "
@@ -832,8 +832,8 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv)
     bu_json_key(&c->j, "stream");
     bu_json_bool(&c->j, a.stream);
     bu_json_kdouble(&c->j, "ns_per_cycle", period_ns());
-    bu_json_kstrs(&c->j, "stages", nic_scope_bd_stage_names, NIC_SCOPE_BD_NSTAGES);
-    bu_json_kstrs(&c->j, "wr_stages", nic_scope_wbd_stage_names, NIC_SCOPE_WBD_NSTAGES);
+    bu_json_kstrs(&c->j, "stages", nicscope_bd_stage_names, NICSCOPE_BD_NSTAGES);
+    bu_json_kstrs(&c->j, "wr_stages", nicscope_wbd_stage_names, NICSCOPE_WBD_NSTAGES);
     bu_json_key(&c->j, "sizes");
     bu_json_arr_begin(&c->j);
     size_t compared = 0, wr_compared = 0;

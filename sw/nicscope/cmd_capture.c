@@ -64,51 +64,51 @@ static void at(struct host_edges *h, uint64_t cycle)
 }
 
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
-              const struct nic_scope_status *st, const struct nic_scope_change *ch,
+              const struct nicscope_status *st, const struct nicscope_change *ch,
               const bool *gap, const int64_t *host, size_t nhost, const int *tracks,
               unsigned ntracks)
 {
     const char *path = vcd->path;
-    const size_t nsig = nic_scope_nsignals;
-    struct vcd_var *vars = calloc(nsig + NIC_SCOPE_NPROBES + 3 + NIC_SCOPE_NTRACKS,
+    const size_t nsig = nicscope_nsignals;
+    struct vcd_var *vars = calloc(nsig + NICSCOPE_NPROBES + 3 + NICSCOPE_NTRACKS,
                                   sizeof *vars);
-    char (*scopes)[64] = calloc(NIC_SCOPE_NPROBES + 3, sizeof *scopes);
-    int *tlp_var = calloc(NIC_SCOPE_NPROBES, sizeof *tlp_var);
+    char (*scopes)[64] = calloc(NICSCOPE_NPROBES + 3, sizeof *scopes);
+    int *tlp_var = calloc(NICSCOPE_NPROBES, sizeof *tlp_var);
     if (!vars || !scopes || !tlp_var)
         return fail(c, "out of memory");
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++)
-        snprintf(scopes[p], 64, "nic.%s.%s", nic_scope_probes[p].group, nic_scope_probes[p].name);
-    snprintf(scopes[NIC_SCOPE_NPROBES], 64, "nic.analyzer");
-    snprintf(scopes[NIC_SCOPE_NPROBES + 1], 64, "nic.host");
-    snprintf(scopes[NIC_SCOPE_NPROBES + 2], 64, "nic.levels");
+    for (int p = 0; p < NICSCOPE_NPROBES; p++)
+        snprintf(scopes[p], 64, "nic.%s.%s", nicscope_probes[p].group, nicscope_probes[p].name);
+    snprintf(scopes[NICSCOPE_NPROBES], 64, "nic.analyzer");
+    snprintf(scopes[NICSCOPE_NPROBES + 1], 64, "nic.host");
+    snprintf(scopes[NICSCOPE_NPROBES + 2], 64, "nic.levels");
     size_t n = 0;
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
         for (size_t i = 0; i < nsig; i++)
-            if (nic_scope_signals[i].probe == p)
-                vars[n++] = (struct vcd_var){scopes[p], nic_scope_signals[i].name,
-                                             nic_scope_signals[i].width, VCD_WIRE, ""};
+            if (nicscope_signals[i].probe == p)
+                vars[n++] = (struct vcd_var){scopes[p], nicscope_signals[i].name,
+                                             nicscope_signals[i].width, VCD_WIRE, ""};
         tlp_var[p] = -1;
-        if (nic_scope_probes[p].tlp >= 0) {
+        if (nicscope_probes[p].tlp >= 0) {
             tlp_var[p] = (int)n;
             vars[n++] = (struct vcd_var){scopes[p], "tlp", 1, VCD_STRING, ""};
         }
     }
     const size_t trig_var = n;
-    vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "trigger", 1, VCD_WIRE, ""};
+    vars[n++] = (struct vcd_var){scopes[NICSCOPE_NPROBES], "trigger", 1, VCD_WIRE, ""};
     const size_t gap_var = n;
     if (gap)
-        vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES], "gap", 1, VCD_WIRE, ""};
+        vars[n++] = (struct vcd_var){scopes[NICSCOPE_NPROBES], "gap", 1, VCD_WIRE, ""};
     const size_t host_var = n;
     if (host)
-        vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES + 1], "tx_doorbell", 1, VCD_WIRE,
+        vars[n++] = (struct vcd_var){scopes[NICSCOPE_NPROBES + 1], "tx_doorbell", 1, VCD_WIRE,
                                      ""};
     /* Track i is stored in the entries' track slot i; only the slots with a level are drawn. */
-    size_t trk_var[NIC_SCOPE_NTRACKS + 1];
-    for (unsigned i = 0; i < ntracks && i < NIC_SCOPE_NTRACKS; i++) {
+    size_t trk_var[NICSCOPE_NTRACKS + 1];
+    for (unsigned i = 0; i < ntracks && i < NICSCOPE_NTRACKS; i++) {
         trk_var[i] = n;
         if (tracks[i] >= 0)
-            vars[n++] = (struct vcd_var){scopes[NIC_SCOPE_NPROBES + 2],
-                                         nic_scope_level_names[tracks[i]], NIC_SCOPE_TRACK_WIDTH,
+            vars[n++] = (struct vcd_var){scopes[NICSCOPE_NPROBES + 2],
+                                         nicscope_level_names[tracks[i]], NICSCOPE_TRACK_WIDTH,
                                          VCD_INTEGER, ""};
     }
 
@@ -132,7 +132,7 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
             i1++;
         h = (struct host_edges){&w, &vars[host_var], host + i0, i1 - i0, 0, false, ps};
     }
-    uint32_t prev[NIC_SCOPE_SAMPLE_WORDS] = {0};
+    uint32_t prev[NICSCOPE_SAMPLE_WORDS] = {0};
     bool trig_on = false;
     for (uint32_t k = 0; k < st->count; k++) {
         /* The trigger marker falls the cycle after the trigger, entry or not. */
@@ -152,36 +152,36 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
         if (gap && (k == 0 || gap[k]))
             vcd_value(&w, &vars[gap_var], 0);
         for (size_t i = 0, vi = 0; i < nsig; i++) {
-            const struct nic_scope_signal *s = &nic_scope_signals[i];
+            const struct nicscope_signal *s = &nicscope_signals[i];
             while (vars[vi].kind != VCD_WIRE || strcmp(vars[vi].name, s->name) != 0 ||
                    vars[vi].scope != scopes[s->probe])
                 vi++;
-            const uint64_t x = nic_scope_bits(ch[k].v, s->offset, s->width);
-            if (k == 0 || x != nic_scope_bits(prev, s->offset, s->width))
+            const uint64_t x = nicscope_bits(ch[k].v, s->offset, s->width);
+            if (k == 0 || x != nicscope_bits(prev, s->offset, s->width))
                 vcd_value(&w, &vars[vi], x);
         }
-        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (int p = 0; p < NICSCOPE_NPROBES; p++) {
             if (tlp_var[p] < 0)
                 continue;
             char key[96];
-            snprintf(key, sizeof key, "%s.valid", nic_scope_probes[p].name);
-            const struct nic_scope_signal *sv = &nic_scope_signals[nic_scope_signal_index(key)];
-            snprintf(key, sizeof key, "%s.first", nic_scope_probes[p].name);
-            const struct nic_scope_signal *sf = &nic_scope_signals[nic_scope_signal_index(key)];
-            snprintf(key, sizeof key, "%s.fmt_type", nic_scope_probes[p].name);
-            const struct nic_scope_signal *sft = &nic_scope_signals[nic_scope_signal_index(key)];
-            const char *now = nic_scope_bits(ch[k].v, sv->offset, 1) &&
-                                      nic_scope_bits(ch[k].v, sf->offset, 1)
-                                  ? tlp_name((unsigned)nic_scope_bits(ch[k].v, sft->offset, 8))
+            snprintf(key, sizeof key, "%s.valid", nicscope_probes[p].name);
+            const struct nicscope_signal *sv = &nicscope_signals[nicscope_signal_index(key)];
+            snprintf(key, sizeof key, "%s.first", nicscope_probes[p].name);
+            const struct nicscope_signal *sf = &nicscope_signals[nicscope_signal_index(key)];
+            snprintf(key, sizeof key, "%s.fmt_type", nicscope_probes[p].name);
+            const struct nicscope_signal *sft = &nicscope_signals[nicscope_signal_index(key)];
+            const char *now = nicscope_bits(ch[k].v, sv->offset, 1) &&
+                                      nicscope_bits(ch[k].v, sf->offset, 1)
+                                  ? tlp_name((unsigned)nicscope_bits(ch[k].v, sft->offset, 8))
                                   : "-";
-            const char *was = k && nic_scope_bits(prev, sv->offset, 1) &&
-                                      nic_scope_bits(prev, sf->offset, 1)
-                                  ? tlp_name((unsigned)nic_scope_bits(prev, sft->offset, 8))
+            const char *was = k && nicscope_bits(prev, sv->offset, 1) &&
+                                      nicscope_bits(prev, sf->offset, 1)
+                                  ? tlp_name((unsigned)nicscope_bits(prev, sft->offset, 8))
                                   : "-";
             if (k == 0 || strcmp(now, was) != 0)
                 vcd_string(&w, &vars[tlp_var[p]], now);
         }
-        for (unsigned i = 0; i < ntracks && i < NIC_SCOPE_NTRACKS; i++)
+        for (unsigned i = 0; i < ntracks && i < NICSCOPE_NTRACKS; i++)
             if (tracks[i] >= 0 && (k == 0 || ch[k].trk[i] != ch[k - 1].trk[i]))
                 vcd_value(&w, &vars[trk_var[i]], ch[k].trk[i]);
         if (k == 0 || (st->triggered && ch[k].cycle == st->trig_ts)) {
@@ -210,7 +210,7 @@ int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *
 /* --trigger-figure: figure>value or figure<value; a latency's value in cycles or ns/us. */
 struct figure_arg {
     const char *spec;
-    int src;                        /* index into nic_scope_fig_names */
+    int src;                        /* index into nicscope_fig_names */
     bool below, latency;
     double value, ns;               /* as given; ns per unit (0: the figure's own units) */
     uint64_t threshold;             /* cycles for a latency (figure_threshold()) */
@@ -227,13 +227,13 @@ static int parse_figure(const char *spec, struct figure_arg *f)
         return usage_error("--trigger-figure '%s': no figure name", spec);
     memcpy(name, spec, len);
     name[len] = 0;
-    *f = (struct figure_arg){.spec = spec, .src = nic_scope_fig_index(name), .below = *op == '<'};
+    *f = (struct figure_arg){.spec = spec, .src = nicscope_fig_index(name), .below = *op == '<'};
     if (f->src < 0) {
         char names[2048] = "";
         size_t off = 0;
-        for (unsigned i = 0; i < NIC_SCOPE_NFIG_SOURCES && off + 64 < sizeof names; i++)
+        for (unsigned i = 0; i < NICSCOPE_NFIG_SOURCES && off + 64 < sizeof names; i++)
             off += (size_t)snprintf(names + off, sizeof names - off, "%s%s", i ? ", " : "",
-                                    nic_scope_fig_names[i]);
+                                    nicscope_fig_names[i]);
         return usage_error("--trigger-figure '%s': no figure '%s'; figures: %s", spec, name,
                            names[0] ? names : "none (this analyzer has no levels, breakdown or "
                            "events)");
@@ -287,7 +287,7 @@ static int model_figure_check(struct ctx *c, const struct load *l,
                               const struct load_state *ls, const struct figure_arg *f,
                               uint32_t value, uint64_t n0, uint64_t n1, struct model_check *mc)
 {
-    const char *name = nic_scope_fig_names[f->src];
+    const char *name = nicscope_fig_names[f->src];
     const bool rtt = strstr(name, ".rtt") != NULL, cpl = strstr(name, ".cpl") != NULL;
     const bool tx = strcmp(l->kind, "tx") == 0;
     const bool desc = strncmp(name, "bd.nic_desc.", 12) == 0;
@@ -297,8 +297,8 @@ static int model_figure_check(struct ctx *c, const struct load *l,
     if (!(rtt || cpl) || !cls_ok)
         return EXIT_OK;
     const uint64_t period_ps = (uint64_t)(period_ns() * 1000.0 + 0.5);
-    struct nic_scope_timebase tb;
-    nic_scope_timebase(c->b, period_ns(), &tb);
+    struct nicscope_timebase tb;
+    nicscope_timebase(c->b, period_ns(), &tb);
     uint64_t nread = 0;
     for (uint64_t i = n0; i < n1; i++) {
         uint64_t t[4];
@@ -315,8 +315,8 @@ static int model_figure_check(struct ctx *c, const struct load *l,
         const uint64_t v = (rtt ? t[1] - t[0] : t[2] - t[1]) / period_ps;
         if (f->below ? v < f->threshold : v > f->threshold) {
             *mc = (struct model_check){true, i - n0, v,
-                                       nic_scope_cycle_at(&tb, (double)t[1] / 1000.0),
-                                       nic_scope_cycle_at(&tb, (double)t[2] / 1000.0)};
+                                       nicscope_cycle_at(&tb, (double)t[1] / 1000.0),
+                                       nicscope_cycle_at(&tb, (double)t[2] / 1000.0)};
             if (v != value)
                 return fail(c, "cross-check: the host model's first read past %s %c %" PRIu64
                             " (read %" PRIu64 " of the load) took %" PRIu64 " cycles; the "
@@ -341,17 +341,17 @@ static uint32_t capture_depth(struct nic_backend *b)
 int cmd_capture(struct ctx *c, int argc, char **argv)
 {
     struct load l = LOAD_DEFAULT;
-    struct nic_scope_stage st[NIC_SCOPE_NSTAGES];
-    const char *specs[NIC_SCOPE_NSTAGES];
+    struct nicscope_stage st[NICSCOPE_NSTAGES];
+    const char *specs[NICSCOPE_NSTAGES];
     unsigned nst = 0;
     uint64_t pre = 0, post = 0;
     bool pre_given = false, post_given = false;
     const char *vcd = "nicscope.vcd", *gtkw = NULL;
     bool stream = false;
     uint64_t ring_log2 = 16, throttle_ns = 0;
-    struct figure_arg figs[NIC_SCOPE_NFIGURES + 1];
+    struct figure_arg figs[NICSCOPE_NFIGURES + 1];
     unsigned nfig = 0;
-    const char *track_names[NIC_SCOPE_NTRACKS + 1];
+    const char *track_names[NICSCOPE_NTRACKS + 1];
     unsigned ntrack_args = 0;
     bool no_tracks = false;
     char err[1024];
@@ -371,15 +371,15 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         case 't':
             if (!optarg)
                 return usage_error("--trigger needs a stage");
-            if (nst == NIC_SCOPE_NSTAGES)
-                return usage_error("--trigger: at most %d stages", NIC_SCOPE_NSTAGES);
-            if (nic_scope_parse_stage(optarg, &st[nst], err, sizeof err) < 0)
+            if (nst == NICSCOPE_NSTAGES)
+                return usage_error("--trigger: at most %d stages", NICSCOPE_NSTAGES);
+            if (nicscope_parse_stage(optarg, &st[nst], err, sizeof err) < 0)
                 return usage_error("--trigger: %s", err);
             specs[nst++] = optarg;
             break;
         case 'p':
-            if (!optarg || bu_parse_u64(optarg, &pre) < 0 || pre >= NIC_SCOPE_DEPTH)
-                return usage_error("--pre: 0..%d entries", NIC_SCOPE_DEPTH - 1);
+            if (!optarg || bu_parse_u64(optarg, &pre) < 0 || pre >= NICSCOPE_DEPTH)
+                return usage_error("--pre: 0..%d entries", NICSCOPE_DEPTH - 1);
             pre_given = true;
             break;
         case 'P':
@@ -403,9 +403,9 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         case 'F':
             if (!optarg)
                 return usage_error("--trigger-figure needs figure>value or figure<value");
-            if (nfig == NIC_SCOPE_NFIGURES)
+            if (nfig == NICSCOPE_NFIGURES)
                 return usage_error("--trigger-figure: at most %d (the analyzer's figure "
-                                   "comparators)", NIC_SCOPE_NFIGURES);
+                                   "comparators)", NICSCOPE_NFIGURES);
             if ((rc = parse_figure(optarg, &figs[nfig])))
                 return rc;
             nfig++;
@@ -417,11 +417,11 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
                 no_tracks = true;
                 break;
             }
-            if (nic_scope_level_index(optarg) < 0)
+            if (nicscope_level_index(optarg) < 0)
                 return usage_error("--track '%s': no such level (`nicscope info` lists them)",
                                    optarg);
-            if (ntrack_args == NIC_SCOPE_NTRACKS)
-                return usage_error("--track: at most %d levels", NIC_SCOPE_NTRACKS);
+            if (ntrack_args == NICSCOPE_NTRACKS)
+                return usage_error("--track: at most %d levels", NICSCOPE_NTRACKS);
             track_names[ntrack_args++] = optarg;
             break;
         case 'r':
@@ -464,7 +464,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         for (unsigned i = 0; i < nfig; i++) {
             char spec[32];
             snprintf(spec, sizeof spec, "%sfig%u", figs[i].latency ? "" : "rise:", i);
-            if (nic_scope_parse_stage(spec, &st[nst], err, sizeof err) < 0)
+            if (nicscope_parse_stage(spec, &st[nst], err, sizeof err) < 0)
                 return usage_error("--trigger-figure: %s", err);
             specs[nst++] = figs[i].spec;
         }
@@ -473,7 +473,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     if ((rc = open_dev(c)))
         return rc;
     unsigned hw_fig = 0, hw_trk = 0;
-    if (!stream && nic_scope_figures_info(c->b, &hw_fig, &hw_trk, err, sizeof err) < 0)
+    if (!stream && nicscope_figures_info(c->b, &hw_fig, &hw_trk, err, sizeof err) < 0)
         return fail(c, "%s", err);
     if (nfig > hw_fig)
         return fail(c, "--trigger-figure: this analyzer has %u figure comparators", hw_fig);
@@ -481,22 +481,22 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         if ((rc = figure_threshold(c, &figs[i])))
             return rc;
     for (unsigned s2 = 0; s2 < nst; s2++)
-        if (nic_scope_bits(st[s2].a.mask, NIC_SCOPE_SAMPLE_WIDTH, NIC_SCOPE_NFIGURES) >> nfig ||
-            nic_scope_bits(st[s2].b.mask, NIC_SCOPE_SAMPLE_WIDTH, NIC_SCOPE_NFIGURES) >> nfig)
+        if (nicscope_bits(st[s2].a.mask, NICSCOPE_SAMPLE_WIDTH, NICSCOPE_NFIGURES) >> nfig ||
+            nicscope_bits(st[s2].b.mask, NICSCOPE_SAMPLE_WIDTH, NICSCOPE_NFIGURES) >> nfig)
             return usage_error("--trigger '%s': figN needs N --trigger-figure options before "
                                "it is used (%u given)", specs[s2], nfig);
     /* The tracks: --track, else the figures' levels, then rd_tags and nic_rd. */
-    int tracks[NIC_SCOPE_NTRACKS + 1];
+    int tracks[NICSCOPE_NTRACKS + 1];
     unsigned ntracks = 0;
     if (ntrack_args && ntrack_args > hw_trk)
         return fail(c, "--track: this analyzer stores %u levels beside the sample", hw_trk);
     for (unsigned i = 0; i < ntrack_args; i++)
-        tracks[ntracks++] = nic_scope_level_index(track_names[i]);
+        tracks[ntracks++] = nicscope_level_index(track_names[i]);
     if (!ntrack_args && !no_tracks) {
         const char *dflt[] = {"rd_tags", "nic_rd"};
         for (unsigned i = 0; i < nfig + 2 && ntracks < hw_trk; i++) {
             const int l = i < nfig ? (figs[i].latency ? -1 : figs[i].src)
-                                   : nic_scope_level_index(dflt[i - nfig]);
+                                   : nicscope_level_index(dflt[i - nfig]);
             bool dup = l < 0;
             for (unsigned j = 0; j < ntracks && !dup; j++)
                 dup = tracks[j] == l;
@@ -521,40 +521,40 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
     for (unsigned i = 0; i < nfig; i++)
-        nic_scope_set_figure(c->b, i, (unsigned)figs[i].src, figs[i].below,
-                             (uint32_t)figs[i].threshold);
+        nicscope_set_figure(c->b, i, (unsigned)figs[i].src, figs[i].below,
+                            (uint32_t)figs[i].threshold);
     if (hw_trk)
-        nic_scope_set_tracks(c->b, tracks, ntracks);
-    nic_scope_set_trigger(c->b, st, nst);
+        nicscope_set_tracks(c->b, tracks, ntracks);
+    nicscope_set_trigger(c->b, st, nst);
     uint64_t reads0 = 0, reads1 = 0;
     const bool timed = nic_counter(c->b, "model.reads_timed", &reads0) == 0;
-    nic_scope_arm(c->b, (uint32_t)pre, (uint32_t)post);
+    nicscope_arm(c->b, (uint32_t)pre, (uint32_t)post);
     if ((rc = run_load(c, &l, &ls)) || (rc = load_finish(c, &l, &ls)))
         return rc;
     if (timed && nic_counter(c->b, "model.reads_timed", &reads1) != 0)
         return fail(c, "capture: counter model.reads_timed disappeared");
-    struct nic_scope_status s;
+    struct nicscope_status s;
     const uint64_t deadline = nic_now_ns(c->b) + c->timeout_ns;
     for (;;) {
-        nic_scope_status(c->b, &s);
-        if (s.state == NIC_SCOPE_STATE_DONE || nic_now_ns(c->b) > deadline)
+        nicscope_status(c->b, &s);
+        if (s.state == NICSCOPE_STATE_DONE || nic_now_ns(c->b) > deadline)
             break;
         nic_idle(c->b, 1000);
     }
-    if (s.state != NIC_SCOPE_STATE_DONE) {
-        nic_scope_stop(c->b);
-        nic_scope_status(c->b, &s);
+    if (s.state != NICSCOPE_STATE_DONE) {
+        nicscope_stop(c->b);
+        nicscope_status(c->b, &s);
     }
-    struct nic_scope_change *ch = calloc(s.count ? s.count : 1, sizeof *ch);
+    struct nicscope_change *ch = calloc(s.count ? s.count : 1, sizeof *ch);
     if (!ch)
         return fail(c, "out of memory");
-    nic_scope_read_trace(c->b, &s, ch);
+    nicscope_read_trace(c->b, &s, ch);
     if ((rc = backend_check(c, "trace read-out"))) {
         free(ch);
         return rc;
     }
     /* The tx load's doorbell writes on the device's time axis. */
-    struct nic_scope_timebase tb;
+    struct nicscope_timebase tb;
     int64_t *host = load_host_cycles(c, &ls, &tb);
     if (!host) {
         free(ch);
@@ -566,15 +566,15 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
         rc = out_commit(c, gtkw_out);
     const uint64_t first = s.count ? ch[0].cycle : 0;
     out(c, "capture: %s, %u entries, cycles %" PRIu64 "..%" PRIu64 " (%" PRIu64 " cycles, "
-        "%.3f us)%s\n", nic_scope_state_name(s.state), s.count, first, s.end_ts,
+        "%.3f us)%s\n", nicscope_state_name(s.state), s.count, first, s.end_ts,
         s.end_ts - first, (double)(s.end_ts - first) * period_ns() / 1000.0,
         s.overflow ? ", OVERFLOW: storage full before the post-trigger window ended" : "");
     if (s.triggered)
         out(c, "trigger: cycle %" PRIu64 " (entry %u; %u entries before it)\n", s.trig_ts,
-            (s.trig_index - s.start) % NIC_SCOPE_DEPTH, (s.trig_index - s.start) % NIC_SCOPE_DEPTH);
-    uint32_t fig_value[NIC_SCOPE_NFIGURES + 1];
+            (s.trig_index - s.start) % NICSCOPE_DEPTH, (s.trig_index - s.start) % NICSCOPE_DEPTH);
+    uint32_t fig_value[NICSCOPE_NFIGURES + 1];
     for (unsigned i = 0; i < nfig; i++) {
-        fig_value[i] = nic_scope_fig_value(c->b, i);
+        fig_value[i] = nicscope_fig_value(c->b, i);
         const struct figure_arg *f = &figs[i];
         char thr[64] = "", val[64] = "";
         if (f->latency) {
@@ -582,10 +582,10 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
             snprintf(val, sizeof val, " (%.1f ns)", (double)fig_value[i] * period_ns());
         }
         out(c, "figure %u: %s %c %" PRIu64 "%s%s; on the trigger cycle %u%s%s\n", i,
-            nic_scope_fig_names[f->src], f->below ? '<' : '>', f->threshold,
+            nicscope_fig_names[f->src], f->below ? '<' : '>', f->threshold,
             f->latency ? " cycles" : "", thr, fig_value[i], f->latency ? " cycles" : "", val);
     }
-    struct model_check mc[NIC_SCOPE_NFIGURES + 1];
+    struct model_check mc[NICSCOPE_NFIGURES + 1];
     memset(mc, 0, sizeof mc);
     for (unsigned i = 0; i < nfig && s.triggered && timed && !rc; i++) {
         rc = model_figure_check(c, &l, &ls, &figs[i], fig_value[i], reads0, reads1, &mc[i]);
@@ -598,8 +598,8 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     }
     for (unsigned i = 0; i < ntracks; i++)
         if (tracks[i] >= 0)
-            out(c, "track %u: level %s (nic.levels.%s)\n", i, nic_scope_level_names[tracks[i]],
-                nic_scope_level_names[tracks[i]]);
+            out(c, "track %u: level %s (nic.levels.%s)\n", i, nicscope_level_names[tracks[i]],
+                nicscope_level_names[tracks[i]]);
     if (!rc) {
         out(c, "wrote %s and %s\n", vcd, gtkw);
         /* FST beside the VCD when GTKWave's vcd2fst is there, as FILE.fst.part until done. */
@@ -618,7 +618,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
 
     struct bu_json *j = &c->j;
     bu_json_obj_begin(j);
-    bu_json_kstr(j, "state", nic_scope_state_name(s.state));
+    bu_json_kstr(j, "state", nicscope_state_name(s.state));
     bu_json_key(j, "triggered");
     bu_json_bool(j, s.triggered);
     bu_json_key(j, "overflow");
@@ -637,7 +637,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     bu_json_arr_begin(j);
     for (unsigned i = 0; i < nfig; i++) {
         bu_json_obj_begin(j);
-        bu_json_kstr(j, "figure", nic_scope_fig_names[figs[i].src]);
+        bu_json_kstr(j, "figure", nicscope_fig_names[figs[i].src]);
         bu_json_kstr(j, "op", figs[i].below ? "<" : ">");
         bu_json_ku64(j, "threshold", figs[i].threshold);
         bu_json_ku64(j, "value", fig_value[i]);
@@ -661,7 +661,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv)
     bu_json_arr_begin(j);
     for (unsigned i = 0; i < ntracks; i++)
         if (tracks[i] >= 0)
-            bu_json_str(j, nic_scope_level_names[tracks[i]]);
+            bu_json_str(j, nicscope_level_names[tracks[i]]);
     bu_json_arr_end(j);
     bu_json_obj_end(j);
     free(ch);

@@ -47,18 +47,18 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
 
     /* The host opens a window, the load runs, the CPU closes it. */
     unsigned refused0;
-    nic_scope_cnt_status(b, &refused0);
+    nicscope_cnt_status(b, &refused0);
     static struct load_state ls;
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
-    nic_scope_snapshot(b);
+    nicscope_snapshot(b);
     if ((rc = run_load(c, &l, &ls)))
         return rc;
     const uint64_t base = nic_read32(b, NIC_CSR_INFO_BUS_BASE_ADDR);
     if (nic_console_write32(b, base + NIC_CSR(b, ANALYZER, CONTROL),
                             1u << NIC_CSR_ANALYZER_CONTROL_SNAPSHOT_OFFSET, cmd_ns) < 0)
         return fail(c, "CPU mem_write ANALYZER_CONTROL failed");
-    struct nic_scope_counts k;
+    struct nicscope_counts k;
     if ((rc = read_window(c, refused0, &k)) || (rc = load_finish(c, &l, &ls)))
         return rc;
     const uint32_t info_host = nic_read32(b, NIC_CSR(b, ANALYZER, INFO));
@@ -73,12 +73,12 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     uint32_t info_cpu = 0;
     if (nic_console_read32(b, base + NIC_CSR(b, ANALYZER, INFO), &info_cpu, cmd_ns) < 0)
         return fail(c, "CPU mem_read ANALYZER_INFO failed");
-    struct { const char *what; unsigned sel; uint64_t host; } items[2 * NIC_SCOPE_NPROBES + 2];
+    struct { const char *what; unsigned sel; uint64_t host; } items[2 * NICSCOPE_NPROBES + 2];
     size_t ni = 0;
-    for (unsigned p = 0; p < NIC_SCOPE_NPROBES; p++) {
-        items[ni++] = (typeof(items[0])){nic_scope_probes[p].name, p * 8 + NS_BUSY,
+    for (unsigned p = 0; p < NICSCOPE_NPROBES; p++) {
+        items[ni++] = (typeof(items[0])){nicscope_probes[p].name, p * 8 + NS_BUSY,
                                          k.occ[p][NS_BUSY]};
-        items[ni++] = (typeof(items[0])){nic_scope_probes[p].name, p * 8 + NS_IDLE,
+        items[ni++] = (typeof(items[0])){nicscope_probes[p].name, p * 8 + NS_IDLE,
                                          k.occ[p][NS_IDLE]};
     }
     char hv[32], cv[32], sel[16];
@@ -100,7 +100,7 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
         snprintf(cv, sizeof cv, "%" PRIu64, cpu);
         char what[64];
         snprintf(what, sizeof what, "CNT_VALUE %s.%s", items[i].what,
-                 nic_scope_count_names[items[i].sel % 8]);
+                 nicscope_count_names[items[i].sel % 8]);
         const char *row[] = {what, sel, hv, cv};
         bu_table_row(&t, row);
         bu_json_obj_begin(&c->j);

@@ -42,7 +42,7 @@ static void bar(char *s, uint64_t busy, uint64_t stall, uint64_t total)
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
-static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+static void report_print(struct ctx *c, const struct nicscope_counts *k, uint64_t window,
                          uint32_t bin_min, unsigned bin_shift)
 {
     const double per = period_ns();
@@ -52,7 +52,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
     static const char *const h[] = {"probe", "busy%", "stall%", "idle%", "bytes", "frames",
                                     "held_off_by_csr", "busy # / stalled ! / idle ."};
     bu_table_init(&t, 8, h);
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
         const uint64_t *o = k->occ[p];
         char cells[7][32], b[BAR + 3];
         snprintf(cells[0], 32, "%.2f", pct(o[NS_BUSY], window));
@@ -64,7 +64,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
         b[0] = '|';
         bar(b + 1, o[NS_BUSY], o[NS_STALL], window);
         strcat(b, "|");
-        const char *row[] = {nic_scope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
+        const char *row[] = {nicscope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
                              cells[4], cells[5], b};
         bu_table_row(&t, row);
     }
@@ -75,13 +75,13 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
     out(c, "\nTLPs by type (counted at the first beat)\n");
     static const char *const ht[] = {"probe", "MRd", "MWr", "CplD", "Cpl", "Msg", "other"};
     bu_table_init(&t, 7, ht);
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
-        if (nic_scope_probes[p].tlp < 0)
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
+        if (nicscope_probes[p].tlp < 0)
             continue;
         char cells[6][24];
         for (int i = 0; i < 6; i++)
             snprintf(cells[i], 24, "%" PRIu64, k->tlp[p][i]);
-        const char *row[] = {nic_scope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
+        const char *row[] = {nicscope_probes[p].name, cells[0], cells[1], cells[2], cells[3],
                              cells[4], cells[5]};
         bu_table_row(&t, row);
     }
@@ -89,7 +89,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
 
-    if (NIC_SCOPE_HAS_LATENCY) {
+    if (NICSCOPE_HAS_LATENCY) {
         const uint64_t *l = k->lat;
         out(c, "\nDMA read latency, request to last completion (%" PRIu64 " reads", l[NS_LAT_COUNT]);
         if (l[NS_LAT_COUNT])
@@ -99,7 +99,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
                 (double)l[NS_LAT_MIN] * per, (double)l[NS_LAT_MAX] * per);
         out(c, ")\n");
         uint64_t peak = 1;
-        for (int i = 0; i < NIC_SCOPE_NBINS; i++)
+        for (int i = 0; i < NICSCOPE_NBINS; i++)
             if (k->bins[i] > peak)
                 peak = k->bins[i];
         static const char *const hl[] = {"cycles", "ns", "reads", ""};
@@ -110,7 +110,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
         snprintf(r2, sizeof r2, "%" PRIu64, l[NS_LAT_BELOW]);
         const char *rb[] = {r0, r1, r2, ""};
         bu_table_row(&t, rb);
-        for (int i = 0; i < NIC_SCOPE_NBINS; i++) {
+        for (int i = 0; i < NICSCOPE_NBINS; i++) {
             const uint64_t lo = bin_min + ((uint64_t)i << bin_shift);
             const uint64_t hi = lo + (1ull << bin_shift) - 1;
             snprintf(r0, sizeof r0, "%" PRIu64 "..%" PRIu64, lo, hi);
@@ -122,9 +122,9 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
             const char *row[] = {r0, r1, r2, r3};
             bu_table_row(&t, row);
         }
-        snprintf(r0, sizeof r0, ">= %" PRIu64, bin_min + ((uint64_t)NIC_SCOPE_NBINS << bin_shift));
+        snprintf(r0, sizeof r0, ">= %" PRIu64, bin_min + ((uint64_t)NICSCOPE_NBINS << bin_shift));
         snprintf(r1, sizeof r1, ">= %.0f",
-                 (double)(bin_min + ((uint64_t)NIC_SCOPE_NBINS << bin_shift)) * per);
+                 (double)(bin_min + ((uint64_t)NICSCOPE_NBINS << bin_shift)) * per);
         snprintf(r2, sizeof r2, "%" PRIu64, l[NS_LAT_ABOVE]);
         const char *ra[] = {r0, r1, r2, ""};
         bu_table_row(&t, ra);
@@ -137,8 +137,8 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
     }
 
     /* Bus time per Ethernet frame: PCIe busy cycles over MAC frames, when MAC probes exist. */
-    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
-    const int mtx = nic_scope_probe_index("mac_tx"), mrx = nic_scope_probe_index("mac_rx");
+    const int prx = nicscope_probe_index("pcie_rx"), ptx = nicscope_probe_index("pcie_tx");
+    const int mtx = nicscope_probe_index("mac_tx"), mrx = nicscope_probe_index("mac_rx");
     if (mtx >= 0 && ptx >= 0 && prx >= 0 && k->occ[mtx][NS_FRAMES])
         out(c, "\nPCIe bus time per Ethernet frame sent: %.1f ns (pcie_rx %.1f + pcie_tx %.1f ns "
             "busy per frame; all PCIe traffic of the window over %" PRIu64 " frames)\n",
@@ -152,7 +152,7 @@ static void report_print(struct ctx *c, const struct nic_scope_counts *k, uint64
 }
 
 /* Levels: mean occupancy (the integral over the window's cycles) and the largest value. */
-static void levels_print(struct ctx *c, const struct nic_scope_levels *lv, uint64_t window)
+static void levels_print(struct ctx *c, const struct nicscope_levels *lv, uint64_t window)
 {
     if (!lv->n)
         return;
@@ -165,7 +165,7 @@ static void levels_print(struct ctx *c, const struct nic_scope_levels *lv, uint6
         snprintf(a, sizeof a, "%.3f", window ? (double)lv->sum[l] / (double)window : 0.0);
         snprintf(b, sizeof b, "%" PRIu64, lv->max[l]);
         snprintf(s, sizeof s, "%" PRIu64, lv->sum[l]);
-        const char *row[] = {nic_scope_level_names[l], a, b, s};
+        const char *row[] = {nicscope_level_names[l], a, b, s};
         bu_table_row(&t, row);
     }
     if (!c->quiet)
@@ -177,7 +177,7 @@ static void levels_print(struct ctx *c, const struct nic_scope_levels *lv, uint6
 }
 
 /* Device-side event latencies: count, mean / min / max ns, merged, lost, unmatched. */
-static void events_print(struct ctx *c, const struct nic_scope_events *e)
+static void events_print(struct ctx *c, const struct nicscope_events *e)
 {
     if (!e->n)
         return;
@@ -190,7 +190,7 @@ static void events_print(struct ctx *c, const struct nic_scope_events *e)
                                     "lost", "unmatched"};
     bu_table_init(&t, 8, h);
     for (unsigned k = 0; k < e->n; k++) {
-        const struct nic_scope_event *v = &e->ev[k];
+        const struct nicscope_event *v = &e->ev[k];
         char cells[7][32];
         snprintf(cells[0], 32, "%" PRIu64, v->count);
         snprintf(cells[1], 32, "%.1f", v->count ? (double)v->sum / (double)v->count * per : 0.0);
@@ -199,7 +199,7 @@ static void events_print(struct ctx *c, const struct nic_scope_events *e)
         snprintf(cells[4], 32, "%" PRIu64, v->merged);
         snprintf(cells[5], 32, "%" PRIu64, v->lost);
         snprintf(cells[6], 32, "%" PRIu64, v->unmatched);
-        const char *row[] = {nic_scope_ev_names[k], cells[0], cells[1], cells[2], cells[3],
+        const char *row[] = {nicscope_ev_names[k], cells[0], cells[1], cells[2], cells[3],
                              cells[4], cells[5], cells[6]};
         bu_table_row(&t, row);
     }
@@ -208,14 +208,14 @@ static void events_print(struct ctx *c, const struct nic_scope_events *e)
     bu_table_free(&t);
 }
 
-static void events_json(struct ctx *c, const struct nic_scope_events *e)
+static void events_json(struct ctx *c, const struct nicscope_events *e)
 {
     struct bu_json *j = &c->j;
     bu_json_key(j, "events");
     bu_json_obj_begin(j);
     for (unsigned k = 0; k < e->n; k++) {
-        const struct nic_scope_event *v = &e->ev[k];
-        bu_json_key(j, nic_scope_ev_names[k]);
+        const struct nicscope_event *v = &e->ev[k];
+        bu_json_key(j, nicscope_ev_names[k]);
         bu_json_obj_begin(j);
         bu_json_ku64(j, "count", v->count);
         bu_json_ku64(j, "sum", v->sum);
@@ -226,19 +226,19 @@ static void events_json(struct ctx *c, const struct nic_scope_events *e)
         bu_json_ku64(j, "merged", v->merged);
         bu_json_ku64(j, "lost", v->lost);
         bu_json_ku64(j, "unmatched", v->unmatched);
-        bu_json_ku64s(j, "bins", v->bins, NIC_SCOPE_EV_NBINS);
+        bu_json_ku64s(j, "bins", v->bins, NICSCOPE_EV_NBINS);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
 }
 
-static void levels_json(struct ctx *c, const struct nic_scope_levels *lv, uint64_t window)
+static void levels_json(struct ctx *c, const struct nicscope_levels *lv, uint64_t window)
 {
     struct bu_json *j = &c->j;
     bu_json_key(j, "levels");
     bu_json_obj_begin(j);
     for (unsigned l = 0; l < lv->n; l++) {
-        bu_json_key(j, nic_scope_level_names[l]);
+        bu_json_key(j, nicscope_level_names[l]);
         bu_json_obj_begin(j);
         bu_json_ku64(j, "sum", lv->sum[l]);
         bu_json_ku64(j, "max", lv->max[l]);
@@ -259,7 +259,7 @@ static const char *const nic_dma_counters[] = {
 
 struct tlp_per_frame {
     const char *name, *probe;
-    int type;                                /* index into nic_scope_tlp_names */
+    int type;                                /* index into nicscope_tlp_names */
 };
 static const struct tlp_per_frame tlps_per_frame[] = {
     {"device_mrd", "pcie_tx", 0}, {"device_mwr", "pcie_tx", 1}, {"host_cpld", "pcie_rx", 2},
@@ -267,13 +267,13 @@ static const struct tlp_per_frame tlps_per_frame[] = {
 };
 #define N_TLP_PF (sizeof tlps_per_frame / sizeof tlps_per_frame[0])
 
-static uint64_t tlp_count(const struct nic_scope_counts *k, const struct tlp_per_frame *f)
+static uint64_t tlp_count(const struct nicscope_counts *k, const struct tlp_per_frame *f)
 {
-    const int p = nic_scope_probe_index(f->probe);
+    const int p = nicscope_probe_index(f->probe);
     return p >= 0 ? k->tlp[p][f->type] : 0;
 }
 
-static void nic_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t window,
+static void nic_print(struct ctx *c, const struct nicscope_counts *k, uint64_t window,
                       const struct load *l, const struct load_state *s)
 {
     const double frames = (double)l->frames;
@@ -310,12 +310,12 @@ static void nic_print(struct ctx *c, const struct nic_scope_counts *k, uint64_t 
         "write that closes the window)\n");
 }
 
-static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const struct load *l,
+static void nic_json(struct ctx *c, const struct nicscope_counts *k, const struct load *l,
                      const struct load_state *s)
 {
     struct bu_json *j = &c->j;
     const double frames = (double)l->frames;
-    const int prx = nic_scope_probe_index("pcie_rx"), ptx = nic_scope_probe_index("pcie_tx");
+    const int prx = nicscope_probe_index("pcie_rx"), ptx = nicscope_probe_index("pcie_tx");
     bu_json_key(j, "nic_dma");
     bu_json_obj_begin(j);
     bu_json_kdouble(j, "pcie_busy_ns_per_frame",
@@ -340,8 +340,8 @@ static void nic_json(struct ctx *c, const struct nic_scope_counts *k, const stru
     bu_json_obj_end(j);
 }
 
-static void report_json(struct ctx *c, const struct nic_scope_counts *k,
-                        const struct nic_scope_levels *lv, const struct nic_scope_events *ev,
+static void report_json(struct ctx *c, const struct nicscope_counts *k,
+                        const struct nicscope_levels *lv, const struct nicscope_events *ev,
                         uint64_t window,
                         uint32_t bin_min, unsigned bin_shift, const struct load *l,
                         const struct load_state *s, size_t compared)
@@ -357,20 +357,20 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
     bu_json_ku64(j, "load_frame_size", load_has(l, "tx") ? l->frame_size : 0);
     bu_json_key(j, "probes");
     bu_json_obj_begin(j);
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
-        bu_json_key(j, nic_scope_probes[p].name);
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
+        bu_json_key(j, nicscope_probes[p].name);
         bu_json_obj_begin(j);
-        bu_json_kstr(j, "group", nic_scope_probes[p].group);
-        for (int i = 0; i < NIC_SCOPE_NCOUNTS; i++)
-            bu_json_ku64(j, nic_scope_count_names[i], k->occ[p][i]);
+        bu_json_kstr(j, "group", nicscope_probes[p].group);
+        for (int i = 0; i < NICSCOPE_NCOUNTS; i++)
+            bu_json_ku64(j, nicscope_count_names[i], k->occ[p][i]);
         bu_json_kdouble(j, "busy_pct", pct(k->occ[p][NS_BUSY], window));
         bu_json_kdouble(j, "stall_pct", pct(k->occ[p][NS_STALL], window));
         bu_json_kdouble(j, "idle_pct", pct(k->occ[p][NS_IDLE], window));
-        if (nic_scope_probes[p].tlp >= 0) {
+        if (nicscope_probes[p].tlp >= 0) {
             bu_json_key(j, "tlps");
             bu_json_obj_begin(j);
-            for (int i = 0; i < NIC_SCOPE_NTLP_TYPES; i++)
-                bu_json_ku64(j, nic_scope_tlp_names[i], k->tlp[p][i]);
+            for (int i = 0; i < NICSCOPE_NTLP_TYPES; i++)
+                bu_json_ku64(j, nicscope_tlp_names[i], k->tlp[p][i]);
             bu_json_obj_end(j);
         }
         bu_json_obj_end(j);
@@ -380,14 +380,14 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
         nic_json(c, k, l, s);
     levels_json(c, lv, window);
     events_json(c, ev);
-    if (NIC_SCOPE_HAS_LATENCY) {
+    if (NICSCOPE_HAS_LATENCY) {
         bu_json_key(j, "latency");
         bu_json_obj_begin(j);
         bu_json_ku64(j, "bin_min", bin_min);
         bu_json_ku64(j, "bin_shift", bin_shift);
-        bu_json_ku64s(j, "bins", k->bins, NIC_SCOPE_NBINS);
-        for (int i = 0; i < NIC_SCOPE_NLAT; i++)
-            bu_json_ku64(j, nic_scope_lat_names[i], k->lat[i]);
+        bu_json_ku64s(j, "bins", k->bins, NICSCOPE_NBINS);
+        for (int i = 0; i < NICSCOPE_NLAT; i++)
+            bu_json_ku64(j, nicscope_lat_names[i], k->lat[i]);
         bu_json_obj_end(j);
     }
     bu_json_obj_end(j);
@@ -395,8 +395,8 @@ static void report_json(struct ctx *c, const struct nic_scope_counts *k,
 
 /* On a backend that sees the same signals itself (the simulation's probe.an.* counters), every
  * count must be equal. Returns the number of counts compared (0: the backend has none). */
-static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
-                      const struct nic_scope_levels *lv, const struct nic_scope_events *ev,
+static int crosscheck(struct ctx *c, const struct nicscope_counts *k,
+                      const struct nicscope_levels *lv, const struct nicscope_events *ev,
                       size_t *compared)
 {
     char name[128];
@@ -405,10 +405,10 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
     if (nic_counter(c->b, "probe.an.windows", &v) != 0)
         return EXIT_OK;
     size_t n = 0;
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
-        for (int i = 0; i < NIC_SCOPE_NCOUNTS; i++) {
-            snprintf(name, sizeof name, "probe.an.%s.%s", nic_scope_probes[p].name,
-                     nic_scope_count_names[i]);
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
+        for (int i = 0; i < NICSCOPE_NCOUNTS; i++) {
+            snprintf(name, sizeof name, "probe.an.%s.%s", nicscope_probes[p].name,
+                     nicscope_count_names[i]);
             if (nic_counter(c->b, name, &v) == 0) {
                 if (v != k->occ[p][i])
                     return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
@@ -416,9 +416,9 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
                 n++;
             }
         }
-        for (int i = 0; nic_scope_probes[p].tlp >= 0 && i < NIC_SCOPE_NTLP_TYPES; i++) {
-            snprintf(name, sizeof name, "probe.an.%s.tlp.%s", nic_scope_probes[p].name,
-                     nic_scope_tlp_names[i]);
+        for (int i = 0; nicscope_probes[p].tlp >= 0 && i < NICSCOPE_NTLP_TYPES; i++) {
+            snprintf(name, sizeof name, "probe.an.%s.tlp.%s", nicscope_probes[p].name,
+                     nicscope_tlp_names[i]);
             if (nic_counter(c->b, name, &v) == 0) {
                 if (v != k->tlp[p][i])
                     return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
@@ -429,7 +429,7 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
     }
     static const struct { const char *name; int idx; } lat[] = {
         {"count", NS_LAT_COUNT}, {"sum", NS_LAT_SUM}, {"min", NS_LAT_MIN}, {"max", NS_LAT_MAX}};
-    for (size_t i = 0; NIC_SCOPE_HAS_LATENCY && i < sizeof lat / sizeof lat[0]; i++) {
+    for (size_t i = 0; NICSCOPE_HAS_LATENCY && i < sizeof lat / sizeof lat[0]; i++) {
         snprintf(name, sizeof name, "probe.an.latency.%s", lat[i].name);
         if (nic_counter(c->b, name, &v) == 0) {
             if (v != k->lat[lat[i].idx])
@@ -440,7 +440,7 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
     }
     for (unsigned l = 0; l < lv->n; l++)
         for (int s = 0; s < 2; s++) {
-            snprintf(name, sizeof name, "probe.an.level.%s.%s", nic_scope_level_names[l],
+            snprintf(name, sizeof name, "probe.an.level.%s.%s", nicscope_level_names[l],
                      s ? "max" : "sum");
             const uint64_t got = s ? lv->max[l] : lv->sum[l];
             if (nic_counter(c->b, name, &v) == 0) {
@@ -451,11 +451,11 @@ static int crosscheck(struct ctx *c, const struct nic_scope_counts *k,
             }
         }
     for (unsigned e = 0; e < ev->n; e++) {
-        const struct nic_scope_event *x = &ev->ev[e];
+        const struct nicscope_event *x = &ev->ev[e];
         const struct { const char *name; uint64_t v; } st[] = {
             {"count", x->count}, {"sum", x->sum}, {"min", x->min}, {"max", x->max}};
         for (size_t s = 0; s < sizeof st / sizeof st[0]; s++) {
-            snprintf(name, sizeof name, "probe.an.ev.%s.%s", nic_scope_ev_names[e], st[s].name);
+            snprintf(name, sizeof name, "probe.an.ev.%s.%s", nicscope_ev_names[e], st[s].name);
             if (nic_counter(c->b, name, &v) == 0) {
                 if (v != st[s].v)
                     return fail(c, "cross-check: analyzer %s = %" PRIu64 ", simulator %" PRIu64,
@@ -496,7 +496,7 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     int rc = open_dev(c);
     if (rc)
         return rc;
-    nic_scope_set_histogram(c->b, (uint32_t)bin_min, (unsigned)bin_shift);
+    nicscope_set_histogram(c->b, (uint32_t)bin_min, (unsigned)bin_shift);
     static struct load_state ls;
     if ((rc = load_prepare(c, &l, &ls)))
         return rc;
@@ -507,23 +507,23 @@ int cmd_report(struct ctx *c, int argc, char **argv)
     window_close(c, &w);
     if ((rc = load_finish(c, &l, &ls)))
         return rc;
-    struct nic_scope_counts k;
-    struct nic_scope_levels lv;
-    struct nic_scope_events ev;
+    struct nicscope_counts k;
+    struct nicscope_levels lv;
+    struct nicscope_events ev;
     char err[256];
     if ((rc = read_window(c, w.refused0, &k)))
         return rc;
-    if (nic_scope_read_levels(c->b, &lv, err, sizeof err) < 0)
+    if (nicscope_read_levels(c->b, &lv, err, sizeof err) < 0)
         return fail(c, "levels: %s", err);
-    if (nic_scope_read_events(c->b, &ev, err, sizeof err) < 0)
+    if (nicscope_read_events(c->b, &ev, err, sizeof err) < 0)
         return fail(c, "events: %s", err);
     const uint64_t window = k.occ[0][NS_BUSY] + k.occ[0][NS_STALL] + k.occ[0][NS_IDLE];
-    for (int p = 1; p < NIC_SCOPE_NPROBES; p++)
+    for (int p = 1; p < NICSCOPE_NPROBES; p++)
         if (k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE] != window)
             return fail(c, "probe %s: busy+stall+idle = %" PRIu64 " cycles, probe %s: %" PRIu64,
-                        nic_scope_probes[p].name,
+                        nicscope_probes[p].name,
                         k.occ[p][NS_BUSY] + k.occ[p][NS_STALL] + k.occ[p][NS_IDLE],
-                        nic_scope_probes[0].name, window);
+                        nicscope_probes[0].name, window);
     load_describe(c, &l);
     report_print(c, &k, window, (uint32_t)bin_min, (unsigned)bin_shift);
     levels_print(c, &lv, window);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/scope/bus_analyzer.py):
+ * main.c: nicscope, the host tool of the on-chip bus analyzer (litex_soc/nicscope/analyzer_csr.py):
  * occupancy report and triggered trace capture, on any backend (the Verilated SoC, or a board
  * over VFIO).
  *
@@ -81,8 +81,8 @@ static const char *const usage_text =
 
 static void print_usage(void)
 {
-    printf(usage_text, NIC_SCOPE_DEPTH, NIC_SCOPE_DEPTH / 16,
-           NIC_SCOPE_DEPTH - NIC_SCOPE_DEPTH / 16 - 1);
+    printf(usage_text, NICSCOPE_DEPTH, NICSCOPE_DEPTH / 16,
+           NICSCOPE_DEPTH - NICSCOPE_DEPTH / 16 - 1);
 }
 
 __attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...)
@@ -126,28 +126,28 @@ int backend_check(struct ctx *c, const char *what)
 void window_open(struct ctx *c, struct window *w)
 {
     /* After reset the counter bank clears its lanes, then writes zero windows: busy for about
-     * twice NIC_SCOPE_SNAPSHOT_CYCLES cycles, when a snapshot would be refused. An MMIO read
+     * twice NICSCOPE_SNAPSHOT_CYCLES cycles, when a snapshot would be refused. An MMIO read
      * takes at least a cycle; if it is still busy, read_window() reports the refusal. */
-    for (unsigned tries = 0; nic_scope_cnt_status(c->b, &w->refused0) &&
-                             tries < 2 * NIC_SCOPE_SNAPSHOT_CYCLES; tries++)
+    for (unsigned tries = 0; nicscope_cnt_status(c->b, &w->refused0) &&
+                             tries < 2 * NICSCOPE_SNAPSHOT_CYCLES; tries++)
         ;
-    nic_scope_snapshot(c->b);
-    w->close_after_ns = nic_now_ns(c->b) + 2 * nic_scope_pass_ns(period_ns());
+    nicscope_snapshot(c->b);
+    w->close_after_ns = nic_now_ns(c->b) + 2 * nicscope_pass_ns(period_ns());
 }
 
 void window_close(struct ctx *c, const struct window *w)
 {
-    nic_scope_snapshot_close(c->b, w->close_after_ns);
+    nicscope_snapshot_close(c->b, w->close_after_ns);
 }
 
 /* Reads the counts of the window just closed; fails if the read-out or the backend does, or if a
  * snapshot was refused since CNT_STATUS.REFUSED read `refused0` (read before the window was
  * opened): then a window was not closed where asked. */
-int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k)
+int read_window(struct ctx *c, unsigned refused0, struct nicscope_counts *k)
 {
     char err[256];
     int rc;
-    if (nic_scope_read_counts(c->b, k, err, sizeof err) < 0)
+    if (nicscope_read_counts(c->b, k, err, sizeof err) < 0)
         return fail(c, "counter read-out: %s", err);
     if ((rc = backend_check(c, "counter read-out")))
         return rc;
@@ -217,7 +217,7 @@ int open_dev(struct ctx *c)
         return fail(c, "cannot open the %s backend: %s", c->kind, err);
     if (nic_dev_check(c->b, &c->info, err, sizeof err) < 0)
         return fail(c, "bring-up check failed: %s", err);
-    if (nic_scope_check(c->b, err, sizeof err) < 0)
+    if (nicscope_check(c->b, err, sizeof err) < 0)
         return fail(c, "analyzer check failed: %s", err);
     clk_hz = (double)nic_read32(c->b, NIC_CSR_INFO_CLK_FREQ_ADDR);
     return backend_check(c, "bring-up");
@@ -578,12 +578,12 @@ int load_finish(struct ctx *c, const struct load *l, struct load_state *s)
 }
 
 int64_t *load_host_cycles(struct ctx *c, const struct load_state *s,
-                          struct nic_scope_timebase *tb)
+                          struct nicscope_timebase *tb)
 {
-    nic_scope_timebase(c->b, period_ns(), tb);
+    nicscope_timebase(c->b, period_ns(), tb);
     int64_t *host = calloc(s->ntx_db + 1, sizeof *host);
     for (size_t i = 0; host && i < s->ntx_db; i++)
-        host[i] = nic_scope_cycle_at(tb, (double)s->tx_db_ns[i]);
+        host[i] = nicscope_cycle_at(tb, (double)s->tx_db_ns[i]);
     return host;
 }
 

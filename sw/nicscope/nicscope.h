@@ -22,7 +22,7 @@
 #include "nic_console.h"
 #include "nic_dev.h"
 #include "nic_queues.h"
-#include "nic_scope.h"
+#include "nicscope_lib.h"
 #include "vcd_writer.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -106,7 +106,7 @@ struct window {
 };
 void window_open(struct ctx *c, struct window *w);
 void window_close(struct ctx *c, const struct window *w);
-int read_window(struct ctx *c, unsigned refused0, struct nic_scope_counts *k);
+int read_window(struct ctx *c, unsigned refused0, struct nicscope_counts *k);
 int open_dev(struct ctx *c);
 double period_ns(void);
 bool load_has(const struct load *l, const char *what);
@@ -133,7 +133,7 @@ int load_finish(struct ctx *c, const struct load *l, struct load_state *s);
 /* The tx load's TX doorbell writes as analyzer cycles (tb: the time base used; NULL when out
  * of memory; the caller frees it). */
 int64_t *load_host_cycles(struct ctx *c, const struct load_state *s,
-                          struct nic_scope_timebase *tb);
+                          struct nicscope_timebase *tb);
 /* A device read at bus address addr during the tx load: in a descriptor ring (else a payload
  * buffer). */
 bool load_desc_addr(const struct load_state *s, uint64_t addr);
@@ -154,7 +154,7 @@ int cmd_breakdown(struct ctx *c, int argc, char **argv);
  * tracks[i] (ntracks of them; a level index, -1: none) the level stored on capture track i,
  * drawn as nic.levels.<name>. */
 int write_vcd(struct ctx *c, const struct out_file *vcd, const struct out_file *gtkw,
-              const struct nic_scope_status *st, const struct nic_scope_change *ch,
+              const struct nicscope_status *st, const struct nicscope_change *ch,
               const bool *gap, const int64_t *host, size_t nhost, const int *tracks,
               unsigned ntracks);
 /* capture_stream.c: `capture --stream`: the load with the deep capture draining into host
@@ -163,8 +163,8 @@ int capture_stream(struct ctx *c, const struct load *l, struct out_file *vcd,
                    struct out_file *gtkw, unsigned ring_log2, uint64_t throttle_ns);
 /* Stop a stream, take the rest through fn, free its ring; fails unless the device wrote
  * *taken entries and due = *taken + lost. */
-int stream_end(struct ctx *c, struct nic_scope_stream *s,
-               void (*fn)(const struct nic_scope_change *ch, bool gap, void *arg), void *arg,
+int stream_end(struct ctx *c, struct nicscope_stream *s,
+               void (*fn)(const struct nicscope_change *ch, bool gap, void *arg), void *arg,
                const size_t *taken, uint32_t *entries, uint32_t *lost);
 
 #endif /* NICSCOPE_H */

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer_layout.h"
+#include "nicscope_layout.h"
 #include "Vnicsoc.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -130,14 +130,14 @@ constexpr uint32_t kFmtTypeCplD = 0x4a, kFmtTypeCpl = 0x0a;
 /* The bus analyzer's layout (generated with the gateware). */
 struct ScopeProbe { const char *name, *group; int tlp; };
 struct ScopeSignal { int probe; const char *name; unsigned offset, width; };
-const ScopeProbe kScopeProbes[NIC_SCOPE_NPROBES] = {NIC_SCOPE_PROBES};
-const ScopeSignal kScopeSignals[] = {NIC_SCOPE_SIGNALS};
-const char *const kCountNames[NIC_SCOPE_NCOUNTS] = {NIC_SCOPE_COUNT_NAMES};
-const char *const kTlpNames[NIC_SCOPE_NTLP_TYPES] = {NIC_SCOPE_TLP_NAMES};
-constexpr int kSampleWords = (NIC_SCOPE_SAMPLE_WIDTH + 31) / 32;
+const ScopeProbe kScopeProbes[NICSCOPE_NPROBES] = {NICSCOPE_PROBES};
+const ScopeSignal kScopeSignals[] = {NICSCOPE_SIGNALS};
+const char *const kCountNames[NICSCOPE_NCOUNTS] = {NICSCOPE_COUNT_NAMES};
+const char *const kTlpNames[NICSCOPE_NTLP_TYPES] = {NICSCOPE_TLP_NAMES};
+constexpr int kSampleWords = (NICSCOPE_SAMPLE_WIDTH + 31) / 32;
 /* Write classes of the probe pins: the analyzer's write breakdown classes, in its order
  * (litex_soc/nic_soc.py ANALYZER_WBD_CLASSES). */
-constexpr unsigned kWriteClasses = NIC_SCOPE_WBD_NCLASSES;
+constexpr unsigned kWriteClasses = NICSCOPE_WBD_NCLASSES;
 
 uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
 {
@@ -147,7 +147,7 @@ uint64_t sample_bits(const uint32_t *v, unsigned off, unsigned width)
     return x;
 }
 
-/* TLP type as the analyzer classifies it (rtl/scope/tlp_type_counter.py). */
+/* TLP type as the analyzer classifies it (rtl/nicscope/tlp_type_counter.py). */
 int tlp_type(uint32_t ft)
 {
     const uint32_t fmt = ft >> 5, type = ft & 0x1f;
@@ -167,8 +167,8 @@ int tlp_type(uint32_t ft)
 /* The analyzer's counts, recomputed by the harness over the same snapshot windows. */
 struct ScopeRef {
     struct Window {
-        uint64_t occ[NIC_SCOPE_NPROBES][NIC_SCOPE_NCOUNTS] = {};
-        uint64_t tlp[NIC_SCOPE_NPROBES][NIC_SCOPE_NTLP_TYPES] = {};
+        uint64_t occ[NICSCOPE_NPROBES][NICSCOPE_NCOUNTS] = {};
+        uint64_t tlp[NICSCOPE_NPROBES][NICSCOPE_NTLP_TYPES] = {};
         uint64_t lat_count = 0, lat_sum = 0, lat_min = UINT32_MAX, lat_max = 0;
         uint64_t fc_sum[3] = {}, fc_max[3] = {};   /* the fc_ph, fc_pd, fc_nph levels */
         /* The mmio_rd event latency: host MRd on the PHY to its completion's first beat. */
@@ -182,12 +182,13 @@ struct ScopeRef {
     bool mmio_pending[2] = {};
     uint64_t mmio_value[2] = {};
     /* Latencies measured 2 and 1 cycles ago: the analyzer counts one 2 cycles after its
-     * completion (its input stage and histogram pipeline; see rtl/scope/latency_histogram.py). */
+     * completion (its input stage and histogram pipeline; see
+     * rtl/nicscope/latency_histogram.py). */
     bool lat_pending[2] = {};
     uint64_t lat_value[2] = {};
-    int sig[NIC_SCOPE_NPROBES][4];    /* valid/ready/first/last signal index per probe */
+    int sig[NICSCOPE_NPROBES][4];     /* valid/ready/first/last signal index per probe */
     enum Kind { kOther, kPcieRx, kPcieTx };
-    Kind kind[NIC_SCOPE_NPROBES];     /* where a probe's handshake is seen: the PHY pins or not */
+    Kind kind[NICSCOPE_NPROBES];      /* where a probe's handshake is seen: the PHY pins or not */
     int end_sig = -1, req_probe = -1, cpl_probe = -1;
 
     ScopeRef()
@@ -204,7 +205,7 @@ struct ScopeRef {
             if (std::strcmp(s.name, "end") == 0)
                 end_sig = static_cast<int>(i);
         }
-        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (int p = 0; p < NICSCOPE_NPROBES; p++) {
             const char *name = kScopeProbes[p].name;
             kind[p] = std::strcmp(name, "pcie_rx") == 0   ? kPcieRx
                       : std::strcmp(name, "pcie_tx") == 0 ? kPcieTx
@@ -441,7 +442,7 @@ struct SimHarness::Impl {
         r.lat_pending[1] = false;
         const uint16_t fc[3] = {out.fc_ph, out.fc_pd, out.fc_nph};
         r.add_credits(fc);
-        for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+        for (int p = 0; p < NICSCOPE_NPROBES; p++) {
             if (r.kind[p] == ScopeRef::kPcieRx) {
                 r.count(p, out.rx_valid, in.rx_ready, out.rx_first, out.rx_last,
                         __builtin_popcount(out.rx_be), hold, tlp_type(out.rx_dat[0] >> 24));
@@ -453,7 +454,7 @@ struct SimHarness::Impl {
                         hold, -1);
             }
         }
-        /* mmio_rd (rtl/scope/event_latency.py, depth 4): an end takes the oldest start. */
+        /* mmio_rd (rtl/nicscope/event_latency.py, depth 4): an end takes the oldest start. */
         if (r.mmio_pending[0]) {
             ScopeRef::Window &w = r.live;
             const uint64_t lat = r.mmio_value[0];
@@ -737,14 +738,14 @@ std::map<std::string, uint64_t> SimHarness::scope_map() const
     const auto &r = impl_->scope;
     const auto &w = r.closed;
     std::map<std::string, uint64_t> m;
-    for (int p = 0; p < NIC_SCOPE_NPROBES; p++) {
+    for (int p = 0; p < NICSCOPE_NPROBES; p++) {
         const std::string pre = std::string("an.") + kScopeProbes[p].name + ".";
         const bool phy = kScopeProbes[p].tlp >= 0;   /* bytes are known on the PHY pins only */
-        for (int k = 0; k < NIC_SCOPE_NCOUNTS; k++)
+        for (int k = 0; k < NICSCOPE_NCOUNTS; k++)
             if (phy || std::strcmp(kCountNames[k], "bytes") != 0)
                 m[pre + kCountNames[k]] = w.occ[p][k];
         if (kScopeProbes[p].tlp >= 0)
-            for (int k = 0; k < NIC_SCOPE_NTLP_TYPES; k++)
+            for (int k = 0; k < NICSCOPE_NTLP_TYPES; k++)
                 m[pre + "tlp." + kTlpNames[k]] = w.tlp[p][k];
     }
     m["an.latency.count"] = w.lat_count;

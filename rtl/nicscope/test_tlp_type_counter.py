@@ -5,7 +5,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.tlp_type_counter import TLP_TYPES, TLPType, TLPTypeCounter, classify
+from rtl.nicscope.tlp_type_counter import TLP_TYPES, TLPType, TLPTypeCounter, classify
 
 
 def test_classify_known_codes():

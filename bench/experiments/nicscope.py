@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# scope.py: the on-chip analyzer's own section: occupancy of every probed bus during DMA in both
-# directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
+# nicscope.py: the on-chip analyzer's own section ("scope"): occupancy of every probed bus during
+# DMA in both directions plus frames through the NIC, a triggered capture for GTKWave (trace.vcd and
 # trace.gtkw beside the report), and the per-request DMA read latency breakdown (`nicscope
-# breakdown`) on the raw DMA engine and the NIC's TX path (its descriptor and payload reads,
-# class by class), with Little's law per window and class (the breakdown's own occupancy, and the
-# read tags from three counters), the write breakdown on the raw DMA writer (queue, credit, phy
-# per MWr), and the occupancy levels.
+# breakdown`) on the raw DMA engine and the NIC's TX path (its descriptor and payload reads, class
+# by class), with Little's law per window and class (the breakdown's own occupancy, and the read
+# tags from three counters), the write breakdown on the raw DMA writer (queue, credit, phy per MWr),
+# and the occupancy levels.
 
 from .. import plot
 from ..section import Section, table

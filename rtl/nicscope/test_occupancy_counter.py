@@ -5,7 +5,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.occupancy_counter import COUNTS, OccupancyCounter
+from rtl.nicscope.occupancy_counter import COUNTS, OccupancyCounter
 
 
 def window_counts(trace, lo, hi, width):

@@ -7,7 +7,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.stage_stats import StageStats
+from rtl.nicscope.stage_stats import StageStats
 
 TW = 12
 EMPTY = (2**TW - 1, 0)

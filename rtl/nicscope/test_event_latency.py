@@ -8,7 +8,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.event_latency import COUNTS, EventLatency
+from rtl.nicscope.event_latency import COUNTS, EventLatency
 
 NBINS = 8
 

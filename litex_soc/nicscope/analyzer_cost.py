@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# analyzer_cost.py: what the bus analyzer (rtl/scope/bus_analyzer.py) costs on an FPGA.
+# analyzer_cost.py: what the bus analyzer (rtl/nicscope/analyzer.py) costs on an FPGA.
 #
 # What it is: (a) the analyzer's resources out of context (Yosys, Artix-7 and ECP5), (a2) its
 # own Fmax placed and routed out of context on an ECP5, (b) the NIC SoC's Fmax with and without
-# it (ecp5_fmax.py), once per placer seed, with a rank test of the two sets of seeds. `make cost`
-# runs it; the parts in detail are in the module docstring.
+# it (litex_soc/cost/ecp5_fmax.py), once per placer seed, with a rank test of the two sets of
+# seeds. `make cost` runs it; the parts in detail are in the module docstring.
 #
-# Usage: .venv/bin/python litex_soc/cost/analyzer_cost.py [--no-fmax] [--no-soc] [--soc-only]
+# Usage: .venv/bin/python litex_soc/nicscope/analyzer_cost.py [--no-fmax] [--no-soc] [--soc-only]
 #            [--jobs 2] [--no-route] [--soc-analyzer-without breakdown]
 #            [--seeds 1,2,3,4,5] [--timing-weight 40] [--placer heap] [--router router1]
 #            [--freq 125] [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
@@ -127,7 +127,7 @@ FEATURES = {"breakdown": ("per-request DMA read latency breakdown (with_breakdow
 
 def build_analyzer(**without):
     """The analyzer as the SoC builds it (with its latency breakdown), or with `without`."""
-    from rtl.scope.bus_analyzer import BusAnalyzer
+    from rtl.nicscope.analyzer import BusAnalyzer
     return BusAnalyzer(probes(), **{**CONFIG, "breakdown": analyzer_breakdown(DATA_WIDTH),
                                     "levels": analyzer_levels(4),
                                     "events": ANALYZER_EVENT_LIST, "stream": DATA_WIDTH,

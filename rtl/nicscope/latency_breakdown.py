@@ -21,7 +21,7 @@
 #                           request's reorder distance, one-hot (inc_reorder_valid and
 #                           inc_reorder_dist: the same as an index).
 #   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
-#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
+#                           min and max per stage (rtl/nicscope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..4), nslots (requests followed from issue to hand-off, a power of
 # two), nbins (log2 bins, 2..16), ts_width (timestamp bits), tag_beat (PHY beat of a completion

@@ -6,7 +6,7 @@ import pytest
 from amaranth import Elaboratable, Module
 from amaranth.sim import Simulator
 
-from rtl.scope.trace_capture import TS_WIDTH, State, TraceCapture
+from rtl.nicscope.trace_capture import TS_WIDTH, State, TraceCapture
 
 TS_MOD = 2**TS_WIDTH
 

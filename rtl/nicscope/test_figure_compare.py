@@ -10,10 +10,10 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.bus_analyzer import TRACK_WIDTH, BusAnalyzer, Event, Probe
-from rtl.scope.figure_compare import FigureCompare
-from rtl.scope.trace_capture import TS_WIDTH, State
-from rtl.scope.trace_trigger import Mode, Op
+from rtl.nicscope.analyzer import TRACK_WIDTH, BusAnalyzer, Event, Probe
+from rtl.nicscope.figure_compare import FigureCompare
+from rtl.nicscope.trace_capture import TS_WIDTH, State
+from rtl.nicscope.trace_trigger import Mode, Op
 
 
 def run(dut, bench):

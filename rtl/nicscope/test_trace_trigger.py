@@ -6,7 +6,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger
+from rtl.nicscope.trace_trigger import STAGE_FIELDS, Mode, Op, TraceTrigger
 
 
 def stage_cfg(mask_a=0, value_a=0, mode_a=Mode.LEVEL, mask_b=0, value_b=0, mode_b=Mode.LEVEL,

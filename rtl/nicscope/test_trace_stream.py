@@ -9,7 +9,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.trace_stream import TraceStream, entry_bytes
+from rtl.nicscope.trace_stream import TraceStream, entry_bytes
 
 SW = 20                       # sample bits
 BASE = 0x10000

@@ -7,7 +7,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from rtl.scope.latency_breakdown import NSTAGES, STAGES, LatencyBreakdown, bin_of
+from rtl.nicscope.latency_breakdown import NSTAGES, STAGES, LatencyBreakdown, bin_of
 
 NSLOTS = 8
 

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Tests of the analyzer's LiteX register wrapper (litex_soc/scope/bus_analyzer.py) that need no SoC:
-# WriteOnlyCSRStorage, in a LiteX CSR bank simulated with Migen, takes every write like a
+# Tests of the analyzer's LiteX register wrapper (litex_soc/nicscope/analyzer_csr.py) that need
+# no SoC: WriteOnlyCSRStorage, in a LiteX CSR bank simulated with Migen, takes every write like a
 # CSRStorage and reads 0, while an ordinary CSRStorage beside it reads back.
 from migen import Module, run_simulation
 
 from litex.soc.interconnect import csr_bus
 from litex.soc.interconnect.csr import CSRStorage
 
-from litex_soc.scope.bus_analyzer import WriteOnlyCSRStorage
+from litex_soc.nicscope.analyzer_csr import WriteOnlyCSRStorage
 
 
 class Bank(Module):

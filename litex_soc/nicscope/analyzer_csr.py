@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bus_analyzer.py: LiteX register wrapper around the Amaranth bus analyzer
-# (rtl/scope/bus_analyzer.py).
+# analyzer_csr.py: LiteX register wrapper around the Amaranth bus analyzer
+# (rtl/nicscope/analyzer.py).
 #
 # What it is: instantiates the emitted BusAnalyzer Verilog, connects its probes to the SoC's
 # streams through tap registers (probe_taps.py), and exposes its controls and read-outs as CSRs,
 # reachable from the host over PCIe (BAR0) and from the soft CPU over the SoC bus. The logic
-# lives in rtl/; this file only exposes it. It also gives `analyzer_layout.h` (sample layout and
+# lives in rtl/; this file only exposes it. It also gives `nicscope_layout.h` (sample layout and
 # counter selectors) for host code. How the taps are placed: BusAnalyzerCSR's docstring.
 #
 # Interfaces: `probe(name, valid=, ready=, first=, last=, nbytes=, **fields)` connects a probe
@@ -18,11 +18,11 @@
 # `watch(design)` (the design the probes are in); and for the
 # simulation's cross-check `snapshot_pulse`, `sample` and `now`.
 #
-# Parameters: platform (to add the Verilog), probes (rtl.scope.bus_analyzer.Probe list),
+# Parameters: platform (to add the Verilog), probes (rtl.nicscope.analyzer.Probe list),
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
-# names), breakdown (rtl.scope.bus_analyzer.Breakdown or None), wr_breakdown
-# (rtl.scope.bus_analyzer.WrBreakdown or None), levels ((name, width) pairs),
-# events (rtl.scope.bus_analyzer.Event list), stream (the deep capture's DMA: dict(port= a
+# names), breakdown (rtl.nicscope.analyzer.Breakdown or None), wr_breakdown
+# (rtl.nicscope.analyzer.WrBreakdown or None), levels ((name, width) pairs),
+# events (rtl.nicscope.analyzer.Event list), stream (the deep capture's DMA: dict(port= a
 # LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None), figures
 # (figure comparators for triggers, 0..4), tracks (levels stored beside the capture's sample,
 # 0..2), module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
@@ -39,14 +39,14 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from litex_soc.nic.dma_port_adapter import DMAWriteAdapter
-from litex_soc.scope.probe_taps import ProbeTaps, delay_line
+from litex_soc.nicscope.probe_taps import ProbeTaps, delay_line
 from amaranth.lib import data
 
-from rtl.scope.bus_analyzer import CNT_SEL_WIDTH, HANDSHAKE, BusAnalyzer
-from rtl.scope.latency_breakdown import NSTAGES
-from rtl.scope.write_breakdown import WR_NSTAGES
-from rtl.scope.trace_capture import State
-from rtl.scope.trace_trigger import Mode, Op
+from rtl.nicscope.analyzer import CNT_SEL_WIDTH, HANDSHAKE, BusAnalyzer
+from rtl.nicscope.latency_breakdown import NSTAGES
+from rtl.nicscope.write_breakdown import WR_NSTAGES
+from rtl.nicscope.trace_capture import State
+from rtl.nicscope.trace_trigger import Mode, Op
 
 
 class WriteOnlyCSRStorage(CSRStorage):
@@ -120,9 +120,9 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("latency", size=1, reset=int(latency is not None),
                      description="``1``: the DMA read latency histogram is built in."),
             CSRField("sample_width", size=12, reset=w, description="Bits per trace sample "
-                     "(the layout is in the generated ``analyzer_layout.h``)."),
+                     "(the layout is in the generated ``nicscope_layout.h``)."),
         ], description="Build-time parameters of the analyzer; host software checks them "
-                       "against ``analyzer_layout.h``.")
+                       "against ``nicscope_layout.h``.")
         self.control = CSRStorage(fields=[
             CSRField("snapshot", size=1, pulse=True, description="Write ``1``: every counter "
                      "of every probe closes its window on the same cycle; the closed window's "
@@ -219,21 +219,21 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("nslots", size=9, offset=8, reset=bd.nslots if bd else 0,
                      description="Read requests followed at once, from issue to hand-off."),
         ], description="Build-time parameters of the per-request DMA read latency breakdown; "
-                       "its classes' names are in ``analyzer_layout.h``.")
+                       "its classes' names are in ``nicscope_layout.h``.")
         self.levels_info = CSRStatus(fields=[
             CSRField("nlevels", size=7, reset=len(self._levels),
                      description="Levels whose occupancy integral and maximum are counted (0: "
-                                 "none); their names are in ``analyzer_layout.h``."),
+                                 "none); their names are in ``nicscope_layout.h``."),
             CSRField("nevents", size=4, offset=8, reset=len(self._events),
                      description="Device-side event latencies (0: none); their names are in "
-                                 "``analyzer_layout.h``."),
+                                 "``nicscope_layout.h``."),
             CSRField("nfigures", size=3, offset=12, reset=figures,
                      description="Figure comparators for triggers (0: none)."),
             CSRField("ntracks", size=2, offset=16, reset=tracks,
                      description="Levels the capture can store beside the sample (0: none)."),
         ], description="Build-time parameters of the occupancy integrals, event latencies, "
                        "figure triggers and capture tracks.")
-        src_doc = "the index of a figure in ``analyzer_layout.h``'s ``FIG_SOURCES``"
+        src_doc = "the index of a figure in ``nicscope_layout.h``'s ``FIG_SOURCES``"
         for i in range(figures):
             setattr(self, f"fig{i}_config", CSRStorage(name=f"fig{i}_config", fields=[
                 CSRField("sel", size=7, description=f"The figure compared: {src_doc} (a "
@@ -252,7 +252,7 @@ class BusAnalyzerCSR(LiteXModule):
         if tracks:
             self.trk_sel = CSRStorage(name="trk_sel", fields=[
                 CSRField(f"sel{i}", size=7, offset=8 * i, description=f"Capture track {i}: "
-                         "``0`` none, ``l + 1`` level ``l`` (``analyzer_layout.h``'s "
+                         "``0`` none, ``l + 1`` level ``l`` (``nicscope_layout.h``'s "
                          "``LEVEL_NAMES``); set before arming.") for i in range(tracks)],
                 description="The levels the capture stores beside the sample (a tracked "
                             "level's change writes an entry, as a change of the sample).")
@@ -333,7 +333,7 @@ class BusAnalyzerCSR(LiteXModule):
             CSRField("nslots", size=9, offset=8, reset=wbd.nslots if wbd else 0,
                      description="Writes followed at once, from the packetizer to the PHY."),
         ], description="Build-time parameters of the per-request DMA write latency breakdown; "
-                       "its classes' names are in ``analyzer_layout.h``.")
+                       "its classes' names are in ``nicscope_layout.h``.")
 
     def add_stream_csrs(self, ports, port, data_width, req_id, mps):
         """The deep capture's CSRs and its DMA write adapter on `port`."""

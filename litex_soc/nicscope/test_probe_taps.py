@@ -7,7 +7,7 @@ import random
 import pytest
 from migen import FSM, Case, Cat, If, Module, NextState, Signal, run_simulation
 
-from litex_soc.scope.probe_taps import ProbeTaps
+from litex_soc.nicscope.probe_taps import ProbeTaps
 
 
 class Design(Module):

@@ -5,7 +5,7 @@
 # What it is: timestamps of every posted write at each hand-off on its way (raised by its
 # engine, granted by the crossbar's arbiters, taken by the packetizer, its MWr's first beat on
 # the PHY) and per write class, per stage, the sum, min, max and a log2 histogram of the
-# stage's cycles (rtl/scope/stage_stats.py, as the read breakdown); plus per class the writes
+# stage's cycles (rtl/nicscope/stage_stats.py, as the read breakdown); plus per class the writes
 # raised and the integral of writes outstanding (Little's law). Class docstring: to the cycle.
 #
 # Interfaces (levels, as the SoC's streams carry them; see the docstring):
@@ -15,7 +15,7 @@
 #   tx                      in: {valid, ready, first, fmt_type} the PHY's TX stream.
 #   snapshot                in: pulse; inc_* out (see the docstring).
 #   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
-#                           min and max per stage (rtl/scope/stage_stats.py's StageStats).
+#                           min and max per stage (rtl/nicscope/stage_stats.py's StageStats).
 #
 # Parameters: nclasses (1..3), nslots (writes followed from the packetizer to the PHY, a power
 # of two), nbins (log2 bins, 2..16), ts_width (timestamp bits), counters (True: counts in
