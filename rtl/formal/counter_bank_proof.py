@@ -32,8 +32,8 @@ from amaranth import Array, Cat, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Elaboratable
 
-from ..scope.counter_bank import CounterBank
-from ..scope.occupancy_counter import COUNTS, OccupancyCounter
+from ..nicscope.counter_bank import CounterBank
+from ..nicscope.occupancy_counter import COUNTS, OccupancyCounter
 from .sby_run import Proof, implies, peek
 
 W = 5              # the bank's count width
