@@ -7,9 +7,16 @@
 # tags from three counters), the write breakdown on the raw DMA writer (queue, credit, phy per MWr),
 # and the occupancy levels.
 
+import json
+from pathlib import Path
+
+from litex_soc.gateware_key import gateware_key
+
 from .. import plot
 from ..section import Section, table
 from .common import nicscope
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TITLE = "The bus analyzer: occupancy, a triggered capture, where a DMA read's time goes"
 TRIGGER = "rise:mac_tx.valid"
@@ -181,6 +188,69 @@ def breakdown_part(res, outdir):
     return verdicts, plots, body, {"scope_breakdown": rows}
 
 
+def cost_path(outdir):
+    """The last `make cost` result: beside the report, else where `make cost` writes it."""
+    for p in (Path(outdir) / "analyzer_cost.json", ROOT / "results" / "analyzer_cost.json"):
+        if p.exists():
+            return p
+    return None
+
+
+def cost_part(path, key):
+    """The analyzer's cost from a `make cost` result (litex_soc/nicscope/analyzer_cost.py), if
+    any: verdicts, markdown and CSV rows; marked stale unless it measured this gateware (key:
+    litex_soc/gateware_key.py)."""
+    if path is None:
+        return (["analyzer cost: not measured on this tree (`make cost` writes "
+                 "results/analyzer_cost.json)"], "", {})
+    doc = json.loads(Path(path).read_text())
+    got = doc.get("gateware_key")
+    state = ("current" if got == key else
+             f"STALE: measured on gateware {(got or 'unknown')[:12]}, this tree is {key[:12]}; "
+             "`make cost` measures it again")
+    verdicts, body, rows = [], f"\nThe analyzer's cost (`make cost`, {state}):\n\n", []
+    if "xc7" in doc and "ecp5" in doc:
+        x, e = doc["xc7"]["summary"], doc["ecp5"]["summary"]
+        rows.append(["whole analyzer", x["lut"], x["ff"], x["bram_36k_equiv"], x["lutram"],
+                     e["lut4_equiv"], e["ff"], e["dp16kd"]])
+        for name, f in doc.get("features", {}).items():
+            fx, fe = f["xc7"], f["ecp5"]
+            rows.append([f"{name}: {f['what']}", fx["lut"], fx["ff"], fx["bram_36k_equiv"],
+                         fx["lutram"], fe["lut4_equiv"], fe["ff"], fe["dp16kd"]])
+        verdicts.append(f"analyzer cost ({state}): {x['lut']} LUT, {x['ff']} FF, "
+                        f"{x['bram_36k_equiv']:g} x 36 Kb BRAM on Artix-7; {e['lut4_equiv']} LUT4 "
+                        f"eq., {e['ff']} FF, {e['dp16kd']} DP16KD on ECP5")
+        body += table(["analyzer (rows below it: what each build option adds)", "xc7 LUT",
+                       "xc7 FF", "xc7 36 Kb BRAM", "xc7 LUTRAM", "ECP5 LUT4 eq.", "ECP5 FF",
+                       "ECP5 DP16KD"], rows)
+    runs = doc.get("fmax")
+    if runs:
+        frows = [[v, seed, r.get("sys_fmax_mhz") if r.get("routed") else None,
+                  r.get("sys_fmax_placed_mhz")]
+                 for v in ("without", "with") for seed, r in runs[v].items()]
+        body += ("\nThe SoC's sys Fmax with and without the analyzer (open ECP5 flow, one row "
+                 "per placer seed; routed n/a: not routed):\n\n"
+                 + table(["analyzer", "seed", "Fmax routed (MHz)", "Fmax placed, est. (MHz)"],
+                         frows))
+        for kind, d in doc.get("fmax_delta_mhz", {}).items():
+            rt = d.get("rank_test")
+            if rt:
+                verdicts.append(
+                    f"SoC Fmax with the analyzer ({kind}, {state}): median {d['median']:+.2f} "
+                    f"MHz, exact rank test p = {rt['p']:.3f} "
+                    f"({'not ' if rt['p'] >= 0.05 else ''}set apart at the 5 % level)")
+        without = doc.get("options", {}).get("soc_analyzer_without")
+        if without:
+            verdicts.append(f"the SoC runs' analyzer was built without: {without}")
+    else:
+        verdicts.append(f"SoC Fmax with and without the analyzer: not in the last `make cost` "
+                        f"result ({state})")
+    csv = {"scope_cost": [dict(zip(["what", "xc7_lut", "xc7_ff", "xc7_bram36", "xc7_lutram",
+                                    "ecp5_lut4_equiv", "ecp5_ff", "ecp5_dp16kd"], r))
+                          for r in rows]}
+    return verdicts, body, csv
+
+
 def section(cfg, res, outdir):
     occ = res("scope_occupancy")["result"]
     ns = occ["ns_per_cycle"]
@@ -237,6 +307,10 @@ def section(cfg, res, outdir):
     bd_verdicts += wbd_verdicts
     bd_body += wbd_body
     csv.update(wbd_csv)
+    cost_verdicts, cost_body, cost_csv = cost_part(cost_path(outdir), gateware_key())
+    bd_verdicts += cost_verdicts
+    bd_body += cost_body
+    csv.update(cost_csv)
     return Section("scope", TITLE, "No paper: the instrument the papers' logic analyzers stand "
                    "for, on our own buses.", verdicts + bd_verdicts, body + bd_body, [bd_plots],
                    csv)

@@ -13,8 +13,10 @@
 #            [--seeds 1,2,3,4,5] [--timing-weight 40] [--placer heap] [--router router1]
 #            [--freq 125] [--data-width 64] [--pnr-timeout 1200] [--out build/cost]
 #            [--json results/analyzer_cost.json]
-# Output: build/cost/ (Verilog, Yosys scripts, logs and stat, the SoC runs), the JSON result,
-# and the tables on stdout. Needs the tools of requirements-fpga.txt (scripts/setup_fpga.sh).
+# Output: build/cost/ (Verilog, Yosys scripts, logs and stat, the SoC runs), the JSON result
+# (keyed by the gateware's digest, litex_soc/gateware_key.py: `make bench`'s analyzer section
+# reads it), and the tables on stdout. Needs the tools of requirements-fpga.txt
+# (scripts/setup_fpga.sh).
 #
 # Parameters: --no-fmax (skip a2 and b: about two minutes), --no-soc (skip b), --soc-only (b
 # alone: the rank test without the analyzer's own syntheses), --jobs (parallel tool runs),
@@ -73,6 +75,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from litex_soc.gateware_key import gateware_key  # noqa: E402
 from litex_soc.cost.ecp5_fmax import (TIMING_WEIGHT, analyzer_options,  # noqa: E402
                                       parse_pnr, run_logged,
                                       synth_script, sys_fmax, timing_weight_args, tool)
@@ -568,6 +571,12 @@ def main():
     t_start = time.monotonic()
     vpath, analyzer = emit(out_dir)
     result = {
+        # The gateware measured (litex_soc/gateware_key.py): the bench report marks the result
+        # stale when the tree's differs.
+        "gateware_key": gateware_key(),
+        "options": {"soc_analyzer_without": args.soc_analyzer_without, "seeds": args.seed_list,
+                    "no_route": args.no_route, "data_width": args.data_width,
+                    "freq_mhz": args.freq},
         "analyzer": {
             "probes": [{"name": p.name, "fields": list(p.fields),
                         "nbytes_width": p.nbytes_width, "tlp": p.tlp} for p in probes()],
