@@ -3,7 +3,7 @@
  * The shared datapath core (nic_core.h): register-block discovery, ring and descriptor logic,
  * doorbells, queue set-up, coalescing values and the counter table.
  *
- * Compiled as it is into the Linux module (sw/kernel/nic_shared.c includes it) and into sw/lib
+ * Compiled as it is into the Linux module (its own object in sw/kernel/Kbuild) and into sw/lib
  * (Makefile CORE_C). Freestanding: nothing but nic_core.h; MMIO through nic_core_rd32/wr32 of
  * the environment (nic_core_osdep.h). The protocol (set-up order, doorbells, reposting on
  * completion records) is that of the cores' header comments (rtl/nic/nic_datapath.py,

@@ -211,6 +211,10 @@ def build_module(tmp_path, ver, fake=False):
           "warnings")
     assert not warnings, "\n".join(warnings)
     assert "CHECK" in out, "sparse did not run (C=1):\n" + out
+    # The shared core is an object of its own in the module, not a .c file included by another.
+    assert re.search(r"CC \[M\]\s+\S*/sw/kernel/\.\./core/nic_core\.o", out), out
+    assert not [f for f in (src / "sw" / "kernel").glob("*.c")
+                if re.search(r'#include\s+"[^"]+\.c"', f.read_text())]
     ko = src / "sw" / "kernel" / "nicdrv.ko"
     # Ring sizes are set through ethtool -G only (the guest script's -G and -g): no module
     # parameter other than the fake build's test switch.
