@@ -2,7 +2,8 @@
 # section.py: one seed's part of the report, and the markdown helpers the experiments share.
 #
 # Interfaces: Section(seed, title, mapping, verdicts, body, plots, csv); table(headers, rows)
-# -> markdown; cell(v) -> a table cell (floats to 4 significant digits, None -> n/a).
+# -> markdown; cell(v) -> a table cell (floats to 4 significant digits below 1000, whole above,
+# None -> n/a).
 
 import dataclasses
 import math
@@ -25,7 +26,8 @@ def cell(v):
     if isinstance(v, float):
         if not math.isfinite(v):
             return "n/a"
-        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.0f}"
+        # Never e-notation above 1: a paper's 17066 kB/s stays 17066, as published.
+        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"
     return str(v)
 
 
