@@ -253,7 +253,7 @@ class TXQueueManager(wiring.Component):
             m.d.comb += s.eq(Mux(b < a, b, a))
             return s
 
-        q_count, q_adv = [], []
+        q_count, q_adv, q_waiting, q_room = [], [], [], []
         for i in range(n):
             i_size = self.q_size[i]
             i_fetch = self.q_fetch[i]
@@ -272,6 +272,8 @@ class TXQueueManager(wiring.Component):
             m.d.comb += adv.eq((i_fetch + cnt) & (i_size - 1))
             q_count.append(cnt)
             q_adv.append(adv)
+            q_waiting.append(waiting)
+            q_room.append(room)
         g_fetch = Signal(POS_BITS)
         count = Signal(CNT_BITS)
         m.d.comb += [g_fetch.eq(fetch[g]), count.eq(table(q_count)[g])]
@@ -335,6 +337,35 @@ class TXQueueManager(wiring.Component):
             en_n = Signal(name=f"q{i}_enable_n")
             lim_n = Signal(CNT_BITS, name=f"q{i}_limit_n")
             infl = self.q_in_flight[i]
+            # active's terms of the next state, each case from registers and inputs in
+            # parallel, then selected (not the next state's adders, then compared): work left
+            # (prod != fetch) and room left (in_flight < limit). With a grant, fetch moves by
+            # count, so prod != fetch + count is (prod - fetch) mod S != count, and in_flight +
+            # count - c < limit is count < (limit - in_flight) + c.
+            size_m = self.q_size[i] - 1
+            c_in = Mux(hc, self.cpl.p.count, 0)
+            work_n = Signal(name=f"q{i}_work_n")
+            room_n = Signal(name=f"q{i}_room_n")
+            db_wait = Signal(POS_BITS, name=f"q{i}_db_waiting")
+            room_c = Signal(CNT_BITS + 1, name=f"q{i}_room_c")
+            m.d.comb += [
+                db_wait.eq((self.db_index - self.q_fetch[i]) & size_m),
+                room_c.eq(q_room[i] + c_in),
+            ]
+            with m.If(hr):
+                m.d.comb += work_n.eq(0)
+            with m.Elif(hj):
+                m.d.comb += work_n.eq(Mux(hd, db_wait, q_waiting[i]) != q_count[i])
+            with m.Else():
+                m.d.comb += work_n.eq(Mux(hd, self.db_index, self.q_prod[i]) != self.q_fetch[i])
+            with m.If(hr | hu):
+                # The new limit, lim_w: cfg_limit, or 1 for 0 (both compared, then chosen).
+                m.d.comb += room_n.eq(Mux(self.cfg_limit == 0, infl_n == 0,
+                                          infl_n < self.cfg_limit))
+            with m.Elif(hj):
+                m.d.comb += room_n.eq(q_count[i] < room_c)
+            with m.Else():
+                m.d.comb += room_n.eq(infl - c_in < self.q_limit[i])
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
                 fetch_n.eq(Mux(hr, 0, Mux(hj, q_adv[i], self.q_fetch[i]))),
@@ -352,7 +383,7 @@ class TXQueueManager(wiring.Component):
                 self.q_in_flight[i].eq(infl_n),
                 self.q_enable[i].eq(en_n),
                 self.q_limit[i].eq(lim_n),
-                self.active[i].eq(en_n & (prod_n != fetch_n) & (infl_n < lim_n)),
+                self.active[i].eq(en_n & work_n & room_n),
             ]
             with m.If(hr):
                 m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
