@@ -196,6 +196,15 @@ def cost_path(outdir):
     return None
 
 
+# The cost table's columns: header, CSV name, family and figure in the `make cost` summaries.
+COST_COLUMNS = [("xc7 LUT", "xc7_lut", "xc7", "lut"), ("xc7 FF", "xc7_ff", "xc7", "ff"),
+                ("xc7 36 Kb BRAM", "xc7_bram36", "xc7", "bram_36k_equiv"),
+                ("xc7 LUTRAM", "xc7_lutram", "xc7", "lutram"),
+                ("ECP5 LUT4 eq.", "ecp5_lut4_equiv", "ecp5", "lut4_equiv"),
+                ("ECP5 FF", "ecp5_ff", "ecp5", "ff"),
+                ("ECP5 DP16KD", "ecp5_dp16kd", "ecp5", "dp16kd")]
+
+
 def cost_part(path, key):
     """The analyzer's cost from a `make cost` result (litex_soc/nicscope/analyzer_cost.py), if
     any: verdicts, markdown and CSV rows; marked stale unless it measured this gateware (key:
@@ -210,19 +219,16 @@ def cost_part(path, key):
              "`make cost` measures it again")
     verdicts, body, rows = [], f"\nThe analyzer's cost (`make cost`, {state}):\n\n", []
     if "xc7" in doc and "ecp5" in doc:
-        x, e = doc["xc7"]["summary"], doc["ecp5"]["summary"]
-        rows.append(["whole analyzer", x["lut"], x["ff"], x["bram_36k_equiv"], x["lutram"],
-                     e["lut4_equiv"], e["ff"], e["dp16kd"]])
-        for name, f in doc.get("features", {}).items():
-            fx, fe = f["xc7"], f["ecp5"]
-            rows.append([f"{name}: {f['what']}", fx["lut"], fx["ff"], fx["bram_36k_equiv"],
-                         fx["lutram"], fe["lut4_equiv"], fe["ff"], fe["dp16kd"]])
+        # The whole analyzer's summaries, then what each build option adds.
+        figures = [("whole analyzer", {fam: doc[fam]["summary"] for fam in ("xc7", "ecp5")})]
+        figures += [(f"{name}: {f['what']}", f) for name, f in doc.get("features", {}).items()]
+        rows = [[what] + [f[fam][k] for _h, _c, fam, k in COST_COLUMNS] for what, f in figures]
+        x, e = figures[0][1]["xc7"], figures[0][1]["ecp5"]
         verdicts.append(f"analyzer cost ({state}): {x['lut']} LUT, {x['ff']} FF, "
                         f"{x['bram_36k_equiv']:g} x 36 Kb BRAM on Artix-7; {e['lut4_equiv']} LUT4 "
                         f"eq., {e['ff']} FF, {e['dp16kd']} DP16KD on ECP5")
-        body += table(["analyzer (rows below it: what each build option adds)", "xc7 LUT",
-                       "xc7 FF", "xc7 36 Kb BRAM", "xc7 LUTRAM", "ECP5 LUT4 eq.", "ECP5 FF",
-                       "ECP5 DP16KD"], rows)
+        body += table(["analyzer (rows below it: what each build option adds)"]
+                      + [h for h, _c, _f, _k in COST_COLUMNS], rows)
     runs = doc.get("fmax")
     if runs:
         frows = [[v, seed, r.get("sys_fmax_mhz") if r.get("routed") else None,
@@ -245,8 +251,7 @@ def cost_part(path, key):
     else:
         verdicts.append(f"SoC Fmax with and without the analyzer: not in the last `make cost` "
                         f"result ({state})")
-    csv = {"scope_cost": [dict(zip(["what", "xc7_lut", "xc7_ff", "xc7_bram36", "xc7_lutram",
-                                    "ecp5_lut4_equiv", "ecp5_ff", "ecp5_dp16kd"], r))
+    csv = {"scope_cost": [dict(zip(["what"] + [c for _h, c, _f, _k in COST_COLUMNS], r))
                           for r in rows]}
     return verdicts, body, csv
 
