@@ -5,6 +5,7 @@
 # lost; a throttled host loses entries, and the device's counts say exactly how many, each gap
 # marked in the VCD. (The command itself fails unless entries taken = written and taken + lost
 # = due.)
+import bisect
 import json
 import re
 import subprocess
@@ -104,18 +105,17 @@ def test_host_doorbells_on_the_device_time_axis(nicscope, tmp_path):
     # every change): between a gap-flagged entry and the stored entry before it, exclusive.
     ends = sorted({t // ps for name, c in ch.items() if not name.startswith("nic.host.")
                    for t, _v in c})
-    lost = [(ends[ends.index(g) - 1], g) for g in (t // ps for t, v in ch["nic.analyzer.gap"]
-                                                   if v == 1)]
+    lost = [(ends[bisect.bisect_left(ends, g) - 1], g)
+            for g in (t // ps for t, v in ch["nic.analyzer.gap"] if v == 1)]
     assert len(lost) == r["gaps"]
     delays = []
     for c in db:
-        later = [t for t, a in writes if a == adr and t > c]
-        d = later[0] - c if later else None
         # A doorbell whose way to the register the device lost says nothing: left out, and
         # only there.
         if any(p < c + 200 and g > c for p, g in lost):
             continue
-        delays.append(d)
+        later = [t for t, a in writes if a == adr and t > c]
+        delays.append(later[0] - c if later else None)
     # Every doorbell reaches the register after the host wrote it, most after the unloaded
     # write latency, some later behind the completions the link carries downstream.
     assert len(delays) >= 20 and (r["gaps"] > 0 or len(delays) == len(db)), (len(delays), db)
