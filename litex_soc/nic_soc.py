@@ -49,6 +49,7 @@ from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.msi_order import MSIOrder
+from litex_soc.pcie.rx_slices import sliced_depacketizers
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.nicscope.analyzer import Breakdown, Event, Probe, WrBreakdown
 
@@ -226,9 +227,10 @@ class NICSoC(SoCCore):
                                      tag_bits=max(1, (MAX_PENDING_REQUESTS - 1).bit_length()))
             self.comb += [pcie_phy.source.connect(self.pcie_cpl.sink),
                           self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
-            # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py).
+            # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py); the
+            # depacketizer's outputs have ready slices (pcie/rx_slices.py).
             align = data_width // 8
-            with checked_tables(align):
+            with checked_tables(align), sliced_depacketizers():
                 self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
                               address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                               with_dma_loopback=True, with_dma_buffering=True, msis=msis,
