@@ -152,8 +152,9 @@ class NICDatapathCSR(LiteXModule):
         last beat, bytes from lane 0) <-> LiteEth's last_be (one-hot, the last valid byte of the
         last beat); an RX frame with any error bit set is marked mac_rx_error on its last beat (the
         RX FrameFIFO drops it). LiteEth's RX source has a ready; the datapath's RX side has none
-        (it never back-pressures), so ready is tied to 1. The MAC pads TX frames to 60 bytes and
-        appends the FCS; RX frames arrive without FCS.
+        (it never back-pressures), so ready is tied to 1; RX passes one register stage on its way
+        in (one cycle). The MAC pads TX frames to 60 bytes and appends the FCS; RX frames arrive
+        without FCS.
     IRQ
         irq_valid[g] (TX queue group g < ntxirq) and [ntxirq] (RX) are irq_tx[g] and irq_rx, the
         SoC's MSI lines `NIC_TX` (g 0), `NIC_TX1`.. and `NIC_RX` (irq_ready tied to 1: LitePCIe's
@@ -250,12 +251,21 @@ class NICDatapathCSR(LiteXModule):
                 csr.description = describe("mac_" + ("" if csr.name == "preamble_crc" else
                                                      "rx_datapath_") + csr.name)
         tx_keep, rx_keep = Signal(B), Signal(B)
+        # RX enters the datapath through registers: LiteEth's RX source is its clock-domain
+        # FIFO's block RAM read (clock to output about four LUT levels on the ECP5), and the
+        # RX FIFO counts each beat's bytes into the frame's length and compares it with max_len
+        # before its own input register.
+        rx_valid, rx_last, rx_error = Signal(), Signal(), Signal()
+        rx_data, rx_keep_q = Signal(8 * B), Signal(B)
+        self.sync += [rx_valid.eq(mac.source.valid), rx_data.eq(mac.source.data),
+                      rx_keep_q.eq(rx_keep), rx_last.eq(mac.source.last),
+                      rx_error.eq(mac.source.last & (mac.source.error != 0))]
         ports.update(o_mac_tx_valid=mac.sink.valid, i_mac_tx_ready=mac.sink.ready,
                      o_mac_tx_data=mac.sink.data, o_mac_tx_keep=tx_keep,
                      o_mac_tx_last=mac.sink.last,
-                     i_mac_rx_valid=mac.source.valid, i_mac_rx_data=mac.source.data,
-                     i_mac_rx_keep=rx_keep, i_mac_rx_last=mac.source.last,
-                     i_mac_rx_error=mac.source.last & (mac.source.error != 0))
+                     i_mac_rx_valid=rx_valid, i_mac_rx_data=rx_data,
+                     i_mac_rx_keep=rx_keep_q, i_mac_rx_last=rx_last,
+                     i_mac_rx_error=rx_error)
         # keep (a run of ones from lane 0) -> last_be (its top bit, on the last beat only)
         self.comb += [
             mac.sink.last_be.eq(Cat(tx_keep[i] & ~(tx_keep[i + 1] if i + 1 < B else 0)
