@@ -335,11 +335,7 @@ class DMAWriteAdapter(LiteXModule):
 
         # # #
 
-        # The port's ready (LitePCIe's write arbiter and packetizer) ends at a ready slice:
-        # the core's write path behind wr_ready starts from a register.
-        self.req_slice = req_slice = stream.PipeReady(port.source.description)
-        self.comb += req_slice.source.connect(port.source)
-        req = req_slice.sink
+        req = port.source
         port_aw = len(req.adr)
         addr = Signal(64)
         main_beats = Signal(13 - shift + 1)     # k
