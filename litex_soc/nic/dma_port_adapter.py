@@ -55,7 +55,7 @@ Known limits
 - A completion with a non-successful status and no data (UR/CA Cpl: length 0, byte count != 0)
   is not flagged `end` by LitePCIe's depacketizer, so its controller keeps the tag and every
   later read of every port stalls: the timeout only turns this into errors for the core.
-- Reads rely on the controller's per-tag buffers (no buffering here): rd_cpl_ready low for a
+- Reads rely on the controller's per-tag buffers (one beat's slice here): rd_cpl_ready low for a
   long time backpressures the PHY's completion path once a tag buffer is full.
 - No 4 KiB-crossing check, no data width conversion.
 """
@@ -159,9 +159,15 @@ class DMAReadAdapter(LiteXModule):
 
         # # #
 
-        req, cpl = port.source, port.sink
+        req = port.source
         port_aw = len(req.adr)
         nb_w = (4096 // B).bit_length() + 1
+        # Completions pass a valid slice first: the controller's reorder buffers are block RAM
+        # (clock to output about four LUT levels on the ECP5), read here and in the core
+        # behind it in the same cycle otherwise (one cycle more per completion beat).
+        self.cpl_buf = cpl_buf = stream.Buffer(port.sink.description, pipe_valid=True)
+        self.comb += port.sink.connect(cpl_buf.sink)
+        cpl = cpl_buf.source
 
         # Request side ------------------------------------------------------------------------
         # A register slice (valid and ready registered) first: the cores' request logic and the

@@ -6,7 +6,8 @@
 # figure moves only when the core does (ABC9 maps a whole datapath differently after any change
 # anywhere in it, by several levels). A change that deepens a path fails with the path's start
 # and end; one that shortens it is reported, so the budget can be lowered with it. Paths through
-# several cores are the routed flow's to find (make timing FLOW=cost). The counting itself is
+# several cores are the routed flow's to find (make timing FLOW=cost). The SoC's glue between
+# LitePCIe and the datapath (glue_depth.py) is held the same way. The counting itself is
 # checked on small designs of known depth.
 import json
 
@@ -14,7 +15,7 @@ import pytest
 from amaranth.back import verilog
 
 from litex_soc.cost import ecp5_fmax
-from litex_soc.timing import logic_depth
+from litex_soc.timing import glue_depth, logic_depth
 from rtl.nic.flat_ports import FlatShell
 from rtl.nic.nic_datapath import NICDatapath
 
@@ -49,6 +50,16 @@ def core_depth(data_width, name):
 def test_core_within_budget(data_width, name):
     budget = json.loads(logic_depth.BUDGET.read_text())["nic_datapath"][str(data_width)]
     lv, end, start = core_depth(data_width, name)
+    assert lv <= budget[name], (f"{name} (data width {data_width}): {lv} levels > {budget[name]} "
+                                f"in constraints/logic_depth.json: {start} -> {end}")
+    print(f"{name} dw{data_width}: {lv} levels (budget {budget[name]}): {start} -> {end}")
+
+
+@pytest.mark.parametrize("data_width", [64, 128])
+@pytest.mark.parametrize("name", list(glue_depth.GLUE))
+def test_glue_within_budget(data_width, name):
+    budget = json.loads(logic_depth.BUDGET.read_text())["soc_glue"][str(data_width)]
+    lv, end, start = glue_depth.glue_depth(data_width, name)
     assert lv <= budget[name], (f"{name} (data width {data_width}): {lv} levels > {budget[name]} "
                                 f"in constraints/logic_depth.json: {start} -> {end}")
     print(f"{name} dw{data_width}: {lv} levels (budget {budget[name]}): {start} -> {end}")

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# glue_depth.py: the SoC's own glue between LitePCIe and the NIC datapath, each module built
+# alone as the PCIe SoC builds it, for the logic-depth guard (test_logic_depth.py).
+#
+# What it is: GLUE names a builder per module (the completion guard, the depacketizer with its
+# ready slices, the NIC's DMA read and write adapters on a crossbar port, the MSI ordering, a
+# checked descriptor table); glue_depth(data_width, name) converts one to Verilog with every
+# stream, signal attribute and CSR of it as a port, and gives its longest path in LUT levels
+# (logic_depth.analyse on the cost flow's synthesis, cached). Out of context, as the datapath's
+# cores are: a path through several modules is the SoC synthesis's (logic_depth --soc) and the
+# routed flow's to find.
+
+from migen import Signal
+from migen.fhdl.verilog import convert
+
+from litex.soc.interconnect import stream
+from litepcie.common import phy_layout, request_layout
+from litepcie.core.common import LitePCIeMasterInternalPort, LitePCIeMasterPort
+
+from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
+from litex_soc.pcie.cpl_guard import CplGuard
+from litex_soc.pcie.dma_guard import CheckedTable
+from litex_soc.pcie.msi_order import MSIOrder
+from litex_soc.pcie.rx_slices import SlicedDepacketizer
+from litex_soc.timing import logic_depth
+
+# As litex_soc/nic_soc.py builds them: 8 reads in flight (3 tag bits), 3 NIC interrupts, the
+# read and write sizes of its datapath, 32-bit addresses.
+TAG_BITS, NIRQ, MAX_READ, MAX_PAYLOAD, AW = 3, 3, 512, 256, 32
+
+
+def _port(dw, **kind):
+    return LitePCIeMasterPort(LitePCIeMasterInternalPort(dw, AW, channel=1, **kind))
+
+
+def _adapter(cls, dw, kind, **kw):
+    port = _port(dw, **{kind: True})
+    return cls(port, dw, **kw), [port.source, port.sink]
+
+
+def _msi_order(dw):
+    req, tx = stream.Endpoint(request_layout(dw)), stream.Endpoint(phy_layout(dw))
+    return MSIOrder(req, tx, NIRQ), [req, tx]
+
+
+# name: data width -> (module, the streams it was given, which are ports too)
+GLUE = {
+    "cpl_guard": lambda dw: (CplGuard(dw, req_id=0, tag_bits=TAG_BITS), []),
+    "depacketizer": lambda dw: (SlicedDepacketizer(dw, "big"), []),
+    "rdadp": lambda dw: _adapter(DMAReadAdapter, dw, "read_only", max_read=MAX_READ),
+    "wradp": lambda dw: _adapter(DMAWriteAdapter, dw, "write_only", max_payload=MAX_PAYLOAD),
+    "msi_order": _msi_order,
+    "dma_table": lambda dw: (CheckedTable(256, address_width=AW, align=dw // 8), []),
+}
+
+
+def _ios(module, given):
+    """The signals of module's stream endpoints and signal attributes, of the streams it was
+    given, and of its CSRs' fields."""
+    ios = set()
+    for v in list(vars(module).values()) + given:
+        if isinstance(v, stream.Endpoint):
+            ios |= set(v.flatten())
+        elif isinstance(v, Signal):
+            ios.add(v)
+    for csr in module.get_csrs():
+        for a in ("status", "storage", "re", "we", "r", "w"):
+            s = getattr(csr, a, None)
+            if isinstance(s, Signal):
+                ios.add(s)
+    return ios
+
+
+def glue_depth(data_width, name):
+    """(levels, end, start) of the longest path of the glue module `name` alone."""
+    module, given = GLUE[name](data_width)
+    text = str(convert(module, ios=_ios(module, given), name=name))
+    netlist = logic_depth.cached_netlist(text, name)
+    lv, end, start, _path, _port = logic_depth.analyse(netlist, name)["endpoints"][0]
+    return lv, end, start
