@@ -33,6 +33,8 @@
 #define NICDRV_RX_BUF_LEN 2048u	/* RX buffer (one page each): the largest frame, no FCS */
 #define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)	/* descriptors one skb may take */
 #define NICDRV_TIMEOUT_US 10000u		/* drain and reset polls */
+#define NICDRV_WATCHDOG_MS 250u			/* the device checks while up */
+#define NICDRV_IDLE_TIMEOUT_US 2000000u	/* DMA after a link-down: reads end at a timeout */
 
 /* The shared core's MMIO handle (nic_core_osdep.h): BAR0. */
 struct nic_core_hw {
@@ -95,6 +97,7 @@ enum nicdrv_stat {
 	NICDRV_STAT_TX_MAP_ERR,
 	NICDRV_STAT_TX_RESET_DROPPED,
 	NICDRV_STAT_TX_LOST_WB,
+	NICDRV_STAT_PCI_RECOVERIES,
 	NICDRV_NSTATS
 };
 
@@ -118,6 +121,8 @@ struct nicdrv_priv {
 	u32 nic_base;					/* the nic block's BAR0 base */
 	u32 msi_base;					/* the pcie_msi block's */
 	u32 msi_first;					/* the nic block's first MSI number (RX) */
+	u32 cpl_base;					/* the pcie_cpl block's, if has_cpl */
+	bool has_cpl;
 	u32 design_version;				/* INFO_VERSION */
 	u32 tick_cycles;				/* system clock cycles per microsecond */
 	unsigned int dma_bits;	/* DMA mask width (pcie_dma0's address width) */
@@ -136,6 +141,10 @@ struct nicdrv_priv {
 	bool dma_off;		/* bus mastering cleared for it: set again at an open once idle */
 	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
 	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
+	struct delayed_work watchdog;	/* while up: link-down and dead-device checks */
+	u32 link_downs;			/* pcie_cpl_link_downs at open */
+	struct delayed_work recover_work;	/* the PCI error handlers, after the watchdog */
+	u64 pci_recoveries;		/* under rtnl: nicdrv_io_resume */
 };
 
 static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
@@ -143,10 +152,14 @@ static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 	return netdev_priv(ndev);
 }
 
+/* nic_main.c */
+void nicdrv_recover_task(struct work_struct *work);
+
 /* nic_netdev.c */
 int nicdrv_netdev_init(struct nicdrv_priv *priv);
 int nicdrv_open(struct net_device *ndev);
 int nicdrv_stop(struct net_device *ndev);
+int nicdrv_dma_wait_idle(struct nicdrv_priv *priv);
 extern const char *const nicdrv_stat_names[NICDRV_NSTATS];
 void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v);
 

@@ -458,6 +458,8 @@ uint64_t PcieHostModel::host_mem_addr() const { return impl_->p.host_mem_addr; }
 
 uint64_t PcieHostModel::host_mem_size() const { return impl_->p.host_mem_size; }
 
+void PcieHostModel::link_down_now() { impl_->link_down(impl_->now); }
+
 void PcieHostModel::iommu_map(uint64_t bus_addr, uint64_t size)
 {
     impl_->iommu.map(bus_addr, size);

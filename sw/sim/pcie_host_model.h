@@ -112,6 +112,9 @@ public:
     MmioResult mmio_result(int id) const;
     int mmio_outstanding() const;     /* MMIO requests not yet done */
 
+    /* A fault on demand (a test's, between cycles): the fault_link_down fault at once. */
+    void link_down_now();
+
     /* MSIs that reached the host, each with its arrival time. */
     bool irq_pending() const;
     bool irq_pop(uint64_t *arrival_ps, uint8_t *vector);

@@ -185,6 +185,19 @@ void test_write_timing(int dw)
           static_cast<unsigned long long>(b.start_ps));
 }
 
+/* A fault on demand: link_down_now takes the link down at once. */
+void test_on_demand_faults(int dw)
+{
+    LinkParams p = base_params(dw);
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    d.run(5);
+    m.link_down_now();
+    d.run(10);
+    check(counter(m, "fault_link_downs") == 1, "dw%d link_down_now: one link-down", dw);
+}
+
 } /* namespace model_test */
 
 int main(int argc, char **argv)
@@ -208,6 +221,7 @@ int main(int argc, char **argv)
     test_msi(dw);
     test_read_timing(dw);
     test_write_timing(dw);
+    test_on_demand_faults(dw);
     test_throughput(dw);
     std::printf("%s: %d checks, %d failed (data_width %d)\n", g_failed ? "FAIL" : "PASS",
                 g_checks, g_failed, dw);
