@@ -11,7 +11,8 @@
  *
  * While up, a watchdog (process context, every NICDRV_WATCHDOG_MS) reads pcie_cpl_link_downs:
  * a PCIe link-down loses the DMA writes in flight, and all-ones means the device is gone;
- * either runs the PCI error handlers (nic_main.c).
+ * either runs the PCI error handlers (nic_main.c). It also looks for an RX ring stalled on a
+ * lost completion record (nicdrv_rx_stalled), which the reset work restarts.
  *
  * Link: the nic block has no MAC/PHY link status register (sw/include/nic_regs.h), so the
  * carrier is on while the interface is up. MAC address: the SoC has none; a random one.
@@ -88,6 +89,10 @@ static void nicdrv_watchdog(struct work_struct *work)
 		schedule_delayed_work(&priv->recover_work, 0);
 		return;
 	}
+	if (nicdrv_rx_stalled(priv, &priv->rxq)) {
+		set_bit(0, &priv->rx_stalled);
+		schedule_work(&priv->reset_work);
+	}
 	schedule_delayed_work(&priv->watchdog, msecs_to_jiffies(NICDRV_WATCHDOG_MS));
 }
 
@@ -162,6 +167,7 @@ int nicdrv_stop(struct net_device *ndev)
 	priv->up = false;
 	cancel_delayed_work_sync(&priv->watchdog);
 	bitmap_zero(priv->tx_timed_out, NIC_Q_MAX_TXQ);
+	clear_bit(0, &priv->rx_stalled);
 	netif_tx_disable(ndev);
 	netif_carrier_off(ndev);
 	nicdrv_irq_release(priv);
@@ -208,6 +214,8 @@ static void nicdrv_rxq_stats(struct nicdrv_rxq *rxq, u64 *v, u64 *packets, u64 *
 		v[NICDRV_STAT_RX_BAD_INDEX] = rxq->bad_index;
 		v[NICDRV_STAT_RX_BAD_STATUS] = rxq->bad_status;
 		v[NICDRV_STAT_RX_NO_SKB] = rxq->no_skb;
+		v[NICDRV_STAT_RX_RESETS] = rxq->resets;
+		v[NICDRV_STAT_RX_RESET_DROPPED] = rxq->reset_dropped;
 	} while (u64_stats_fetch_retry(&rxq->syncp, start));
 }
 
@@ -217,6 +225,8 @@ const char *const nicdrv_stat_names[NICDRV_NSTATS] = {
 	[NICDRV_STAT_RX_BAD_INDEX] = "drv_rx_bad_index",
 	[NICDRV_STAT_RX_BAD_STATUS] = "drv_rx_bad_status",
 	[NICDRV_STAT_RX_NO_SKB] = "drv_rx_no_skb",
+	[NICDRV_STAT_RX_RESETS] = "drv_rx_resets",
+	[NICDRV_STAT_RX_RESET_DROPPED] = "drv_rx_reset_dropped",
 	[NICDRV_STAT_TX_OVERSIZE] = "drv_tx_oversize",
 	[NICDRV_STAT_TX_MAP_ERR] = "drv_tx_map_err",
 	[NICDRV_STAT_TX_RESET_DROPPED] = "drv_tx_reset_dropped",
@@ -261,7 +271,7 @@ static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64
 	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
 	s->rx_packets = packets;
 	s->rx_bytes = bytes;
-	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB];
+	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB] + v[NICDRV_STAT_RX_RESET_DROPPED];
 	s->rx_length_errors = v[NICDRV_STAT_RX_RUNT] + v[NICDRV_STAT_RX_OVERSIZE];
 	s->rx_errors = s->rx_length_errors + v[NICDRV_STAT_RX_BAD_INDEX] +
 		       v[NICDRV_STAT_RX_BAD_STATUS];

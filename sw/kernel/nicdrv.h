@@ -83,7 +83,13 @@ struct nicdrv_rxq {
 	u64 bad_index;		/* the record names no buffer the device holds */
 	u64 bad_status;		/* a status other than OK (the device's drop) */
 	u64 no_skb;		/* no skb to copy into */
+	/* The reset path (the poll off): */
+	u64 resets;		/* ring reset after the watchdog found it stalled */
+	u64 reset_dropped;	/* records written past the lost one, dropped by a reset */
 	struct u64_stats_sync syncp;
+	/* The watchdog's last look (nicdrv_rx_stalled): */
+	u32 wd_next;
+	bool wd_stuck;
 };
 
 /* The driver's own counts in ethtool -S (drv_*), after the device's registers. */
@@ -93,6 +99,8 @@ enum nicdrv_stat {
 	NICDRV_STAT_RX_BAD_INDEX,
 	NICDRV_STAT_RX_BAD_STATUS,
 	NICDRV_STAT_RX_NO_SKB,
+	NICDRV_STAT_RX_RESETS,
+	NICDRV_STAT_RX_RESET_DROPPED,
 	NICDRV_STAT_TX_OVERSIZE,
 	NICDRV_STAT_TX_MAP_ERR,
 	NICDRV_STAT_TX_RESET_DROPPED,
@@ -139,9 +147,10 @@ struct nicdrv_priv {
 	bool up;		/* rings set up and started by nicdrv_open */
 	bool drain_failed;	/* a TX drain or RX reset timed out since the rings were set up */
 	bool dma_off;		/* bus mastering cleared for it: set again at an open once idle */
-	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
+	struct work_struct reset_work;	/* the TX and RX reset paths */
 	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
-	struct delayed_work watchdog;	/* while up: link-down and dead-device checks */
+	unsigned long rx_stalled;	/* bit 0: it resets the RX ring */
+	struct delayed_work watchdog;	/* while up: link-down, dead-device and RX stall checks */
 	u32 link_downs;			/* pcie_cpl_link_downs at open */
 	struct delayed_work recover_work;	/* the PCI error handlers, after the watchdog */
 	u64 pci_recoveries;		/* under rtnl: nicdrv_io_resume */
@@ -180,6 +189,8 @@ void nicdrv_rx_free(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 int nicdrv_rx_start(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 void nicdrv_rx_stop(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budget);
+bool nicdrv_rx_stalled(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
+void nicdrv_rx_restart(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 
 /* nic_irq.c */
 int nicdrv_irq_init(struct nicdrv_priv *priv);

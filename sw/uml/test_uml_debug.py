@@ -24,7 +24,11 @@
 #      sees pcie_cpl_link_downs move and runs its pci_error_handlers (error_detected, slot_reset,
 #      resume) itself. Checked: each handler ran once, drv_pci_recoveries 1, and traffic after
 #      the recovery comes back complete and intact.
-# Both: the module unloads; lockdep is running (its banner, /proc/lockdep_stats' debug_locks 1
+#   4. lost RX record: the host loses the next RX completion record the SoC writes (the
+#      server's `dropwr` over the completion ring), then traffic: the poll waits at that record
+#      while the device goes on. Checked: the driver's watchdog found the ring stalled and reset
+#      it once (drv_rx_resets 1), and traffic after it comes back complete and intact.
+# Each: the module unloads; lockdep is running (its banner, /proc/lockdep_stats' debug_locks 1
 # at the end). The console from the module's load on is scanned (the dmesg buffer wraps); the
 # kernel's own reports before it (UML 6.1: a suspicious RCU usage in lib/maple_tree.c at init)
 # are printed, not failed. kmemleak is not checked here: with KASAN on UML the module's memory is
@@ -117,8 +121,19 @@ echo "UML-PHASE recovered"
 nictraffic $IF 200 @SIZE@ 16 20000
 """
 
+RXDROP = r"""
+echo "UML-PHASE rxdrop"
+nictraffic $IF 100 @SIZE@ 16 20000
+sync_host droprx
+nictraffic $IF 100 @SIZE@ 16 3000
+# The watchdog's two looks (NICDRV_WATCHDOG_MS), then the reset work.
+sleep 2
+echo "UML-PHASE rx-after"
+nictraffic $IF 200 @SIZE@ 16 20000
+"""
+
 END = r"""
-$E -S $IF | grep -E "drv_tx_(reset_dropped|lost_wb)|drv_pci|tx_dropped|rx_length|bad_index"
+$E -S $IF | grep -E "drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset|tx_dropped|rx_length|bad_index"
 ip link set $IF down
 if rmmod nicdrv; then echo UML-RMMOD-OK; fi
 echo "UML-LSMOD $(grep -c nicdrv /proc/modules)"
@@ -200,6 +215,24 @@ def linkdown(kdir, tmp_path_factory):
 
     g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_linkdown"), START + LINKDOWN + END,
                          {"linkdown": down})
+    return g, out, dmesg, replies
+
+
+def drop_rx_record(g):
+    """The next completion record the SoC writes is lost: `dropwr` over the ring the driver
+    programmed (nic_rxe_cpl_base, nic_rxe_ring_size_log2)."""
+    regs = uml_guest.csr_map()
+    # A LiteX CSR of two words: the most significant first.
+    base = g.csr(regs["nic_rxe_cpl_base"]) << 32 | g.csr(regs["nic_rxe_cpl_base"] + 4)
+    size = 1 << g.csr(regs["nic_rxe_ring_size_log2"])
+    return g.ctl(f"dropwr {base:#x} {size * 16} 1")
+
+
+@pytest.fixture(scope="module")
+def rxdrop(kdir, tmp_path_factory):
+    replies = []
+    g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_rxdrop"), START + RXDROP + END,
+                         {"droprx": lambda g: replies.append(drop_rx_record(g))})
     return g, out, dmesg, replies
 
 
@@ -307,4 +340,25 @@ def test_link_down_runs_pci_error_handlers(linkdown):
 
 def test_link_down_no_kasan_or_lockdep_report(linkdown):
     _, out, dmesg, _ = linkdown
+    check_dmesg(out, dmesg)
+
+
+def test_lost_rx_record_reset_by_watchdog(rxdrop):
+    g, out, dmesg, replies = rxdrop
+    stats = g.server_stats()
+    assert replies == ["ok"], replies
+    assert stats.get("model.fault_dropped_writes") == 1, stats
+    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
+        print(ln)
+    runs = traffic(out)
+    assert len(runs) == 3, "\n".join(r[0] for r in runs)
+    sent, received, good, bad, lost = runs[-1][1]
+    assert good == sent and bad == 0, f"traffic after the lost record: {runs[-1][0]}"
+    assert len(re.findall(r"RX ring stalled: no completion record at", dmesg)) == 1, dmesg
+    assert len(re.findall(r"RX ring reset: \d+ completion records", dmesg)) == 1, dmesg
+    assert re.search(r"^\s+drv_rx_resets: 1$", out, re.M), "drv_rx_resets is not 1"
+
+
+def test_lost_rx_record_no_kasan_or_lockdep_report(rxdrop):
+    _, out, dmesg, _ = rxdrop
     check_dmesg(out, dmesg)
