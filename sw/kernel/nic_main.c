@@ -9,6 +9,13 @@
  * version, absent block, other layout version) is refused with a dev_err naming what differs,
  * and everything taken so far is given back.
  *
+ * PCI errors (pci_error_handlers, as igb/ixgbe): error_detected detaches the interface and
+ * stops it (NAPI, queues, rings) and disables the device; slot_reset enables it again,
+ * restores its saved configuration and bus mastering; resume opens the interface and attaches
+ * it. The PCI core calls them on AER; the driver's watchdog (nic_netdev.c) calls them too, from
+ * nicdrv_recover_task, on a link-down the device counted (pcie_cpl_link_downs) or all-ones
+ * reads, which no AER reports where the platform has none.
+ *
  * Interfaces: the PCI driver; BAR0 through nicdrv_hw_map/unmap and nic_core_rd32/wr32
  * (nic_mmio.c; in the QEMU test's NICDRV_FAKE=1 build nic_fake.c's model of the SoC instead,
  * bound to QEMU's edu device through new_id). No module parameters: the rings start at
@@ -16,6 +23,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 
 #include "nicdrv.h"
 
@@ -52,7 +60,7 @@ static int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
 static int nicdrv_identify(struct nicdrv_priv *priv)
 {
 	struct device *dev = &priv->pdev->dev;
-	const struct nic_core_rb_entry *nic, *dma;
+	const struct nic_core_rb_entry *nic, *dma, *cpl;
 	int err;
 
 	switch (nic_core_rb_discover(&priv->hw, &priv->rb)) {
@@ -78,6 +86,14 @@ static int nicdrv_identify(struct nicdrv_priv *priv)
 		err = nicdrv_check_block(priv, NIC_RB_PCIE_MSI, &priv->msi_base);
 	if (err)
 		return err;
+
+	/* pcie_cpl (link-downs) where the table has a block this driver knows. */
+	cpl = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_CPL);
+	priv->has_cpl = cpl && nic_core_rb_check(&priv->rb, NIC_RB_PCIE_CPL) == NIC_CORE_RB_OK &&
+			(resource_size_t)cpl->base + NIC_CSR_PCIE_CPL_LINK_DOWNS_ADDR + 4 <=
+			priv->hw.len;
+	if (priv->has_cpl)
+		priv->cpl_base = cpl->base;
 
 	nic = nic_core_rb_lookup(&priv->rb, NIC_RB_NIC);
 	priv->hw_txq = nic_core_rb_param(nic);
@@ -159,6 +175,7 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = register_netdev(ndev);
 	if (err)
 		goto err_irq;
+	pci_save_state(pdev);	/* slot_reset restores it */
 	netdev_info(ndev,
 		    "NIC design %u.%u: %u TX queues, %u TX vectors, %s %u vectors%s, %u-bit DMA\n",
 		    priv->design_version >> 16, priv->design_version & 0xffff, priv->hw_txq,
@@ -187,13 +204,115 @@ static void nicdrv_remove(struct pci_dev *pdev)
 
 	unregister_netdev(priv->ndev);
 	cancel_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->recover_work);
 	nicdrv_irq_fini(priv);
 	pci_clear_master(pdev);
 	nicdrv_hw_unmap(priv);
 	free_netdev(priv->ndev);
 	pci_release_mem_regions(pdev);
-	pci_disable_device(pdev);
+	if (pci_is_enabled(pdev))	/* not after a failed slot_reset */
+		pci_disable_device(pdev);
 }
+
+static pci_ers_result_t nicdrv_io_error_detected(struct pci_dev *pdev,
+						 pci_channel_state_t state)
+{
+	struct nicdrv_priv *priv = pci_get_drvdata(pdev);
+	struct net_device *ndev = priv->ndev;
+
+	netdev_err(ndev, "PCI error detected (channel state %d): interface detached\n", state);
+	rtnl_lock();
+	netif_device_detach(ndev);
+	if (netif_running(ndev))
+		nicdrv_stop(ndev);
+	rtnl_unlock();
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	if (pci_is_enabled(pdev))
+		pci_disable_device(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t nicdrv_io_slot_reset(struct pci_dev *pdev)
+{
+	struct nicdrv_priv *priv = pci_get_drvdata(pdev);
+	u32 magic;
+
+	if (pci_enable_device_mem(pdev)) {
+		dev_err(&pdev->dev, "slot reset: cannot enable the device again\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	pci_clear_master(pdev);
+	magic = nic_core_rd32(&priv->hw, NIC_CSR_INFO_MAGIC_ADDR);
+	if (magic != NIC_ID_MAGIC) {
+		dev_err(&pdev->dev, "slot reset: identification MAGIC reads 0x%08x\n", magic);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	/* Bus mastering again once nothing can still write into the rings the stop freed. */
+	if (priv->dma_off) {
+		if (nicdrv_dma_wait_idle(priv)) {
+			dev_err(&pdev->dev, "slot reset: the device's DMA did not stop within %u us\n",
+				NICDRV_IDLE_TIMEOUT_US);
+			return PCI_ERS_RESULT_DISCONNECT;
+		}
+		priv->dma_off = false;
+	}
+	pci_set_master(pdev);
+	dev_info(&pdev->dev, "slot reset: device enabled, configuration restored\n");
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void nicdrv_io_resume(struct pci_dev *pdev)
+{
+	struct nicdrv_priv *priv = pci_get_drvdata(pdev);
+	struct net_device *ndev = priv->ndev;
+	int err;
+
+	rtnl_lock();
+	if (netif_running(ndev)) {
+		err = nicdrv_open(ndev);
+		if (err) {
+			netdev_err(ndev, "resume: cannot open (%d): interface left down\n", err);
+			dev_close(ndev);
+		}
+	}
+	netif_device_attach(ndev);
+	priv->pci_recoveries++;
+	rtnl_unlock();
+	netdev_info(ndev, "PCI error recovery done: interface attached\n");
+}
+
+/* The handlers in the PCI core's order, under the device lock as it takes it (remove holds it
+ * while it cancels this work: then this one gives way).
+ */
+void nicdrv_recover_task(struct work_struct *work)
+{
+	struct nicdrv_priv *priv = container_of(to_delayed_work(work), struct nicdrv_priv,
+						recover_work);
+	struct pci_dev *pdev = priv->pdev;
+	pci_ers_result_t res;
+
+	if (!device_trylock(&pdev->dev)) {
+		schedule_delayed_work(&priv->recover_work, msecs_to_jiffies(NICDRV_WATCHDOG_MS));
+		return;
+	}
+	res = nicdrv_io_error_detected(pdev, pci_channel_io_frozen);
+	if (res == PCI_ERS_RESULT_NEED_RESET)
+		res = nicdrv_io_slot_reset(pdev);
+	if (res == PCI_ERS_RESULT_RECOVERED)
+		nicdrv_io_resume(pdev);
+	else
+		dev_err(&pdev->dev, "not recovered: interface left detached\n");
+	device_unlock(&pdev->dev);
+}
+
+static const struct pci_error_handlers nicdrv_err_handler = {
+	.error_detected = nicdrv_io_error_detected,
+	.slot_reset = nicdrv_io_slot_reset,
+	.resume = nicdrv_io_resume,
+};
 
 static const struct pci_device_id nicdrv_ids[] = {
 	{ PCI_DEVICE(NICDRV_VENDOR_ID, NICDRV_DEVICE_ID) },
@@ -206,6 +325,7 @@ static struct pci_driver nicdrv_driver = {
 	.id_table = nicdrv_ids,
 	.probe = nicdrv_probe,
 	.remove = nicdrv_remove,
+	.err_handler = &nicdrv_err_handler,
 };
 module_pci_driver(nicdrv_driver);
 

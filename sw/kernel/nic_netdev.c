@@ -9,12 +9,18 @@
  * still write into them: bus mastering is cleared before they are freed, and set again only
  * by an open that finds the device idle (every TX queue drained, the RX ring reset).
  *
+ * While up, a watchdog (process context, every NICDRV_WATCHDOG_MS) reads pcie_cpl_link_downs:
+ * a PCIe link-down loses the DMA writes in flight, and all-ones means the device is gone;
+ * either runs the PCI error handlers (nic_main.c). It also looks for an RX ring stalled on a
+ * lost completion record (nicdrv_rx_stalled), which the reset work restarts.
+ *
  * Link: the nic block has no MAC/PHY link status register (sw/include/nic_regs.h), so the
  * carrier is on while the interface is up. MAC address: the SoC has none; a random one.
  * Interfaces: nicdrv_netdev_init (probe), nicdrv_open/stop (also ethtool -G/-L).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/iopoll.h>
 
 #include "nicdrv.h"
 
@@ -28,6 +34,16 @@ static bool nicdrv_dma_idle(struct nicdrv_priv *priv, u32 *drained, u32 *rx_cons
 					       NIC_CSR_NIC_TXQ_DRAINED_SIZE);
 	*rx_cons = nic_core_rx_cons(&priv->hw, priv->nic_base);
 	return (*drained & all) == all && *rx_cons == 0;
+}
+
+/* Wait until the device's DMA is over; its reads lost with a link end at its completion timeout. */
+int nicdrv_dma_wait_idle(struct nicdrv_priv *priv)
+{
+	u32 drained, rx_cons;
+	bool idle;
+
+	return read_poll_timeout(nicdrv_dma_idle, idle, idle, 1000, NICDRV_IDLE_TIMEOUT_US, false,
+				 priv, &drained, &rx_cons);
 }
 
 static void nicdrv_free_rings(struct nicdrv_priv *priv)
@@ -47,6 +63,39 @@ static void nicdrv_free_rings(struct nicdrv_priv *priv)
 	nicdrv_rx_free(priv, &priv->rxq);
 }
 
+/* The register the watchdog reads: pcie_cpl_link_downs, else the identification MAGIC. */
+static u32 nicdrv_health_read(struct nicdrv_priv *priv)
+{
+	return nic_core_rd32(&priv->hw, priv->has_cpl ?
+			     priv->cpl_base + NIC_CSR_PCIE_CPL_LINK_DOWNS_ADDR :
+			     NIC_CSR_INFO_MAGIC_ADDR);
+}
+
+static void nicdrv_watchdog(struct work_struct *work)
+{
+	struct nicdrv_priv *priv = container_of(to_delayed_work(work), struct nicdrv_priv,
+						watchdog);
+	u32 v = nicdrv_health_read(priv);
+
+	if (v == ~0u) {
+		netdev_err(priv->ndev, "the device reads all-ones: not responding, recovering\n");
+		schedule_delayed_work(&priv->recover_work, 0);
+		return;
+	}
+	if (priv->has_cpl && v != priv->link_downs) {
+		netdev_err(priv->ndev,
+			   "PCIe link went down (pcie_cpl_link_downs %u -> %u): DMA writes in flight are lost, recovering\n",
+			   priv->link_downs, v);
+		schedule_delayed_work(&priv->recover_work, 0);
+		return;
+	}
+	if (nicdrv_rx_stalled(priv, &priv->rxq)) {
+		set_bit(0, &priv->rx_stalled);
+		schedule_work(&priv->reset_work);
+	}
+	schedule_delayed_work(&priv->watchdog, msecs_to_jiffies(NICDRV_WATCHDOG_MS));
+}
+
 int nicdrv_open(struct net_device *ndev)
 {
 	struct nicdrv_priv *priv = nicdrv_priv(ndev);
@@ -64,6 +113,9 @@ int nicdrv_open(struct net_device *ndev)
 		pci_set_master(priv->pdev);
 		priv->dma_off = false;
 	}
+	/* Before the rings: a link-down from here on is the watchdog's. */
+	if (priv->has_cpl)
+		priv->link_downs = nicdrv_health_read(priv);
 	for (q = 0; q < priv->ntxq; q++) {
 		priv->txq[q].index = q;
 		err = nicdrv_tx_alloc(priv, &priv->txq[q]);
@@ -92,6 +144,7 @@ int nicdrv_open(struct net_device *ndev)
 	priv->up = true;
 	netif_carrier_on(ndev);
 	netif_tx_start_all_queues(ndev);
+	schedule_delayed_work(&priv->watchdog, msecs_to_jiffies(NICDRV_WATCHDOG_MS));
 	return 0;
 
 err_stop:
@@ -112,7 +165,9 @@ int nicdrv_stop(struct net_device *ndev)
 	if (!priv->up)	/* dev_close after a failed reopen (ethtool -G/-L) */
 		return 0;
 	priv->up = false;
+	cancel_delayed_work_sync(&priv->watchdog);
 	bitmap_zero(priv->tx_timed_out, NIC_Q_MAX_TXQ);
+	clear_bit(0, &priv->rx_stalled);
 	netif_tx_disable(ndev);
 	netif_carrier_off(ndev);
 	nicdrv_irq_release(priv);
@@ -159,6 +214,8 @@ static void nicdrv_rxq_stats(struct nicdrv_rxq *rxq, u64 *v, u64 *packets, u64 *
 		v[NICDRV_STAT_RX_BAD_INDEX] = rxq->bad_index;
 		v[NICDRV_STAT_RX_BAD_STATUS] = rxq->bad_status;
 		v[NICDRV_STAT_RX_NO_SKB] = rxq->no_skb;
+		v[NICDRV_STAT_RX_RESETS] = rxq->resets;
+		v[NICDRV_STAT_RX_RESET_DROPPED] = rxq->reset_dropped;
 	} while (u64_stats_fetch_retry(&rxq->syncp, start));
 }
 
@@ -168,10 +225,13 @@ const char *const nicdrv_stat_names[NICDRV_NSTATS] = {
 	[NICDRV_STAT_RX_BAD_INDEX] = "drv_rx_bad_index",
 	[NICDRV_STAT_RX_BAD_STATUS] = "drv_rx_bad_status",
 	[NICDRV_STAT_RX_NO_SKB] = "drv_rx_no_skb",
+	[NICDRV_STAT_RX_RESETS] = "drv_rx_resets",
+	[NICDRV_STAT_RX_RESET_DROPPED] = "drv_rx_reset_dropped",
 	[NICDRV_STAT_TX_OVERSIZE] = "drv_tx_oversize",
 	[NICDRV_STAT_TX_MAP_ERR] = "drv_tx_map_err",
 	[NICDRV_STAT_TX_RESET_DROPPED] = "drv_tx_reset_dropped",
 	[NICDRV_STAT_TX_LOST_WB] = "drv_tx_lost_wb",
+	[NICDRV_STAT_PCI_RECOVERIES] = "drv_pci_recoveries",
 };
 
 /* The drv_* counts of ethtool -S, TX summed over the queues. */
@@ -190,6 +250,7 @@ void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v)
 		v[NICDRV_STAT_TX_RESET_DROPPED] += reset_dropped;
 		v[NICDRV_STAT_TX_LOST_WB] += lost_wb;
 	}
+	v[NICDRV_STAT_PCI_RECOVERIES] = priv->pci_recoveries;
 }
 
 static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
@@ -210,7 +271,7 @@ static void nicdrv_get_stats64(struct net_device *ndev, struct rtnl_link_stats64
 	nicdrv_rxq_stats(&priv->rxq, v, &packets, &bytes);
 	s->rx_packets = packets;
 	s->rx_bytes = bytes;
-	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB];
+	s->rx_dropped = v[NICDRV_STAT_RX_NO_SKB] + v[NICDRV_STAT_RX_RESET_DROPPED];
 	s->rx_length_errors = v[NICDRV_STAT_RX_RUNT] + v[NICDRV_STAT_RX_OVERSIZE];
 	s->rx_errors = s->rx_length_errors + v[NICDRV_STAT_RX_BAD_INDEX] +
 		       v[NICDRV_STAT_RX_BAD_STATUS];
@@ -233,6 +294,8 @@ int nicdrv_netdev_init(struct nicdrv_priv *priv)
 	int err;
 
 	INIT_WORK(&priv->reset_work, nicdrv_reset_task);
+	INIT_DELAYED_WORK(&priv->watchdog, nicdrv_watchdog);
+	INIT_DELAYED_WORK(&priv->recover_work, nicdrv_recover_task);
 	ndev->netdev_ops = &nicdrv_netdev_ops;
 	ndev->ethtool_ops = &nicdrv_ethtool_ops;
 	ndev->hw_features = NETIF_F_SG;

@@ -11,6 +11,9 @@
  * writes is trusted: a record whose index names no buffer it holds (the core refuses it), whose
  * status is not OK, or whose length is below an Ethernet header or above the buffer is dropped
  * and counted (ethtool -S drv_rx_*); the RX FIFO drops runts too (rx_fifo_drop_runt).
+ * A lost completion record (a write lost with the link) leaves the poll waiting at its position
+ * while the device goes on: the watchdog (nic_netdev.c) finds the ring stalled and the reset
+ * work restarts it (nicdrv_rx_restart), as the TX reset path does a queue.
  * Memory: one coherent block, the descriptor ring then the completion ring; the page and
  * mapping arrays.
  */
@@ -119,8 +122,63 @@ int nicdrv_rx_start(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq)
 		return -EINVAL;
 	}
 	nic_core_rx_cpl_init(&rxq->ring);
+	rxq->wd_stuck = false;
 	nic_core_rx_start(&priv->hw, priv->nic_base, &rxq->ring);
 	return 0;
+}
+
+/* The watchdog's look at the ring: stalled when, at this look and the last, the device has
+ * consumed descriptors (nic_rxe_cons) past the buffers whose records the poll took, the next
+ * record is not written, and the poll took none in between: that record was lost.
+ */
+bool nicdrv_rx_stalled(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq)
+{
+	struct nic_rxq *r = &rxq->ring;
+	const u32 next = READ_ONCE(r->next_cpl);
+	const u32 expect = (READ_ONCE(r->prod) + 1 + READ_ONCE(r->to_repost)) & (r->size - 1);
+	const u32 cons = nic_core_rx_cons(&priv->hw, priv->nic_base);
+	const bool stuck = cons < r->size && cons != expect &&
+			   READ_ONCE(r->cpl[next].status) == NIC_Q_RX_STATUS_FREE;
+	const bool stalled = stuck && rxq->wd_stuck && next == rxq->wd_next;
+
+	if (stalled)
+		netdev_err(priv->ndev,
+			   "RX ring stalled: no completion record at %u while the device consumed up to %u (from %u); resetting it\n",
+			   next, cons, expect);
+	rxq->wd_stuck = stuck;
+	rxq->wd_next = next;
+	return stalled;
+}
+
+/* The RX reset path (docs/faults.md), from the reset work under rtnl: the poll off, the engine
+ * reset, the records it wrote past the lost one dropped and counted, then the ring started
+ * again with every buffer posted.
+ */
+void nicdrv_rx_restart(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq)
+{
+	struct nicdrv_vec *vec = &priv->vec[0];
+	unsigned int p, dropped = 0;
+
+	if (!rxq->mem)
+		return;
+	if (vec->irq)
+		napi_disable(&vec->napi);
+	if (nicdrv_rx_reset(priv))
+		goto out;
+	for (p = 0; p < rxq->ring.size; p++)
+		if (READ_ONCE(rxq->ring.cpl[p].status) != NIC_Q_RX_STATUS_FREE)
+			dropped++;
+	if (nicdrv_rx_start(priv, rxq))
+		goto out;
+	u64_stats_update_begin(&rxq->syncp);
+	rxq->resets++;
+	rxq->reset_dropped += dropped;
+	u64_stats_update_end(&rxq->syncp);
+	netdev_warn(priv->ndev, "RX ring reset: %u completion records past the lost one dropped\n",
+		    dropped);
+out:
+	if (vec->irq)
+		napi_enable(&vec->napi);
 }
 
 void nicdrv_rx_stop(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq)

@@ -281,6 +281,8 @@ void nicdrv_reset_task(struct work_struct *work)
 	for (q = 0; q < NIC_Q_MAX_TXQ; q++)
 		if (test_and_clear_bit(q, priv->tx_timed_out) && priv->up && q < priv->ntxq)
 			nicdrv_tx_reset(priv, &priv->txq[q]);
+	if (test_and_clear_bit(0, &priv->rx_stalled) && priv->up)
+		nicdrv_rx_restart(priv, &priv->rxq);
 	rtnl_unlock();
 }
 

@@ -33,6 +33,8 @@
 #define NICDRV_RX_BUF_LEN 2048u	/* RX buffer (one page each): the largest frame, no FCS */
 #define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)	/* descriptors one skb may take */
 #define NICDRV_TIMEOUT_US 10000u		/* drain and reset polls */
+#define NICDRV_WATCHDOG_MS 250u			/* the device checks while up */
+#define NICDRV_IDLE_TIMEOUT_US 2000000u	/* DMA after a link-down: reads end at a timeout */
 
 /* The shared core's MMIO handle (nic_core_osdep.h): BAR0. */
 struct nic_core_hw {
@@ -81,7 +83,13 @@ struct nicdrv_rxq {
 	u64 bad_index;		/* the record names no buffer the device holds */
 	u64 bad_status;		/* a status other than OK (the device's drop) */
 	u64 no_skb;		/* no skb to copy into */
+	/* The reset path (the poll off): */
+	u64 resets;		/* ring reset after the watchdog found it stalled */
+	u64 reset_dropped;	/* records written past the lost one, dropped by a reset */
 	struct u64_stats_sync syncp;
+	/* The watchdog's last look (nicdrv_rx_stalled): */
+	u32 wd_next;
+	bool wd_stuck;
 };
 
 /* The driver's own counts in ethtool -S (drv_*), after the device's registers. */
@@ -91,10 +99,13 @@ enum nicdrv_stat {
 	NICDRV_STAT_RX_BAD_INDEX,
 	NICDRV_STAT_RX_BAD_STATUS,
 	NICDRV_STAT_RX_NO_SKB,
+	NICDRV_STAT_RX_RESETS,
+	NICDRV_STAT_RX_RESET_DROPPED,
 	NICDRV_STAT_TX_OVERSIZE,
 	NICDRV_STAT_TX_MAP_ERR,
 	NICDRV_STAT_TX_RESET_DROPPED,
 	NICDRV_STAT_TX_LOST_WB,
+	NICDRV_STAT_PCI_RECOVERIES,
 	NICDRV_NSTATS
 };
 
@@ -118,6 +129,8 @@ struct nicdrv_priv {
 	u32 nic_base;					/* the nic block's BAR0 base */
 	u32 msi_base;					/* the pcie_msi block's */
 	u32 msi_first;					/* the nic block's first MSI number (RX) */
+	u32 cpl_base;					/* the pcie_cpl block's, if has_cpl */
+	bool has_cpl;
 	u32 design_version;				/* INFO_VERSION */
 	u32 tick_cycles;				/* system clock cycles per microsecond */
 	unsigned int dma_bits;	/* DMA mask width (pcie_dma0's address width) */
@@ -134,8 +147,13 @@ struct nicdrv_priv {
 	bool up;		/* rings set up and started by nicdrv_open */
 	bool drain_failed;	/* a TX drain or RX reset timed out since the rings were set up */
 	bool dma_off;		/* bus mastering cleared for it: set again at an open once idle */
-	struct work_struct reset_work;	/* the TX reset path, after ndo_tx_timeout */
+	struct work_struct reset_work;	/* the TX and RX reset paths */
 	DECLARE_BITMAP(tx_timed_out, NIC_Q_MAX_TXQ);	/* queues it resets */
+	unsigned long rx_stalled;	/* bit 0: it resets the RX ring */
+	struct delayed_work watchdog;	/* while up: link-down, dead-device and RX stall checks */
+	u32 link_downs;			/* pcie_cpl_link_downs at open */
+	struct delayed_work recover_work;	/* the PCI error handlers, after the watchdog */
+	u64 pci_recoveries;		/* under rtnl: nicdrv_io_resume */
 };
 
 static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
@@ -143,10 +161,14 @@ static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 	return netdev_priv(ndev);
 }
 
+/* nic_main.c */
+void nicdrv_recover_task(struct work_struct *work);
+
 /* nic_netdev.c */
 int nicdrv_netdev_init(struct nicdrv_priv *priv);
 int nicdrv_open(struct net_device *ndev);
 int nicdrv_stop(struct net_device *ndev);
+int nicdrv_dma_wait_idle(struct nicdrv_priv *priv);
 extern const char *const nicdrv_stat_names[NICDRV_NSTATS];
 void nicdrv_stats_read(struct nicdrv_priv *priv, u64 *v);
 
@@ -167,6 +189,8 @@ void nicdrv_rx_free(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 int nicdrv_rx_start(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 void nicdrv_rx_stop(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 int nicdrv_rx_poll(struct nicdrv_priv *priv, struct napi_struct *napi, int budget);
+bool nicdrv_rx_stalled(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
+void nicdrv_rx_restart(struct nicdrv_priv *priv, struct nicdrv_rxq *rxq);
 
 /* nic_irq.c */
 int nicdrv_irq_init(struct nicdrv_priv *priv);

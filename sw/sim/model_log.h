@@ -34,6 +34,7 @@ struct Counters {
     uint64_t fault_ep_tlps = 0, fault_split_reads = 0, fault_reordered = 0;
     uint64_t fault_starves = 0, fault_link_downs = 0, fault_link_lost_tlps = 0;
     uint64_t fault_link_lost_reads = 0;
+    uint64_t fault_dropped_writes = 0;   /* drop_writes() */
 };
 
 class ModelLog {

@@ -103,6 +103,9 @@ struct PcieHostModel::Impl {
     /* Faults: no credit returns before starve_until; the link is down before link_up_at. */
     double starve_until = 0, link_up_at = 0;
     bool link_trigger_done = false;   /* fault_link_down_at_ns happened */
+    /* drop_writes(): device writes into [drop_addr, drop_end) lost while drop_left > 0. */
+    uint64_t drop_addr = 0, drop_end = 0;
+    unsigned drop_left = 0;
 
     explicit Impl(const LinkParams &lp)
         : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), rng(p.fault_seed),
@@ -203,6 +206,11 @@ struct PcieHostModel::Impl {
         credits.release(t.arr, t.ph, t.pd, t.nph);
         switch (t.kind) {
         case Kind::MWr:
+            if (drop_left && t.addr < drop_end && t.addr + 4ull * (t.len_dw ? t.len_dw : 1024) > drop_addr) {
+                drop_left--;
+                c.fault_dropped_writes++;
+                break;
+            }
             if (t.ok)
                 host.write(t);
             break;
@@ -458,6 +466,15 @@ uint64_t PcieHostModel::host_mem_addr() const { return impl_->p.host_mem_addr; }
 
 uint64_t PcieHostModel::host_mem_size() const { return impl_->p.host_mem_size; }
 
+void PcieHostModel::link_down_now() { impl_->link_down(impl_->now); }
+
+void PcieHostModel::drop_writes(uint64_t addr, uint64_t len, unsigned n)
+{
+    impl_->drop_addr = addr;
+    impl_->drop_end = addr + len;
+    impl_->drop_left = n;
+}
+
 void PcieHostModel::iommu_map(uint64_t bus_addr, uint64_t size)
 {
     impl_->iommu.map(bus_addr, size);
@@ -581,6 +598,7 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"fault_link_downs", c.fault_link_downs},
         {"fault_link_lost_tlps", c.fault_link_lost_tlps},
         {"fault_link_lost_reads", c.fault_link_lost_reads},
+        {"fault_dropped_writes", c.fault_dropped_writes},
         {"reads_timed", m.rd_count},
         {"writes_timed", m.wr_count},
         {"cycles", m.ncycles},

@@ -112,6 +112,12 @@ public:
     MmioResult mmio_result(int id) const;
     int mmio_outstanding() const;     /* MMIO requests not yet done */
 
+    /* Faults on demand (a test's, between cycles): the fault_link_down fault at once; the next
+     * n device MWr overlapping [addr, addr + len) lost on their way to host memory
+     * (fault_dropped_writes). */
+    void link_down_now();
+    void drop_writes(uint64_t addr, uint64_t len, unsigned n);
+
     /* MSIs that reached the host, each with its arrival time. */
     bool irq_pending() const;
     bool irq_pop(uint64_t *arrival_ps, uint8_t *vector);

@@ -185,6 +185,33 @@ void test_write_timing(int dw)
           static_cast<unsigned long long>(b.start_ps));
 }
 
+/* Faults on demand: drop_writes loses the next n MWr into its range, no other; link_down_now
+ * takes the link down at once. */
+void test_on_demand_faults(int dw)
+{
+    LinkParams p = base_params(dw);
+    PcieHostModel m(p);
+    Dev d(m);
+    d.bar_mode = false;
+    d.run(5);
+    const uint64_t base = p.host_mem_addr;
+    uint8_t pl[64];
+    std::memset(pl, 0xa5, sizeof(pl));
+    m.drop_writes(base + 0x1000, 0x100, 1);
+    d.send(mem_req(true, base + 0x0800, 4, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(true, base + 0x10f0, 4, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.send(mem_req(true, base + 0x1040, 4, p.device_id, 0, 0xf, 0xf, false, pl));
+    d.run(3000);
+    const uint8_t *h = m.host_mem();
+    check(h[0x800] == 0xa5 && h[0x10f0] == 0 && h[0x1040] == 0xa5 &&
+              counter(m, "fault_dropped_writes") == 1 && m.errors().empty(),
+          "dw%d drop_writes: the first MWr into the range lost, the next one and one outside "
+          "land", dw);
+    m.link_down_now();
+    d.run(10);
+    check(counter(m, "fault_link_downs") == 1, "dw%d link_down_now: one link-down", dw);
+}
+
 } /* namespace model_test */
 
 int main(int argc, char **argv)
@@ -208,6 +235,7 @@ int main(int argc, char **argv)
     test_msi(dw);
     test_read_timing(dw);
     test_write_timing(dw);
+    test_on_demand_faults(dw);
     test_throughput(dw);
     std::printf("%s: %d checks, %d failed (data_width %d)\n", g_failed ? "FAIL" : "PASS",
                 g_checks, g_failed, dw);

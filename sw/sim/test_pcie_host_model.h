@@ -51,6 +51,7 @@ void test_throughput(int dw);     /* test_pcie_link.cpp */
 void test_msi(int dw);            /* test_pcie_host_model.cpp */
 void test_read_timing(int dw);
 void test_write_timing(int dw);
+void test_on_demand_faults(int dw);
 
 } /* namespace model_test */
 

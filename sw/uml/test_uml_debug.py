@@ -17,9 +17,18 @@
 #      records and RX payload writes), then the interface down (the stop path takes the TX
 #      index from the device when the last writeback was lost) and the module unloaded.
 #      Frames whose payload write was lost while their completion record got through come back
-#      wrong: counted and printed, not failed (the driver cannot see it; nothing tells it the
-#      link went down: no AER in the guest, pci_error_handlers not implemented).
-# Both: the module unloads; lockdep is running (its banner, /proc/lockdep_stats' debug_locks 1
+#      wrong: counted and printed, not failed (the driver sees the link-down only at its next
+#      watchdog tick, after NAPI may have delivered them).
+#   3. link-down: traffic, and the host takes the link down once in the middle of it (the
+#      server's `linkdown`). UML's virt-pci has no AER (no root port): the driver's watchdog
+#      sees pcie_cpl_link_downs move and runs its pci_error_handlers (error_detected, slot_reset,
+#      resume) itself. Checked: each handler ran once, drv_pci_recoveries 1, and traffic after
+#      the recovery comes back complete and intact.
+#   4. lost RX record: the host loses the next RX completion record the SoC writes (the
+#      server's `dropwr` over the completion ring), then traffic: the poll waits at that record
+#      while the device goes on. Checked: the driver's watchdog found the ring stalled and reset
+#      it once (drv_rx_resets 1), and traffic after it comes back complete and intact.
+# Each: the module unloads; lockdep is running (its banner, /proc/lockdep_stats' debug_locks 1
 # at the end). The console from the module's load on is scanned (the dmesg buffer wraps); the
 # kernel's own reports before it (UML 6.1: a suspicious RCU usage in lib/maple_tree.c at init)
 # are printed, not failed. kmemleak is not checked here: with KASAN on UML the module's memory is
@@ -98,8 +107,33 @@ nictraffic $IF 600 @SIZE@ 16 20000
 nictraffic $IF 300 @SIZE@ 64 20000
 """
 
+LINKDOWN = r"""
+echo "UML-PHASE linkdown"
+nictraffic $IF 100 @SIZE@ 16 20000
+nictraffic $IF 400 @SIZE@ 16 5000 &
+P=$!
+usleep 300000
+sync_host linkdown
+wait $P
+# The watchdog's tick (NICDRV_WATCHDOG_MS), then the handlers.
+sleep 2
+echo "UML-PHASE recovered"
+nictraffic $IF 200 @SIZE@ 16 20000
+"""
+
+RXDROP = r"""
+echo "UML-PHASE rxdrop"
+nictraffic $IF 100 @SIZE@ 16 20000
+sync_host droprx
+nictraffic $IF 100 @SIZE@ 16 3000
+# The watchdog's two looks (NICDRV_WATCHDOG_MS), then the reset work.
+sleep 2
+echo "UML-PHASE rx-after"
+nictraffic $IF 200 @SIZE@ 16 20000
+"""
+
 END = r"""
-$E -S $IF | grep -E "drv_tx_(reset_dropped|lost_wb)|tx_dropped|rx_length|bad_index"
+$E -S $IF | grep -E "drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset|tx_dropped|rx_length|bad_index"
 ip link set $IF down
 if rmmod nicdrv; then echo UML-RMMOD-OK; fi
 echo "UML-LSMOD $(grep -c nicdrv /proc/modules)"
@@ -170,6 +204,36 @@ def faults(kdir, tmp_path_factory):
     g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_faults"), START + FAULTS + END,
                          opts=FAULT_OPTS)
     return g, out, dmesg
+
+
+@pytest.fixture(scope="module")
+def linkdown(kdir, tmp_path_factory):
+    replies = []
+
+    def down(g):
+        replies.append(g.ctl("linkdown"))
+
+    g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_linkdown"), START + LINKDOWN + END,
+                         {"linkdown": down})
+    return g, out, dmesg, replies
+
+
+def drop_rx_record(g):
+    """The next completion record the SoC writes is lost: `dropwr` over the ring the driver
+    programmed (nic_rxe_cpl_base, nic_rxe_ring_size_log2)."""
+    regs = uml_guest.csr_map()
+    # A LiteX CSR of two words: the most significant first.
+    base = g.csr(regs["nic_rxe_cpl_base"]) << 32 | g.csr(regs["nic_rxe_cpl_base"] + 4)
+    size = 1 << g.csr(regs["nic_rxe_ring_size_log2"])
+    return g.ctl(f"dropwr {base:#x} {size * 16} 1")
+
+
+@pytest.fixture(scope="module")
+def rxdrop(kdir, tmp_path_factory):
+    replies = []
+    g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_rxdrop"), START + RXDROP + END,
+                         {"droprx": lambda g: replies.append(drop_rx_record(g))})
+    return g, out, dmesg, replies
 
 
 def check_dmesg(out, dmesg):
@@ -251,4 +315,50 @@ def test_link_faults_no_kasan_or_lockdep_report(faults):
     # Frames flowed (a completion record lost with the link can stop the RX ring for good: only
     # a reset of the ring ends that, docs/faults.md, so the later run may get none back).
     assert len(runs) == 2 and runs[0][1][1] > 0, "\n".join(r[0] for r in runs)
+    check_dmesg(out, dmesg)
+
+
+def test_link_down_runs_pci_error_handlers(linkdown):
+    g, out, dmesg, replies = linkdown
+    stats = g.server_stats()
+    assert replies == ["ok"], replies
+    assert stats.get("model.fault_link_downs") == 1, stats
+    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
+        print(ln)
+    steps = [r"PCIe link went down \(pcie_cpl_link_downs 0 -> 1\)",
+             r"PCI error detected \(channel state \d+\): interface detached",
+             r"slot reset: device enabled, configuration restored",
+             r"PCI error recovery done: interface attached"]
+    for step in steps:
+        assert len(re.findall(step, dmesg)) == 1, f"not once in dmesg: {step}\n{dmesg[-3000:]}"
+    assert re.search(r"^\s+drv_pci_recoveries: 1$", out, re.M), "drv_pci_recoveries is not 1"
+    runs = traffic(out)
+    assert len(runs) == 3, "\n".join(r[0] for r in runs)
+    sent, received, good, bad, lost = runs[-1][1]
+    assert good == sent and bad == 0, f"traffic after the recovery: {runs[-1][0]}"
+
+
+def test_link_down_no_kasan_or_lockdep_report(linkdown):
+    _, out, dmesg, _ = linkdown
+    check_dmesg(out, dmesg)
+
+
+def test_lost_rx_record_reset_by_watchdog(rxdrop):
+    g, out, dmesg, replies = rxdrop
+    stats = g.server_stats()
+    assert replies == ["ok"], replies
+    assert stats.get("model.fault_dropped_writes") == 1, stats
+    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
+        print(ln)
+    runs = traffic(out)
+    assert len(runs) == 3, "\n".join(r[0] for r in runs)
+    sent, received, good, bad, lost = runs[-1][1]
+    assert good == sent and bad == 0, f"traffic after the lost record: {runs[-1][0]}"
+    assert len(re.findall(r"RX ring stalled: no completion record at", dmesg)) == 1, dmesg
+    assert len(re.findall(r"RX ring reset: \d+ completion records", dmesg)) == 1, dmesg
+    assert re.search(r"^\s+drv_rx_resets: 1$", out, re.M), "drv_rx_resets is not 1"
+
+
+def test_lost_rx_record_no_kasan_or_lockdep_report(rxdrop):
+    _, out, dmesg, _ = rxdrop
     check_dmesg(out, dmesg)

@@ -21,7 +21,9 @@
  * writeback MWr; with 0 the guest can read the index before the write lands, sw/uml/README.md).
  * --ctl: a line-oriented control socket for tests: `csr OFF` (BAR0 read through the same model,
  * between guest requests) -> value; `csrw OFF VALUE` (a posted BAR0 write, a fault the test
- * injects behind the driver) -> ok; `stats` -> one JSON line; `quit`.
+ * injects behind the driver) -> ok; `linkdown` (the model's link-down fault now, for
+ * fault_link_down_ns) -> ok; `dropwr ADDR LEN N` (the next N device writes into guest memory
+ * [ADDR, ADDR + LEN) lost, e.g. RX completion records) -> ok; `stats` -> one JSON line; `quit`.
  * Exit: when the guest closes the socket, with the statistics (--stats FILE, and on stderr).
  */
 #include <cerrno>
@@ -302,7 +304,7 @@ bool Server::start_request(const Chain &ch)
 
 void Server::ctl_command(const std::string &l)
 {
-    unsigned long long off, val;
+    unsigned long long off, val, n;
     if (l == "stats") {
         ctl.reply(stats_json());
     } else if (std::sscanf(l.c_str(), "csr %lli", &off) == 1 && off % 4 == 0 &&
@@ -326,10 +328,27 @@ void Server::ctl_command(const std::string &l)
         st["ctl_writes"]++;
         h->model().mmio_write(off, val, 4);
         ctl.reply("ok");
+    } else if (l == "linkdown") {
+        if (!h) {
+            ctl.reply("error: no device yet");
+            return;
+        }
+        activity();
+        h->model().link_down_now();
+        ctl.reply("ok");
+    } else if (std::sscanf(l.c_str(), "dropwr %lli %lli %lli", &off, &val, &n) == 3 &&
+               val > 0 && n > 0) {
+        if (!h) {
+            ctl.reply("error: no device yet");
+            return;
+        }
+        h->model().drop_writes(off, val, static_cast<unsigned>(n));
+        ctl.reply("ok");
     } else if (l == "quit") {
         g_stop = 1;
     } else {
-        ctl.reply("error: commands: csr OFF | csrw OFF VALUE | stats | quit");
+        ctl.reply("error: commands: csr OFF | csrw OFF VALUE | linkdown | dropwr ADDR LEN N | "
+                  "stats | quit");
     }
 }
 
