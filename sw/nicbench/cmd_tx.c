@@ -1423,7 +1423,7 @@ int cmd_tx(struct ctx *c, int argc, char **argv)
             tx_explain(&p, &pt, run, &r, &f, delta);
         tx_json(c, &p, &pt, run, &r, &f, delta, &co);
     }
-    if (!c->quiet && t.nrows)
+    if (!c->run.quiet && t.nrows)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     free(delta);
