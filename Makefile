@@ -135,9 +135,10 @@ $(BUILD)/vrt/%.o: | setup
 		-c $(VINC)/$*.cpp -o $@
 
 # --- Host code, once for every configuration ---------------------------------------------------
-# One folder per tool: sw/<tool>/ holds main.c, one cmd_<name>.c per command and the private
-# <tool>.h. A tool's objects, the library's and sw/common's helpers (not their unit tests) are
-# compiled once into $(HOST)/; $(HOST)/<tool> is the hardware binary (vfio backend only), and
+# One folder per tool: sw/<tool>/ holds main.c, one cmd_<name>.c per command (a large command
+# in pieces, cmd_<name>_<piece>.c with its cmd_<name>.h) and the private <tool>.h. A tool's
+# objects, the library's and sw/common's helpers (not their unit tests) are compiled once into
+# $(HOST)/; $(HOST)/<tool> is the hardware binary (vfio backend only), and
 # each simulator configuration links the same objects with its simulator into $(BUILD)/<tool>.
 TOOLS     := nicbench nicscope
 LIB_OBJS  := $(patsubst %.c,$(HOST)/lib_%.o,$(notdir $(LIB_C))) \

@@ -2,7 +2,7 @@
 /*
  * global_opts.h: the global options every tool takes before its command, parsed with
  * getopt_long: --backend sim|vfio, --opts K=V,..., --json FILE, --quiet, --timeout-ms N (1..3600000,
- * default 100), -h/--help. Errors go through the tool's own usage_error().
+ * default 100), -h/--help. Errors go through the usage_error() it is given (cli.h's).
  */
 #ifndef GLOBAL_OPTS_H
 #define GLOBAL_OPTS_H

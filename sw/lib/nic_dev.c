@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* --- wide CSRs ------------------------------------------------------------------------------ */
-
 int nic_errf(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -29,33 +27,18 @@ int nic_errf(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* --- wide CSRs ------------------------------------------------------------------------------ */
+
+/* The shared core's (sw/core/nic_core.c), as the Linux module reads them: addr is a BAR0
+ * offset, which the core takes as 32 bits. */
 uint64_t nic_csr_read_wide(struct nic_backend *b, uint64_t addr, unsigned nwords)
 {
-    /* Most significant word first. A status that counts can carry between the reads: read the
-     * upper words again and retry until they did not change. */
-    for (int attempt = 0; attempt < 4; attempt++) {
-        uint64_t v = 0, again = 0;
-        for (unsigned i = 0; i < nwords; i++)
-            v = (v << 32) | nic_read32(b, addr + 4u * i);
-        if (nwords < 2)
-            return v;
-        for (unsigned i = 0; i + 1 < nwords; i++)
-            again = (again << 32) | nic_read32(b, addr + 4u * i);
-        if (again == v >> 32)
-            return v;
-    }
-    uint64_t v = 0;
-    for (unsigned i = 0; i < nwords; i++)
-        v = (v << 32) | nic_read32(b, addr + 4u * i);
-    return v;
+    return nic_core_csr_read_wide(nic_hw(b), (uint32_t)addr, nwords);
 }
 
 void nic_csr_write_wide(struct nic_backend *b, uint64_t addr, unsigned nwords, uint64_t value)
 {
-    for (unsigned i = 0; i < nwords; i++) {
-        const unsigned shift = 32u * (nwords - 1 - i);
-        nic_write32(b, addr + 4u * i, (uint32_t)(shift < 64 ? value >> shift : 0));
-    }
+    nic_core_csr_write_wide(nic_hw(b), (uint32_t)addr, nwords, value);
 }
 
 /* --- 1. Identification: INFO, CTRL_SCRATCH, IDENTIFIER_MEM ---------------------------------- */

@@ -49,13 +49,15 @@ __attribute__((format(printf, 3, 4))) int nic_errf(char *err, size_t errlen, con
 
 /* --- CSRs wider than 32 bits (LiteX: nwords 32-bit registers, most significant first) ------ */
 
+/* The shared core's nic_core_csr_*_wide() on a backend; addr a BAR0 offset. A read retries
+ * while the upper words change between reads (a counter carrying). */
 uint64_t nic_csr_read_wide(struct nic_backend *b, uint64_t addr, unsigned nwords);
 void nic_csr_write_wide(struct nic_backend *b, uint64_t addr, unsigned nwords, uint64_t value);
 /* 32-bit element i (bits 32i..32i+31) of a wide CSR of nwords words: word nwords - 1 - i. */
 static inline uint32_t nic_csr_read_elem(struct nic_backend *b, uint64_t addr, unsigned nwords,
                                          unsigned i)
 {
-    return nic_read32(b, addr + 4u * (nwords - 1 - i));
+    return nic_core_csr_read_elem(nic_hw(b), (uint32_t)addr, nwords, i);
 }
 
 /* --- 1. Identification: INFO_MAGIC/VERSION/CONFIG, CTRL_SCRATCH, IDENTIFIER_MEM ------------ */

@@ -254,7 +254,7 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     dist_record(c, "csr_latency", "read", "c2h DMA stream", &d);
     out(c, "\nMMIO cost on the backend clock (%s), CTRL_SCRATCH, %" PRIu64 " samples each\n",
         b->kind, samples);
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
 
     /* (d) hold-off: a window of CSR reads, then an equally long one without CSR access. */
@@ -293,7 +293,7 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     holdoff_output(c, &th, "no csr access", t3 - t2, 0, &didle);
     out(c, "\nDMA hold-off by CSR reads: card-to-host stream (writer loop, %u x %u B "
         "descriptors, IRQs off, %u ring passes so far)\n", ring.count, ring.size, loops);
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&th, stdout, "  ");
     if (dcsr.have[P_STALL] && didle.have[P_STALL])
         out(c, "  stall cycles: %" PRIu64 " with CSR reads vs %" PRIu64 " without "

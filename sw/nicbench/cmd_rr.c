@@ -464,7 +464,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
                     PRIu64 " MSIs before what they announce\n",
                     size, reply, bad_req, bad_resp, rd[0], rd[1], order);
     }
-    if (!c->quiet && t.nrows)
+    if (!c->run.quiet && t.nrows)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     out(c, "  rtt: simulated ns from A's send (descriptor + doorbell) to A's poll seeing the "

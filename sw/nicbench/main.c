@@ -17,8 +17,6 @@
 #define _GNU_SOURCE
 #include "nicbench.h"
 
-#include <sys/stat.h>
-
 #define MSI_WAIT_SLICE_NS 10000u         /* irq_wait slice between backend error checks */
 
 static const char *const usage_text =
@@ -323,48 +321,6 @@ uint64_t wall_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...)
-{
-    /* The first failure is the cause; main() prints it. */
-    if (c->failmsg[0])
-        return EXIT_FAIL;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->failmsg, sizeof c->failmsg, fmt, ap);
-    va_end(ap);
-    return EXIT_FAIL;
-}
-
-__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("nicbench: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'nicbench --help'.\n", stderr);
-    return EXIT_USAGE;
-}
-
-__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...)
-{
-    if (c->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-}
-
-/* The backend's recorded error, if any, fails the experiment `what`. */
-int backend_check(struct ctx *c, const char *what)
-{
-    const char *e = c->b ? nic_last_error(c->b) : NULL;
-    if (e)
-        return fail(c, "%s: backend error: %s", what, e);
-    return EXIT_OK;
-}
-
 /* Counter or "n/a". */
 bool counter(struct ctx *c, const char *name, uint64_t *v)
 {
@@ -519,27 +475,6 @@ void print_params(struct ctx *c, const char *label)
 
 /* --- option parsing ---------------------------------------------------------------------------- */
 
-/* The next option of a command's argv (argv[0] its name; main() sets optind = 0 before the
- * command parses, GNU getopt's reinitialisation) by getopt_long and the command's table. No
- * permutation ('+'): a command takes no argument that is not an option. Returns the option's
- * val (optarg its value) or -1 at the end; 0 after a usage error, its message printed: an
- * unknown option (or one given a value it does not take), a missing value, an argument. */
-int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
-{
-    opterr = 0;
-    const int at = optind ? optind : 1;
-    const int o = getopt_long(argc, argv, "+:", opts, NULL);
-    if (o == ':') {
-        usage_error("option %s needs a value", argv[at]);
-        return 0;
-    }
-    if (o == '?' || (o == -1 && optind < argc)) {
-        usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
-        return 0;
-    }
-    return o;
-}
-
 int parse_num(const char *opt, const char *s, uint64_t *v)
 {
     if (bu_parse_u64(s, v) < 0)
@@ -649,24 +584,10 @@ static char json_part[4096];
 /* Create FILE.part for --json FILE: 0, or a one-line error and EXIT_USAGE. */
 static int json_create(const char *path)
 {
-    struct stat sb;
-    const char *why = NULL;
-    if (snprintf(json_part, sizeof json_part, "%s.part", path) >= (int)sizeof json_part)
-        why = "path too long";
-    else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        why = "is a directory";
-    else {
-        FILE *f = fopen(json_part, "w");
-        if (!f)
-            why = strerror(errno);
-        else
-            fclose(f);
-    }
-    if (!why)
-        return EXIT_OK;
-    json_part[0] = 0;
-    fprintf(stderr, "nicbench: --json: cannot create %s: %s\n", path, why);
-    return EXIT_USAGE;
+    const int r = cli_part_create("--json", path, json_part, sizeof json_part);
+    if (r)
+        json_part[0] = 0;
+    return r;
 }
 
 /* Drop the unfinished --json file. */
@@ -692,7 +613,7 @@ static int write_json(struct ctx *c, int status)
     bu_json_key(&j, "params");
     bu_json_raw(&j, c->params);
     bu_json_kstr(&j, "status", status == EXIT_OK ? "ok" : "fail");
-    bu_json_kstr(&j, "error", status == EXIT_OK ? NULL : c->failmsg);
+    bu_json_kstr(&j, "error", status == EXIT_OK ? NULL : c->run.failmsg);
     if (c->nconfigs) {
         bu_json_key(&j, "configs");
         bu_json_raw(&j, c->configs.buf);
@@ -749,7 +670,7 @@ static int write_json(struct ctx *c, int status)
     }
     json_discard();
     /* The run's own failure, if any, stays the one main() reports. */
-    if (c->failmsg[0])
+    if (c->run.failmsg[0])
         fprintf(stderr, "nicbench: error: cannot write %s: %s\n", c->json_path, why);
     return fail(c, "cannot write %s: %s", c->json_path, why);
 }
@@ -760,6 +681,7 @@ int main(int argc, char **argv)
     struct ctx *c = &ctx;
     c->argc = argc;
     c->argv = argv;
+    cli_init("nicbench", "Try 'nicbench --help'.");
     struct global_opts g;
     const int i = global_opts_parse(argc, argv, &g, usage_error);
     if (i < 0)
@@ -771,7 +693,7 @@ int main(int argc, char **argv)
     c->kind = g.kind;
     c->opts = g.opts;
     c->json_path = g.json_path;
-    c->quiet = g.quiet;
+    c->run.quiet = g.quiet;
     c->timeout_ns = g.timeout_ns;
     if (i >= argc)
         return usage_error("no command given (info, stats, csr, dma, loopback, misaligned, tx, "
@@ -865,7 +787,7 @@ int main(int argc, char **argv)
     if (rc == EXIT_OK)
         printf("nicbench %s: ok (%.2f s)\n", c->command, (double)(wall_ns() - w0) / 1e9);
     else
-        fprintf(stderr, "nicbench %s: FAILED: %s\n", c->command, c->failmsg);
+        fprintf(stderr, "nicbench %s: FAILED: %s\n", c->command, c->run.failmsg);
     bu_json_free(&c->rec);
     bu_json_free(&c->configs);
     free(c->params);

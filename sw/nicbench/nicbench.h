@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nicbench.h: what nicbench's commands (cmd_*.c) share with each other and with main.c: the
- * context, exit codes, errors and output, backend open/close, option parsing, JSON helpers,
- * the waits of dma and loopback, the frame size list of tx and rr. Private to sw/nicbench/.
- * Files define _GNU_SOURCE before including it.
+ * context, backend open/close, option parsing, JSON helpers, the waits of dma and loopback, the
+ * frame size list of tx and rr; exit codes, errors and output are sw/common/cli.h's. Private to
+ * sw/nicbench/. Files define _GNU_SOURCE before including it.
  */
 #ifndef NICBENCH_H
 #define NICBENCH_H
@@ -20,21 +20,19 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "cli.h"
 #include "global_opts.h"
 #include "nic_backend.h"
 #include "nic_dev.h"
 #include "nic_queues.h"
 
-#define EXIT_OK 0
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
 #define MAX_SIZES 64
 #define DMA_ALIGN_PAGE 4096u             /* no request may cross a 4 KiB boundary */
 
 struct ctx {
     /* global options */
     const char *kind, *opts, *json_path, *command;
-    bool quiet;
+    struct cli_run run;             /* --quiet, the first failure (cli.h) */
     uint64_t timeout_ns;
     int argc;
     char **argv;
@@ -47,7 +45,6 @@ struct ctx {
     struct bu_json configs;         /* dma: one object per backend configuration */
     size_t nconfigs;
     char *params;                   /* params_json of the first backend opened */
-    char failmsg[2048];
     /* the host model's error counts (model.<name>), summed over the backends opened */
     bool have_model_checks;
     uint64_t model_checks[16];
@@ -65,10 +62,6 @@ struct ctx {
 
 /* main.c */
 uint64_t wall_ns(void);
-__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...);
-__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
-__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...);
-int backend_check(struct ctx *c, const char *what);
 bool counter(struct ctx *c, const char *name, uint64_t *v);
 void json_opt_u64(struct bu_json *j, const char *key, bool have, uint64_t v);
 void json_opt_double(struct bu_json *j, const char *key, bool have, double v);
@@ -78,7 +71,11 @@ int open_backend(struct ctx *c, const char *opts);
 int dev_mps(struct nic_backend *b);
 int dev_mrrs(struct nic_backend *b);
 void print_params(struct ctx *c, const char *label);
-int next_option(const char *cmd, int argc, char **argv, const struct option *opts);
+/* cli_next_option(): a missing value is a usage error. */
+static inline int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
+{
+    return cli_next_option(cmd, argc, argv, opts, false);
+}
 int parse_num(const char *opt, const char *s, uint64_t *v);
 int wait_msi(struct ctx *c, unsigned irq, const char *what);
 void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co);

@@ -51,7 +51,7 @@ static void drain(struct ctx *c, struct drain *d)
     if (d->n >= d->next_progress) {
         uint32_t entries, lost, prod;
         nicscope_stream_counts(c->b, &entries, &lost, &prod);
-        if (!c->quiet)
+        if (!c->run.quiet)
             fprintf(stderr, "stream: %zu entries taken, %u lost, cycle %" PRIu64 "\n", d->n,
                     lost, d->n ? d->ch[d->n - 1].cycle : 0);
         d->next_progress += PROGRESS_EVERY;

@@ -498,7 +498,7 @@ static void print_wr_size(struct ctx *c, const struct nicscope_wbd *wb)
         out(c, "  writes: none in the window\n");
     else
         out(c, "  writes (MWr TLPs), mean ns per stage (q queue, c credit, p phy):\n");
-    if (rows && !c->quiet)
+    if (rows && !c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
 }
@@ -578,7 +578,7 @@ static void print_size(struct ctx *c, uint64_t size, const struct nicscope_bd *b
             stages_row(&t, nicscope_bd_class_names[k], cl->count, cl->st,
                        NICSCOPE_BD_NSTAGES, stage_mark);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     uint64_t reads = 0, later = 0;

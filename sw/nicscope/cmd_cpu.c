@@ -116,7 +116,7 @@ int cmd_cpu(struct ctx *c, int argc, char **argv)
     bu_json_ku64(&c->j, "differ", bad);
     bu_json_obj_end(&c->j);
     out(c, "\nThe window the CPU closed (mem_write ANALYZER_CONTROL.SNAPSHOT), read both ways:\n");
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     if (bad)

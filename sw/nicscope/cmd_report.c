@@ -68,7 +68,7 @@ static void report_print(struct ctx *c, const struct nicscope_counts *k, uint64_
                              cells[4], cells[5], b};
         bu_table_row(&t, row);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
 
@@ -85,7 +85,7 @@ static void report_print(struct ctx *c, const struct nicscope_counts *k, uint64_
                              cells[4], cells[5]};
         bu_table_row(&t, row);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
 
@@ -128,7 +128,7 @@ static void report_print(struct ctx *c, const struct nicscope_counts *k, uint64_
         snprintf(r2, sizeof r2, "%" PRIu64, l[NS_LAT_ABOVE]);
         const char *ra[] = {r0, r1, r2, ""};
         bu_table_row(&t, ra);
-        if (!c->quiet)
+        if (!c->run.quiet)
             bu_table_print(&t, stdout, "  ");
         bu_table_free(&t);
         if (l[NS_LAT_LOST] || l[NS_LAT_UNMATCHED])
@@ -168,7 +168,7 @@ static void levels_print(struct ctx *c, const struct nicscope_levels *lv, uint64
         const char *row[] = {nicscope_level_names[l], a, b, s};
         bu_table_row(&t, row);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     out(c, "(rd_tags: LitePCIe read tags in use; nic_rd: NIC reads outstanding; fc_*: transmit "
@@ -203,7 +203,7 @@ static void events_print(struct ctx *c, const struct nicscope_events *e)
                              cells[4], cells[5], cells[6]};
         bu_table_row(&t, row);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
 }
@@ -300,7 +300,7 @@ static void nic_print(struct ctx *c, const struct nicscope_counts *k, uint64_t w
         const char *row[] = {n, a, b};
         bu_table_row(&t, row);
     }
-    if (!c->quiet)
+    if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
     bu_table_free(&t);
     out(c, "doorbells rung (TX and RX, MMIO writes): %" PRIu64 " (%.3f per frame)\n",

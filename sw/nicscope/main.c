@@ -15,7 +15,6 @@
 #include "nicscope.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 
 static const char *const usage_text =
 "usage: nicscope [--backend sim|vfio] [--opts K=V,...] [--json FILE] [--quiet]\n"
@@ -85,44 +84,6 @@ static void print_usage(void)
            NICSCOPE_DEPTH - NICSCOPE_DEPTH / 16 - 1);
 }
 
-__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...)
-{
-    if (c->failmsg[0])
-        return EXIT_FAIL;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->failmsg, sizeof c->failmsg, fmt, ap);
-    va_end(ap);
-    return EXIT_FAIL;
-}
-
-__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("nicscope: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n(nicscope --help for usage)\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
-__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...)
-{
-    if (c->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-}
-
-int backend_check(struct ctx *c, const char *what)
-{
-    const char *e = nic_last_error(c->b);
-    return e ? fail(c, "%s: backend error: %s", what, e) : EXIT_OK;
-}
-
 void window_open(struct ctx *c, struct window *w)
 {
     /* After reset the counter bank clears its lanes, then writes zero windows: busy for about
@@ -162,30 +123,18 @@ int read_window(struct ctx *c, unsigned refused0, struct nicscope_counts *k)
 
 int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o)
 {
-    struct stat sb;
-    const char *why = NULL;
     if (c->nouts == MAX_OUT_FILES)
         return usage_error("%s: too many output files", opt);
     struct out_file *f = &c->outs[c->nouts];
     *f = (struct out_file){.path = path};
     for (unsigned k = 0; k < c->nouts; k++)
-        if (strcmp(c->outs[k].path, path) == 0)
-            why = "named twice";
-    if (!why && snprintf(f->part, sizeof f->part, "%s.part", path) >= (int)sizeof f->part)
-        why = "path too long";
-    if (!why && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        why = "is a directory";
-    if (!why) {
-        FILE *fp = fopen(f->part, "w");
-        if (!fp)
-            why = strerror(errno);
-        else
-            fclose(fp);
-    }
-    if (why) {
-        fprintf(stderr, "nicscope: %s: cannot create %s: %s\n", opt, path, why);
-        return EXIT_USAGE;
-    }
+        if (strcmp(c->outs[k].path, path) == 0) {
+            fprintf(stderr, "nicscope: %s: cannot create %s: named twice\n", opt, path);
+            return EXIT_USAGE;
+        }
+    const int r = cli_part_create(opt, path, f->part, sizeof f->part);
+    if (r)
+        return r;
     c->nouts++;
     *o = f;
     return EXIT_OK;
@@ -597,33 +546,13 @@ uint64_t load_counter(const struct load_state *s, const char *name)
     return nic_q_counter_delta(&d[i], s->nic_cnt0[i], s->nic_cnt1[i]);
 }
 
-/* --- option parsing ---------------------------------------------------------------------------- */
-
-/* The next option of a command's argv (argv[0] its name; main() sets optind = 0 first) by
- * getopt_long and the command's table, no permutation. A missing value comes back as the
- * option with optarg NULL, for the option's own check to say what it needs; an unknown option
- * or an argument is a usage error (0, its message printed); -1 at the end. */
-int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
-{
-    opterr = 0;
-    const int at = optind ? optind : 1;
-    const int o = getopt_long(argc, argv, "+:", opts, NULL);
-    if (o == ':') {
-        optarg = NULL;
-        return optopt;
-    }
-    if (o != '?' && (o != -1 || optind >= argc))
-        return o;
-    usage_error("%s: unknown option '%s'", cmd, argv[o == -1 ? optind : at]);
-    return 0;
-}
-
 /* --- main -------------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     struct ctx ctx = {0};                  /* the global options fill it below */
     struct ctx *c = &ctx;
+    cli_init("nicscope", "(nicscope --help for usage)");
     struct global_opts g;
     const int i = global_opts_parse(argc, argv, &g, usage_error);
     if (i < 0)
@@ -635,7 +564,7 @@ int main(int argc, char **argv)
     c->kind = g.kind;
     c->opts = g.opts;
     c->json_path = g.json_path;
-    c->quiet = g.quiet;
+    c->run.quiet = g.quiet;
     c->timeout_ns = g.timeout_ns;
     if (i >= argc)
         return usage_error("no command given (info, report, capture, cpu or breakdown)");
@@ -708,6 +637,6 @@ int main(int argc, char **argv)
     if (rc == EXIT_OK)
         printf("nicscope %s: ok\n", command);
     else if (rc != EXIT_USAGE)
-        fprintf(stderr, "nicscope %s: FAILED: %s\n", command, c->failmsg);
+        fprintf(stderr, "nicscope %s: FAILED: %s\n", command, c->run.failmsg);
     return rc;
 }

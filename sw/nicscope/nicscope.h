@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nicscope.h: what nicscope's commands (cmd_*.c) share with each other and with main.c: the
- * context, exit codes, errors and output, opening the device, snapshot windows, the loads
- * (--load dma/tx/dma+tx/none) and their options. Private to sw/nicscope/.
+ * context, opening the device, snapshot windows, the loads (--load dma/tx/dma+tx/none) and their
+ * options; exit codes, errors and output are sw/common/cli.h's. Private to sw/nicscope/.
  */
 #ifndef NICSCOPE_H
 #define NICSCOPE_H
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "cli.h"
 #include "global_opts.h"
 #include "nic_backend.h"
 #include "nic_console.h"
@@ -24,8 +25,6 @@
 #include "nic_queues.h"
 #include "nicscope_lib.h"
 #include "vcd_writer.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* An output file the user asked for (--json, --vcd, --gtkw): created as `part` (path.part)
  * before the run, renamed to `path` once written completely (out_commit()); main() removes the
@@ -39,12 +38,11 @@ struct out_file {
 
 struct ctx {
     const char *kind, *opts, *json_path;
-    bool quiet;
+    struct cli_run run;             /* --quiet, the first failure (cli.h) */
     uint64_t timeout_ns;
     struct nic_backend *b;
     struct nic_dev_info info;
     struct bu_json j;
-    char failmsg[2048];
     struct out_file outs[MAX_OUT_FILES];
     unsigned nouts;
     /* Called from the loads' wait loops while they run (the deep capture drains its ring). */
@@ -89,10 +87,6 @@ struct load_state {
 };
 
 /* main.c */
-__attribute__((format(printf, 2, 3))) int fail(struct ctx *c, const char *fmt, ...);
-__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
-__attribute__((format(printf, 2, 3))) void out(struct ctx *c, const char *fmt, ...);
-int backend_check(struct ctx *c, const char *what);
 /* Create `path`.part for option `opt` before the run: the entry in *o, or a one-line error and
  * EXIT_USAGE. out_commit(): rename it to its name once written (a failure: fail()). */
 int out_create(struct ctx *c, const char *opt, const char *path, struct out_file **o);
@@ -112,12 +106,12 @@ double period_ns(void);
 bool load_has(const struct load *l, const char *what);
 /* The command's poll hook (ctx.poll), if any: the loads call it between their steps. */
 void load_poll(struct ctx *c);
-/* Option parsing: getopt_long, one table per command (argv[0] its name); main() sets optind = 0
- * between the global options and the command's. next_option(): the next option's val with
- * optarg its value, NULL when it is missing (each option's check says what it needs); -1 at
- * the end; 0 after a usage error, its message printed (unknown option, an option given a value
- * it does not take, an argument that is not an option). cmd NULL: the global options (-h). */
-int next_option(const char *cmd, int argc, char **argv, const struct option *opts);
+/* Option parsing: cli_next_option(), a missing value given back as the option with optarg NULL
+ * (each option's check says what it needs). */
+static inline int next_option(const char *cmd, int argc, char **argv, const struct option *opts)
+{
+    return cli_next_option(cmd, argc, argv, opts, true);
+}
 /* The LOAD options, in the table of each command that runs a load; their val go to
  * load_option(): EXIT_OK, or a usage error (also for 0, next_option()'s). */
 enum { OPT_LOAD = 256, OPT_BYTES, OPT_FRAMES, OPT_FRAME_SIZE, OPT_IDLE_NS, OPT_IRQ };
