@@ -15,6 +15,8 @@
  *           per TX queue and per TX vector counters (NIC_CONTRACT_ARRAY_REGS), then the
  *           driver's own drops (drv_*: nicdrv_stat_names).
  *   -g/-G   ring sizes (powers of two, NICDRV_RING_MIN..4096); -l/-L TX queues (1 RX).
+ *   --get/set-tunable rx-copybreak: RX frames up to it copied, their page kept (nic_rx.c),
+ *           0..NICDRV_RX_BUF_LEN (all copied), taken by the next poll.
  *   -i      driver, design version, PCI address; -d the nic block's registers.
  *   -T      software timestamps (skb_tx_timestamp in start_xmit, the stack's on receive); the
  *           RX completion's device timestamp is not a PTP clock: no hardware timestamping.
@@ -278,6 +280,33 @@ static int nicdrv_set_channels(struct net_device *ndev, struct ethtool_channels 
 	return nicdrv_reopen(ndev, nicdrv_change_channels, ch->tx_count, 0);
 }
 
+/* --- tunables: rx-copybreak ---------------------------------------------------------------- */
+
+static int nicdrv_get_tunable(struct net_device *ndev, const struct ethtool_tunable *t,
+			      void *data)
+{
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+
+	if (t->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	*(u32 *)data = priv->rx_copybreak;
+	return 0;
+}
+
+static int nicdrv_set_tunable(struct net_device *ndev, const struct ethtool_tunable *t,
+			      const void *data)
+{
+	struct nicdrv_priv *priv = nicdrv_priv(ndev);
+	const u32 v = *(const u32 *)data;
+
+	if (t->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	if (v > NICDRV_RX_BUF_LEN)
+		return -EINVAL;
+	WRITE_ONCE(priv->rx_copybreak, v);
+	return 0;
+}
+
 const struct ethtool_ops nicdrv_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES |
 				     ETHTOOL_COALESCE_USECS_IRQ | ETHTOOL_COALESCE_RX_USECS_HIGH |
@@ -296,4 +325,6 @@ const struct ethtool_ops nicdrv_ethtool_ops = {
 	.get_strings = nicdrv_get_strings,
 	.get_ethtool_stats = nicdrv_get_ethtool_stats,
 	.get_sset_count = nicdrv_get_sset_count,
+	.get_tunable = nicdrv_get_tunable,
+	.set_tunable = nicdrv_set_tunable,
 };

@@ -163,6 +163,7 @@ static int nicdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_master(pdev);
 	priv->tx_ring_size = NICDRV_RING_DEFAULT;
 	priv->rx_ring_size = NICDRV_RING_DEFAULT;
+	priv->rx_copybreak = NICDRV_RX_COPYBREAK;
 	priv->ntxq = priv->hw_txq;
 	nic_core_coalesce_defaults(&priv->coal);
 

@@ -214,6 +214,7 @@ static void nicdrv_rxq_stats(struct nicdrv_rxq *rxq, u64 *v, u64 *packets, u64 *
 		v[NICDRV_STAT_RX_BAD_INDEX] = rxq->bad_index;
 		v[NICDRV_STAT_RX_BAD_STATUS] = rxq->bad_status;
 		v[NICDRV_STAT_RX_NO_SKB] = rxq->no_skb;
+		v[NICDRV_STAT_RX_NO_PAGE] = rxq->no_page;
 		v[NICDRV_STAT_RX_RESETS] = rxq->resets;
 		v[NICDRV_STAT_RX_RESET_DROPPED] = rxq->reset_dropped;
 	} while (u64_stats_fetch_retry(&rxq->syncp, start));
@@ -225,6 +226,7 @@ const char *const nicdrv_stat_names[NICDRV_NSTATS] = {
 	[NICDRV_STAT_RX_BAD_INDEX] = "drv_rx_bad_index",
 	[NICDRV_STAT_RX_BAD_STATUS] = "drv_rx_bad_status",
 	[NICDRV_STAT_RX_NO_SKB] = "drv_rx_no_skb",
+	[NICDRV_STAT_RX_NO_PAGE] = "drv_rx_no_page",
 	[NICDRV_STAT_RX_RESETS] = "drv_rx_resets",
 	[NICDRV_STAT_RX_RESET_DROPPED] = "drv_rx_reset_dropped",
 	[NICDRV_STAT_TX_OVERSIZE] = "drv_tx_oversize",

@@ -31,6 +31,8 @@
 #define NICDRV_RING_DEFAULT 512u
 #define NICDRV_RING_MIN 64u	/* room for a frame of MAX_SKB_FRAGS + 1 descriptors */
 #define NICDRV_RX_BUF_LEN 2048u	/* RX buffer (one page each): the largest frame, no FCS */
+#define NICDRV_RX_HDR_LEN 256u	/* skb head of a frame on its page: the headers copied */
+#define NICDRV_RX_COPYBREAK 256u	/* default: frames up to this copied, the page kept */
 #define NICDRV_TX_DESC_MAX (MAX_SKB_FRAGS + 1)	/* descriptors one skb may take */
 #define NICDRV_TIMEOUT_US 10000u		/* drain and reset polls */
 #define NICDRV_WATCHDOG_MS 250u			/* the device checks while up */
@@ -69,10 +71,12 @@ struct nicdrv_txq {
 	struct u64_stats_sync xmit_syncp;
 };
 
+struct page_pool;
+
 struct nicdrv_rxq {
 	struct nic_rxq ring;
+	struct page_pool *pool;	/* the ring's pages, mapped by it (page_pool_get_dma_addr) */
 	struct page **pages;	/* ring.size pages, position p's buffer at offset 0 */
-	dma_addr_t *dma;
 	void *mem;	/* coherent: descriptors, then completion records */
 	dma_addr_t mem_dma;
 	size_t mem_len;
@@ -83,6 +87,7 @@ struct nicdrv_rxq {
 	u64 bad_index;		/* the record names no buffer the device holds */
 	u64 bad_status;		/* a status other than OK (the device's drop) */
 	u64 no_skb;		/* no skb to copy into */
+	u64 no_page;		/* above the copybreak, copied: the pool had no page (not a drop) */
 	/* The reset path (the poll off): */
 	u64 resets;		/* ring reset after the watchdog found it stalled */
 	u64 reset_dropped;	/* records written past the lost one, dropped by a reset */
@@ -99,6 +104,7 @@ enum nicdrv_stat {
 	NICDRV_STAT_RX_BAD_INDEX,
 	NICDRV_STAT_RX_BAD_STATUS,
 	NICDRV_STAT_RX_NO_SKB,
+	NICDRV_STAT_RX_NO_PAGE,
 	NICDRV_STAT_RX_RESETS,
 	NICDRV_STAT_RX_RESET_DROPPED,
 	NICDRV_STAT_TX_OVERSIZE,
@@ -137,6 +143,7 @@ struct nicdrv_priv {
 	unsigned int hw_txq, hw_txirq;			/* the SoC's TX queues and TX vectors */
 	unsigned int ntxq;				/* TX queues in use (ethtool -L) */
 	unsigned int tx_ring_size, rx_ring_size;	/* ethtool -G */
+	u32 rx_copybreak;		/* ethtool --set-tunable rx-copybreak (nic_rx.c) */
 	unsigned int nvec;				/* 1 (RX) + hw_txirq, or 1 for all */
 	unsigned int irq_count;				/* from pci_alloc_irq_vectors */
 	bool msix;

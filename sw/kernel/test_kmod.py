@@ -132,6 +132,16 @@ echo "KMOD-RXBAD packets $(($(ns rx_packets) - R0))" \
 $E -S $IF | grep -E " drv_rx_"
 echo "rx 60 0" > $D; sleep 1
 echo "KMOD-RXGOOD packets $(($(ns rx_packets) - R0))"
+# Above rx-copybreak a frame takes its page up the stack (page_pool); with 2048 it is copied.
+echo "rx 1000 0" > $D; sleep 1
+echo "KMOD-RXPAGE packets $(($(ns rx_packets) - R0))"
+$E --get-tunable $IF rx-copybreak
+$E --set-tunable $IF rx-copybreak 2049; echo "KMOD-FAKE-CB-BAD rc=$?"
+if $E --set-tunable $IF rx-copybreak 2048; then echo KMOD-FAKE-CB-OK; fi
+echo "rx 1000 0" > $D; sleep 1
+echo "KMOD-RXCOPY packets $(($(ns rx_packets) - R0))"
+$E --set-tunable $IF rx-copybreak 256
+$E -S $IF | grep -E " drv_rx_no_(skb|page):"
 # A frame dropped without xmit_more after frames sent with it: the doorbell still rings.
 F0=$(st tx_frames); D0=$(ns tx_dropped)
 echo "xmit_more_drop 3" > $D
@@ -325,6 +335,13 @@ def test_kmod_build_and_boot(tmp_path, record_property):
     for name, n in (("runt", 2), ("oversize", 1), ("bad_index", 2), ("bad_status", 1)):
         assert re.search(rf"^\s+drv_rx_{name}: {n}$", out, re.M), f"drv_rx_{name} is not {n}"
     assert "KMOD-RXGOOD packets 1" in out
+    # 1000 bytes: on its page (rx-copybreak 256), then copied (2048); 2049 refused; no drops.
+    assert "KMOD-RXPAGE packets 2" in out and "KMOD-RXCOPY packets 3" in out, \
+        re.search(r"KMOD-RXCOPY .*", out)
+    assert re.search(r"^rx-copybreak: 256$", out, re.M), "ethtool --get-tunable rx-copybreak"
+    assert re.search(r"KMOD-FAKE-CB-BAD rc=[1-9]", out) and "KMOD-FAKE-CB-OK" in out
+    for name in ("no_skb", "no_page"):
+        assert re.search(rf"^\s+drv_rx_{name}: 0$", out, re.M), f"drv_rx_{name} is not 0"
     # Three frames with xmit_more, then one too long for the TX engine without it: dropped and
     # counted, and its doorbell rung for the three.
     assert "KMOD-XMORE sent 3 dropped 1" in out, re.search(r"KMOD-XMORE .*", out).group(0)
