@@ -114,9 +114,11 @@ def test_board_target(name):
     assert f"create_clock -name pcie_x{want['lanes']}_clk_p -period 10.0" in xdc
 
     # A PHY on the transceiver's clocks: the analyzer's MAC probes tap the MAC core's sys-side
-    # streams (its first tap register samples the MAC's sink), not the PHY's.
+    # streams (its first tap register samples the MAC core's sink, on the datapath's
+    # mac_tx_valid port), not the PHY's.
     soc_v = (gw / "nicsoc.v").read_text()
-    sys_side = re.search(r"analyzer_tap\d+ <= \w+_mac_sink_valid;", soc_v) is not None
+    mac_sink_valid = re.search(r"\.mac_tx_valid\s*\((\w+)\)", soc_v).group(1)
+    sys_side = re.search(rf"analyzer_tap\d+ <= {mac_sink_valid};", soc_v) is not None
     assert sys_side == want["mac_probes_sys_side"]
 
     # One contract: the same registers at the same addresses as the simulation of this width.
