@@ -133,7 +133,8 @@ nictraffic $IF 200 @SIZE@ 16 20000
 """
 
 END = r"""
-$E -S $IF | grep -E "drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset|tx_dropped|rx_length|bad_index"
+P="drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset"
+$E -S $IF | grep -E "$P|tx_dropped|rx_length|bad_index"
 ip link set $IF down
 if rmmod nicdrv; then echo UML-RMMOD-OK; fi
 echo "UML-LSMOD $(grep -c nicdrv /proc/modules)"
