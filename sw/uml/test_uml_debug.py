@@ -133,8 +133,8 @@ nictraffic $IF 200 @SIZE@ 16 20000
 """
 
 END = r"""
-P="drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset"
-$E -S $IF | grep -E "$P|tx_dropped|rx_length|bad_index"
+DRV="drv_tx_(reset_dropped|lost_wb)|drv_pci|drv_rx_reset"
+$E -S $IF | grep -E "$DRV|tx_dropped|rx_length|bad_index"
 ip link set $IF down
 if rmmod nicdrv; then echo UML-RMMOD-OK; fi
 echo "UML-LSMOD $(grep -c nicdrv /proc/modules)"
