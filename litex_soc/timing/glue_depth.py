@@ -75,7 +75,4 @@ def _ios(module, given):
 def glue_depth(data_width, name):
     """(levels, end, start) of the longest path of the glue module `name` alone."""
     module, given = GLUE[name](data_width)
-    text = str(convert(module, ios=_ios(module, given), name=name))
-    netlist = logic_depth.cached_netlist(text, name)
-    lv, end, start, _path, _port = logic_depth.analyse(netlist, name)["endpoints"][0]
-    return lv, end, start
+    return logic_depth.deepest(str(convert(module, ios=_ios(module, given), name=name)), name)

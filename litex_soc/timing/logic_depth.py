@@ -91,6 +91,13 @@ def cached_netlist(verilog, top):
     return d / "depth.json"
 
 
+def deepest(verilog, top):
+    """(levels, end, start) of the longest path of one Verilog text (top module top), from its
+    cached synthesis."""
+    lv, end, start, _path, _port = analyse(cached_netlist(verilog, top), top)["endpoints"][0]
+    return lv, end, start
+
+
 def _bit_names(module):
     """{net bit: readable name}: the shortest name yosys kept, with the bit's index."""
     names = {}

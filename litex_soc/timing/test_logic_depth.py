@@ -40,29 +40,28 @@ def core_depth(data_width, name):
     # Verilog conversion flattens itself.
     arrays = any(m.dimensions for m in core.signature.members.values())
     text = verilog.convert(core if arrays else FlatShell(core), name=name, emit_src=False)
-    netlist = logic_depth.cached_netlist(text, name)
-    lv, end, start, _path, _port = logic_depth.analyse(netlist, name)["endpoints"][0]
-    return lv, end, start
+    return logic_depth.deepest(text, name)
+
+
+def hold_to_budget(section, data_width, name, depth):
+    """depth (levels, end, start) of `name` within constraints/logic_depth.json's section."""
+    budget = json.loads(logic_depth.BUDGET.read_text())[section][str(data_width)]
+    lv, end, start = depth
+    assert lv <= budget[name], (f"{name} (data width {data_width}): {lv} levels > {budget[name]} "
+                                f"in constraints/logic_depth.json: {start} -> {end}")
+    print(f"{name} dw{data_width}: {lv} levels (budget {budget[name]}): {start} -> {end}")
 
 
 @pytest.mark.parametrize("data_width", [64, 128])
 @pytest.mark.parametrize("name", CORES)
 def test_core_within_budget(data_width, name):
-    budget = json.loads(logic_depth.BUDGET.read_text())["nic_datapath"][str(data_width)]
-    lv, end, start = core_depth(data_width, name)
-    assert lv <= budget[name], (f"{name} (data width {data_width}): {lv} levels > {budget[name]} "
-                                f"in constraints/logic_depth.json: {start} -> {end}")
-    print(f"{name} dw{data_width}: {lv} levels (budget {budget[name]}): {start} -> {end}")
+    hold_to_budget("nic_datapath", data_width, name, core_depth(data_width, name))
 
 
 @pytest.mark.parametrize("data_width", [64, 128])
 @pytest.mark.parametrize("name", list(glue_depth.GLUE))
 def test_glue_within_budget(data_width, name):
-    budget = json.loads(logic_depth.BUDGET.read_text())["soc_glue"][str(data_width)]
-    lv, end, start = glue_depth.glue_depth(data_width, name)
-    assert lv <= budget[name], (f"{name} (data width {data_width}): {lv} levels > {budget[name]} "
-                                f"in constraints/logic_depth.json: {start} -> {end}")
-    print(f"{name} dw{data_width}: {lv} levels (budget {budget[name]}): {start} -> {end}")
+    hold_to_budget("soc_glue", data_width, name, glue_depth.glue_depth(data_width, name))
 
 
 # Small designs of known depth: registered inputs, a reduction, a registered output.
