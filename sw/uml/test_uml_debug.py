@@ -207,16 +207,19 @@ def faults(kdir, tmp_path_factory):
     return g, out, dmesg
 
 
+def boot_one_fault(tmp_path_factory, name, script, sync, inject):
+    """A boot whose guest script asks, at its sync point `sync`, for one fault: inject(g)'s
+    replies are kept with the guest's console and dmesg."""
+    replies = []
+    g, out, dmesg = boot(tmp_path_factory.mktemp(name), START + script + END,
+                         {sync: lambda g: replies.append(inject(g))})
+    return g, out, dmesg, replies
+
+
 @pytest.fixture(scope="module")
 def linkdown(kdir, tmp_path_factory):
-    replies = []
-
-    def down(g):
-        replies.append(g.ctl("linkdown"))
-
-    g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_linkdown"), START + LINKDOWN + END,
-                         {"linkdown": down})
-    return g, out, dmesg, replies
+    return boot_one_fault(tmp_path_factory, "uml_debug_linkdown", LINKDOWN, "linkdown",
+                          lambda g: g.ctl("linkdown"))
 
 
 def drop_rx_record(g):
@@ -231,10 +234,7 @@ def drop_rx_record(g):
 
 @pytest.fixture(scope="module")
 def rxdrop(kdir, tmp_path_factory):
-    replies = []
-    g, out, dmesg = boot(tmp_path_factory.mktemp("uml_debug_rxdrop"), START + RXDROP + END,
-                         {"droprx": lambda g: replies.append(drop_rx_record(g))})
-    return g, out, dmesg, replies
+    return boot_one_fault(tmp_path_factory, "uml_debug_rxdrop", RXDROP, "droprx", drop_rx_record)
 
 
 def check_dmesg(out, dmesg):
@@ -263,6 +263,27 @@ def traffic(out):
     for ln in lines:
         print(ln)
     return [(ln, [int(x) for x in TRAFFIC.search(ln).groups()]) for ln in lines]
+
+
+def show_driver_lines(dmesg):
+    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
+        print(ln)
+
+
+def one_fault_recovered(boot_run, model_stat, after):
+    """A boot with one fault injected on demand: the server took the control command, the
+    model counted `model_stat` once, and the last of the three traffic runs came back whole.
+    Its console and dmesg."""
+    g, out, dmesg, replies = boot_run
+    stats = g.server_stats()
+    assert replies == ["ok"], replies
+    assert stats.get(model_stat) == 1, stats
+    show_driver_lines(dmesg)
+    runs = traffic(out)
+    assert len(runs) == 3, "\n".join(r[0] for r in runs)
+    sent, received, good, bad, lost = runs[-1][1]
+    assert good == sent and bad == 0, f"traffic after {after}: {runs[-1][0]}"
+    return out, dmesg
 
 
 def test_tx_timeout_resets_under_traffic(resets):
@@ -310,8 +331,7 @@ def test_link_faults_no_kasan_or_lockdep_report(faults):
     wrong = sum(r[1][3] for r in runs)
     print(f"link downs injected {downs}, TLPs lost {stats.get('model.fault_link_lost_tlps')}; "
           f"frames back wrong (payload write lost, record not): {wrong}")
-    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
-        print(ln)
+    show_driver_lines(dmesg)
     assert downs > 0, "no link-down injected"
     # Frames flowed (a completion record lost with the link can stop the RX ring for good: only
     # a reset of the ring ends that, docs/faults.md, so the later run may get none back).
@@ -320,12 +340,7 @@ def test_link_faults_no_kasan_or_lockdep_report(faults):
 
 
 def test_link_down_runs_pci_error_handlers(linkdown):
-    g, out, dmesg, replies = linkdown
-    stats = g.server_stats()
-    assert replies == ["ok"], replies
-    assert stats.get("model.fault_link_downs") == 1, stats
-    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
-        print(ln)
+    out, dmesg = one_fault_recovered(linkdown, "model.fault_link_downs", "the recovery")
     steps = [r"PCIe link went down \(pcie_cpl_link_downs 0 -> 1\)",
              r"PCI error detected \(channel state \d+\): interface detached",
              r"slot reset: device enabled, configuration restored",
@@ -333,10 +348,6 @@ def test_link_down_runs_pci_error_handlers(linkdown):
     for step in steps:
         assert len(re.findall(step, dmesg)) == 1, f"not once in dmesg: {step}\n{dmesg[-3000:]}"
     assert re.search(r"^\s+drv_pci_recoveries: 1$", out, re.M), "drv_pci_recoveries is not 1"
-    runs = traffic(out)
-    assert len(runs) == 3, "\n".join(r[0] for r in runs)
-    sent, received, good, bad, lost = runs[-1][1]
-    assert good == sent and bad == 0, f"traffic after the recovery: {runs[-1][0]}"
 
 
 def test_link_down_no_kasan_or_lockdep_report(linkdown):
@@ -345,16 +356,7 @@ def test_link_down_no_kasan_or_lockdep_report(linkdown):
 
 
 def test_lost_rx_record_reset_by_watchdog(rxdrop):
-    g, out, dmesg, replies = rxdrop
-    stats = g.server_stats()
-    assert replies == ["ok"], replies
-    assert stats.get("model.fault_dropped_writes") == 1, stats
-    for ln in re.findall(r"^nicdrv .*$", dmesg, re.M):
-        print(ln)
-    runs = traffic(out)
-    assert len(runs) == 3, "\n".join(r[0] for r in runs)
-    sent, received, good, bad, lost = runs[-1][1]
-    assert good == sent and bad == 0, f"traffic after the lost record: {runs[-1][0]}"
+    out, dmesg = one_fault_recovered(rxdrop, "model.fault_dropped_writes", "the lost record")
     assert len(re.findall(r"RX ring stalled: no completion record at", dmesg)) == 1, dmesg
     assert len(re.findall(r"RX ring reset: \d+ completion records", dmesg)) == 1, dmesg
     assert re.search(r"^\s+drv_rx_resets: 1$", out, re.M), "drv_rx_resets is not 1"
