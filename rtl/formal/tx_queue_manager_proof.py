@@ -8,8 +8,9 @@
 #                    fetch < S, 1 <= limit <= 4096; a job created from a grant has 1 <= count <=
 #                    max_batch, count <= waiting ((prod - fetch) mod S: never beyond the doorbell),
 #                    index + count <= S (never across the ring end) and in_flight + count <=
-#                    limit (in_flight never exceeds the limit by a job); `active` and `drained`
-#                    are their documented functions of the registers.
+#                    limit (in_flight never exceeds the limit by a job); `active`, `drained` and
+#                    the kept waiting, to_wrap and room are their documented functions of the
+#                    registers.
 #   txqm_fetch_once  the same with a scoreboard of every ring position (free, posted, fetched),
 #                    under the driver's contract (a doorbell posts only free positions and leaves
 #                    one free: the core cannot tell a full lap from none): every descriptor a job
@@ -77,6 +78,10 @@ class QueueManagerRules(Elaboratable):
                 Assert(fetch < size[q], f"q{q}: fetch < S"),
                 Assert((dut.q_limit[q] >= 1) & (dut.q_limit[q] <= LIMIT_MAX), f"q{q}: limit"),
                 Assert(infl <= LIMIT_MAX, f"q{q}: in_flight <= 4096"),
+                Assert(dut.q_waiting[q] == ((prod - fetch) & (size[q] - 1))[:POS_BITS],
+                       f"q{q}: waiting = (prod - fetch) mod S"),
+                Assert(dut.q_to_wrap[q] == size[q] - fetch, f"q{q}: to_wrap = S - fetch"),
+                Assert(dut.q_room[q] == dut.q_limit[q] - infl, f"q{q}: room = limit - in_flight"),
                 Assert(dut.active[q] == (dut.q_enable[q] & (prod != fetch) &
                                          (infl < dut.q_limit[q])), f"q{q}: active"),
                 Assert(dut.drained[q] == (~dut.q_enable[q] & (infl == 0) & ~dut.wb_pending[q] &

@@ -11,7 +11,7 @@
 # Parameters: nqueues (1..64), max_batch (descriptors per job, 1..4096).
 # Behaviour, to the cycle: TXQueueManager's docstring.
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -79,6 +79,10 @@ class TXQueueManager(wiring.Component):
     in_flight
         Descriptors fetched (job created) and not yet completed, a counter 0..4096 (13 bits).
         cons, the next descriptor to complete, is not stored: it is (fetch - in_flight) mod S.
+    waiting, to_wrap, room
+        Kept with the pointers (not computed from them each cycle, so that a job's count is
+        two compares from the registers): (prod - fetch) mod S, S - fetch and limit - in_flight
+        (negative while a lowered limit is below in_flight).
 
     Ring positions are kept mod S, as the e1000 does: the descriptors waiting to be fetched are
     waiting = (prod - fetch) mod S, so prod == fetch is empty and a ring holds at most S - 1 posted
@@ -213,6 +217,12 @@ class TXQueueManager(wiring.Component):
         self.q_prod = [Signal(POS_BITS, name=f"q{i}_prod") for i in range(n)]
         self.q_fetch = [Signal(POS_BITS, name=f"q{i}_fetch") for i in range(n)]
         self.q_in_flight = [Signal(CNT_BITS, name=f"q{i}_in_flight") for i in range(n)]
+        # Kept beside the pointers they follow from, so that a job's count needs no subtraction
+        # first: waiting (prod - fetch) mod S, to_wrap S - fetch (1..S), room limit - in_flight
+        # (negative while a lowered limit is below in_flight).
+        self.q_waiting = [Signal(POS_BITS, name=f"q{i}_waiting") for i in range(n)]
+        self.q_to_wrap = [Signal(CNT_BITS, name=f"q{i}_to_wrap", init=1) for i in range(n)]
+        self.q_room = [Signal(signed(CNT_BITS + 1), name=f"q{i}_room", init=1) for i in range(n)]
         self.wb_pending = Signal(n)
 
     def elaborate(self, platform):
@@ -253,27 +263,17 @@ class TXQueueManager(wiring.Component):
             m.d.comb += s.eq(Mux(b < a, b, a))
             return s
 
-        q_count, q_adv, q_waiting, q_room = [], [], [], []
+        q_count, q_adv = [], []
         for i in range(n):
-            i_size = self.q_size[i]
-            i_fetch = self.q_fetch[i]
-            waiting = Signal(POS_BITS, name=f"q{i}_waiting")
-            to_wrap = Signal(CNT_BITS, name=f"q{i}_to_wrap")
-            room = Signal(CNT_BITS, name=f"q{i}_room")
-            m.d.comb += [
-                waiting.eq((self.q_prod[i] - i_fetch) & (i_size - 1)),
-                to_wrap.eq(i_size - i_fetch),
-                room.eq(self.q_limit[i] - self.q_in_flight[i]),
-            ]
-            cnt = least(least(waiting, to_wrap, f"q{i}_c1"),
+            # room is >= 1 whenever the queue is active; a count of an inactive queue is unused.
+            room = self.q_room[i][:CNT_BITS]
+            cnt = least(least(self.q_waiting[i], self.q_to_wrap[i], f"q{i}_c1"),
                         least(room, Const(self.max_batch, CNT_BITS), f"q{i}_c2"),
                         f"q{i}_count")
             adv = Signal(POS_BITS, name=f"q{i}_fetch_adv")
-            m.d.comb += adv.eq((i_fetch + cnt) & (i_size - 1))
+            m.d.comb += adv.eq((self.q_fetch[i] + cnt) & (self.q_size[i] - 1))
             q_count.append(cnt)
             q_adv.append(adv)
-            q_waiting.append(waiting)
-            q_room.append(room)
         g_fetch = Signal(POS_BITS)
         count = Signal(CNT_BITS)
         m.d.comb += [g_fetch.eq(fetch[g]), count.eq(table(q_count)[g])]
@@ -304,8 +304,15 @@ class TXQueueManager(wiring.Component):
 
         # -- completion --------------------------------------------------------------------------
         c = self.cpl.p.queue
+        # Checked against each queue's in_flight in parallel (not the addressed queue's, muxed
+        # first): a completion's count reaches the queue's next state one compare deep.
+        cpl_hit = Signal(n)
         cpl_ok = Signal()
-        m.d.comb += cpl_ok.eq(self.cpl.valid & valid_queue(c) & (self.cpl.p.count <= in_flight[c]))
+        m.d.comb += [
+            cpl_hit.eq(Cat(self.cpl.valid & (c == i) & (self.cpl.p.count <= self.q_in_flight[i])
+                           for i in range(n))),
+            cpl_ok.eq(cpl_hit.any()),
+        ]
 
         # -- config ------------------------------------------------------------------------------
         f = self.cfg_queue
@@ -327,7 +334,7 @@ class TXQueueManager(wiring.Component):
         cpl_set = Signal(n)                     # completions that make the queue pending
         for i in range(n):
             hj = accept & (g == i)
-            hc = cpl_ok & (c == i)
+            hc = cpl_hit[i]
             hd = db_ok & (d == i)
             hr = cfg_reset & (f == i)
             hu = cfg_upd & (f == i)
@@ -337,40 +344,52 @@ class TXQueueManager(wiring.Component):
             en_n = Signal(name=f"q{i}_enable_n")
             lim_n = Signal(CNT_BITS, name=f"q{i}_limit_n")
             infl = self.q_in_flight[i]
-            # active's terms of the next state, each case from registers and inputs in
-            # parallel, then selected (not the next state's adders, then compared): work left
-            # (prod != fetch) and room left (in_flight < limit). With a grant, fetch moves by
-            # count, so prod != fetch + count is (prod - fetch) mod S != count, and in_flight +
-            # count - c < limit is count < (limit - in_flight) + c.
             size_m = self.q_size[i] - 1
+            cnt = q_count[i]
             c_in = Mux(hc, self.cpl.p.count, 0)
-            work_n = Signal(name=f"q{i}_work_n")
-            room_n = Signal(name=f"q{i}_room_n")
+            j_in = Signal(CNT_BITS, name=f"q{i}_job_n")
+            m.d.comb += j_in.eq(Mux(hj, cnt, 0))
+            # The kept differences, each with one subtraction of the job after its count: waiting
+            # from the doorbell's or the kept one, room from the written limit's or the kept one.
             db_wait = Signal(POS_BITS, name=f"q{i}_db_waiting")
-            room_c = Signal(CNT_BITS + 1, name=f"q{i}_room_c")
+            w_base = Signal(POS_BITS, name=f"q{i}_w_base")
+            lim_base = Signal(signed(CNT_BITS + 2), name=f"q{i}_lim_base")
+            tw_sub = Signal(CNT_BITS, name=f"q{i}_to_wrap_sub")
             m.d.comb += [
                 db_wait.eq((self.db_index - self.q_fetch[i]) & size_m),
-                room_c.eq(q_room[i] + c_in),
+                w_base.eq(Mux(hd, db_wait, self.q_waiting[i])),
+                lim_base.eq(Mux(hu, lim_w - infl, self.q_room[i]) + c_in),
+                tw_sub.eq(self.q_to_wrap[i] - j_in),
             ]
+            # active's terms of the next state, each from registers and inputs in parallel with
+            # the count, then selected: work left (waiting != 0) and room left (room > 0). With a
+            # job, waiting - count != 0 is count < waiting for the kept waiting (count <=
+            # waiting), and room - count > 0 is count < lim_base, i.e. one of the four terms
+            # count is the least of is below lim_base.
+            work_n = Signal(name=f"q{i}_work_n")
+            room_n = Signal(name=f"q{i}_room_n")
+            room = self.q_room[i][:CNT_BITS]
+            mb = Const(self.max_batch, CNT_BITS)
+            w = self.q_waiting[i]
             with m.If(hr):
                 m.d.comb += work_n.eq(0)
+            with m.Elif(hj & hd):
+                m.d.comb += work_n.eq(db_wait != cnt)
             with m.Elif(hj):
-                m.d.comb += work_n.eq(Mux(hd, db_wait, q_waiting[i]) != q_count[i])
+                m.d.comb += work_n.eq((self.q_to_wrap[i] < w) | (room < w) | (mb < w))
             with m.Else():
                 m.d.comb += work_n.eq(Mux(hd, self.db_index, self.q_prod[i]) != self.q_fetch[i])
-            with m.If(hr | hu):
-                # The new limit, lim_w: cfg_limit, or 1 for 0 (both compared, then chosen).
-                m.d.comb += room_n.eq(Mux(self.cfg_limit == 0, infl_n == 0,
-                                          infl_n < self.cfg_limit))
+            with m.If(hr):
+                m.d.comb += room_n.eq(1)                        # in_flight 0 < limit >= 1
             with m.Elif(hj):
-                m.d.comb += room_n.eq(q_count[i] < room_c)
+                m.d.comb += room_n.eq((w < lim_base) | (self.q_to_wrap[i] < lim_base) |
+                                      (room < lim_base) | (mb < lim_base))
             with m.Else():
-                m.d.comb += room_n.eq(infl - c_in < self.q_limit[i])
+                m.d.comb += room_n.eq(lim_base > 0)
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
                 fetch_n.eq(Mux(hr, 0, Mux(hj, q_adv[i], self.q_fetch[i]))),
-                infl_n.eq(Mux(hr, 0, infl + Mux(hj, q_count[i], 0) -
-                              Mux(hc, self.cpl.p.count, 0))),
+                infl_n.eq(Mux(hr, 0, infl + j_in - c_in)),
                 en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
                 lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
                 cpl_set[i].eq(hc & (self.cpl.p.count != 0)),
@@ -384,6 +403,10 @@ class TXQueueManager(wiring.Component):
                 self.q_enable[i].eq(en_n),
                 self.q_limit[i].eq(lim_n),
                 self.active[i].eq(en_n & work_n & room_n),
+                self.q_waiting[i].eq(Mux(hr, 0, (w_base - j_in) & size_m)),
+                self.q_to_wrap[i].eq(Mux(hr, Const(1, CNT_BITS) << self.cfg_size_log2,
+                                         Mux(tw_sub == 0, self.q_size[i], tw_sub))),
+                self.q_room[i].eq(Mux(hr, lim_w, lim_base - j_in)),
             ]
             with m.If(hr):
                 m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
