@@ -255,25 +255,29 @@ class TXQueueManager(wiring.Component):
         accept = Signal()
         m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
 
-        # Each queue's job size and advanced fetch, from its own registers in parallel (a
-        # balanced tree of mins), then the granted queue's taken: the grant selects at the end
-        # instead of feeding every stage.
+        # Each queue's job size, from its own registers in parallel (a balanced tree of mins),
+        # then the granted queue's taken: the grant selects at the end instead of feeding every
+        # stage.
         def least(a, b, name):
             s = Signal(CNT_BITS, name=name)
             m.d.comb += s.eq(Mux(b < a, b, a))
             return s
 
-        q_count, q_adv = [], []
+        q_count, q_wraps = [], []
         for i in range(n):
             # room is >= 1 whenever the queue is active; a count of an inactive queue is unused.
             room = self.q_room[i][:CNT_BITS]
             cnt = least(least(self.q_waiting[i], self.q_to_wrap[i], f"q{i}_c1"),
                         least(room, Const(self.max_batch, CNT_BITS), f"q{i}_c2"),
                         f"q{i}_count")
-            adv = Signal(POS_BITS, name=f"q{i}_fetch_adv")
-            m.d.comb += adv.eq((self.q_fetch[i] + cnt) & (self.q_size[i] - 1))
+            # The job reaches the ring's end when to_wrap is the least of the four: compares of
+            # registers, not of the count.
+            wraps = Signal(name=f"q{i}_wraps")
+            m.d.comb += wraps.eq((self.q_to_wrap[i] <= self.q_waiting[i]) &
+                                 (self.q_to_wrap[i] <= room) &
+                                 (self.q_to_wrap[i] <= self.max_batch))
             q_count.append(cnt)
-            q_adv.append(adv)
+            q_wraps.append(wraps)
         g_fetch = Signal(POS_BITS)
         count = Signal(CNT_BITS)
         m.d.comb += [g_fetch.eq(fetch[g]), count.eq(table(q_count)[g])]
@@ -388,7 +392,7 @@ class TXQueueManager(wiring.Component):
                 m.d.comb += room_n.eq(lim_base > 0)
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
-                fetch_n.eq(Mux(hr, 0, Mux(hj, q_adv[i], self.q_fetch[i]))),
+                fetch_n.eq(Mux(hr | (hj & q_wraps[i]), 0, self.q_fetch[i] + j_in)),
                 infl_n.eq(Mux(hr, 0, infl + j_in - c_in)),
                 en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
                 lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
@@ -405,7 +409,7 @@ class TXQueueManager(wiring.Component):
                 self.active[i].eq(en_n & work_n & room_n),
                 self.q_waiting[i].eq(Mux(hr, 0, (w_base - j_in) & size_m)),
                 self.q_to_wrap[i].eq(Mux(hr, Const(1, CNT_BITS) << self.cfg_size_log2,
-                                         Mux(tw_sub == 0, self.q_size[i], tw_sub))),
+                                         Mux(hj & q_wraps[i], self.q_size[i], tw_sub))),
                 self.q_room[i].eq(Mux(hr, lim_w, lim_base - j_in)),
             ]
             with m.If(hr):
