@@ -232,14 +232,19 @@ class RXEngine(wiring.Component):
         m.d.sync += refused_q.eq(refused)
         with m.If(refused & ~refused_q):
             m.d.sync += self.err_base.eq(self.err_base + 1)
-        en = Signal()
-        size = Signal(13)
+        # The ring size and its mask for the ring arithmetic, registered from ring_size_log2 (no
+        # decode or subtraction in front of it). One cycle behind a size written with enable:
+        # fetch is 0 then and waiting (prod - fetch) & mask bounds a read, so a stale mask only
+        # delays the first read by a cycle.
+        size = Signal(13, init=1)
         mask = Signal(12)
-        m.d.comb += [
-            en.eq(self.enable & (self.ring_size_log2 <= SIZE_LOG2_MAX) & (self.base_bad == 0)),
+        m.d.sync += [
             size.eq(Const(1, 13) << self.ring_size_log2),
-            mask.eq(size - 1),
+            mask.eq(Cat(Const(k) < self.ring_size_log2 for k in range(12))),
         ]
+        en = Signal()
+        m.d.comb += en.eq(self.enable & (self.ring_size_log2 <= SIZE_LOG2_MAX) &
+                          (self.base_bad == 0))
         now = Signal(64)                           # free-running cycle counter
         m.d.sync += now.eq(now + 1)
 
