@@ -293,17 +293,26 @@ class TXEngine(wiring.Component):
         rq_rem = Signal(LEN_BITS)
         rq_desc = Signal()                       # 1: descriptor reads, 0: payload reads
         to_4k = Signal(13)
-        c1 = Signal(LEN_BITS)
         rq_len = Signal(13)
         # The MRRS in use (mrrs, at most max_read), registered: a setting, not on the split's
         # path.
         rq_max = Signal(13, init=self.max_read)
+        rq_addr_up = Signal(52)
+        m.d.comb += rq_addr_up.eq(rq_addr[12:] + 1)
         m.d.sync += rq_max.eq(Mux((self.mrrs >= 16) & (self.mrrs < self.max_read),
                                   self.mrrs & ~15, self.max_read))
+        # rq_len = min(rq_rem, rq_max, to_4k) from the three compares side by side (not a
+        # compare of the first min).
+        rem_lt_max = Signal()
+        rem_lt_4k = Signal()
+        max_lt_4k = Signal()
         m.d.comb += [
             to_4k.eq(4096 - rq_addr[0:12]),
-            c1.eq(Mux(rq_rem < rq_max, rq_rem, rq_max)),
-            rq_len.eq(Mux(c1 < to_4k, c1, to_4k)),
+            rem_lt_max.eq(rq_rem < rq_max),
+            rem_lt_4k.eq(rq_rem < to_4k),
+            max_lt_4k.eq(rq_max < to_4k),
+            rq_len.eq(Mux(rem_lt_max, Mux(rem_lt_4k, rq_rem, to_4k),
+                          Mux(max_lt_4k, rq_max, to_4k))),
             self.rd.req.valid.eq(rq_rem != 0),
             self.rd.req.p.addr.eq(rq_addr),
             self.rd.req.p.len.eq(rq_len),
@@ -311,7 +320,12 @@ class TXEngine(wiring.Component):
         ]
         m.d.comb += self.desc_rd.eq(self.rd.req.valid & self.rd.req.ready & rq_desc)
         with m.If(self.rd.req.valid & self.rd.req.ready):
-            m.d.sync += [rq_addr.eq(rq_addr + rq_len), rq_rem.eq(rq_rem - rq_len)]
+            # A read never crosses 4 KiB: the address moves in its low 12 bits, and its upper
+            # bits step by one (a sum of registers, ready beside the split) when it reaches the
+            # boundary.
+            low = rq_addr[:12] + rq_len
+            m.d.sync += [rq_addr.eq(Cat(low[:12], Mux(low[12], rq_addr_up, rq_addr[12:]))),
+                         rq_rem.eq(rq_rem - rq_len)]
             with m.If(rq_desc):
                 m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
             with m.Else():
