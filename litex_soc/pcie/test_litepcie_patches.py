@@ -4,9 +4,9 @@
 # simulator, against the PCIe rules computed here from the byte enables bit by bit.
 #
 # test_splitter_*: LitePCIeDMADescriptorSplitter on random descriptors (addresses at the DMA's
-#   16-byte granularity, near and across 4 KiB boundaries) at MPS/MRRS 128..512: the pieces
-#   cover the descriptor in order, none exceeds max_size or crosses 4 KiB, each is as long as
-#   those limits allow.
+#   16-byte granularity, near, at and across 4 KiB boundaries) at MPS/MRRS 128..512 and 4096:
+#   the pieces cover the descriptor in order, none exceeds max_size or crosses 4 KiB, each is
+#   as long as those limits allow.
 # test_wishbone_master_*: LitePCIeWishboneMaster on a bare crossbar port with a Wishbone SRAM
 #   (which honours sel): every First DW BE of 1 DW reads and writes, zero-length requests,
 #   2 DW requests (Unsupported Request / dropped, `unsupported` pulses).
@@ -79,10 +79,11 @@ def split(descriptors, max_size):
     return pieces
 
 
-@pytest.mark.parametrize("max_size", [128, 256, 512])
+@pytest.mark.parametrize("max_size", [128, 256, 512, 4096])
 def test_splitter_cuts_at_4k(max_size):
     random.seed(max_size)
-    descs = [(0x1000 - 0x40, 256), (0x2000 + 0x40, 8192), (0x3F40, 16), (0x10000, 4096)]
+    descs = [(0x1000 - 0x40, 256), (0x2000 + 0x40, 8192), (0x3F40, 16), (0x10000, 4096),
+             (0x5000 - max_size, 2 * max_size), (0x7000 - 0x10, 4096 + 0x20)]
     descs += [(random.randrange(0, 1 << 20) & ~15, random.randrange(16, 12288) & ~15)
               for _ in range(40)]
     pieces = split(descs, max_size)
