@@ -13,6 +13,7 @@
 # Behaviour, to the cycle, and the drop rules: FrameFIFO's docstring.
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.utils import ceil_log2
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -198,8 +199,12 @@ class FrameFIFO(wiring.Component):
         aw = _log2(entries)                 # memory address bits; pointers have one more
         fw = _log2(self.max_frames)         # length FIFO address bits; pointers have one more
 
-        m.submodules.mem = mem = memory.Memory(shape=unsigned(9 * dw + 1), depth=entries,
-                                               init=[])
+        # Entry: data | keep | last | the bytes kept mod dw (counted on the write side, so that
+        # the output's byte count is read, not a popcount of the memory's output; mod dw keeps
+        # the entry within the block RAMs' width: a count of 0 is dw bytes when keep[0] is set).
+        nb_w = ceil_log2(dw)
+        m.submodules.mem = mem = memory.Memory(shape=unsigned(9 * dw + 1 + nb_w),
+                                               depth=entries, init=[])
         wr = mem.write_port()
         rd = mem.read_port(domain="sync")
         # Length FIFO entry: frame length in bytes | (beats - 1) << len_width.
@@ -283,7 +288,7 @@ class FrameFIFO(wiring.Component):
 
         m.d.comb += [
             wr.addr.eq(wp[:aw]),
-            wr.data.eq(Cat(i_p.data, i_p.keep, i_p.last)),
+            wr.data.eq(Cat(i_p.data, i_p.keep, i_p.last, popcount(i_p.keep)[:nb_w])),
             wr.en.eq(beat & keep),
             lwr.addr.eq(lwp[:fw]),
             lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
@@ -317,14 +322,17 @@ class FrameFIFO(wiring.Component):
         avail = (rem != 0) | (lwp != lrp)
         take = Signal()
         start = Signal()           # take the first beat of a frame (pops the length FIFO)
+        lrp_inc = Signal(fw + 1)
+        m.d.comb += lrp_inc.eq(lrp + 1)
         m.d.comb += [
             take.eq(adv & avail),
             start.eq(take & (rem == 0)),
             rd.addr.eq(rp[:aw]),
             rd.en.eq(take),
             # Addressed with the next value of lrp: lrd.data is always lens[lrp], including a
-            # length written in the previous cycle (transparent port).
-            lrd.addr.eq((lrp + start)[:fw]),
+            # length written in the previous cycle (transparent port). lrp + 1 is a sum of
+            # registers, chosen after `start`.
+            lrd.addr.eq(Mux(start, lrp_inc, lrp)[:fw]),
             self.m.p.data.eq(rd.data[:8 * dw]),
             self.m.p.keep.eq(rd.data[8 * dw:9 * dw]),
             self.m.p.last.eq(rd.data[9 * dw]),
@@ -338,13 +346,14 @@ class FrameFIFO(wiring.Component):
                 m.d.sync += [
                     m_len.eq(lrd.data[:lw]),
                     rem.eq(lrd.data[lw:]),
-                    lrp.eq(lrp + 1),
+                    lrp.eq(lrp_inc),
                 ]
             with m.Else():
                 m.d.sync += rem.eq(rem - 1)
 
         out = self.m.valid & self.m.ready
-        out_bytes = popcount(self.m.p.keep)
+        out_bytes = Cat(rd.data[9 * dw + 1:],
+                        (rd.data[9 * dw + 1:] == 0) & self.m.p.keep[0]) if nb_w else self.m.p.keep
         with m.If(out):
             m.d.sync += self.bytes_out.eq(self.bytes_out + out_bytes)
             with m.If(self.m.p.last):
