@@ -22,6 +22,7 @@ from ..contract import registers
 from ..contract.formats import RECORD_BYTES, RX_CPL, RX_DESC, RxStatus
 from .dma_port import read_signature, write_signature
 from .frame_fifo import len_beat_layout
+from .least import least
 
 COUNTS = registers.counter_names("rx_engine")
 # The fields of a descriptor the local FIFO keeps.
@@ -33,20 +34,6 @@ SIZE_LOG2_MAX = 12
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _min(m, name, width, *vals):
-    """The least of vals, as a balanced tree of comparisons (ceil(log2(n)) deep)."""
-    vals, i = list(vals), 0
-    while len(vals) > 1:
-        nxt = []
-        for a, b in zip(vals[0::2], vals[1::2]):
-            s = Signal(width, name=f"{name}_{i}")
-            m.d.comb += s.eq(Mux(b < a, b, a))
-            nxt.append(s)
-            i += 1
-        vals = nxt + vals[len(vals) & ~1:]
-    return vals[0]
 
 
 class RXEngine(wiring.Component):
@@ -292,7 +279,7 @@ class RXEngine(wiring.Component):
         count = Signal(4)
         rd_busy_q = Signal(init=1)
         m.d.sync += [
-            count.eq(_min(m, "rd_count", 13, Const(self.max_batch, 13), waiting, to_end, room,
+            count.eq(least(m, "rd_count", 13, Const(self.max_batch, 13), waiting, to_end, room,
                           to_4k)),
             rd_busy_q.eq(rd_busy),
         ]
@@ -397,7 +384,7 @@ class RXEngine(wiring.Component):
         m.d.sync += w_max.eq(Mux((self.mps >= 16) & (self.mps < self.max_payload), self.mps,
                                  self.max_payload))
         w_to4k = Signal(13)                        # 4096 - waddr[:12]
-        clen = _min(m, "wr_chunk", 16, rem, w_max, w_to4k)
+        clen = least(m, "wr_chunk", 16, rem, w_max, w_to4k)
         cur = Signal(13)                           # bytes of the current write left, this beat
         nb = Signal(5)                             # bytes in this beat
         # A write starts 16-byte aligned and every write but the frame's last is a multiple of
