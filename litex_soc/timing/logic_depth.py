@@ -8,13 +8,16 @@
 # where the deep paths are.
 #
 # Usage: python -m litex_soc.timing.logic_depth FILE.v [FILE.v ...] --top MODULE
-#            [--out DIR] [--paths N]
+#            [--out DIR] [--paths N] [--ns]
 #        python -m litex_soc.timing.logic_depth --soc [--data-width 64] [--out DIR] [--paths N]
+#            [--netlist-from DIR] [--ns]
 #   prints, per core (the first part of a register's hierarchical name, `txe` for
 #   `txe.state`), the depth of the longest path ending in it, then the N longest paths with
 #   their start and end (one per start and end register). --soc: the whole SoC without the
 #   analyzer in its cost-flow I/O shell (ecp5_fmax.py steps 1-3; about 5 minutes), its cores
-#   named as the timing report names them (timing_report.CORES).
+#   named as the timing report names them (timing_report.CORES); --netlist-from: the SoC's
+#   netlist of an earlier run (this command's --out, or the cost flow's --output-dir), not
+#   synthesized again. --ns: paths ranked by an estimate of their routed delay (NS_COMB).
 #
 # Counting (synth_ecp5's cells): a LUT4 is one level; PFUMX and L6MUX21 (the slice's wide-LUT
 # muxes) none; a CCU2C carry chain is one level where a path enters it (A/B/C/D) and none along
@@ -48,6 +51,21 @@ COMB = {
 # 5.61-5.83 ns NOREG) is about four routed LUT levels, as the synthesis's ABC9 is told
 # (ecp5_fmax.BRAM_ARRIVAL_PS at about 600 ps a level).
 START_LEVELS = {"DP16KD": round(ecp5_fmax.BRAM_ARRIVAL_PS / 600)}
+# --ns: an estimate of the routed delay instead of levels, each cell with the route into it, from
+# the cost flow's routed critical paths (nextpnr on the LFE5U-85F -6; docs/experiments.md,
+# 2026-11-29): a LUT4 0.25 ns + ~1.1 ns of routing, a carry chain 0.45 in + 0.44 out + routing
+# and 0.07 ns a bit along it (0.14 a CCU2C), a block RAM's clock-to-output 5.7 ns less the
+# first route (the end's route is counted once, in NS_END). It ranks paths before a route (it
+# put the routed critical path first on the tree it was fitted to, 10 % long); it is not Fmax.
+NS_COMB = {
+    "LUT4": (1.35, {}),
+    "PFUMX": (0.15, {}),
+    "L6MUX21": (0.15, {}),
+    "CCU2C": (2.0, {"CIN": 0.14}),
+    "TRELLIS_DPR16X4": (None, {"RAD0": 1.35, "RAD1": 1.35, "RAD2": 1.35, "RAD3": 1.35}),
+}
+NS_START = {"DP16KD": 5.2}
+NS_END = 1.6                    # a flip-flop's clock-to-output (0.52 ns) and the last route
 # Cell outputs that are combinational from the weighted inputs above only.
 COMB_OUTPUTS = {"TRELLIS_DPR16X4": re.compile(r"DO\d")}
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,9 +138,11 @@ def core_of(name):
     return name.split(".", 1)[0] if "." in name else "top"
 
 
-def analyse(netlist, top):
+def analyse(netlist, top, ns=False):
     """The design's paths: {"endpoints": [(depth, end name, start name, [names on the path])]},
-    longest first, and the cell types taken as path ends."""
+    longest first, and the cell types taken as path ends. ns: depth is the delay estimate (ns)
+    of NS_COMB, not levels."""
+    comb_w, start_w = (NS_COMB, NS_START) if ns else (COMB, START_LEVELS)
     module = json.loads(Path(netlist).read_text())["modules"][top]
     names = _bit_names(module)
     driver = {}                 # net bit -> (cell name, weight per input port) or None: a start
@@ -136,7 +156,7 @@ def analyse(netlist, top):
     cells = module["cells"]
     for cname, cell in cells.items():
         t, dirs, conns = cell["type"], cell["port_directions"], cell["connections"]
-        comb = COMB.get(t)
+        comb = comb_w.get(t)
         outs_comb = COMB_OUTPUTS.get(t)
         for p, bits in conns.items():
             if dirs[p] == "output":
@@ -144,8 +164,8 @@ def analyse(netlist, top):
                 for b in bits:
                     if not isinstance(b, str):
                         driver[b] = cname if is_comb else None
-                        if not is_comb and t in START_LEVELS:
-                            start_level[b] = START_LEVELS[t]
+                        if not is_comb and t in start_w:
+                            start_level[b] = start_w[t]
             elif comb is None or comb[1].get(p, comb[0]) is None:
                 for b in bits:
                     if not isinstance(b, str):
@@ -170,7 +190,7 @@ def analyse(netlist, top):
             return depth[b]
         depth[b] = 0                                   # a combinational loop counts once
         cell = cells[d]
-        w0, over = COMB[cell["type"]]
+        w0, over = comb_w[cell["type"]]
         best, src = 0, None
         for p, bits in cell["connections"].items():
             if cell["port_directions"][p] != "input":
@@ -189,7 +209,7 @@ def analyse(netlist, top):
 
     ends = []
     for b, cname, t, p in sinks:
-        lv = level(b)
+        lv = level(b) + (NS_END if ns else 0)
         path = [b]
         while via.get(path[-1]) is not None:
             path.append(via[path[-1]])
@@ -213,10 +233,17 @@ def main():
     p.add_argument("--data-width", type=int, default=64, choices=(64, 128))
     p.add_argument("--out", default=None)
     p.add_argument("--paths", type=int, default=10)
+    p.add_argument("--netlist-from", default=None,
+                   help="with --soc: analyse DIR/nicsoc.json of an earlier run")
+    p.add_argument("--ns", action="store_true",
+                   help="rank by an estimate of the routed delay (ns) instead of levels")
     a = p.parse_args()
     if a.soc == bool(a.sources or a.top):
         p.error("give either sources and --top, or --soc")
-    if a.soc:
+    if a.soc and a.netlist_from:
+        netlist, top = Path(a.netlist_from) / f"{ecp5_fmax.TOP}.json", ecp5_fmax.SHELL
+        name_core = timing_report.core_of
+    elif a.soc:
         out = Path(a.out or ROOT / "build" / "timing" / f"depth_soc_dw{a.data_width}").resolve()
         out.mkdir(parents=True, exist_ok=True)
         sources = ecp5_fmax.generate(a.data_width, False, out)
@@ -228,21 +255,24 @@ def main():
     else:
         netlist = synthesize(a.sources, a.top, a.out or "build/timing/depth")
         top, name_core = a.top, core_of
-    res = analyse(netlist, top)
+    res = analyse(netlist, top, ns=a.ns)
+
+    def depth(lv):
+        return f"{lv:5.1f} ns est." if a.ns else f"{lv:3d} levels"
     longest = {}
     for lv, end, start, _path, _p in res["endpoints"]:
         c = name_core(end) or name_core(start) or "other"
         if c not in longest:
             longest[c] = (lv, end, start)
     for core, (lv, end, start) in sorted(longest.items(), key=lambda x: -x[1][0]):
-        print(f"{core:40s} {lv:3d} levels: {start} -> {end}")
+        print(f"{core:40s} {depth(lv)}: {start} -> {end}")
     print(f"the {a.paths} longest paths (one per start and end register):")
     seen = set()
     for lv, end, start, _path, _p in res["endpoints"]:
         key = (start.split("[")[0], end.split("[")[0])
         if key not in seen:
             seen.add(key)
-            print(f"{lv:3d} levels: {start} -> {end}")
+            print(f"{depth(lv)}: {start} -> {end}")
             if len(seen) >= a.paths:
                 break
 

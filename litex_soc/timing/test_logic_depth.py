@@ -91,3 +91,20 @@ endmodule
 """
     res = logic_depth.analyse(logic_depth.cached_netlist(text, "add"), "add")
     assert max(e[0] for e in res["endpoints"]) == 1
+
+
+def test_delay_estimate_grows_along_a_carry_chain():
+    """--ns: the same adder's top bit is the chain's entry, 15 CCU2Cs along it and the end
+    (NS_COMB); a 2-level reduction is two LUTs and the end."""
+    text = """module add (input clk, input [31:0] a, b, output reg [31:0] q);
+    reg [31:0] ra, rb;
+    always @(posedge clk) begin ra <= a; rb <= b; q <= ra + rb; end
+endmodule
+"""
+    res = logic_depth.analyse(logic_depth.cached_netlist(text, "add"), "add", ns=True)
+    entry, along = logic_depth.NS_COMB["CCU2C"][0], logic_depth.NS_COMB["CCU2C"][1]["CIN"]
+    assert res["endpoints"][0][0] == pytest.approx(entry + 15 * along + logic_depth.NS_END)
+    red = logic_depth.analyse(logic_depth.cached_netlist(REDUCE.format(n=15, op="&"), "red"),
+                              "red", ns=True)
+    lut = logic_depth.NS_COMB["LUT4"][0]
+    assert red["endpoints"][0][0] == pytest.approx(2 * lut + logic_depth.NS_END)
