@@ -17,6 +17,7 @@
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import exact_log2
 
 from ..contract import registers
 from ..contract.formats import RECORD_BYTES, TX_DESC, TxDescFlags, TxStatus, flag_bit
@@ -393,29 +394,41 @@ class TXEngine(wiring.Component):
 
         # -- realigner ---------------------------------------------------------------------------
         # The read stream of a descriptor starts at A rounded down to 16; the wanted bytes are
-        # stream bytes [r_off, r_end). The beat in hand covers stream bytes [pos, pos + B).
-        # The beat's first wanted lane `lo` and wanted byte count `nb` are registers, set with
-        # `pos` from its next value, so a beat's packing starts from flip-flops.
+        # stream bytes [off, end). The beat in hand covers stream bytes [pos, pos + B), kept as
+        # the distances from pos to off and to end (0 once passed). The beat's first wanted lane
+        # `lo` and wanted byte count `nb` are registers, set with the distances from their next
+        # values, so a beat's packing starts from flip-flops; the next beat's lanes are compares
+        # of the distances with B and 2B (no subtraction first: B is a power of two).
         acc = Signal(W)                          # bytes of the frame not yet output, lanes 0..
         fill = Signal(range(B + 1))              # .. fill-1 (1..B between beats of a frame)
-        r_off = Signal(4)
-        r_end = Signal(LEN_BITS)
-        pos = Signal(LEN_BITS)
+        d_off = Signal(4)                        # max(off - pos, 0)
+        d_end = Signal(LEN_BITS)                 # max(end - pos, 0)
         lo = Signal(range(B + 1))
         nb = Signal(range(B + 1))
         ins = Signal(W)
         comb_ = Signal(2 * W)
         total = Signal(range(2 * B + 1))
+        k = exact_log2(B)
 
-        def lanes(p, off, end):
-            """(lo, nb) of the beat at stream byte p: the wanted bytes [off, end) in it."""
-            lo_ = Mux(p >= off, 0, Mux(off - p >= B, B, off - p))
-            hi_ = Mux(p >= end, 0, Mux(end - p >= B, B, end - p))
-            return lo_, hi_ - lo_
+        def clamp(d):
+            """min(d, B) of a distance d >= 0."""
+            return Mux(d >= B, B, d)
 
-        def set_pos(p, off, end):
-            lo_, nb_ = lanes(p, off, end)
-            m.d.sync += [pos.eq(p), lo.eq(lo_), nb.eq(nb_)]
+        def clamp_next(d):
+            """min(max(d - B, 0), B), from compares of d."""
+            return Mux(d <= B, 0, Mux(d >= 2 * B, B, d[:k]))
+
+        def start_lanes(off, end):
+            """The first beat of a descriptor's stream (pos 0)."""
+            m.d.sync += [d_off.eq(off), d_end.eq(end), lo.eq(clamp(off)),
+                         nb.eq(clamp(end) - clamp(off))]
+
+        def next_lanes():
+            """The next beat (pos + B)."""
+            m.d.sync += [d_off.eq(Mux(d_off <= B, 0, d_off - B)),
+                         d_end.eq(Mux(d_end <= B, 0, d_end - B)),
+                         lo.eq(clamp_next(d_off)),
+                         nb.eq(clamp_next(d_end) - clamp_next(d_off))]
 
         m.d.comb += [
             ins.eq((self.rd.cpl.p.data >> Cat(Const(0, 3), lo)) & byte_mask(nb, B)),
@@ -519,14 +532,13 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         cpl_rem.eq(rlen << (128 // W - 1)), rd_err.eq(0),
                         append.eq(status == TxStatus.OK),
-                        r_off.eq(d_addr[0:4]), r_end.eq(d_addr[0:4] + d_len),
                     ]
-                    set_pos(0, d_addr[0:4], (d_addr[0:4] + d_len)[:LEN_BITS])
+                    start_lanes(d_addr[0:4], (d_addr[0:4] + d_len)[:LEN_BITS])
                     goto("PAYLOAD")
         with m.Elif(state == S["PAYLOAD"]):
             m.d.comb += self.rd.cpl.ready.eq(Mux(append, out_free, 1))
             with m.If(beat & append):
-                set_pos((pos + B)[:LEN_BITS], r_off, r_end)
+                next_lanes()
                 with m.If(total > B):
                     m.d.sync += [self.tx.valid.eq(1), self.tx.p.data.eq(comb_[:W]),
                                  self.tx.p.keep.eq((1 << B) - 1), self.tx.p.last.eq(0),
