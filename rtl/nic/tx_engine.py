@@ -293,7 +293,7 @@ class TXEngine(wiring.Component):
         rq_addr = Signal(64)
         rq_rem = Signal(LEN_BITS)
         rq_desc = Signal()                       # 1: descriptor reads, 0: payload reads
-        to_4k = Signal(13)
+        to_4k = Signal(13, init=4096)            # 4096 - rq_addr[0:12], kept with rq_addr
         rq_len = Signal(13)
         # The MRRS in use (mrrs, at most max_read), registered: a setting, not on the split's
         # path.
@@ -307,11 +307,12 @@ class TXEngine(wiring.Component):
         rem_lt_max = Signal()
         rem_lt_4k = Signal()
         max_lt_4k = Signal()
+        to_4k_taken = Signal()                   # the read ends at the 4 KiB boundary
         m.d.comb += [
-            to_4k.eq(4096 - rq_addr[0:12]),
             rem_lt_max.eq(rq_rem < rq_max),
             rem_lt_4k.eq(rq_rem < to_4k),
             max_lt_4k.eq(rq_max < to_4k),
+            to_4k_taken.eq(Mux(rem_lt_max, ~rem_lt_4k, ~max_lt_4k)),
             rq_len.eq(Mux(rem_lt_max, Mux(rem_lt_4k, rq_rem, to_4k),
                           Mux(max_lt_4k, rq_max, to_4k))),
             self.rd.req.valid.eq(rq_rem != 0),
@@ -324,8 +325,9 @@ class TXEngine(wiring.Component):
             # A read never crosses 4 KiB: the address moves in its low 12 bits, and its upper
             # bits step by one (a sum of registers, ready beside the split) when it reaches the
             # boundary.
-            low = rq_addr[:12] + rq_len
-            m.d.sync += [rq_addr.eq(Cat(low[:12], Mux(low[12], rq_addr_up, rq_addr[12:]))),
+            m.d.sync += [rq_addr.eq(Cat((rq_addr[:12] + rq_len)[:12],
+                                        Mux(to_4k_taken, rq_addr_up, rq_addr[12:]))),
+                         to_4k.eq(Mux(to_4k_taken, 4096, to_4k - rq_len)),
                          rq_rem.eq(rq_rem - rq_len)]
             with m.If(rq_desc):
                 m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
@@ -360,6 +362,7 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         r_flen.eq(i_sum), issued.eq(issued | (1 << ri)),
                         rq_addr.eq(Cat(Const(0, 4), i_addr[4:])), rq_desc.eq(0),
+                        to_4k.eq(4096 - Cat(Const(0, 4), i_addr[4:12])),
                         rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4),
                     ]
                 with m.If(irp.data.flags[EOP_BIT]):   # EOP: the next frame starts clean
@@ -469,6 +472,7 @@ class TXEngine(wiring.Component):
                     m.d.sync += [
                         queue.eq(self.job.p.queue), count.eq(self.job.p.count), di.eq(0),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
+                        to_4k.eq(4096 - Cat(Const(0, 4), (job_base + self.job.p.index)[:8])),
                         rq_rem.eq(Mux(job_bad, 0, self.job.p.count * RECORD_BYTES)),
                         rq_desc.eq(1),
                         cpl_rem.eq(self.job.p.count * (TX_DESC.size // W)), rd_err.eq(0),
