@@ -17,9 +17,9 @@
 # (TABLE_LEVEL counts it) like any other. In loop mode it is refilled as the others are and
 # refused, and counted, on every lap.
 #
-# Hardware: the check is comparators on the table FIFO's head (the low bits of address and
-# length, length == 0) gating its valid and ready; no buffering, no added latency. The
-# splitter already compares the head's length with the piece size in the same cycle.
+# Hardware: the check is comparators (the low bits of address and length, length == 0) on each
+# descriptor entering the table, its verdict kept in a 1-bit FIFO beside the table's and gating
+# the head's valid and ready; no buffering, no added latency.
 #
 # Interfaces: checked_tables(align) (context manager: the LitePCIe DMAs made inside it get a
 # CheckedTable; the SoC's add_pcie), CheckedTable(depth, address_width, align) (LitePCIe's
@@ -30,7 +30,8 @@
 
 from contextlib import contextmanager
 
-from migen import If, Signal
+from migen import If, ResetInserter, Signal
+from migen.genlib import fifo
 from migen.fhdl.bitcontainer import log2_int
 
 from litex.gen import LiteXModule
@@ -56,9 +57,19 @@ class CheckedTable(litepcie_dma.LitePCIeDMAScatterGather):
 
         head = self.source           # the table FIFO's head, as LitePCIe drives it
         self.source = source = stream.Endpoint(litepcie_dma.descriptor_layout(address_width))
+        # The check is made as a descriptor enters the table (from the CSRs or, in loop mode,
+        # refilled from the head) and kept beside it in a 1-bit FIFO that takes the same writes,
+        # reads and reset: the head's verdict is one memory bit, not a compare of address and
+        # length bits spread over the table's memory (its read was the SoC's longest path).
+        table, = [sub for _name, sub in self._submodules if isinstance(sub, stream.SyncFIFO)]
+        self.submodules.verdict = verdict = ResetInserter()(fifo.SyncFIFO(1, table.depth))
         ok = Signal()
         self.comb += [
-            ok.eq(descriptor_ok(head.address, head.length, align)),
+            verdict.reset.eq(table.reset),
+            verdict.din.eq(descriptor_ok(table.sink.address, table.sink.length, align)),
+            verdict.we.eq(table.sink.valid & table.sink.ready),
+            verdict.re.eq(head.valid & head.ready),
+            ok.eq(verdict.dout),
             head.connect(source, omit={"valid", "ready"}),
             source.valid.eq(head.valid & ok),
             head.ready.eq(source.ready | (~ok & self.enable)),

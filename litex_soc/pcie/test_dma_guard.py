@@ -9,6 +9,9 @@
 #   counted once in the guard's counter, and only the table it was pushed to counts.
 # test_disabled_engine_refuses_nothing: a bad descriptor waits at the head (TABLE_LEVEL) while
 #   the engine is disabled and is refused, counted, once it is enabled.
+# test_loop_mode_refuses_every_lap: in loop mode a bad descriptor is refilled with the good ones
+#   and refused, counted, on every lap; a table reset empties the verdicts with the table, so
+#   the descriptors pushed after it are judged on their own.
 # test_checked_tables_restores_litepcie: the substitution is scoped to the `with`.
 import random
 
@@ -95,6 +98,42 @@ def test_disabled_engine_refuses_nothing():
 
     run_simulation(dut, bench())
     assert seen == [(2, 0, 0), (0, 1, [(0x3000, 64)])]
+
+
+def test_loop_mode_refuses_every_lap():
+    dut = Pair(16, depth=8)
+    descs = [(0x1000, 64), (0x2008, 64), (0x3000, 32)]
+    after_reset = [(0x5000, 0), (0x4000, 16), (0x6000, 48), (0x7004, 16)]
+    seen = []
+
+    def bench():
+        for a, n in descs:
+            yield from push(dut.rd, a, n)
+        yield dut.rd.loop_prog_n.storage.eq(1)
+        yield dut.rd.enable.eq(1)
+        out = []
+        yield from drain(dut.rd, 60, out, ready_every=2)
+        seen.append((out, (yield dut.guard._reader_refused.status)))
+        # Reset the table (a bad head left in it) and start again with good descriptors only.
+        yield dut.rd.source.ready.eq(0)
+        yield dut.rd.loop_prog_n.storage.eq(0)
+        yield dut.rd.reset.storage.eq(1)
+        yield dut.rd.reset.re.eq(1)
+        yield
+        yield dut.rd.reset.re.eq(0)
+        yield
+        for a, n in after_reset:
+            yield from push(dut.rd, a, n)
+        out = []
+        yield from drain(dut.rd, 20, out)
+        seen.append((out, (yield dut.guard._reader_refused.status)))
+
+    run_simulation(dut, bench())
+    (lap_out, refused), after = seen
+    good = [descs[0], descs[2]]
+    assert len(lap_out) >= 6 and lap_out == (good * len(lap_out))[:len(lap_out)]
+    assert refused in (len(lap_out) // 2, len(lap_out) // 2 + 1)
+    assert after == ([(0x4000, 16), (0x6000, 48)], refused + 2)
 
 
 def test_checked_tables_restores_litepcie():
