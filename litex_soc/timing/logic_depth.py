@@ -53,8 +53,8 @@ COMB = {
 START_LEVELS = {"DP16KD": round(ecp5_fmax.BRAM_ARRIVAL_PS / 600)}
 # --ns: an estimate of the routed delay instead of levels, each cell with the route into it, from
 # the cost flow's routed critical paths (nextpnr on the LFE5U-85F -6; docs/experiments.md,
-# 2026-11-29): a LUT4 0.25 ns + ~1.1 ns of routing, a carry chain 0.45 in + 0.44 out + routing
-# and 0.07 ns a bit along it (0.14 a CCU2C), a block RAM's clock-to-output 5.7 ns less the
+# 2026-11-28 (night)): a LUT4 0.25 ns + ~1.1 ns of routing, a carry chain 0.45 in + 0.44 out +
+# routing and 0.07 ns a bit along it (0.14 a CCU2C), a block RAM's clock-to-output 5.7 ns less the
 # first route (the end's route is counted once, in NS_END). It ranks paths before a route (it
 # put the routed critical path first on the tree it was fitted to, 10 % long); it is not Fmax.
 NS_COMB = {
