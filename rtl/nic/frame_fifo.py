@@ -352,8 +352,8 @@ class FrameFIFO(wiring.Component):
                 m.d.sync += rem.eq(rem - 1)
 
         out = self.m.valid & self.m.ready
-        out_bytes = Cat(rd.data[9 * dw + 1:],
-                        (rd.data[9 * dw + 1:] == 0) & self.m.p.keep[0]) if nb_w else self.m.p.keep
+        nb_mod = rd.data[9 * dw + 1:]      # the stored count mod dw
+        out_bytes = Cat(nb_mod, (nb_mod == 0) & self.m.p.keep[0]) if nb_w else self.m.p.keep
         with m.If(out):
             m.d.sync += self.bytes_out.eq(self.bytes_out + out_bytes)
             with m.If(self.m.p.last):

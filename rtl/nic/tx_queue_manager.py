@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from ..contract import registers
+from .least import least
 from .tx_scheduler import MAX_QUEUES, first_set
 
 SIZE_LOG2_MAX = 12
@@ -258,18 +259,13 @@ class TXQueueManager(wiring.Component):
         # Each queue's job size, from its own registers in parallel (a balanced tree of mins),
         # then the granted queue's taken: the grant selects at the end instead of feeding every
         # stage.
-        def least(a, b, name):
-            s = Signal(CNT_BITS, name=name)
-            m.d.comb += s.eq(Mux(b < a, b, a))
-            return s
-
         q_count, q_wraps = [], []
         for i in range(n):
             # room is >= 1 whenever the queue is active; a count of an inactive queue is unused.
             room = self.q_room[i][:CNT_BITS]
-            cnt = least(least(self.q_waiting[i], self.q_to_wrap[i], f"q{i}_c1"),
-                        least(room, Const(self.max_batch, CNT_BITS), f"q{i}_c2"),
-                        f"q{i}_count")
+            cnt = least(m, f"q{i}_count", CNT_BITS,
+                        least(m, f"q{i}_c1", CNT_BITS, self.q_waiting[i], self.q_to_wrap[i]),
+                        least(m, f"q{i}_c2", CNT_BITS, room, Const(self.max_batch, CNT_BITS)))
             # The job reaches the ring's end when to_wrap is the least of the four: compares of
             # registers, not of the count.
             wraps = Signal(name=f"q{i}_wraps")
