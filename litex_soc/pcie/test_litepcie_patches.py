@@ -83,7 +83,9 @@ def split(descriptors, max_size):
 def test_splitter_cuts_at_4k(max_size):
     random.seed(max_size)
     descs = [(0x1000 - 0x40, 256), (0x2000 + 0x40, 8192), (0x3F40, 16), (0x10000, 4096),
-             (0x5000 - max_size, 2 * max_size), (0x7000 - 0x10, 4096 + 0x20)]
+             (0x5000 - max_size, 2 * max_size), (0x7000 - 0x10, 4096 + 0x20),
+             # address[11:0] + length ending on, just past, and a page past a boundary
+             (0x9F00, 0x100), (0xAF00, 0x110), (0xC010, 0x1FF0), (0xDFF0, 0x2010)]
     descs += [(random.randrange(0, 1 << 20) & ~15, random.randrange(16, 12288) & ~15)
               for _ in range(40)]
     pieces = split(descs, max_size)
