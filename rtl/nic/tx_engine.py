@@ -321,14 +321,24 @@ class TXEngine(wiring.Component):
             self.rd.req.p.desc.eq(rq_desc),
         ]
         m.d.comb += self.desc_rd.eq(self.rd.req.valid & self.rd.req.ready & rq_desc)
+        # The state after the read, per length taken, from registers side by side (not a sum
+        # of rq_len, which is a mux of the compares): rq_rem leaves nothing; rq_max moves the
+        # address and both distances by rq_max; to_4k ends on the boundary (low address bits
+        # 0, to_4k 4096, as to_4k = 4096 - rq_addr[0:12]).
+        take_rem = Signal()
+        take_max = Signal()
+        m.d.comb += [take_rem.eq(rem_lt_max & rem_lt_4k), take_max.eq(~rem_lt_max & max_lt_4k)]
+        lo_rem, lo_max = rq_addr[:12] + rq_rem, rq_addr[:12] + rq_max
         with m.If(self.rd.req.valid & self.rd.req.ready):
             # A read never crosses 4 KiB: the address moves in its low 12 bits, and its upper
             # bits step by one (a sum of registers, ready beside the split) when it reaches the
             # boundary.
-            m.d.sync += [rq_addr.eq(Cat((rq_addr[:12] + rq_len)[:12],
+            m.d.sync += [rq_addr.eq(Cat(Mux(take_rem, lo_rem[:12], Mux(take_max, lo_max[:12], 0)),
                                         Mux(to_4k_taken, rq_addr_up, rq_addr[12:]))),
-                         to_4k.eq(Mux(to_4k_taken, 4096, to_4k - rq_len)),
-                         rq_rem.eq(rq_rem - rq_len)]
+                         to_4k.eq(Mux(take_rem, to_4k - rq_rem,
+                                      Mux(take_max, to_4k - rq_max, 4096))),
+                         rq_rem.eq(Mux(take_rem, 0, Mux(take_max, rq_rem - rq_max,
+                                                        rq_rem - to_4k)))]
             with m.If(rq_desc):
                 m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
             with m.Else():
