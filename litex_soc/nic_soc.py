@@ -228,13 +228,15 @@ class NICSoC(SoCCore):
             self.comb += [pcie_phy.source.connect(self.pcie_cpl.sink),
                           self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
             # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py); the
-            # depacketizer's outputs have ready slices (pcie/rx_slices.py).
+            # depacketizer's outputs have ready slices (pcie/rx_slices.py). The MSI block is as
+            # wide as its MSIs (these and the DMA's reader and writer): its vector's priority
+            # chain, an If per bit, was 32 deep on LitePCIe's default width.
             align = data_width // 8
             with checked_tables(align), sliced_depacketizers():
                 self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
                               address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                               with_dma_loopback=True, with_dma_buffering=True, msis=msis,
-                              msi_type=pcie_phy.msi_type)
+                              msi_type=pcie_phy.msi_type, msi_width=len(msis) + 2)
             dma = self.pcie_dma0
             self.pcie_dma0_guard = DMAGuard(dma.reader.table, dma.writer.table, align)
             self.comb += [dma.reader.table.enable.eq(dma.reader.enable),

@@ -249,8 +249,8 @@ enum nic_rb_type {
 #define NIC_CSR_PCIE_PHY_PHY_MAX_PAYLOAD_SIZE_SIZE 1
 
 /* pcie_msi: LitePCIe MSI, one vector per message number */
-#define NIC_RB_PCIE_MSI_VERSION 0x00012345u
-#define NIC_CSR_PCIE_MSI_ENABLE_ADDR 0x0000u  /* 32 bits, rw */
+#define NIC_RB_PCIE_MSI_VERSION 0x0001a56bu
+#define NIC_CSR_PCIE_MSI_ENABLE_ADDR 0x0000u  /* 6 bits, rw */
 #define NIC_CSR_PCIE_MSI_ENABLE_SIZE 1
 
 /* pcie_bar: BAR0 accesses refused: partial writes, longer than 1 DW */
