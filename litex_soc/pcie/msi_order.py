@@ -43,16 +43,20 @@ class MSIOrder(LiteXModule):
         fmt = tx.dat[24:32]
         is_mwr = Signal()
         self.comb += is_mwr.eq(Mux(tx.first, (fmt == MWR_3DW) | (fmt == MWR_4DW), in_mwr))
+        taken1 = Signal(width, reset=1)        # taken + 1, kept beside it
+        take = Signal()
+        self.comb += take.eq(req.valid & req.ready & req.last & req.we)
         self.sync += [
-            If(req.valid & req.ready & req.last & req.we, taken.eq(taken + 1)),
+            If(take, taken.eq(taken1), taken1.eq(taken1 + 1)),
             If(tx.valid & tx.ready,
                 in_mwr.eq(is_mwr & ~tx.last),
                 If(tx.last & is_mwr, left.eq(left + 1)),
             ),
         ]
-        # A pulse's snapshot counts the writes taken in its own cycle too.
+        # A pulse's snapshot counts the writes taken in its own cycle too: a mux of the kept
+        # counts, not a sum with the (late) handshake.
         now = Signal(width)
-        self.comb += now.eq(taken + (req.valid & req.ready & req.last & req.we))
+        self.comb += now.eq(Mux(take, taken1, taken))
 
         waiting = Signal(n)
         for i in range(n):

@@ -23,6 +23,7 @@ from litex_soc.pcie.cpl_guard import CplGuard
 from litex_soc.pcie.dma_guard import CheckedTable
 from litex_soc.pcie.msi_order import MSIOrder
 from litex_soc.pcie.rx_slices import SlicedDepacketizer
+from litex_soc.pcie.tx_slices import SlicedPacketizer
 from litex_soc.timing import logic_depth
 
 # As litex_soc/nic_soc.py builds them: 8 reads in flight (3 tag bits), 3 NIC interrupts, the
@@ -48,6 +49,7 @@ def _msi_order(dw):
 GLUE = {
     "cpl_guard": lambda dw: (CplGuard(dw, req_id=0, tag_bits=TAG_BITS), []),
     "depacketizer": lambda dw: (SlicedDepacketizer(dw, "big"), []),
+    "packetizer": lambda dw: (SlicedPacketizer(dw, "big", address_width=AW), []),
     "rdadp": lambda dw: _adapter(DMAReadAdapter, dw, "read_only", max_read=MAX_READ),
     "wradp": lambda dw: _adapter(DMAWriteAdapter, dw, "write_only", max_payload=MAX_PAYLOAD),
     "msi_order": _msi_order,
