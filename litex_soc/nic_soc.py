@@ -49,8 +49,7 @@ from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.msi_order import MSIOrder
-from litex_soc.pcie.rx_slices import sliced_depacketizers
-from litex_soc.pcie.tx_slices import sliced_packetizers
+from litex_soc.pcie.tlp_slices import sliced_tlp_streams
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
 from rtl.nicscope.analyzer import Breakdown, Event, Probe, WrBreakdown
 
@@ -230,11 +229,11 @@ class NICSoC(SoCCore):
                           self.pcie_cpl.link_up.eq(pcie_phy._link_status.fields.status)]
             # The DMA's descriptor tables refuse what it cannot move (pcie/dma_guard.py); the
             # depacketizer's outputs and the packetizer's inputs have ready slices
-            # (pcie/rx_slices.py, pcie/tx_slices.py). The MSI block is as wide as its MSIs
-            # (these and the DMA's reader and writer): its vector's priority chain, an If per
-            # bit, was 32 deep on LitePCIe's default width.
+            # (pcie/tlp_slices.py). The MSI block is as wide as its MSIs (these and the DMA's
+            # reader and writer): its vector's priority chain, an If per bit, was 32 deep on
+            # LitePCIe's default width.
             align = data_width // 8
-            with checked_tables(align), sliced_depacketizers(), sliced_packetizers():
+            with checked_tables(align), sliced_tlp_streams():
                 self.add_pcie(phy=GuardedPHY(pcie_phy, self.pcie_cpl.source), ndmas=1,
                               address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                               with_dma_loopback=True, with_dma_buffering=True, msis=msis,

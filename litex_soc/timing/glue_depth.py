@@ -22,8 +22,7 @@ from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
 from litex_soc.pcie.cpl_guard import CplGuard
 from litex_soc.pcie.dma_guard import CheckedTable
 from litex_soc.pcie.msi_order import MSIOrder
-from litex_soc.pcie.rx_slices import SlicedDepacketizer
-from litex_soc.pcie.tx_slices import SlicedPacketizer
+from litex_soc.pcie.tlp_slices import SlicedDepacketizer, SlicedPacketizer
 from litex_soc.timing import logic_depth
 
 # As litex_soc/nic_soc.py builds them: 8 reads in flight (3 tag bits), 3 NIC interrupts, the
