@@ -346,7 +346,11 @@ class DMAWriteAdapter(LiteXModule):
         addr = Signal(64)
         main_beats = Signal(13 - shift + 1)     # k
         tail = Signal(max=ndw)                  # r
-        cnt = Signal(13 - shift + 1)
+        # The beats of the request still to send and whether none was sent: registers, so that
+        # first and last are a compare of a register with a constant (last goes on into the
+        # crossbar's round robin).
+        rem = Signal(13 - shift + 1)
+        first = Signal()
         idx = Signal(max=ndw)
         user_id = Signal(8)
         length = self.wr_len
@@ -374,8 +378,9 @@ class DMAWriteAdapter(LiteXModule):
                 write_in.eq(1),
                 NextValue(addr, self.wr_addr),
                 NextValue(main_beats, length >> shift),
+                NextValue(rem, length >> shift),
+                NextValue(first, 1),
                 NextValue(tail, length[2:shift]),
-                NextValue(cnt, 0),
                 NextValue(idx, 0),
                 If(~ok,
                     write_bad.eq(1),
@@ -395,14 +400,15 @@ class DMAWriteAdapter(LiteXModule):
         )
         fsm.act("MAIN",
             req.valid.eq(self.wr_valid),
-            req.first.eq(cnt == 0),
-            req.last.eq(cnt == main_beats - 1),
+            req.first.eq(first),
+            req.last.eq(rem == 1),
             req.adr.eq(addr),
             req.len.eq(main_beats << (shift - 2)),
             req.dat.eq(self.wr_data),
             self.wr_ready.eq(req.ready),
             If(req.valid & req.ready,
-                NextValue(cnt, cnt + 1),
+                NextValue(rem, rem - 1),
+                NextValue(first, 0),
                 If(req.last,
                     If(tail != 0,
                         NextState("TAIL"),

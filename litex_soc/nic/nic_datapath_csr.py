@@ -129,10 +129,11 @@ class NICDatapathCSR(LiteXModule):
     - a strobe group: an In port `<stem>_valid` of a prefix with its companion In ports
       `<stem>_<field>` (and `<stem>` itself, as field `value`) of at most 32 bits: one CSRStorage
       `<prefix><stem>` with those fields; writing it is the strobe (one pulse, the fields presented
-      in the same cycle). A companion wider than 32 bits (an address) is its own CSRStorage
-      `<prefix><stem>_<field>` (or `<prefix><stem>` for the bare one, the strobe CSR then being
-      `<prefix><stem>_<its fields>`), written first: e.g. txe_base_addr then txe_base (field
-      queue: the strobe); txq_wb_addr then txq_wb_addr_queue.
+      in the same cycle, both through a register: the datapath sees the write a cycle later). A
+      companion wider than 32 bits (an address) is its own CSRStorage `<prefix><stem>_<field>` (or
+      `<prefix><stem>` for the bare one, the strobe CSR then being `<prefix><stem>_<its fields>`),
+      written first: e.g. txe_base_addr then txe_base (field queue: the strobe); txq_wb_addr then
+      txq_wb_addr_queue.
     - every other In port: a CSRStorage of its width (txfifo_max_len, rxe_ring_base, ...).
     - every Out port: a CSRStatus of its width (counters wrap at 32 bits).
 
@@ -210,12 +211,19 @@ class NICDatapathCSR(LiteXModule):
                 csr = CSRStorage(name=csr_name, description=describe(strobe) + " Writing this "
                                  "register is the strobe: its fields" +
                                  (f" and {', '.join(wide)}" if wide else "") +
-                                 " are taken in that cycle.",
+                                 " are taken together.",
                                  fields=[CSRField(f, size=w, description=describe(p))
                                          for f, p, w in fields])
+                # The strobe and its fields enter the datapath through registers (one cycle
+                # after the write, every strobe alike, so writes keep their order): the CSR
+                # bank's outputs are far from the cores they set up.
                 for f, port, _w in fields:
-                    ports[f"i_{port}"] = getattr(csr.fields, f)[:port_width(port)]
-                ports[f"i_{strobe}"] = csr.re
+                    q = Signal(port_width(port), name=f"{port}_q")
+                    self.sync += q.eq(getattr(csr.fields, f)[:port_width(port)])
+                    ports[f"i_{port}"] = q
+                strobe_q = Signal(name=f"{strobe}_q")
+                self.sync += strobe_q.eq(csr.re)
+                ports[f"i_{strobe}"] = strobe_q
             setattr(self, csr_name, csr)
         for csr_name, port, width in outs:
             csr = CSRStatus(width, name=csr_name, description=describe(port))

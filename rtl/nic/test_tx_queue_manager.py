@@ -25,6 +25,12 @@ OUTPUTS = ("active", "drained", "db_range_err", "job_valid", "job_queue", "job_i
 STATE = ("size_log2", "enable", "limit", "prod", "fetch", "in_flight")
 
 
+def held(inp):
+    """The queues whose grant the core holds back this cycle: a doorbell's, a config write's."""
+    return (inp.get("db_queue", 0) if inp.get("db_valid") else None,
+            inp.get("cfg_queue", 0) if inp.get("cfg_valid") else None)
+
+
 class Model:
     """The manager's registers, advanced one clock edge at a time (see tx_queue_manager.py)."""
 
@@ -57,8 +63,10 @@ class Model:
         return min(self.max_batch, self.waiting(q), self.size(q) - self.fetch[q],
                    self.limit[q] - self.in_flight[q])
 
-    def grant_ready(self, grant_queue, job_ready):
-        return int(bool(self.is_active(grant_queue) and (not self.job[0] or job_ready)))
+    def grant_ready(self, grant_queue, job_ready, db=None, cfg=None):
+        """db, cfg: the queue of a doorbell, a config write in the cycle, or None."""
+        return int(bool(self.is_active(grant_queue) and (not self.job[0] or job_ready) and
+                        grant_queue not in (db, cfg)))
 
     def outputs(self):
         n = self.n
@@ -102,7 +110,7 @@ class Model:
             c["jobs"] += 1
             c["descs_fetched"] += jc
         g = i["grant_queue"]
-        if i["grant_valid"] and self.grant_ready(g, i["job_ready"]):
+        if i["grant_valid"] and self.grant_ready(g, i["job_ready"], *held(i)):
             cnt = self.job_count(g)
             ev["job"] = (g, self.fetch[g], cnt)
             ev["job_by_wrap"] = cnt == self.size(g) - self.fetch[g] < self.waiting(g)
@@ -198,7 +206,8 @@ def simulate(dut, stim, model=None, check=None, state_every=1):
             assert got == outs, f"cycle {cyc}: " + ", ".join(
                 f"{k} dut {got[k]} model {outs[k]}" for k in OUTPUTS if got[k] != outs[k])
             gr = vals[len(OUTPUTS)]
-            assert gr == model.grant_ready(inp.get("grant_queue", 0), inp.get("job_ready", 0)), \
+            assert gr == model.grant_ready(inp.get("grant_queue", 0), inp.get("job_ready", 0),
+                                           *held(inp)), \
                 f"cycle {cyc}: grant_ready {gr}"
             if with_state:
                 st = vals[len(OUTPUTS) + 1:]
@@ -594,19 +603,22 @@ def test_disable_drain_reenable():
 
 def test_same_cycle_all_ports():
     # Ring of 16, limit 8, max_batch 2, doorbell 10; jobs (0, 2) and (2, 2): fetch 4, in
-    # flight 4. Cycle 6: doorbell 12, limit 5, a grant (count min(2, 6 waiting, 12 to the ring
-    # end, 8 - 4 = 4 room with the old limit) = 2) and a completion of 3, all for queue 0.
+    # flight 4. Cycle 6: doorbell 12, limit 5 and a completion of 3, all for queue 0, and a grant
+    # of queue 0, held back by the doorbell and config write of its queue: taken in 7 (count
+    # min(2, 8 waiting, 12 to the ring end, 5 - 1 = 4 room) = 2).
     states = {}
 
     def check(cyc, outs, inp, m):
         states[cyc] = m.state(0)
     script = {0: cfg(0, 4, 1, 8), 1: db(0, 10), 2: grant(0), 4: grant(0),
-              6: {**db(0, 12), **cfg(0, 4, 1, 5), **grant(0), **cpl(0, 3)}}
-    tr = simulate(TXQueueManager(1, 2), scripted(script, 9, TAKE), check=check)
-    assert jobs_of(tr) == [(3, 0, 0, 2), (5, 0, 2, 2), (7, 0, 4, 2)]
-    assert states[7] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=6, in_flight=3)
+              6: {**db(0, 12), **cfg(0, 4, 1, 5), **grant(0), **cpl(0, 3)}, 7: grant(0)}
+    tr = simulate(TXQueueManager(1, 2), scripted(script, 10, TAKE), check=check)
+    assert tr[6][2]["grant_ready"] == 0 and tr[7][2]["grant_ready"] == 1
+    assert jobs_of(tr) == [(3, 0, 0, 2), (5, 0, 2, 2), (8, 0, 4, 2)]
+    assert states[7] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=4, in_flight=1)
+    assert states[8] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=6, in_flight=3)
     assert wbs_of(tr) == [(8, 0, 3)]
-    o = tr[7][1]
+    o = tr[8][1]
     assert o["active"] == 1 and o["doorbells"] == 2 and o["descs_completed"] == 3
     assert all(o[k] == 0 for k in COUNTS if k.startswith("err"))
 

@@ -98,11 +98,11 @@ class TXQueueManager(wiring.Component):
     Every port is decided from the registers at the start of the cycle (none sees another port's
     effect of the same cycle) and takes effect at the clock edge, so in cycle t+1 the state and
     `active` reflect everything accepted in cycle t. A doorbell (prod), a config write (enable,
-    limit), a job creation (fetch, in_flight +) and a completion (in_flight -) of the same queue in
-    the same cycle all take effect: they write different fields and in_flight adds the job and
-    subtracts the completion. A queue reset (below) cannot coincide with any of the others: it
-    needs the queue drained, and then doorbells are refused, no grant is accepted and only a
-    completion of 0 descriptors is legal.
+    limit) and a completion (in_flight -) of the same queue in the same cycle all take effect, and
+    so do a job creation (fetch, in_flight +) and a completion; no grant of a queue is taken in a
+    cycle with a doorbell or a config write of that queue. A queue reset (below) cannot coincide
+    with any of the others: it needs the queue drained, and then doorbells are refused, no grant is
+    accepted and only a completion of 0 descriptors is legal.
 
     Ports
     -----
@@ -135,7 +135,9 @@ class TXQueueManager(wiring.Component):
         scheduler may change the queue under grant_valid).
     grant_ready : Out
         The grant is taken (to TXScheduler.grant_ready), combinational: grant_ready =
-        active[grant_queue] & (~job.valid | job.ready). In a cycle with grant_valid & grant_ready
+        active[grant_queue] & (~job.valid | job.ready), and no doorbell or config write of
+        grant_queue in the cycle (db_valid, cfg_valid; the grant waits a cycle). In a cycle with
+        grant_valid & grant_ready
         a job is created from the queue's registers::
 
             count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
@@ -250,8 +252,14 @@ class TXQueueManager(wiring.Component):
 
         # -- grant -> job ------------------------------------------------------------------------
         g = self.grant_queue
-        active_pad = Cat(self.active, Const(0, 2**qbits - n)) if 2**qbits > n else self.active
-        m.d.comb += self.grant_ready.eq(active_pad.bit_select(g, 1) &
+        # No grant is taken in a cycle with a doorbell or a config write of its queue: a job
+        # then never coincides with either, and a job's next state needs no sum of them. Held
+        # back per queue from the inputs, beside the grant (which arrives later), then selected.
+        takes = Signal(n)
+        m.d.comb += takes.eq(Cat(self.active[i] & ~(self.db_valid & (self.db_queue == i)) &
+                                 ~(self.cfg_valid & (self.cfg_queue == i)) for i in range(n)))
+        takes_pad = Cat(takes, Const(0, 2**qbits - n)) if 2**qbits > n else takes
+        m.d.comb += self.grant_ready.eq(takes_pad.bit_select(g, 1) &
                                         (~self.job.valid | self.job.ready))
         accept = Signal()
         m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
@@ -315,18 +323,24 @@ class TXQueueManager(wiring.Component):
         ]
 
         # -- config ------------------------------------------------------------------------------
+        # Decided per queue from its own registers (no mux by the queue number on the way to
+        # the queue's next state).
         f = self.cfg_queue
-        f_params = valid_queue(f) & (self.cfg_size_log2 <= SIZE_LOG2_MAX) & \
-            (self.cfg_limit <= LIMIT_MAX)
-        drained_pad = Cat(self.drained, Const(0, 2**qbits - n)) if 2**qbits > n else self.drained
-        f_drained = drained_pad.bit_select(f, 1)
+        f_params = Signal()
+        cfg_hr = Signal(n)                      # a reset of queue i
+        cfg_hu = Signal(n)                      # an enable/limit update of queue i
         cfg_reset = Signal()
         cfg_upd = Signal()
         lim_w = Signal(CNT_BITS)
         m.d.comb += [
-            cfg_reset.eq(self.cfg_valid & f_params & f_drained),
-            cfg_upd.eq(self.cfg_valid & f_params & ~f_drained &
-                       (self.cfg_size_log2 == size_log2[f]) & (enable[f] | ~self.cfg_enable)),
+            f_params.eq(self.cfg_valid & (self.cfg_size_log2 <= SIZE_LOG2_MAX) &
+                        (self.cfg_limit <= LIMIT_MAX)),
+            cfg_hr.eq(Cat(f_params & (f == i) & self.drained[i] for i in range(n))),
+            cfg_hu.eq(Cat(f_params & (f == i) & ~self.drained[i] &
+                          (self.cfg_size_log2 == self.q_size_log2[i]) &
+                          (self.q_enable[i] | ~self.cfg_enable) for i in range(n))),
+            cfg_reset.eq(cfg_hr.any()),
+            cfg_upd.eq(cfg_hu.any()),
             lim_w.eq(Mux(self.cfg_limit == 0, 1, self.cfg_limit)),
         ]
 
@@ -336,8 +350,8 @@ class TXQueueManager(wiring.Component):
             hj = accept & (g == i)
             hc = cpl_hit[i]
             hd = db_ok & (d == i)
-            hr = cfg_reset & (f == i)
-            hu = cfg_upd & (f == i)
+            hr = cfg_hr[i]
+            hu = cfg_hu[i]
             prod_n = Signal(POS_BITS, name=f"q{i}_prod_n")
             fetch_n = Signal(POS_BITS, name=f"q{i}_fetch_n")
             infl_n = Signal(CNT_BITS, name=f"q{i}_in_flight_n")
@@ -349,6 +363,8 @@ class TXQueueManager(wiring.Component):
             c_in = Mux(hc, self.cpl.p.count, 0)
             j_in = Signal(CNT_BITS, name=f"q{i}_job_n")
             m.d.comb += j_in.eq(Mux(hj, cnt, 0))
+            infl_c = Signal(CNT_BITS, name=f"q{i}_in_flight_c")    # beside the count
+            m.d.comb += infl_c.eq(infl - c_in)
             # The kept differences, each with one subtraction of the job after its count: waiting
             # from the doorbell's or the kept one, room from the written limit's or the kept one.
             db_wait = Signal(POS_BITS, name=f"q{i}_db_waiting")
@@ -373,8 +389,6 @@ class TXQueueManager(wiring.Component):
             w = self.q_waiting[i]
             with m.If(hr):
                 m.d.comb += work_n.eq(0)
-            with m.Elif(hj & hd):
-                m.d.comb += work_n.eq(db_wait != cnt)
             with m.Elif(hj):
                 m.d.comb += work_n.eq((self.q_to_wrap[i] < w) | (room < w) | (mb < w))
             with m.Else():
@@ -382,14 +396,16 @@ class TXQueueManager(wiring.Component):
             with m.If(hr):
                 m.d.comb += room_n.eq(1)                        # in_flight 0 < limit >= 1
             with m.Elif(hj):
-                m.d.comb += room_n.eq((w < lim_base) | (self.q_to_wrap[i] < lim_base) |
-                                      (room < lim_base) | (mb < lim_base))
+                # room + completed - count > 0: a completion of >= 1 leaves room (count <=
+                # room); without one, one of count's other terms is below room.
+                m.d.comb += room_n.eq(cpl_set[i] | (w < room) | (self.q_to_wrap[i] < room) |
+                                      (mb < room))
             with m.Else():
                 m.d.comb += room_n.eq(lim_base > 0)
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
                 fetch_n.eq(Mux(hr | (hj & q_wraps[i]), 0, self.q_fetch[i] + j_in)),
-                infl_n.eq(Mux(hr, 0, infl + j_in - c_in)),
+                infl_n.eq(Mux(hr, 0, infl_c + j_in)),
                 en_n.eq(Mux(hr | hu, self.cfg_enable, self.q_enable[i])),
                 lim_n.eq(Mux(hr | hu, lim_w, self.q_limit[i])),
                 cpl_set[i].eq(hc & (self.cpl.p.count != 0)),
@@ -437,12 +453,14 @@ class TXQueueManager(wiring.Component):
                              after.eq(Cat(sel < i if i else Const(0) for i in range(n)))]
 
         # -- counters ----------------------------------------------------------------------------
-        m.d.sync += [
-            self.doorbells.eq(self.doorbells + db_ok),
-            self.descs_completed.eq(self.descs_completed + Mux(cpl_ok, self.cpl.p.count, 0)),
-            self.err_db_range.eq(self.err_db_range + db_rng),
-            self.err_db_disabled.eq(self.err_db_disabled + db_dis),
-            self.err_cpl.eq(self.err_cpl + (self.cpl.valid & ~cpl_ok)),
-            self.err_cfg.eq(self.err_cfg + (self.cfg_valid & ~cfg_reset & ~cfg_upd)),
-        ]
+        # Each count's sum from its register, the event its flip-flops' enable (the event's
+        # decision is late in the cycle; a carry chain after it would be later still).
+        for count, event, step in ((self.doorbells, db_ok, 1),
+                                   (self.descs_completed, cpl_ok, self.cpl.p.count),
+                                   (self.err_db_range, db_rng, 1),
+                                   (self.err_db_disabled, db_dis, 1),
+                                   (self.err_cpl, self.cpl.valid & ~cpl_ok, 1),
+                                   (self.err_cfg, self.cfg_valid & ~cfg_reset & ~cfg_upd, 1)):
+            with m.If(event):
+                m.d.sync += count.eq(count + step)
         return m
