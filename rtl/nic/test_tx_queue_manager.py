@@ -42,6 +42,8 @@ class Model:
         self.db_err, self.pend = [0] * n, [0] * n
         self.wb_ptr = 0
         self.job = (0, 0, 0, 0)                 # valid, queue, index, count
+        # The core's registered job counts (from the cycle before) and which are stale.
+        self.count_r, self.stale = [0] * n, [1] * n
         self.wb = (0, 0, 0)                     # valid, queue, cons
         self.counts = dict.fromkeys(COUNTS, 0)
         self.events = {}                        # what the last step did (for coverage)
@@ -65,8 +67,8 @@ class Model:
 
     def grant_ready(self, grant_queue, job_ready, db=None, cfg=None):
         """db, cfg: the queue of a doorbell, a config write in the cycle, or None."""
-        return int(bool(self.is_active(grant_queue) and (not self.job[0] or job_ready) and
-                        grant_queue not in (db, cfg)))
+        return int(bool(self.is_active(grant_queue) and not self.stale[grant_queue] and
+                        (not self.job[0] or job_ready) and grant_queue not in (db, cfg)))
 
     def outputs(self):
         n = self.n
@@ -91,6 +93,9 @@ class Model:
         old_enable, old_inf = list(self.enable), list(self.in_flight)
         drained = [self.outputs()["drained"] >> q & 1 for q in range(n)]
         cpl_set = None
+        was_active = [self.is_active(q) for q in range(n)]
+        counts_now = [self.job_count(q) for q in range(n)]
+        changed = set()                         # queues with a job, doorbell or config write
 
         # Writeback register (from the registers before this edge).
         if not self.wb[0] or i["wb_ready"]:
@@ -111,7 +116,9 @@ class Model:
             c["descs_fetched"] += jc
         g = i["grant_queue"]
         if i["grant_valid"] and self.grant_ready(g, i["job_ready"], *held(i)):
-            cnt = self.job_count(g)
+            cnt = self.count_r[g]
+            assert cnt <= self.job_count(g)
+            changed.add(g)
             ev["job"] = (g, self.fetch[g], cnt)
             ev["job_by_wrap"] = cnt == self.size(g) - self.fetch[g] < self.waiting(g)
             ev["job_by_limit"] = cnt == self.limit[g] - self.in_flight[g] < self.max_batch
@@ -133,6 +140,7 @@ class Model:
                 self.db_err[q] = 1
             else:
                 ev["db_noop"] = idx == self.prod[q]
+                changed.add(q)
                 self.prod[q] = idx
                 c["doorbells"] += 1
 
@@ -156,6 +164,7 @@ class Model:
                 c["err_cfg"] += 1
             elif drained[q]:
                 ev["reset"] = q
+                changed.add(q)
                 self.size_log2[q], self.enable[q], self.limit[q] = lg, en, max(lim, 1)
                 self.prod[q] = self.fetch[q] = self.in_flight[q] = 0
                 self.db_err[q] = 0
@@ -163,10 +172,13 @@ class Model:
                 c["err_cfg"] += 1
             else:
                 ev["cfg_update"] = q
+                changed.add(q)
                 self.enable[q], self.limit[q] = en, max(lim, 1)
 
         if cpl_set is not None:
             self.pend[cpl_set] = 1
+        self.count_r = counts_now
+        self.stale = [int(q in changed or not was_active[q]) for q in range(n)]
 
 
 def simulate(dut, stim, model=None, check=None, state_every=1):
@@ -470,10 +482,10 @@ def test_random_vs_model(n, max_batch, sizes, limits, ncycles, seed):
 
 
 # -- hand-worked cases ------------------------------------------------------------------------
-# A doorbell in cycle c is seen in `active` from c+1; a grant accepted in cycle c is presented
-# as a job from c+1 and is already in `active` of c+1; a completion in cycle c makes the queue
-# pending in c+1, loaded into the writeback register at the end of c+1 (if it is free), so the
-# writeback is presented from c+2.
+# A doorbell in cycle c is seen in `active` from c+1 (a grant taken from c+2); a grant accepted
+# in cycle c is presented as a job from c+1 and is already in `active` of c+1; a completion in
+# cycle c makes the queue pending in c+1, loaded into the writeback register at the end of c+1
+# (if it is free), so the writeback is presented from c+2.
 
 TAKE = dict(job_ready=1, wb_ready=1)
 
@@ -515,31 +527,35 @@ def reactive(script, ncycles, complete_after=None):
 
 
 def test_ring8_doorbell5_one_job():
-    # Ring of 8, limit 8, max_batch 8: doorbell 5 -> one job of descriptors 0..4.
-    tr = run(1, {0: cfg(0, 3, 1, 8), 1: db(0, 5), 2: grant(0)}, 6)
+    # Ring of 8, limit 8, max_batch 8: doorbell 5 -> one job of descriptors 0..4. The queue is
+    # active from the cycle after the doorbell, its job count registered from then: the grant
+    # is taken a cycle later.
+    tr = run(1, {0: cfg(0, 3, 1, 8), 1: db(0, 5), 2: grant(0), 3: grant(0)}, 7)
     outs = [o for _, o, _ in tr]
-    assert [o["active"] for o in outs] == [0, 0, 1, 0, 0, 0]
-    assert tr[2][2]["grant_ready"] == 1
-    assert jobs_of(tr) == [(3, 0, 0, 5)]
-    assert outs[3]["jobs"] == 0 and outs[4]["jobs"] == 1 and outs[4]["descs_fetched"] == 5
-    assert outs[2]["doorbells"] == 1 and outs[5]["drained"] == 0
+    assert [o["active"] for o in outs] == [0, 0, 1, 1, 0, 0, 0]
+    assert tr[2][2]["grant_ready"] == 0 and tr[3][2]["grant_ready"] == 1
+    assert jobs_of(tr) == [(4, 0, 0, 5)]
+    assert outs[4]["jobs"] == 0 and outs[5]["jobs"] == 1 and outs[5]["descs_fetched"] == 5
+    assert outs[2]["doorbells"] == 1 and outs[6]["drained"] == 0
 
 
 def test_limit1_one_descriptor_per_job():
     # The one-packet-at-a-time driver: limit 1, doorbell 5, each job completed the cycle after
-    # it is taken: a job every 3 cycles (grant, job, completion), cons written back 1..5.
-    tr = run(1, None, 20, stim=reactive({0: cfg(0, 3, 1, 1), 1: db(0, 5)}, 20, 1))
-    assert jobs_of(tr) == [(c, 0, i, 1) for c, i in zip(range(3, 18, 3), range(5))]
-    assert wbs_of(tr) == [(c, 0, i + 1) for c, i in zip(range(6, 21, 3), range(5))]
+    # it is taken: a job every 4 cycles (grant, job, completion, the count registered once the
+    # queue is active again), cons written back 1..5.
+    tr = run(1, None, 24, stim=reactive({0: cfg(0, 3, 1, 1), 1: db(0, 5)}, 24, 1))
+    assert jobs_of(tr) == [(c, 0, i, 1) for c, i in zip(range(4, 21, 4), range(5))]
+    assert wbs_of(tr) == [(c, 0, i + 1) for c, i in zip(range(7, 24, 4), range(5))]
     assert tr[-1][1]["descs_completed"] == 5
 
 
 def test_wrap_ring8():
     # Ring of 8: doorbell 6 -> job (0, 6), completed; doorbell 2 (prod 2, fetch 6): 4 waiting,
-    # but the ring ends after 2: jobs (6, 2) then (0, 2).
+    # but the ring ends after 2: jobs (6, 2) then (0, 2), a cycle apart (a queue's count is
+    # registered again after its job).
     tr = run(1, None, 12, stim=reactive({0: cfg(0, 3, 1, 8), 1: db(0, 6), 4: cpl(0, 6),
                                          5: db(0, 2)}, 12))
-    assert jobs_of(tr) == [(3, 0, 0, 6), (7, 0, 6, 2), (8, 0, 0, 2)]
+    assert jobs_of(tr) == [(4, 0, 0, 6), (8, 0, 6, 2), (10, 0, 0, 2)]
     assert wbs_of(tr) == [(6, 0, 6)]
 
 
@@ -549,7 +565,7 @@ def test_wrap_ring4096():
     tr = run(1, None, 12, max_batch=4096,
              stim=reactive({0: cfg(0, 12, 1, 4096), 1: db(0, 4090), 4: cpl(0, 4090),
                             5: db(0, 5)}, 12))
-    assert jobs_of(tr) == [(3, 0, 0, 4090), (7, 0, 4090, 6), (8, 0, 0, 5)]
+    assert jobs_of(tr) == [(4, 0, 0, 4090), (8, 0, 4090, 6), (10, 0, 0, 5)]
 
 
 def test_doorbell_out_of_range():
@@ -580,20 +596,20 @@ def test_doorbell_out_of_range():
 
 
 def test_disable_drain_reenable():
-    # Queue 0: ring 8, limit 8, max_batch 4, doorbell 7: job (0, 4), 3 more waiting, active.
-    # Disabled in 4: inactive from 5 (a grant in 6 is not taken); re-enabling in 5 is refused.
-    # Completions in 6 and 7; writebacks cons 2 (presented from 8, wb_ready 0 in 8) and cons 4
-    # (taken in 10): drained from 11. Re-enabled in 11 (a reset): empty; doorbell 2 -> (0, 2).
-    # Queue 1 stays active throughout.
-    script = {0: cfg(0, 3, 1, 8), 1: {**cfg(1, 3, 1, 8), **db(0, 7)}, 2: {**grant(0),
-              **db(1, 3)}, 4: cfg(0, 3, 0, 8), 5: cfg(0, 3, 1, 8), 6: {**cpl(0, 2), **grant(0)},
+    # Queue 0: ring 8, limit 8, max_batch 4, doorbell 7: job (0, 4) (granted in 3), 3 more
+    # waiting, active. Disabled in 4: inactive from 5 (a grant in 6 is not taken); re-enabling
+    # in 5 is refused. Completions in 6 and 7; writebacks cons 2 (presented from 8, wb_ready 0
+    # in 8) and cons 4 (taken in 10): drained from 11. Re-enabled in 11 (a reset): empty;
+    # doorbell 2 -> (0, 2), granted in 14. Queue 1 stays active throughout.
+    script = {0: cfg(0, 3, 1, 8), 1: {**cfg(1, 3, 1, 8), **db(0, 7)}, 2: db(1, 3),
+              3: grant(0), 4: cfg(0, 3, 0, 8), 5: cfg(0, 3, 1, 8), 6: {**cpl(0, 2), **grant(0)},
               7: cpl(0, 2), 8: dict(wb_ready=0), 11: cfg(0, 3, 1, 8), 12: db(0, 2),
-              13: grant(0)}
-    tr = run(2, script, 16, max_batch=4)
+              14: grant(0)}
+    tr = run(2, script, 17, max_batch=4)
     outs = [o for _, o, _ in tr]
-    assert [o["active"] & 1 for o in outs] == [0, 0, 1, 1, 1] + [0] * 8 + [1, 0, 0]
+    assert [o["active"] & 1 for o in outs] == [0, 0, 1, 1, 1] + [0] * 8 + [1, 1, 0, 0]
     assert all(o["active"] >> 1 for o in outs[3:])
-    assert jobs_of(tr) == [(3, 0, 0, 4), (14, 0, 0, 2)]
+    assert jobs_of(tr) == [(4, 0, 0, 4), (15, 0, 0, 2)]
     assert tr[6][2]["grant_ready"] == 0
     assert outs[6]["err_cfg"] == 1 and outs[-1]["err_cfg"] == 1
     assert wbs_of(tr) == [(9, 0, 2), (10, 0, 4)]
@@ -604,21 +620,23 @@ def test_disable_drain_reenable():
 def test_same_cycle_all_ports():
     # Ring of 16, limit 8, max_batch 2, doorbell 10; jobs (0, 2) and (2, 2): fetch 4, in
     # flight 4. Cycle 6: doorbell 12, limit 5 and a completion of 3, all for queue 0, and a grant
-    # of queue 0, held back by the doorbell and config write of its queue: taken in 7 (count
-    # min(2, 8 waiting, 12 to the ring end, 5 - 1 = 4 room) = 2).
+    # of queue 0, held back by the doorbell and config write of its queue (and in 7 by its count,
+    # registered again): taken in 8 (count min(2, 8 waiting, 12 to the ring end, 5 - 1 = 4
+    # room) = 2).
     states = {}
 
     def check(cyc, outs, inp, m):
         states[cyc] = m.state(0)
-    script = {0: cfg(0, 4, 1, 8), 1: db(0, 10), 2: grant(0), 4: grant(0),
-              6: {**db(0, 12), **cfg(0, 4, 1, 5), **grant(0), **cpl(0, 3)}, 7: grant(0)}
-    tr = simulate(TXQueueManager(1, 2), scripted(script, 10, TAKE), check=check)
-    assert tr[6][2]["grant_ready"] == 0 and tr[7][2]["grant_ready"] == 1
-    assert jobs_of(tr) == [(3, 0, 0, 2), (5, 0, 2, 2), (8, 0, 4, 2)]
+    script = {0: cfg(0, 4, 1, 8), 1: db(0, 10), 3: grant(0), 5: grant(0),
+              6: {**db(0, 12), **cfg(0, 4, 1, 5), **grant(0), **cpl(0, 3)}, 7: grant(0),
+              8: grant(0)}
+    tr = simulate(TXQueueManager(1, 2), scripted(script, 11, TAKE), check=check)
+    assert [tr[c][2]["grant_ready"] for c in (6, 7, 8)] == [0, 0, 1]
+    assert jobs_of(tr) == [(4, 0, 0, 2), (6, 0, 2, 2), (9, 0, 4, 2)]
     assert states[7] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=4, in_flight=1)
-    assert states[8] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=6, in_flight=3)
+    assert states[9] == dict(size_log2=4, enable=1, limit=5, prod=12, fetch=6, in_flight=3)
     assert wbs_of(tr) == [(8, 0, 3)]
-    o = tr[8][1]
+    o = tr[9][1]
     assert o["active"] == 1 and o["doorbells"] == 2 and o["descs_completed"] == 3
     assert all(o[k] == 0 for k in COUNTS if k.startswith("err"))
 

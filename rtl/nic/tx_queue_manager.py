@@ -135,19 +135,23 @@ class TXQueueManager(wiring.Component):
         scheduler may change the queue under grant_valid).
     grant_ready : Out
         The grant is taken (to TXScheduler.grant_ready), combinational: grant_ready =
-        active[grant_queue] & (~job.valid | job.ready), and no doorbell or config write of
-        grant_queue in the cycle (db_valid, cfg_valid; the grant waits a cycle). In a cycle with
-        grant_valid & grant_ready
-        a job is created from the queue's registers::
+        active[grant_queue] & (~job.valid | job.ready) & ~stale[grant_queue], and no doorbell or
+        config write of grant_queue in the cycle (db_valid, cfg_valid). A queue's job count is a
+        register, from the queue's registers of the cycle before::
 
             count = min(max_batch, waiting, S - fetch (descriptors before the ring wraps),
-                        limit - in_flight)  (>= 1, as the queue is active)
+                        limit - in_flight)
 
-        and at the edge fetch += count (mod S), in_flight += count, so `active` of cycle t+1
-        already reflects the job of a grant accepted in cycle t, which is what TXScheduler's
-        one-cycle bubble after an acceptance needs (even without the bubble no descriptor could be
-        handed out twice). A grant for a queue that is not active in the grant cycle (disabled or
-        limit lowered since the scheduler saw it) is not taken; the scheduler withdraws it.
+        and `stale` (a register) says the queue was inactive in the cycle before or had a job,
+        an accepted doorbell or config write in it: a grant waits a cycle after any of those.
+        Otherwise only completions can have changed the queue since (more room), so the count is
+        >= 1 and within all four. In a cycle with grant_valid & grant_ready a job of `count`
+        descriptors from fetch is created and at the edge fetch += count (mod S), in_flight +=
+        count, so `active` of cycle t+1 already reflects the job of a grant accepted in cycle t
+        (TXScheduler's one-cycle bubble after an acceptance; the core takes no grant of that
+        queue in t+1 either). A grant for a queue that is not active in the grant cycle
+        (disabled or limit lowered since the scheduler saw it) is not taken; the scheduler
+        withdraws it.
     job : Out(stream of job_layout: queue, index (12), count (bit length of max_batch))
         The fetch jobs, to the descriptor fetch DMA (TXEngine.job): descriptors index .. index +
         count - 1 of ring `queue` (never across the ring end). A registered stream: the job is
@@ -252,11 +256,17 @@ class TXQueueManager(wiring.Component):
 
         # -- grant -> job ------------------------------------------------------------------------
         g = self.grant_queue
-        # No grant is taken in a cycle with a doorbell or a config write of its queue: a job
-        # then never coincides with either, and a job's next state needs no sum of them. Held
-        # back per queue from the inputs, beside the grant (which arrives later), then selected.
+        # A queue's job count is a register, computed from the queue's registers of the cycle
+        # before (q_count_r). It holds for this cycle unless the queue was inactive then or had
+        # a job, a doorbell or a config write (`stale`): since then only completions can have
+        # changed it, which only add room. No grant of a stale queue is taken, nor one of a
+        # queue with a doorbell or a config write in the cycle (a job then never coincides with
+        # either, so its next state needs no sum of them). Held back per queue, beside the grant
+        # (which arrives later), then selected.
+        stale = Signal(n, init=2**n - 1)
         takes = Signal(n)
-        m.d.comb += takes.eq(Cat(self.active[i] & ~(self.db_valid & (self.db_queue == i)) &
+        m.d.comb += takes.eq(Cat(self.active[i] & ~stale[i] &
+                                 ~(self.db_valid & (self.db_queue == i)) &
                                  ~(self.cfg_valid & (self.cfg_queue == i)) for i in range(n)))
         takes_pad = Cat(takes, Const(0, 2**qbits - n)) if 2**qbits > n else takes
         m.d.comb += self.grant_ready.eq(takes_pad.bit_select(g, 1) &
@@ -265,8 +275,7 @@ class TXQueueManager(wiring.Component):
         m.d.comb += accept.eq(self.grant_valid & self.grant_ready)
 
         # Each queue's job size, from its own registers in parallel (a balanced tree of mins),
-        # then the granted queue's taken: the grant selects at the end instead of feeding every
-        # stage.
+        # registered; the granted queue's taken.
         q_count, q_wraps = [], []
         for i in range(n):
             # room is >= 1 whenever the queue is active; a count of an inactive queue is unused.
@@ -280,8 +289,11 @@ class TXQueueManager(wiring.Component):
             m.d.comb += wraps.eq((self.q_to_wrap[i] <= self.q_waiting[i]) &
                                  (self.q_to_wrap[i] <= room) &
                                  (self.q_to_wrap[i] <= self.max_batch))
-            q_count.append(cnt)
-            q_wraps.append(wraps)
+            cnt_r = Signal(CNT_BITS, name=f"q{i}_count_r")
+            wraps_r = Signal(name=f"q{i}_wraps_r")
+            m.d.sync += [cnt_r.eq(cnt), wraps_r.eq(wraps)]
+            q_count.append(cnt_r)
+            q_wraps.append(wraps_r)
         g_fetch = Signal(POS_BITS)
         count = Signal(CNT_BITS)
         m.d.comb += [g_fetch.eq(fetch[g]), count.eq(table(q_count)[g])]
@@ -361,47 +373,53 @@ class TXQueueManager(wiring.Component):
             size_m = self.q_size[i] - 1
             cnt = q_count[i]
             c_in = Mux(hc, self.cpl.p.count, 0)
+            c_all = self.cpl.p.count                # added beside the check, then selected
             j_in = Signal(CNT_BITS, name=f"q{i}_job_n")
             m.d.comb += j_in.eq(Mux(hj, cnt, 0))
             infl_c = Signal(CNT_BITS, name=f"q{i}_in_flight_c")    # beside the count
             m.d.comb += infl_c.eq(infl - c_in)
             # The kept differences, each with one subtraction of the job after its count: waiting
-            # from the doorbell's or the kept one, room from the written limit's or the kept one.
+            # from the doorbell's or the kept one. room from the kept one with the completion and
+            # the job, or (a config update: never with a job) from the written limit; both sums
+            # made beside the decisions, which select at the end.
             db_wait = Signal(POS_BITS, name=f"q{i}_db_waiting")
             w_base = Signal(POS_BITS, name=f"q{i}_w_base")
-            lim_base = Signal(signed(CNT_BITS + 2), name=f"q{i}_lim_base")
+            r_cpl = Signal(signed(CNT_BITS + 2), name=f"q{i}_room_cpl")
+            r_keep = Signal(signed(CNT_BITS + 2), name=f"q{i}_room_keep")
+            r_lim = Signal(signed(CNT_BITS + 2), name=f"q{i}_room_lim")
+            r_upd = Signal(signed(CNT_BITS + 2), name=f"q{i}_room_upd")
             tw_sub = Signal(CNT_BITS, name=f"q{i}_to_wrap_sub")
             m.d.comb += [
                 db_wait.eq((self.db_index - self.q_fetch[i]) & size_m),
                 w_base.eq(Mux(hd, db_wait, self.q_waiting[i])),
-                lim_base.eq(Mux(hu, lim_w - infl, self.q_room[i]) + c_in),
+                r_cpl.eq(Mux(hc, self.q_room[i] + c_all, self.q_room[i])),
+                r_keep.eq(r_cpl - j_in),
+                r_lim.eq(lim_w - infl),
+                r_upd.eq(Mux(hc, r_lim + c_all, r_lim)),
                 tw_sub.eq(self.q_to_wrap[i] - j_in),
             ]
             # active's terms of the next state, each from registers and inputs in parallel with
             # the count, then selected: work left (waiting != 0) and room left (room > 0). With a
             # job, waiting - count != 0 is count < waiting for the kept waiting (count <=
-            # waiting), and room - count > 0 is count < lim_base, i.e. one of the four terms
-            # count is the least of is below lim_base.
+            # waiting), and room + completed - count > 0 as below.
             work_n = Signal(name=f"q{i}_work_n")
             room_n = Signal(name=f"q{i}_room_n")
             room = self.q_room[i][:CNT_BITS]
-            mb = Const(self.max_batch, CNT_BITS)
             w = self.q_waiting[i]
             with m.If(hr):
                 m.d.comb += work_n.eq(0)
             with m.Elif(hj):
-                m.d.comb += work_n.eq((self.q_to_wrap[i] < w) | (room < w) | (mb < w))
+                m.d.comb += work_n.eq(cnt < w)
             with m.Else():
                 m.d.comb += work_n.eq(Mux(hd, self.db_index, self.q_prod[i]) != self.q_fetch[i])
             with m.If(hr):
                 m.d.comb += room_n.eq(1)                        # in_flight 0 < limit >= 1
             with m.Elif(hj):
                 # room + completed - count > 0: a completion of >= 1 leaves room (count <=
-                # room); without one, one of count's other terms is below room.
-                m.d.comb += room_n.eq(cpl_set[i] | (w < room) | (self.q_to_wrap[i] < room) |
-                                      (mb < room))
+                # room), without one count < room.
+                m.d.comb += room_n.eq(cpl_set[i] | (cnt < room))
             with m.Else():
-                m.d.comb += room_n.eq(lim_base > 0)
+                m.d.comb += room_n.eq(Mux(hu, r_upd > 0, r_cpl > 0))
             m.d.comb += [
                 prod_n.eq(Mux(hr, 0, Mux(hd, self.db_index, self.q_prod[i]))),
                 fetch_n.eq(Mux(hr | (hj & q_wraps[i]), 0, self.q_fetch[i] + j_in)),
@@ -419,10 +437,11 @@ class TXQueueManager(wiring.Component):
                 self.q_enable[i].eq(en_n),
                 self.q_limit[i].eq(lim_n),
                 self.active[i].eq(en_n & work_n & room_n),
+                stale[i].eq(hj | hd | hr | hu | ~self.active[i]),
                 self.q_waiting[i].eq(Mux(hr, 0, (w_base - j_in) & size_m)),
                 self.q_to_wrap[i].eq(Mux(hr, Const(1, CNT_BITS) << self.cfg_size_log2,
                                          Mux(hj & q_wraps[i], self.q_size[i], tw_sub))),
-                self.q_room[i].eq(Mux(hr, lim_w, lim_base - j_in)),
+                self.q_room[i].eq(Mux(hr, lim_w, Mux(hu, r_upd, r_keep))),
             ]
             with m.If(hr):
                 m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
