@@ -33,15 +33,13 @@ from litepcie.tlp.depacketizer import LitePCIeTLPDepacketizer
 from litepcie.tlp.packetizer import LitePCIeTLPPacketizer
 
 
-def _slice(module, names, outputs, valid=()):
-    """Each stream module.<name> (if present) behind a PipeReady, which takes its name; those
-    named in `valid` behind a Buffer with both slices (valid and data registered too)."""
+def _slice(module, names, outputs):
+    """Each stream module.<name> (if present) behind a PipeReady, which takes its name."""
     for name in names:
         inner = getattr(module, name, None)
         if inner is None:
             continue
-        pipe = stream.Buffer(inner.description, pipe_valid=True, pipe_ready=True) \
-            if name in valid else stream.PipeReady(inner.description)
+        pipe = stream.PipeReady(inner.description)
         module.comb += inner.connect(pipe.sink) if outputs else pipe.source.connect(inner)
         module.add_module(name + "_slice", pipe)
         setattr(module, name, pipe.source if outputs else pipe.sink)
@@ -50,7 +48,7 @@ def _slice(module, names, outputs, valid=()):
 class SlicedDepacketizer(LitePCIeTLPDepacketizer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        _slice(self, ("req_source", "cmp_source"), outputs=True, valid=("cmp_source",))
+        _slice(self, ("req_source", "cmp_source"), outputs=True)
 
 
 class SlicedPacketizer(LitePCIeTLPPacketizer):
