@@ -105,11 +105,12 @@ class FrameFIFO(wiring.Component):
         and the output register free in cycle t+2 (m.valid 0, or m.ready 1), shows its first beat
         on m (m.valid 1) in cycle t+3: 3 cycles.
     source
-        m.valid and m.payload are registers (data, keep, last are the memory's synchronous read
-        port); a beat moves in cycle t when m.valid & m.ready, and in cycle t+1 the next beat is
-        on m if one is stored (one beat per cycle, frames back to back). frames_out (on m.p.last),
-        bytes_out (+= the 1 bits of m.p.keep), level (-= the same) and frames_queued (-= 1 on
-        m.p.last) are updated in cycle t+1.
+        m.valid and m.payload are registers (data and keep are the memory's synchronous read
+        port, last is set from the frame's beat count); a beat moves in cycle t when m.valid &
+        m.ready, and in cycle t+1 the next beat is on m if one is stored (one beat per cycle,
+        frames back to back). frames_out (on m.p.last) and frames_queued (-= 1 on m.p.last) are
+        updated in cycle t+1, bytes_out (+= the 1 bits of m.p.keep) and level (-= the same) in
+        cycle t+2.
     s.ready
         1 always when backpressure=False. With backpressure=True it is a function of registers
         only: 0 while the input stage holds a beat that cannot be decided, that is while the
@@ -199,11 +200,11 @@ class FrameFIFO(wiring.Component):
         aw = _log2(entries)                 # memory address bits; pointers have one more
         fw = _log2(self.max_frames)         # length FIFO address bits; pointers have one more
 
-        # Entry: data | keep | last | the bytes kept mod dw (counted on the write side, so that
+        # Entry: data | keep | the bytes kept mod dw (counted on the write side, so that
         # the output's byte count is read, not a popcount of the memory's output; mod dw keeps
         # the entry within the block RAMs' width: a count of 0 is dw bytes when keep[0] is set).
         nb_w = ceil_log2(dw)
-        m.submodules.mem = mem = memory.Memory(shape=unsigned(9 * dw + 1 + nb_w),
+        m.submodules.mem = mem = memory.Memory(shape=unsigned(9 * dw + nb_w),
                                                depth=entries, init=[])
         wr = mem.write_port()
         rd = mem.read_port(domain="sync")
@@ -246,12 +247,28 @@ class FrameFIFO(wiring.Component):
         else:
             beat = i_valid
             load = 1
-        m.d.comb += s_len.eq(Mux(s_first, 0, i_len) + popcount(self.s.p.keep))
+        # The comparisons are of the beat's byte count with what the frame has left below
+        # max_len (room) and min_len (need), registers kept beside the length: no compare of a
+        # sum. The length only grows within a frame, so i_over holds once set and need stops at
+        # 0.
+        s_pc = Signal(range(dw + 1))
+        s_room = Signal(lw + 1)
+        s_need = Signal(lw + 1)
+        i_room = Signal(lw + 1)             # max_len - i_len while not i_over
+        i_need = Signal(lw + 1)             # max(min_len - i_len, 0)
+        m.d.comb += [
+            s_pc.eq(popcount(self.s.p.keep)),
+            s_len.eq(Mux(s_first, 0, i_len) + s_pc),
+            s_room.eq(Mux(s_first, self.max_len, i_room)),
+            s_need.eq(Mux(s_first, self.min_len, i_need)),
+        ]
         with m.If(load):
             m.d.sync += [i_valid.eq(self.s.valid), i_p.eq(self.s.p), i_enable.eq(self.enable)]
             with m.If(self.s.valid):
-                m.d.sync += [i_len.eq(s_len), i_over.eq(s_len > self.max_len),
-                             i_runt.eq(s_len < self.min_len), s_first.eq(self.s.p.last)]
+                m.d.sync += [i_len.eq(s_len), i_over.eq((~s_first & i_over) | (s_pc > s_room)),
+                             i_runt.eq(s_pc < s_need), i_room.eq(s_room - s_pc),
+                             i_need.eq(Mux(s_pc < s_need, s_need - s_pc, 0)),
+                             s_first.eq(self.s.p.last)]
 
         # ---- write side: the staged beat
         len_now = i_len
@@ -288,7 +305,7 @@ class FrameFIFO(wiring.Component):
 
         m.d.comb += [
             wr.addr.eq(wp[:aw]),
-            wr.data.eq(Cat(i_p.data, i_p.keep, i_p.last, popcount(i_p.keep)[:nb_w])),
+            wr.data.eq(Cat(i_p.data, i_p.keep, popcount(i_p.keep)[:nb_w])),
             wr.en.eq(beat & keep),
             lwr.addr.eq(lwp[:fw]),
             lwr.data.eq(Cat(len_now[:lw], (wp - fstart)[:aw])),
@@ -319,14 +336,16 @@ class FrameFIFO(wiring.Component):
         rem = Signal(aw)           # beats of the current output frame still to read
         m_len = Signal(lw)         # the current output frame's length
         adv = ~self.m.valid | self.m.ready                  # the output register can load
-        avail = (rem != 0) | (lwp != lrp)
+        rem_0 = Signal(init=1)     # rem == 0, a register (it addresses the length FIFO)
+        avail = ~rem_0 | (lwp != lrp)
         take = Signal()
         start = Signal()           # take the first beat of a frame (pops the length FIFO)
         lrp_inc = Signal(fw + 1)
         m.d.comb += lrp_inc.eq(lrp + 1)
+        o_last = Signal()          # m.p.last, from the beat count (not the block RAM's output)
         m.d.comb += [
             take.eq(adv & avail),
-            start.eq(take & (rem == 0)),
+            start.eq(take & rem_0),
             rd.addr.eq(rp[:aw]),
             rd.en.eq(take),
             # Addressed with the next value of lrp: lrd.data is always lens[lrp], including a
@@ -335,13 +354,14 @@ class FrameFIFO(wiring.Component):
             lrd.addr.eq(Mux(start, lrp_inc, lrp)[:fw]),
             self.m.p.data.eq(rd.data[:8 * dw]),
             self.m.p.keep.eq(rd.data[8 * dw:9 * dw]),
-            self.m.p.last.eq(rd.data[9 * dw]),
+            self.m.p.last.eq(o_last),
             self.m.p.len.eq(m_len),
         ]
         with m.If(adv):
             m.d.sync += self.m.valid.eq(avail)
         with m.If(take):
-            m.d.sync += rp.eq(rp + 1)
+            ends = Mux(start, lrd.data[lw:] == 0, rem == 1)     # rem == 0 after this beat
+            m.d.sync += [rp.eq(rp + 1), o_last.eq(ends), rem_0.eq(ends)]
             with m.If(start):
                 m.d.sync += [
                     m_len.eq(lrd.data[:lw]),
@@ -351,15 +371,18 @@ class FrameFIFO(wiring.Component):
             with m.Else():
                 m.d.sync += rem.eq(rem - 1)
 
+        # The bytes of a beat output are counted a cycle later, from a register: the block
+        # RAM's output reaches no sum.
         out = self.m.valid & self.m.ready
-        nb_mod = rd.data[9 * dw + 1:]      # the stored count mod dw
+        nb_mod = rd.data[9 * dw:]          # the stored count mod dw
         out_bytes = Cat(nb_mod, (nb_mod == 0) & self.m.p.keep[0]) if nb_w else self.m.p.keep
-        with m.If(out):
-            m.d.sync += self.bytes_out.eq(self.bytes_out + out_bytes)
-            with m.If(self.m.p.last):
-                m.d.sync += self.frames_out.eq(self.frames_out + 1)
+        o_bytes = Signal(len(out_bytes))
+        m.d.sync += o_bytes.eq(Mux(out, out_bytes, 0))
+        m.d.sync += self.bytes_out.eq(self.bytes_out + o_bytes)
+        with m.If(out & o_last):
+            m.d.sync += self.frames_out.eq(self.frames_out + 1)
         m.d.sync += [
-            self.level.eq(self.level + Mux(c_commit, c_len, 0) - Mux(out, out_bytes, 0)),
-            self.frames_queued.eq(self.frames_queued + c_commit - (out & self.m.p.last)),
+            self.level.eq(self.level + Mux(c_commit, c_len, 0) - o_bytes),
+            self.frames_queued.eq(self.frames_queued + c_commit - (out & o_last)),
         ]
         return m

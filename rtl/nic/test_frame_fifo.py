@@ -93,6 +93,7 @@ class FrameFIFOModel:
         self.stage = None         # (data, keep, last, error, enable) of the input stage
         self.pending = None       # (last, drop, committed length) of the last decision
         self.out = None           # (data, keep, last, length) in the output register
+        self.out_bytes = 0        # bytes of the beat output in the cycle before
         self.counts = dict.fromkeys(COUNTS, 0)
         self.level = 0
         self.frames_queued = 0
@@ -166,9 +167,10 @@ class FrameFIFOModel:
             else:
                 self.level += length
                 self.frames_queued += 1
+        self._count("bytes_out", self.out_bytes)
+        self.level -= self.out_bytes
+        self.out_bytes = popcount(out[1]) if out and m_ready else 0
         if out and m_ready:
-            self._count("bytes_out", popcount(out[1]))
-            self.level -= popcount(out[1])
             if out[2]:
                 self._count("frames_out")
                 self.frames_queued -= 1
@@ -197,6 +199,7 @@ class Result:
     valid_cycles: list    # cycles with m_valid 1
     moved: list           # cycles with m_valid & m_ready
     partial: int          # bytes output of a frame whose last beat has not been output
+    uncounted: int        # bytes output in the last cycle (bytes_out counts them a cycle on)
     s_ready: list         # s_ready of every cycle
     last_in: list         # cycles in which a last beat was accepted
 
@@ -267,8 +270,8 @@ def simulate(frames, ready=None, *, data_width=8, depth=4096, max_frames=None,
     col = Collector(data_width)
     ready = ready or (lambda c: 1)
     end = Ending(tail)
-    res = Result(frames=[], counts={}, valid_cycles=[], moved=[], partial=0, s_ready=[],
-                 last_in=[])
+    res = Result(frames=[], counts={}, valid_cycles=[], moved=[], partial=0, uncounted=0,
+                 s_ready=[], last_in=[])
 
     async def bench(ctx):
         ctx.set(dut.max_len, max_len)
@@ -301,7 +304,7 @@ def simulate(frames, ready=None, *, data_width=8, depth=4096, max_frames=None,
             got = {name: ctx.get(getattr(dut, name)) for name in COUNTS + STATUS}
             assert got == model.status(), f"cycle {cyc}: counters"
             cyc += 1
-        res.counts = got
+        res.counts, res.uncounted = got, model.out_bytes
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
@@ -336,7 +339,7 @@ def check_frame_level(frames, res, max_len, min_len, no_full=False):
     assert c["frames_in"] == len(frames)
     assert c["frames_in"] == c["frames_out"] + sum(c[d] for d in DROPS) + c["frames_queued"]
     assert c["frames_out"] == len(res.frames)
-    assert c["bytes_out"] == sum(n for _, n in res.frames) + res.partial
+    assert c["bytes_out"] + res.uncounted == sum(n for _, n in res.frames) + res.partial
     assert c["drop_full"] + c["frames_out"] + c["frames_queued"] == len(candidates)
     if no_full:
         assert c["drop_full"] == 0 and res.frames == candidates
@@ -446,7 +449,8 @@ def test_latency_three_cycles():
 
 def test_counters_cycle():
     """frames_in and the commit three cycles after the last beat (decided in the cycle after
-    it, the decision registered in the next); frames_out after the output's last beat."""
+    it, the decision registered in the next); frames_out after the output's last beat, its
+    bytes a cycle later."""
     dut = FrameFIFO(data_width=8, depth=256)
 
     async def bench(ctx):
@@ -470,13 +474,16 @@ def test_counters_cycle():
             (1, 11, 1)
         assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.len), ctx.get(dut.m.p.keep)) == (1, 11, 0xFF)
         await ctx.tick()
-        assert (ctx.get(dut.level), ctx.get(dut.bytes_out)) == (3, 8)
+        # cycle 5: the first beat's bytes counted a cycle later (from a register)
+        assert (ctx.get(dut.level), ctx.get(dut.bytes_out)) == (11, 0)
         assert (ctx.get(dut.m.valid), ctx.get(dut.m.p.last), ctx.get(dut.m.p.keep)) == (1, 1, 0x07)
         assert ctx.get(dut.m.p.data) & 0xFFFFFF == 0x222222
         await ctx.tick()
-        # cycle 6
+        # cycle 6: the frame out; its last beat's bytes in cycle 7
         assert (ctx.get(dut.frames_out), ctx.get(dut.bytes_out), ctx.get(dut.level),
-                ctx.get(dut.frames_queued), ctx.get(dut.m.valid)) == (1, 11, 0, 0, 0)
+                ctx.get(dut.frames_queued), ctx.get(dut.m.valid)) == (1, 8, 3, 0, 0)
+        await ctx.tick()
+        assert (ctx.get(dut.bytes_out), ctx.get(dut.level)) == (11, 0)
 
     sim = Simulator(dut)
     sim.add_clock(8e-9)
