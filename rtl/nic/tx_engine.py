@@ -14,7 +14,7 @@
 # 16..4096), max_frame (1..65535), max_batch (descriptors per job, 1..256).
 # Behaviour, to the cycle: TXEngine's docstring.
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import exact_log2
@@ -282,16 +282,23 @@ class TXEngine(wiring.Component):
         m.submodules.descs = descs = memory.Memory(shape=TX_DESC, depth=self.max_batch,
                                                    init=[])
         dwr = descs.write_port()
-        drd = descs.read_port(domain="comb")
+        # Both reads are synchronous, addressed with the next value of their index (the data is
+        # always the current index's descriptor, one written in the cycle before included): the
+        # LUT RAM's read ends at a register, not at the length checks.
+        di_next = Signal(cbits)
+        m.d.comb += di_next.eq(di)
+        m.d.sync += di.eq(di_next)
+        drd = descs.read_port(domain="sync", transparent_for=[dwr])
         d_addr = Signal(64)
         d_len = Signal(16)
         d_eop = Signal()
-        m.d.comb += [drd.addr.eq(di), d_addr.eq(drd.data.addr), d_len.eq(drd.data.len),
+        m.d.comb += [drd.addr.eq(di_next), d_addr.eq(drd.data.addr), d_len.eq(drd.data.len),
                      d_eop.eq(drd.data.flags[EOP_BIT])]
 
         # -- request issuer: splits a read of rq_rem bytes at rq_addr ----------------------------
         rq_addr = Signal(64)
         rq_rem = Signal(LEN_BITS)
+        rq_busy = Signal()                       # rq_rem != 0, a register
         rq_desc = Signal()                       # 1: descriptor reads, 0: payload reads
         to_4k = Signal(13, init=4096)            # 4096 - rq_addr[0:12], kept with rq_addr
         rq_len = Signal(13)
@@ -308,14 +315,20 @@ class TXEngine(wiring.Component):
         rem_lt_4k = Signal()
         max_lt_4k = Signal()
         to_4k_taken = Signal()                   # the read ends at the 4 KiB boundary
+        # rq_rem's differences give the compares (their signs) and its next values: no sum
+        # after a compare's mux.
+        d_max = Signal(signed(LEN_BITS + 1))
+        d_4k = Signal(signed(LEN_BITS + 1))
         m.d.comb += [
-            rem_lt_max.eq(rq_rem < rq_max),
-            rem_lt_4k.eq(rq_rem < to_4k),
+            d_max.eq(rq_rem - rq_max),
+            d_4k.eq(rq_rem - to_4k),
+            rem_lt_max.eq(d_max[-1]),
+            rem_lt_4k.eq(d_4k[-1]),
             max_lt_4k.eq(rq_max < to_4k),
             to_4k_taken.eq(Mux(rem_lt_max, ~rem_lt_4k, ~max_lt_4k)),
             rq_len.eq(Mux(rem_lt_max, Mux(rem_lt_4k, rq_rem, to_4k),
                           Mux(max_lt_4k, rq_max, to_4k))),
-            self.rd.req.valid.eq(rq_rem != 0),
+            self.rd.req.valid.eq(rq_busy),
             self.rd.req.p.addr.eq(rq_addr),
             self.rd.req.p.len.eq(rq_len),
             self.rd.req.p.desc.eq(rq_desc),
@@ -337,46 +350,54 @@ class TXEngine(wiring.Component):
                                         Mux(to_4k_taken, rq_addr_up, rq_addr[12:]))),
                          to_4k.eq(Mux(take_rem, to_4k - rq_rem,
                                       Mux(take_max, to_4k - rq_max, 4096))),
-                         rq_rem.eq(Mux(take_rem, 0, Mux(take_max, rq_rem - rq_max,
-                                                        rq_rem - to_4k)))]
+                         rq_rem.eq(Mux(take_rem, 0, Mux(take_max, d_max[:LEN_BITS],
+                                                        d_4k[:LEN_BITS]))),
+                         rq_busy.eq(~take_rem & Mux(take_max, d_max != 0, d_4k != 0))]
             with m.If(rq_desc):
                 m.d.sync += self.desc_reads.eq(self.desc_reads + 1)
             with m.Else():
                 m.d.sync += self.data_reads.eq(self.data_reads + 1)
 
         # -- read issuer: the job's payload reads, ahead of the packer (see "Read issue") --------
-        irp = descs.read_port(domain="comb")
+        irp = descs.read_port(domain="sync", transparent_for=[dwr])
         ri = Signal(cbits + 1)                   # the next descriptor to issue
         r_run = Signal()                         # issuing this job's payload reads
         r_skip = Signal()                        # its frame has a known error: no more reads
-        r_flen = Signal(16)                      # the frame's length so far (issuer's view)
+        r_room = Signal(16)                      # max_frame - the frame's length so far
         issued = Signal(self.max_batch)          # descriptor k's payload was read
         i_addr = Signal(64)
         i_len = Signal(16)
-        i_sum = Signal(LEN_BITS)
         i_err = Signal()
+        ri_next = Signal(cbits + 1)
+        m.d.comb += ri_next.eq(ri)
+        m.d.sync += ri.eq(ri_next)
+        # The length checks of step 2 as one compare with what the frame has left (a length
+        # over max_frame is over that too).
         m.d.comb += [
-            irp.addr.eq(ri), i_addr.eq(irp.data.addr), i_len.eq(irp.data.len),
-            i_sum.eq(r_flen + i_len),
-            i_err.eq(r_skip | (i_len == 0) | (i_len > self.max_frame) |
-                     (i_sum > self.max_frame)),
+            irp.addr.eq(ri_next), i_addr.eq(irp.data.addr),
+            i_len.eq(irp.data.len),
+            i_err.eq(r_skip | (i_len == 0) | (i_len > r_room)),
         ]
-        with m.If(r_run & (rq_rem == 0)):
+        with m.If(r_run & ~rq_busy):
             with m.If(ri == count):
                 m.d.sync += r_run.eq(0)
             with m.Else():
-                m.d.sync += ri.eq(ri + 1)
+                m.d.comb += ri_next.eq(ri + 1)
                 with m.If(i_err):
                     m.d.sync += r_skip.eq(1)
                 with m.Else():
                     m.d.sync += [
-                        r_flen.eq(i_sum), issued.eq(issued | (1 << ri)),
+                        r_room.eq(r_room - i_len), issued.eq(issued | (1 << ri)),
                         rq_addr.eq(Cat(Const(0, 4), i_addr[4:])), rq_desc.eq(0),
                         to_4k.eq(4096 - Cat(Const(0, 4), i_addr[4:12])),
-                        rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4),
+                        rq_rem.eq(((i_addr[0:4] + i_len + 15) >> 4) << 4), rq_busy.eq(1),
                     ]
                 with m.If(irp.data.flags[EOP_BIT]):   # EOP: the next frame starts clean
-                    m.d.sync += [r_skip.eq(0), r_flen.eq(0)]
+                    m.d.sync += [r_skip.eq(0), r_room.eq(self.max_frame)]
+
+        # The issuer has decided about descriptor di (ri > di), a register.
+        d_ready = Signal()
+        m.d.sync += d_ready.eq(ri_next > di_next)
 
         # -- completion consumer -----------------------------------------------------------------
         cpl_rem = Signal(LEN_BITS)               # beats still to come for the current read
@@ -395,6 +416,7 @@ class TXEngine(wiring.Component):
         # -- frame state -------------------------------------------------------------------------
         status = Signal(TxStatus)
         frame_len = Signal(16)
+        f_room = Signal(16, init=self.max_frame)  # max_frame - frame_len
         uncpl = Signal(13)                       # descriptors processed, not completed yet
         cur_eop = Signal()
         append = Signal()                        # the payload being consumed is packed
@@ -479,18 +501,21 @@ class TXEngine(wiring.Component):
             with m.Else():
                 m.d.comb += self.job.ready.eq(~self.open_valid | (self.job.p.queue == queue))
                 with m.If(self.job.valid & self.job.ready & (self.job.p.count != 0)):
+                    m.d.comb += [di_next.eq(0), ri_next.eq(0)]
                     m.d.sync += [
-                        queue.eq(self.job.p.queue), count.eq(self.job.p.count), di.eq(0),
+                        queue.eq(self.job.p.queue), count.eq(self.job.p.count),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
                         to_4k.eq(4096 - Cat(Const(0, 4), (job_base + self.job.p.index)[:8])),
                         rq_rem.eq(Mux(job_bad, 0, self.job.p.count * RECORD_BYTES)),
+                        rq_busy.eq(~job_bad),
                         rq_desc.eq(1),
                         cpl_rem.eq(self.job.p.count * (TX_DESC.size // W)), rd_err.eq(0),
                         bidx.eq(0),
-                        issued.eq(0), ri.eq(0), r_run.eq(0),
+                        issued.eq(0), r_run.eq(0),
                     ]
                     with m.If(~self.open_valid):
-                        m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
+                        m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0),
+                                     f_room.eq(self.max_frame)]
                     with m.If(job_bad):                 # no base: no read, the job fails
                         goto("DERR")
                     with m.Else():
@@ -513,18 +538,18 @@ class TXEngine(wiring.Component):
                 with m.Else():
                     # The issuer starts from the frame's state at the job's start.
                     m.d.sync += [r_run.eq(1), r_skip.eq(status != TxStatus.OK),
-                                 r_flen.eq(frame_len)]
+                                 r_room.eq(f_room)]
                     goto("DESC")
         with m.Elif(state == S["DERR"]):
             complete(count)
-            m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1),
-                         di.eq(count - 1)]
+            m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1)]
+            m.d.comb += di_next.eq(count - 1)
             with m.If(status == TxStatus.OK):
                 m.d.sync += status.eq(TxStatus.DESC_READ)
             goto("IDLE")
         with m.Elif(state == S["DESC"]):
             # Only once the issuer has decided about this descriptor.
-            with m.If(ri > di):
+            with m.If(d_ready):
                 m.d.sync += [uncpl.eq(uncpl + 1), cur_eop.eq(d_eop)]
                 sum_len = Signal(LEN_BITS)
                 rlen = Signal(LEN_BITS)              # roundup16((A mod 16) + L), in 16s
@@ -536,10 +561,10 @@ class TXEngine(wiring.Component):
                         m.d.sync += status.eq(TxStatus.DESC_LEN0)
                     with m.Elif(d_len > self.max_frame):
                         m.d.sync += status.eq(TxStatus.DESC_LEN)
-                    with m.Elif(sum_len > self.max_frame):
+                    with m.Elif(d_len > f_room):
                         m.d.sync += status.eq(TxStatus.FRAME_LEN)
                     with m.Else():
-                        m.d.sync += frame_len.eq(sum_len)
+                        m.d.sync += [frame_len.eq(sum_len), f_room.eq(f_room - d_len)]
                 # The issuer read it (it mirrors the length checks): consume its completions,
                 # packing them only if the frame had no error before it (else after a READ error).
                 with m.If(issued.bit_select(di, 1)):
@@ -572,7 +597,7 @@ class TXEngine(wiring.Component):
                 m.d.sync += self.open_valid.eq(1)
                 goto("IDLE")
             with m.Else():
-                m.d.sync += di.eq(di + 1)
+                m.d.comb += di_next.eq(di + 1)
                 goto("DESC")
         with m.Elif(state == S["FLUSH"]):
             with m.If(out_free):
@@ -604,10 +629,10 @@ class TXEngine(wiring.Component):
                     if st != TxStatus.DESC_READ:     # counted per failed job, in DERR
                         c = getattr(self, name)
                         m.d.sync += c.eq(c + (status == st))
-                m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0)]
+                m.d.sync += [status.eq(TxStatus.OK), frame_len.eq(0), f_room.eq(self.max_frame)]
                 with m.If(last_desc):
                     goto("IDLE")
                 with m.Else():
-                    m.d.sync += di.eq(di + 1)
+                    m.d.comb += di_next.eq(di + 1)
                     goto("DESC")
         return m
