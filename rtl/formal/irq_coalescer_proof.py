@@ -50,9 +50,10 @@ class CoalescerRules(Elaboratable):
         m = Module()
         w = self.width
         dut = IRQCoalescer(width=w, count_width=2)
-        timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub")]
-        m.submodules.dut, internal = peek(dut, "held", *timers)
-        held, (dly_t, dly_s, abs_t, abs_s, ivl_t, ivl_s) = internal[0], internal[1:]
+        timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub", "ge")]
+        m.submodules.dut, internal = peek(dut, "held", "has", "p_ge", *timers)
+        held, has_r, p_ge = internal[:3]
+        dly_t, dly_s, dly_ge, abs_t, abs_s, abs_ge, ivl_t, ivl_s, ivl_ge = internal[3:]
         top = 2**w - 1
         cfg = {name: Signal(w, name=f"cfg_{name}") for name in CONFIG}
         free = AnySeq if self.cfg_changes else AnyConst
@@ -142,6 +143,13 @@ class CoalescerRules(Elaboratable):
             *timer_inv(dly_t, dly_s, last_age, "usecs timer"),
             *timer_inv(abs_t, abs_s, first_age, "abs timer"),
             *timer_inv(ivl_t, ivl_s, ivl_age, "interval timer"),
+            # The rules' registered compares (each gated by its setting != 0 where used).
+            Assert(has_r == has, "inv: has == (pending != 0)"),
+            Assert(implies(frames != 0, p_ge == (pending >= frames)), "inv: pending >= frames"),
+            Assert(implies(usecs != 0, dly_ge == (dly_t >= usecs)), "inv: usecs timer >= usecs"),
+            Assert(implies(abs_usecs != 0, abs_ge == (abs_t >= abs_usecs)),
+                   "inv: abs timer >= abs_usecs"),
+            Assert(ivl_ge == (ivl_t >= cfg["min_interval"]), "inv: interval timer >= min"),
         ]
         return m
 
@@ -154,7 +162,8 @@ PROOFS = [
                       "interval: accepts at least max(1, min_interval*T) cycles apart",
                       "held: irq_valid stays 1 until accepted",
                       "pending == completions since the last accept (saturating)",
-                      "invariants: held, each timer's ticks*T+sub == its age (cycles)"]),
+                      "invariants: held, each timer's ticks*T+sub == its age (cycles), the "
+                      "registered compares"]),
     Proof("irq_coalescer_cfg", lambda: CoalescerRules(width=2, cfg_changes=True), mode="bmc",
           depth=28, deep_depth=48,
           properties=["configuration changing on any cycle: held and pending always",

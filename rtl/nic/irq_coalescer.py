@@ -33,7 +33,9 @@ class IRQCoalescer(wiring.Component):
     Cycles
     ------
     In cycle x, irq_valid is a function of the registers and of this cycle's `enable` and
-    configuration (it does not depend on this cycle's `event` or `irq_ready`). An event in cycle x
+    configuration (it does not depend on this cycle's `event` or `irq_ready`); the compares of
+    pending and the timers with frames, usecs, abs_usecs and min_interval are registers, made
+    with the configuration of cycle x-1. An event in cycle x
     counts in `pending` from cycle x+1. T = max(tick_cycles, 1) cycles per tick; every timer is
     counted in cycles, exactly: a timer of N ticks started by cycle s has expired in cycle x iff
     x - s >= N * T (each timer has its own tick prescaler, started with the timer, so no multiplier
@@ -85,8 +87,9 @@ class IRQCoalescer(wiring.Component):
     enable : In
         See above.
     frames, usecs, abs_usecs, min_interval, tick_cycles : In, `width` bits
-        The configuration (CSRs; a change takes effect in the cycle it is seen, from the state the
-        timers have counted so far; a reason already latched stays).
+        The configuration (CSRs; a change takes effect in the cycle after it is seen (the cycle
+        it is seen for the immediate rule and the zero tests), from the state the timers have
+        counted so far; a reason already latched stays).
     irqs, by_frames, by_usecs, by_abs, by_immediate : Out, `count_width` bits
         Accepted interrupts and their reasons (wrapping).
     pending : Out, `width` bits
@@ -114,40 +117,47 @@ class IRQCoalescer(wiring.Component):
         w = self.width
         top = 2**w - 1
 
-        def timer(name, start, init_ticks=0):
+        def timer(name, start, thr, init_ticks=0):
             """Ticks elapsed since `start` (saturating at 2**w-1); a start in cycle s reads
             floor((x - s) / T) in cycle x (the start cycle counts as the first one). `start`
-            selects between two precomputed next states, so it ends the path it is on."""
+            selects between two precomputed next states, so it ends the path it is on.
+            Returns ticks >= thr as a register: its next value chosen, as the ticks', among
+            compares of the candidates (thr as of the cycle before)."""
             ticks = Signal(w, name=f"{name}_ticks", init=init_ticks)
+            ge = Signal(name=f"{name}_ge", init=init_ticks == top)
             sub = Signal(w, name=f"{name}_sub")          # cycles into the current tick
             # sub + 1 >= T, T = max(tick_cycles, 1): sub + 1 >= 1 always, so tick_cycles alone.
             wrap = sub + 1 >= self.tick_cycles
             t_one = self.tick_cycles <= 1                 # a started timer wraps at once
+            inc = Mux(ticks == top, top, ticks + 1)
             with m.If(start):
-                m.d.sync += [sub.eq(Mux(t_one, 0, 1)), ticks.eq(t_one)]
+                m.d.sync += [sub.eq(Mux(t_one, 0, 1)), ticks.eq(t_one), ge.eq(t_one >= thr)]
             with m.Elif(wrap):
-                m.d.sync += [sub.eq(0), ticks.eq(Mux(ticks == top, top, ticks + 1))]
+                m.d.sync += [sub.eq(0), ticks.eq(inc), ge.eq(inc >= thr)]
             with m.Else():
-                m.d.sync += sub.eq(sub + 1)
-            return ticks
+                m.d.sync += [sub.eq(sub + 1), ge.eq(ticks >= thr)]
+            return ge
 
         held = Signal()
         held_reason = Signal(2)
         accept = Signal()
-        has = self.pending != 0
+        # pending != 0 and pending >= frames as registers, their next values chosen as
+        # pending's: the rules start from flip-flops, not from compares.
+        has = Signal()
+        p_ge = Signal()
+        inc = self.event & (self.pending != top)
 
-        dly = timer("dly", self.event)
-        abs_ = timer("abs", self.event & (~has | accept))
+        dly_ge = timer("dly", self.event, self.usecs)
+        abs_ge = timer("abs", self.event & (~has | accept), self.abs_usecs)
         # Reset value "expired long ago": the first interrupt is not held off.
-        ivl = timer("ivl", accept, init_ticks=top)
+        ok = timer("ivl", accept, self.min_interval, init_ticks=top)
 
         immediate = (self.frames == 1) | ((self.frames == 0) & (self.usecs == 0) &
                                           (self.abs_usecs == 0))
-        by_frames = (self.frames != 0) & (self.pending >= self.frames)
-        by_usecs = (self.usecs != 0) & (dly >= self.usecs)
-        by_abs = (self.abs_usecs != 0) & (abs_ >= self.abs_usecs)
+        by_frames = (self.frames != 0) & p_ge
+        by_usecs = (self.usecs != 0) & dly_ge
+        by_abs = (self.abs_usecs != 0) & abs_ge
         due = has & (immediate | by_frames | by_usecs | by_abs)
-        ok = ivl >= self.min_interval
 
         # Reason codes are indexes into REASONS (immediate, frames, usecs, abs).
         reason_now = Mux(immediate, 0, Mux(by_frames, 1, Mux(by_usecs, 2, 3)))
@@ -162,9 +172,13 @@ class IRQCoalescer(wiring.Component):
             held_reason.eq(reason),
         ]
         with m.If(accept):
-            m.d.sync += self.pending.eq(self.event)
-        with m.Elif(self.event & (self.pending != top)):
-            m.d.sync += self.pending.eq(self.pending + 1)
+            m.d.sync += [self.pending.eq(self.event), has.eq(self.event),
+                         p_ge.eq(self.event >= self.frames)]
+        with m.Elif(inc):
+            m.d.sync += [self.pending.eq(self.pending + 1), has.eq(1),
+                         p_ge.eq(self.pending + 1 >= self.frames)]
+        with m.Else():
+            m.d.sync += p_ge.eq(self.pending >= self.frames)
 
         with m.If(accept):
             m.d.sync += self.irqs.eq(self.irqs + 1)
