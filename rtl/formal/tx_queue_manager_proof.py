@@ -74,6 +74,7 @@ class QueueManagerRules(Elaboratable):
             m.d.comb += [
                 Assert(dut.q_size_log2[q] <= SIZE_LOG2_MAX, f"q{q}: size_log2 <= 12"),
                 Assert(dut.q_size[q] == size[q], f"q{q}: size = 2**size_log2"),
+                Assert(dut.q_mask[q] == size[q] - 1, f"q{q}: mask = size - 1"),
                 Assert(prod < size[q], f"q{q}: prod < S"),
                 Assert(fetch < size[q], f"q{q}: fetch < S"),
                 Assert((dut.q_limit[q] >= 1) & (dut.q_limit[q] <= LIMIT_MAX), f"q{q}: limit"),

@@ -286,6 +286,8 @@ class TXEngine(wiring.Component):
         # always the current index's descriptor, one written in the cycle before included): the
         # LUT RAM's read ends at a register, not at the length checks.
         di_next = Signal(cbits)
+        di_step = Signal()                       # di_next is di + 1
+        job_take = Signal()                      # a job starts: di_next and ri_next 0
         m.d.comb += di_next.eq(di)
         m.d.sync += di.eq(di_next)
         drd = descs.read_port(domain="sync", transparent_for=[dwr])
@@ -369,6 +371,7 @@ class TXEngine(wiring.Component):
         i_len = Signal(16)
         i_err = Signal()
         ri_next = Signal(cbits + 1)
+        ri_step = Signal()                       # ri_next is ri + 1
         m.d.comb += ri_next.eq(ri)
         m.d.sync += ri.eq(ri_next)
         # The length checks of step 2 as one compare with what the frame has left (a length
@@ -382,7 +385,7 @@ class TXEngine(wiring.Component):
             with m.If(ri == count):
                 m.d.sync += r_run.eq(0)
             with m.Else():
-                m.d.comb += ri_next.eq(ri + 1)
+                m.d.comb += [ri_next.eq(ri + 1), ri_step.eq(1)]
                 with m.If(i_err):
                     m.d.sync += r_skip.eq(1)
                 with m.Else():
@@ -397,7 +400,10 @@ class TXEngine(wiring.Component):
 
         # The issuer has decided about descriptor di (ri > di), a register.
         d_ready = Signal()
-        m.d.sync += d_ready.eq(ri_next > di_next)
+        # Chosen among compares of ri and di (not a compare of the next values' muxes); in
+        # DERR (di_next count - 1) the engine goes idle, where d_ready is not looked at.
+        m.d.sync += d_ready.eq(~job_take & Mux(di_step, Mux(ri_step, ri > di, ri > di + 1),
+                                               Mux(ri_step, ri >= di, ri > di)))
 
         # -- completion consumer -----------------------------------------------------------------
         cpl_rem = Signal(LEN_BITS)               # beats still to come for the current read
@@ -501,7 +507,7 @@ class TXEngine(wiring.Component):
             with m.Else():
                 m.d.comb += self.job.ready.eq(~self.open_valid | (self.job.p.queue == queue))
                 with m.If(self.job.valid & self.job.ready & (self.job.p.count != 0)):
-                    m.d.comb += [di_next.eq(0), ri_next.eq(0)]
+                    m.d.comb += [di_next.eq(0), ri_next.eq(0), job_take.eq(1)]
                     m.d.sync += [
                         queue.eq(self.job.p.queue), count.eq(self.job.p.count),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
@@ -597,7 +603,7 @@ class TXEngine(wiring.Component):
                 m.d.sync += self.open_valid.eq(1)
                 goto("IDLE")
             with m.Else():
-                m.d.comb += di_next.eq(di + 1)
+                m.d.comb += [di_next.eq(di + 1), di_step.eq(1)]
                 goto("DESC")
         with m.Elif(state == S["FLUSH"]):
             with m.If(out_free):
@@ -633,6 +639,6 @@ class TXEngine(wiring.Component):
                 with m.If(last_desc):
                     goto("IDLE")
                 with m.Else():
-                    m.d.comb += di_next.eq(di + 1)
+                    m.d.comb += [di_next.eq(di + 1), di_step.eq(1)]
                     goto("DESC")
         return m

@@ -219,6 +219,7 @@ class TXQueueManager(wiring.Component):
         n = nqueues
         self.q_size_log2 = [Signal(4, name=f"q{i}_size_log2") for i in range(n)]
         self.q_size = [Signal(CNT_BITS, name=f"q{i}_size", init=1) for i in range(n)]  # 2**log2
+        self.q_mask = [Signal(CNT_BITS, name=f"q{i}_mask") for i in range(n)]   # size - 1
         self.q_enable = [Signal(name=f"q{i}_enable") for i in range(n)]
         self.q_limit = [Signal(CNT_BITS, name=f"q{i}_limit", init=1) for i in range(n)]
         self.q_prod = [Signal(POS_BITS, name=f"q{i}_prod") for i in range(n)]
@@ -240,7 +241,6 @@ class TXQueueManager(wiring.Component):
             """The registers indexed by a queue number; numbers >= nqueues read 0."""
             return Array(regs + [Const(0, len(regs[0]))] * (2**qbits - n))
 
-        size_log2 = table(self.q_size_log2)
         enable = table(self.q_enable)
         fetch = table(self.q_fetch)
         in_flight = table(self.q_in_flight)
@@ -248,11 +248,6 @@ class TXQueueManager(wiring.Component):
 
         def valid_queue(q):
             return Const(1) if n == 2**qbits else q < n
-
-        def ring_size(lg, name):
-            s = Signal(CNT_BITS, name=name)
-            m.d.comb += s.eq(Const(1, CNT_BITS) << lg)
-            return s
 
         # -- grant -> job ------------------------------------------------------------------------
         g = self.grant_queue
@@ -370,7 +365,7 @@ class TXQueueManager(wiring.Component):
             en_n = Signal(name=f"q{i}_enable_n")
             lim_n = Signal(CNT_BITS, name=f"q{i}_limit_n")
             infl = self.q_in_flight[i]
-            size_m = self.q_size[i] - 1
+            size_m = self.q_mask[i]
             cnt = q_count[i]
             c_in = Mux(hc, self.cpl.p.count, 0)
             c_all = self.cpl.p.count                # added beside the check, then selected
@@ -446,6 +441,7 @@ class TXQueueManager(wiring.Component):
             with m.If(hr):
                 m.d.sync += [self.q_size_log2[i].eq(self.cfg_size_log2),
                              self.q_size[i].eq(Const(1, CNT_BITS) << self.cfg_size_log2),
+                             self.q_mask[i].eq((Const(1, CNT_BITS) << self.cfg_size_log2) - 1),
                              self.db_range_err[i].eq(0)]
             with m.Elif(self.db_valid & d_en & ~in_range & (d == i)):
                 m.d.sync += self.db_range_err[i].eq(1)
@@ -455,12 +451,11 @@ class TXQueueManager(wiring.Component):
         any_up, idx_up = first_set(m, pend & after, "wb_up")
         any_all, idx_all = first_set(m, pend, "wb_all")
         sel = Signal(qbits)
-        sel_size = ring_size(size_log2[sel], "sel_size")
         sel_cons = Signal(POS_BITS)
         load = Signal()
         m.d.comb += [
             sel.eq(Mux(any_up, idx_up, idx_all)),
-            sel_cons.eq((fetch[sel] - in_flight[sel]) & (sel_size - 1)),
+            sel_cons.eq((fetch[sel] - in_flight[sel]) & table(self.q_mask)[sel]),
             load.eq(~self.wb.valid | self.wb.ready),
         ]
         taken = Cat((sel == i) & load & any_all for i in range(n))
