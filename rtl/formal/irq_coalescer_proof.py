@@ -51,9 +51,9 @@ class CoalescerRules(Elaboratable):
         w = self.width
         dut = IRQCoalescer(width=w, count_width=2)
         timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub", "ge")]
-        m.submodules.dut, internal = peek(dut, "held", "has", "p_ge", *timers)
-        held, has_r, p_ge = internal[:3]
-        dly_t, dly_s, dly_ge, abs_t, abs_s, abs_ge, ivl_t, ivl_s, ivl_ge = internal[3:]
+        m.submodules.dut, internal = peek(dut, "held", "has", "p_ge", "t_m1", *timers)
+        held, has_r, p_ge, t_m1 = internal[:4]
+        dly_t, dly_s, dly_ge, abs_t, abs_s, abs_ge, ivl_t, ivl_s, ivl_ge = internal[4:]
         top = 2**w - 1
         cfg = {name: Signal(w, name=f"cfg_{name}") for name in CONFIG}
         free = AnySeq if self.cfg_changes else AnyConst
@@ -129,6 +129,8 @@ class CoalescerRules(Elaboratable):
             return m
 
         # Induction invariants: the core's registers against the reference.
+        past_reset = Signal()
+        m.d.sync += past_reset.eq(1)
         def timer_inv(ticks, sub, a, what):
             return [
                 Assert(sub < t, f"inv: {what} prescaler < T"),
@@ -150,6 +152,9 @@ class CoalescerRules(Elaboratable):
             Assert(implies(abs_usecs != 0, abs_ge == (abs_t >= abs_usecs)),
                    "inv: abs timer >= abs_usecs"),
             Assert(ivl_ge == (ivl_t >= cfg["min_interval"]), "inv: interval timer >= min"),
+            Assert(Mux(past_reset, implies(cfg["tick_cycles"] != 0,
+                                           t_m1 == cfg["tick_cycles"] - 1), t_m1 == top),
+                   "inv: tick_cycles - 1 (all ones in the reset cycle)"),
         ]
         return m
 

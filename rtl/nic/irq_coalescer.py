@@ -126,9 +126,9 @@ class IRQCoalescer(wiring.Component):
             ticks = Signal(w, name=f"{name}_ticks", init=init_ticks)
             ge = Signal(name=f"{name}_ge", init=init_ticks == top)
             sub = Signal(w, name=f"{name}_sub")          # cycles into the current tick
-            # sub + 1 >= T, T = max(tick_cycles, 1): sub + 1 >= 1 always, so tick_cycles alone.
-            wrap = sub + 1 >= self.tick_cycles
-            t_one = self.tick_cycles <= 1                 # a started timer wraps at once
+            # sub + 1 >= T, T = max(tick_cycles, 1), as sub >= tick_cycles - 1 (a register:
+            # one compare, no sum) unless T is 1.
+            wrap = t_one | (sub >= t_m1)
             inc = Mux(ticks == top, top, ticks + 1)
             with m.If(start):
                 m.d.sync += [sub.eq(Mux(t_one, 0, 1)), ticks.eq(t_one), ge.eq(t_one >= thr)]
@@ -137,6 +137,12 @@ class IRQCoalescer(wiring.Component):
             with m.Else():
                 m.d.sync += [sub.eq(sub + 1), ge.eq(ticks >= thr)]
             return ge
+
+        # tick_cycles - 1 for the timers' prescalers (its first value all ones: no wrap of a
+        # prescaler at 0 before it is loaded, as for any T >= 2).
+        t_one = self.tick_cycles <= 1                     # a started timer wraps at once
+        t_m1 = Signal(w, init=top)
+        m.d.sync += t_m1.eq(self.tick_cycles - 1)
 
         held = Signal()
         held_reason = Signal(2)
