@@ -236,7 +236,12 @@ class RXEngine(wiring.Component):
         m.d.sync += now.eq(now + 1)
 
         prod = Signal(12)
+        prod_n = Signal(12)
+        fetch_n = Signal(12)
+        same = Signal(init=1)                      # prod == fetch, a register (nothing posted)
         fetch = Signal(12)
+        m.d.comb += [prod_n.eq(prod), fetch_n.eq(fetch)]
+        m.d.sync += [prod.eq(prod_n), fetch.eq(fetch_n), same.eq(prod_n == fetch_n)]
         cons = self.cons
         cpl_idx = Signal(12)
 
@@ -299,9 +304,9 @@ class RXEngine(wiring.Component):
                 self.rd.req.p.addr.eq(raddr),
                 self.rd.req.p.len.eq(count << 4),
                 self.rd.req.p.desc.eq(1),
-                fetch.eq((fetch + count) & mask),
                 bcount.eq(count),
             ]
+            m.d.comb += fetch_n.eq((fetch + count) & mask)
         with m.If(self.rd.req.valid & self.rd.req.ready):
             m.d.sync += [self.rd.req.valid.eq(0), in_cpl.eq(1),
                          self.desc_reads.eq(self.desc_reads + 1)]
@@ -350,7 +355,7 @@ class RXEngine(wiring.Component):
         # -- doorbell ----------------------------------------------------------------------------
         with m.If(self.db_valid & en):
             with m.If((self.db_index >> self.ring_size_log2) == 0):
-                m.d.sync += prod.eq(self.db_index[:12])
+                m.d.comb += prod_n.eq(self.db_index[:12])
             with m.Else():
                 m.d.sync += self.err_db_range.eq(self.err_db_range + 1)
 
@@ -369,6 +374,7 @@ class RXEngine(wiring.Component):
         tail = Signal(w)                           # byte mask of the frame's last data beat
         len4 = Signal(17)
         m.d.comb += len4.eq((self.s.p.len + 3) & ~3)
+        # len4 > d_len is len > d_len rounded down to 4 (one compare, no sum before it).
         didx = Signal(12)
         status = Signal(range(max(RxStatus) + 1))
         ended = Signal()                           # the frame's s_last was accepted
@@ -381,7 +387,7 @@ class RXEngine(wiring.Component):
         pop = Signal()
         skip = Signal()
         m.d.comb += [
-            nobuf.eq(~en | (fifo_empty & (prod == fetch) & ~rd_busy)),
+            nobuf.eq(~en | (fifo_empty & same & ~rd_busy)),
             skip.eq(~fifo_empty & head_bad),
         ]
 
@@ -440,7 +446,7 @@ class RXEngine(wiring.Component):
                 with m.Elif(~fifo_empty & ~head_bad):
                     m.d.comb += pop.eq(1)
                     st = Mux(d_addr[:4] != 0, RxStatus.BAD_ADDR,
-                             Mux(len4 > d_len, RxStatus.TOO_BIG, RxStatus.OK))
+                             Mux(self.s.p.len > (d_len & ~3), RxStatus.TOO_BIG, RxStatus.OK))
                     m.d.sync += [
                         status.eq(st),
                         rem.eq(Mux(st == RxStatus.OK, len4, 0)),
@@ -525,6 +531,6 @@ class RXEngine(wiring.Component):
             m.d.sync += [rp.eq(rp + 1), cons.eq((cons + 1) & mask)]
         # Reset of the queue while disabled and idle (last: overrides the pops and skips).
         with m.If(~en & ~rd_busy & (state == IDLE)):
-            m.d.sync += [prod.eq(0), fetch.eq(0), cons.eq(0), cpl_idx.eq(0), wp.eq(0),
-                         rp.eq(0)]
+            m.d.sync += [cons.eq(0), cpl_idx.eq(0), wp.eq(0), rp.eq(0)]
+            m.d.comb += [prod_n.eq(0), fetch_n.eq(0)]
         return m

@@ -275,8 +275,9 @@ class TXEngine(wiring.Component):
         queue = Signal(qbits)
         count = Signal(cbits)
         di = Signal(cbits)                       # the descriptor being processed
+        cnt_m1 = Signal(cbits)                   # count - 1, set with count
         last_desc = Signal()
-        m.d.comb += last_desc.eq(di == count - 1)
+        m.d.comb += last_desc.eq(di == cnt_m1)
 
         # -- descriptor buffer -------------------------------------------------------------------
         m.submodules.descs = descs = memory.Memory(shape=TX_DESC, depth=self.max_batch,
@@ -510,6 +511,7 @@ class TXEngine(wiring.Component):
                     m.d.comb += [di_next.eq(0), ri_next.eq(0), job_take.eq(1)]
                     m.d.sync += [
                         queue.eq(self.job.p.queue), count.eq(self.job.p.count),
+                        cnt_m1.eq(self.job.p.count - 1),
                         rq_addr.eq(Cat(Const(0, 4), job_base + self.job.p.index)),
                         to_4k.eq(4096 - Cat(Const(0, 4), (job_base + self.job.p.index)[:8])),
                         rq_rem.eq(Mux(job_bad, 0, self.job.p.count * RECORD_BYTES)),
@@ -549,7 +551,7 @@ class TXEngine(wiring.Component):
         with m.Elif(state == S["DERR"]):
             complete(count)
             m.d.sync += [self.err_desc_read.eq(self.err_desc_read + 1), self.open_valid.eq(1)]
-            m.d.comb += di_next.eq(count - 1)
+            m.d.comb += di_next.eq(cnt_m1)
             with m.If(status == TxStatus.OK):
                 m.d.sync += status.eq(TxStatus.DESC_READ)
             goto("IDLE")
