@@ -336,13 +336,14 @@ class FrameFIFO(wiring.Component):
         rem = Signal(aw)           # beats of the current output frame still to read
         m_len = Signal(lw)         # the current output frame's length
         adv = ~self.m.valid | self.m.ready                  # the output register can load
-        rem_0 = Signal(init=1)     # rem == 0, a register (it addresses the length FIFO)
+        # rem == 0, a register: the beat last read ended its frame (so it is m.p.last, and the
+        # next take starts a frame; it addresses the length FIFO).
+        rem_0 = Signal(init=1)
         avail = ~rem_0 | (lwp != lrp)
         take = Signal()
         start = Signal()           # take the first beat of a frame (pops the length FIFO)
         lrp_inc = Signal(fw + 1)
         m.d.comb += lrp_inc.eq(lrp + 1)
-        o_last = Signal()          # m.p.last, from the beat count (not the block RAM's output)
         m.d.comb += [
             take.eq(adv & avail),
             start.eq(take & rem_0),
@@ -354,14 +355,14 @@ class FrameFIFO(wiring.Component):
             lrd.addr.eq(Mux(start, lrp_inc, lrp)[:fw]),
             self.m.p.data.eq(rd.data[:8 * dw]),
             self.m.p.keep.eq(rd.data[8 * dw:9 * dw]),
-            self.m.p.last.eq(o_last),
+            self.m.p.last.eq(rem_0),
             self.m.p.len.eq(m_len),
         ]
         with m.If(adv):
             m.d.sync += self.m.valid.eq(avail)
         with m.If(take):
             ends = Mux(start, lrd.data[lw:] == 0, rem == 1)     # rem == 0 after this beat
-            m.d.sync += [rp.eq(rp + 1), o_last.eq(ends), rem_0.eq(ends)]
+            m.d.sync += [rp.eq(rp + 1), rem_0.eq(ends)]
             with m.If(start):
                 m.d.sync += [
                     m_len.eq(lrd.data[:lw]),
@@ -379,10 +380,10 @@ class FrameFIFO(wiring.Component):
         o_bytes = Signal(len(out_bytes))
         m.d.sync += o_bytes.eq(Mux(out, out_bytes, 0))
         m.d.sync += self.bytes_out.eq(self.bytes_out + o_bytes)
-        with m.If(out & o_last):
+        with m.If(out & rem_0):
             m.d.sync += self.frames_out.eq(self.frames_out + 1)
         m.d.sync += [
             self.level.eq(self.level + Mux(c_commit, c_len, 0) - o_bytes),
-            self.frames_queued.eq(self.frames_queued + c_commit - (out & o_last)),
+            self.frames_queued.eq(self.frames_queued + c_commit - (out & rem_0)),
         ]
         return m

@@ -374,7 +374,6 @@ class RXEngine(wiring.Component):
         tail = Signal(w)                           # byte mask of the frame's last data beat
         len4 = Signal(17)
         m.d.comb += len4.eq((self.s.p.len + 3) & ~3)
-        # len4 > d_len is len > d_len rounded down to 4 (one compare, no sum before it).
         didx = Signal(12)
         status = Signal(range(max(RxStatus) + 1))
         ended = Signal()                           # the frame's s_last was accepted
@@ -445,6 +444,7 @@ class RXEngine(wiring.Component):
                         m.d.sync += state.eq(DROP)
                 with m.Elif(~fifo_empty & ~head_bad):
                     m.d.comb += pop.eq(1)
+                    # len4 > d_len as len > d_len rounded down to 4: one compare, no sum first.
                     st = Mux(d_addr[:4] != 0, RxStatus.BAD_ADDR,
                              Mux(self.s.p.len > (d_len & ~3), RxStatus.TOO_BIG, RxStatus.OK))
                     m.d.sync += [
