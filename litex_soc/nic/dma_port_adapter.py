@@ -341,7 +341,12 @@ class DMAWriteAdapter(LiteXModule):
 
         # # #
 
-        req = port.source
+        # The request reaches the crossbar through a PipeValid: its valid and payload are
+        # registers, so the round robin's grant does not wait on the cores' write arbitration
+        # (a cycle on each TLP; the ready stays combinational, full rate).
+        self.req_pipe = req_pipe = stream.PipeValid(port.source.description)
+        self.comb += req_pipe.source.connect(port.source)
+        req = req_pipe.sink
         port_aw = len(req.adr)
         addr = Signal(64)
         main_beats = Signal(13 - shift + 1)     # k

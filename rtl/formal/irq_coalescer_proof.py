@@ -51,9 +51,11 @@ class CoalescerRules(Elaboratable):
         w = self.width
         dut = IRQCoalescer(width=w, count_width=2)
         timers = [f"{t}_{f}" for t in ("dly", "abs", "ivl") for f in ("ticks", "sub", "ge")]
-        m.submodules.dut, internal = peek(dut, "held", "has", "p_ge", "t_m1", *timers)
+        rules = ["immediate", "on_frames", "on_usecs", "on_abs"]
+        m.submodules.dut, internal = peek(dut, "held", "has", "p_ge", "t_m1", *rules, *timers)
         held, has_r, p_ge, t_m1 = internal[:4]
-        dly_t, dly_s, dly_ge, abs_t, abs_s, abs_ge, ivl_t, ivl_s, ivl_ge = internal[4:]
+        r_immediate, on_frames, on_usecs, on_abs = internal[4:8]
+        dly_t, dly_s, dly_ge, abs_t, abs_s, abs_ge, ivl_t, ivl_s, ivl_ge = internal[8:]
         top = 2**w - 1
         cfg = {name: Signal(w, name=f"cfg_{name}") for name in CONFIG}
         free = AnySeq if self.cfg_changes else AnyConst
@@ -152,6 +154,10 @@ class CoalescerRules(Elaboratable):
             Assert(implies(abs_usecs != 0, abs_ge == (abs_t >= abs_usecs)),
                    "inv: abs timer >= abs_usecs"),
             Assert(ivl_ge == (ivl_t >= cfg["min_interval"]), "inv: interval timer >= min"),
+            Assert(implies(past_reset, (r_immediate == immediate)
+                           & (on_frames == (frames != 0)) & (on_usecs == (usecs != 0))
+                           & (on_abs == (abs_usecs != 0))),
+                   "inv: the rules on, as the configuration says"),
             Assert(Mux(past_reset, implies(cfg["tick_cycles"] != 0,
                                            t_m1 == cfg["tick_cycles"] - 1), t_m1 == top),
                    "inv: tick_cycles - 1 (all ones in the reset cycle)"),

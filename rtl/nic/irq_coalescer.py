@@ -32,10 +32,10 @@ class IRQCoalescer(wiring.Component):
 
     Cycles
     ------
-    In cycle x, irq_valid is a function of the registers and of this cycle's `enable` and
-    configuration (it does not depend on this cycle's `event` or `irq_ready`); the compares of
-    pending and the timers with frames, usecs, abs_usecs and min_interval are registers, made
-    with the configuration of cycle x-1. An event in cycle x
+    In cycle x, irq_valid is a function of the registers and of this cycle's `enable` (it does
+    not depend on this cycle's `event`, `irq_ready` or configuration): which rules are on and
+    the compares of pending and the timers with frames, usecs, abs_usecs and min_interval are
+    registers, made with the configuration of cycle x-1. An event in cycle x
     counts in `pending` from cycle x+1. T = max(tick_cycles, 1) cycles per tick; every timer is
     counted in cycles, exactly: a timer of N ticks started by cycle s has expired in cycle x iff
     x - s >= N * T (each timer has its own tick prescaler, started with the timer, so no multiplier
@@ -158,11 +158,21 @@ class IRQCoalescer(wiring.Component):
         # Reset value "expired long ago": the first interrupt is not held off.
         ok = timer("ivl", accept, self.min_interval, init_ticks=top)
 
-        immediate = (self.frames == 1) | ((self.frames == 0) & (self.usecs == 0) &
-                                          (self.abs_usecs == 0))
-        by_frames = (self.frames != 0) & p_ge
-        by_usecs = (self.usecs != 0) & dly_ge
-        by_abs = (self.abs_usecs != 0) & abs_ge
+        # Which rules are on, as registers of the configuration (a change acts a cycle later).
+        immediate = Signal()
+        on_frames = Signal()
+        on_usecs = Signal()
+        on_abs = Signal()
+        m.d.sync += [
+            immediate.eq((self.frames == 1) | ((self.frames == 0) & (self.usecs == 0) &
+                                               (self.abs_usecs == 0))),
+            on_frames.eq(self.frames != 0),
+            on_usecs.eq(self.usecs != 0),
+            on_abs.eq(self.abs_usecs != 0),
+        ]
+        by_frames = on_frames & p_ge
+        by_usecs = on_usecs & dly_ge
+        by_abs = on_abs & abs_ge
         due = has & (immediate | by_frames | by_usecs | by_abs)
 
         # Reason codes are indexes into REASONS (immediate, frames, usecs, abs).

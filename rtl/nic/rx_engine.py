@@ -270,21 +270,18 @@ class RXEngine(wiring.Component):
         to_end = Signal(13)
         room = Signal(4)
         raddr = Signal(64)
-        to_4k = Signal(13)
+        to_4k = Signal(13, init=256)
         # Descriptors from fetch to the next 4 KiB boundary: 256 - (ring_base[4:12] + fetch)
-        # mod 256, from a register holding -ring_base[4:12] (the base is static while the
-        # ring runs): one 8-bit difference, not the address's sum.
-        nrb = Signal(8)
-        d4k = Signal(8)
-        m.d.sync += nrb.eq(-self.ring_base[4:12])
+        # mod 256, a register made from fetch's next value (so the read's size starts at it).
+        d4k_n = Signal(8)
         m.d.comb += [
             waiting.eq((prod - fetch) & mask),
             to_end.eq(size - fetch),
             room.eq(FIFO_DEPTH - used),
             raddr.eq(Cat(Const(0, 4), self.ring_base[4:]) + (fetch << 4)),
-            d4k.eq(nrb - fetch[:8]),
-            to_4k.eq(Mux(d4k == 0, 256, d4k)),
+            d4k_n.eq(-self.ring_base[4:12] - fetch_n[:8]),
         ]
+        m.d.sync += to_4k.eq(Mux(d4k_n == 0, 256, d4k_n))
         # The read's descriptor count, registered: computed from the previous cycle's state,
         # taken only when no read was in progress then (a completion's commit shrinks `room`);
         # prod and pops since then only allow more, and fetch moves only with a request.
