@@ -142,3 +142,51 @@ def test_signals_exist():
     dut = MSIOrder(stream.Endpoint(request_layout(64)), stream.Endpoint(phy_layout(64)), 3)
     assert len(dut.irqs) == len(dut.irqs_out) == 3
     assert isinstance(dut.irqs, Signal)
+
+
+def run_staged(with_stage, pulse_at=2, release_at=10, leave_at=15, cycles=30):
+    """A write's last beat enters a PipeValid before the crossbar in cycle 0 and waits there
+    (ready low) until the crossbar takes it at release_at; it leaves on the PHY at leave_at;
+    one pulse on line 0 at pulse_at. Returns the cycles with irqs_out[0]."""
+    req = stream.Endpoint(request_layout(W))
+    tx = stream.Endpoint(phy_layout(W))
+    pipe = stream.PipeValid(request_layout(W))
+    dut = MSIOrder(req, tx, 2, staged=pipe if with_stage else None)
+    dut.req, dut.tx, dut.pipe = req, tx, pipe
+    outs = []
+
+    def bench():
+        for cyc in range(cycles):
+            yield pipe.sink.valid.eq(cyc == 0)
+            yield pipe.sink.last.eq(1)
+            yield pipe.source.ready.eq(cyc == release_at)
+            yield req.valid.eq(cyc == release_at)
+            yield req.ready.eq(1)
+            yield req.last.eq(1)
+            yield req.we.eq(1)
+            yield tx.valid.eq(cyc == leave_at)
+            yield tx.ready.eq(1)
+            yield tx.first.eq(1)
+            yield tx.last.eq(1)
+            yield tx.dat.eq(0x40 << 24)
+            yield dut.irqs.eq(cyc == pulse_at)
+            yield
+            if (yield dut.irqs_out) & 1:
+                outs.append(cyc)
+
+    run_simulation(dut, bench())
+    return outs
+
+
+def test_staged_write_defers_the_pulse():
+    """A pulse while the write it announces waits in a stage before the crossbar (the NIC's
+    PipeValid) snapshots the cycle after that write is taken, so it comes out after the write
+    left; without the stage input it would come out at once, ahead of the write."""
+    assert run_staged(True) == [16]
+    assert run_staged(False) == [3]
+    # a pulse the cycle after the write entered the stage (the earliest a TX interrupt comes)
+    assert run_staged(True, pulse_at=1) == [16]
+    # a pulse in the cycle the staged write is taken waits for it too
+    assert run_staged(True, pulse_at=10) == [16]
+    # the write leaves the cycle after it is taken: the deferred snapshot still counts it
+    assert run_staged(True, leave_at=11) == [12]
