@@ -37,6 +37,7 @@ from operator import or_
 from migen import Cat, Constant, Mux, Signal
 
 from litex.soc.integration.soc_core import SoCCore
+from litepcie.core.msi import LitePCIeMSIX
 
 from litex_soc.nicscope.analyzer_csr import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
@@ -238,6 +239,15 @@ class NICSoC(SoCCore):
                               address_width=32, max_pending_requests=MAX_PENDING_REQUESTS,
                               with_dma_loopback=True, with_dma_buffering=True, msis=msis,
                               msi_type=pcie_phy.msi_type, msi_width=len(msis) + 2)
+            if getattr(pcie_phy, "with_msix", False):
+                # MSI-X beside MSI (LitePCIe's block with patch 0007): the same interrupt
+                # lines, table entry m for MSI number m, each message an MWr TLP on a write
+                # port of the crossbar; the PHY leaves MSI idle while the host has MSI-X on.
+                self.pcie_msix = LitePCIeMSIX(self.pcie_endpoint, width=len(self.pcie_msi.irqs))
+                self.pcie_msix.table.host_written = True      # (regblocks.layout: "rw")
+                self.comb += [self.pcie_msix.irqs.eq(self.pcie_msi.irqs),
+                              self.pcie_msix.msix_enable.eq(pcie_phy.msix_enable),
+                              self.pcie_msix.function_mask.eq(pcie_phy.msix_mask)]
             dma = self.pcie_dma0
             self.pcie_dma0_guard = DMAGuard(dma.reader.table, dma.writer.table, align)
             self.comb += [dma.reader.table.enable.eq(dma.reader.enable),

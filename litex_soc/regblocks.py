@@ -32,7 +32,10 @@ def layout(region):
     """[(name, word offset, bits, access, [(field, offset, size)])] of a CSR region; a memory
     region is one entry named 'mem' of its depth in words."""
     if not isinstance(region.obj, list):
-        return [("mem", 0, region.obj.width * region.obj.depth, "ro", [])]
+        mem = region.obj
+        # (The host reads every memory but those the SoC marks host_written.)
+        access = "rw" if getattr(mem, "host_written", False) else "ro"
+        return [("mem", 0, mem.width * mem.depth, access, [])]
     regs, word = [], 0
     for csr in region.obj:
         fields = getattr(getattr(csr, "fields", None), "fields", [])

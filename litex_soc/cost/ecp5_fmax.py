@@ -112,9 +112,10 @@ def build_soc(data_width, with_analyzer, gateware, analyzer_without=()):
                                  with_wr_breakdown and "wr_breakdown" not in w)
 
     # analyzer_pins=False: the simulation's cross-check pins (an_*) stay undriven in both
-    # variants, so both have the same top level and differ only by the analyzer.
+    # variants, so both have the same top level and differ only by the analyzer. No MSI-X:
+    # the board targets have MSI only.
     return CostSoC(data_width=data_width, build_dir=str(gateware), with_analyzer=with_analyzer,
-                   analyzer_pins=False)
+                   analyzer_pins=False, with_msix=False)
 
 
 def generate(data_width, with_analyzer, out_dir, analyzer_without=()):

@@ -70,6 +70,7 @@ def sim_io(data_width, eth_clk=False):
             Subsignal("max_request_size", Pins(16)), Subsignal("max_payload_size", Pins(16)),
             Subsignal("link_up", Pins(1)), Subsignal("msi_enable", Pins(1)),
             Subsignal("bus_master_enable", Pins(1)),
+            Subsignal("msix_enable", Pins(1)), Subsignal("msix_mask", Pins(1)),
             Subsignal("fc_ph", Pins(FC_WIDTH)), Subsignal("fc_pd", Pins(FC_WIDTH)),
             Subsignal("fc_nph", Pins(FC_WIDTH)),
         ),
@@ -126,19 +127,22 @@ class VerilogPlatform(GenericPlatform):
 class SimSoC(NICSoC):
     """The NIC SoC with the simulation PHYs: SimPCIePHY (msi_type: LitePCIe's MSI block,
     "msi-multi-vector" by default: each NIC interrupt vector its own MSI) and SimEthGMIIPHY on
-    the top-level eth_* pins. with_analyzer=False leaves the bus analyzer out and
-    analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
+    the top-level eth_* pins. with_msix: an MSI-X capability beside MSI (LitePCIe's MSI-X
+    block, nic_soc.py; the board targets have MSI only). with_analyzer=False leaves the bus
+    analyzer out and analyzer_pins=False leaves its cross-check pins (an_*) undriven (both for
     litex_soc/cost/ecp5_fmax.py, which compares the design's Fmax with and without it).
     eth_ratio > 1 puts the Ethernet side on the eth_clk pin (the harness's SIM_ETH_RATIO)."""
 
     def __init__(self, data_width=128, with_cpu=False, build_dir="build", with_analyzer=True,
-                 analyzer_pins=True, msi_type="msi-multi-vector", nic_ntxirq=2, eth_ratio=1):
+                 analyzer_pins=True, msi_type="msi-multi-vector", nic_ntxirq=2, eth_ratio=1,
+                 with_msix=True):
         platform = VerilogPlatform(data_width, eth_clk=eth_ratio > 1)
         eth_clk = platform.request("eth_clk") if eth_ratio > 1 else None
         # The PHY's streams are on eth_clk then, not the analyzer's clock (nic_soc.py).
         self.mac_probes_sys_side = eth_ratio > 1
         crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
-        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type)
+        phy = SimPCIePHY(platform.request("pcie"), data_width=data_width, msi_type=msi_type,
+                         with_msix=with_msix)
         # (Built in the call, unnamed, so that Migen names its signals after the class.)
         NICSoC.__init__(self, platform, crg, phy, SimEthGMIIPHY(platform.request("eth"), eth_clk),
                         sys_clk_freq=125e6, with_cpu=with_cpu, build_dir=build_dir, sim=True,

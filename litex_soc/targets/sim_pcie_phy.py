@@ -10,8 +10,9 @@
 # as top-level pins; the S7 PHY's status registers. Pins and stream format: the class docstring.
 #
 # Parameters: data_width (64 or 128), bar0_size (a power of two), msi_type ("msi" or
-# "msi-multi-vector"), checked at construction. Negotiated MPS/MRRS above what LitePCIe is
-# built for are clamped, as the S7 PHY does.
+# "msi-multi-vector"), with_msix (an MSI-X capability beside MSI: its enable and function mask
+# pins), checked at construction. Negotiated MPS/MRRS above what LitePCIe is built for are
+# clamped, as the S7 PHY does.
 
 from types import SimpleNamespace
 
@@ -39,6 +40,9 @@ class SimPCIePHY(LiteXModule):
       pcie_msi_*  MSI request (LitePCIe `msi`): valid(out), ready, dat[8].
       pcie_id, pcie_max_request_size, pcie_max_payload_size, pcie_link_up, pcie_msi_enable,
       pcie_bus_master_enable: the configuration the root complex negotiated (sizes in bytes).
+      pcie_msix_enable, pcie_msix_mask (with_msix): MSI-X Enable and Function Mask as the host
+                  set them. While MSI-X is enabled the MSI pins stay idle: an MSI request is
+                  taken and dropped (the function uses MSI-X, PCIe 6.8.1.3).
       pcie_fc_ph, pcie_fc_pd, pcie_fc_nph: the transmit credits in use (taken by TLPs sent, not
                   yet returned by the root complex): posted header, posted data (16 bytes
                   each), non-posted header; FC_WIDTH bits. The 7-series block gives the credits
@@ -57,7 +61,9 @@ class SimPCIePHY(LiteXModule):
                   is its own vector, sent as the MSI data's low bits on pcie_msi_dat, which the
                   host model reports with each interrupt) or "msi" (LitePCIeMSI: one vector, the
                   host would read PCIE_MSI_VECTOR and write PCIE_MSI_CLEAR; the host library
-                  does not drive it). MSI-X is not modelled.
+                  does not drive it).
+      with_msix   an MSI-X capability too (nic_soc.py adds LitePCIe's MSI-X block, whose
+                  messages are MWr TLPs on the stream; `msix_enable` / `msix_mask` here).
     MPS and MRRS are clamped to the largest LitePCIe is built for (LitePCIe 2024.12: 512 bytes),
     as the S7 PHY does.
     """
@@ -65,12 +71,13 @@ class SimPCIePHY(LiteXModule):
     endianness    = "big"
     qword_aligned = False
 
-    def __init__(self, pads, data_width=128, bar0_size=0x100000, msi_type="msi"):
+    def __init__(self, pads, data_width=128, bar0_size=0x100000, msi_type="msi",
+                 with_msix=False):
         if data_width not in (64, 128):
             raise ValueError(f"SimPCIePHY: data_width must be 64 or 128, not {data_width}")
         if msi_type not in ("msi", "msi-multi-vector"):
             raise ValueError(f"SimPCIePHY: msi_type must be 'msi' or 'msi-multi-vector', not "
-                             f"{msi_type!r} (MSI-X is not modelled)")
+                             f"{msi_type!r} (MSI-X is with_msix)")
         if bar0_size & (bar0_size - 1):
             raise ValueError(f"SimPCIePHY: bar0_size must be a power of two, not {bar0_size:#x}")
 
@@ -87,6 +94,9 @@ class SimPCIePHY(LiteXModule):
         self.fc               = SimpleNamespace(**{k: Signal(FC_WIDTH, name=f"fc_{k}")
                                                    for k in ("ph", "pd", "nph")})
         self.msi_type         = msi_type
+        self.with_msix        = with_msix
+        self.msix_enable      = Signal()
+        self.msix_mask        = Signal()
         self.with_ptm         = False
         # LiteX's add_pcie names phy.cd_pcie.clk in a false-path constraint; we run in sys.
         self.cd_pcie          = SimpleNamespace(clk=ClockSignal("sys"))
@@ -99,7 +109,7 @@ class SimPCIePHY(LiteXModule):
             CSRField("ltssm",  size=6, description="Always 0 in simulation."),
         ])
         self._msi_enable        = CSRStatus(description="MSI Enable Status. ``1``: MSI is enabled.")
-        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. Always ``0`` here.")
+        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. ``1``: MSI-X is enabled.")
         self._bus_master_enable = CSRStatus(description="Bus Mastering Status. ``1``: enabled.")
         self._max_request_size  = CSRStatus(16, description="Max Read Request Size in use (bytes), "
             "the negotiated value clamped to what LitePCIe is built for.")
@@ -123,10 +133,11 @@ class SimPCIePHY(LiteXModule):
             pads.tx_last.eq(self.sink.last),
             pads.tx_dat.eq(self.sink.dat),
             pads.tx_be.eq(self.sink.be),
-            # MSI.
-            pads.msi_valid.eq(self.msi.valid),
-            self.msi.ready.eq(pads.msi_ready),
+            # MSI (idle while MSI-X is enabled).
+            pads.msi_valid.eq(self.msi.valid & ~self.msix_enable),
+            self.msi.ready.eq(pads.msi_ready | self.msix_enable),
             pads.msi_dat.eq(self.msi.dat),
+            self._msix_enable.status.eq(self.msix_enable),
             # Configuration.
             self.id.eq(pads.id),
             self.fc.ph.eq(pads.fc_ph), self.fc.pd.eq(pads.fc_pd), self.fc.nph.eq(pads.fc_nph),
@@ -136,6 +147,8 @@ class SimPCIePHY(LiteXModule):
             self._max_request_size.status.eq(self.max_request_size),
             self._max_payload_size.status.eq(self.max_payload_size),
         ]
+        if with_msix:
+            self.comb += [self.msix_enable.eq(pads.msix_enable), self.msix_mask.eq(pads.msix_mask)]
         # Clamp as the S7 PHY does (its convert_size() caps at LitePCIe's build-time maximum),
         # into registers: the sizes change only when the link trains, and every request-size
         # decision in LitePCIe and the NIC then starts from a flip-flop instead of the clamp.

@@ -28,6 +28,8 @@ BLOCKS = {
     "identifier_mem": (0x0002, 1, (), "LiteX identifier string, one character per word"),
     "pcie_phy":       (0x0010, 1, (), "LitePCIe PHY: link status, negotiated MPS/MRRS"),
     "pcie_msi":       (0x0011, 1, (), "LitePCIe MSI, one vector per message number"),
+    "pcie_msix":      (0x0017, 1, (), "LitePCIe MSI-X: per-vector enable, pending bits (PBA)"),
+    "pcie_msix_table": (0x0018, 1, (), "MSI-X table: an entry of four words per MSI number"),
     "pcie_bar":       (0x0013, 1, (), "BAR0 accesses refused: partial writes, longer than 1 DW"),
     "pcie_cpl":       (0x0014, 1, (), "Device read completions: timeouts, UR, CA, poisoned"),
     "pcie_msi_order": (0x0015, 1, (), "NIC MSIs held until the DMA writes before them left"),

@@ -22,6 +22,8 @@ enum nic_rb_type {
     NIC_RB_IDENTIFIER_MEM = 0x0002,  /* LiteX identifier string, one character per word */
     NIC_RB_PCIE_PHY = 0x0010,  /* LitePCIe PHY: link status, negotiated MPS/MRRS */
     NIC_RB_PCIE_MSI = 0x0011,  /* LitePCIe MSI, one vector per message number */
+    NIC_RB_PCIE_MSIX = 0x0017,  /* LitePCIe MSI-X: per-vector enable, pending bits (PBA) */
+    NIC_RB_PCIE_MSIX_TABLE = 0x0018,  /* MSI-X table: an entry of four words per MSI number */
     NIC_RB_PCIE_BAR = 0x0013,  /* BAR0 accesses refused: partial writes, longer than 1 DW */
     NIC_RB_PCIE_CPL = 0x0014,  /* Device read completions: timeouts, UR, CA, poisoned */
     NIC_RB_PCIE_MSI_ORDER = 0x0015,  /* NIC MSIs held until the DMA writes before them left */
@@ -39,6 +41,8 @@ enum nic_rb_type {
     X(IDENTIFIER_MEM, identifier_mem) \
     X(PCIE_PHY, pcie_phy) \
     X(PCIE_MSI, pcie_msi) \
+    X(PCIE_MSIX, pcie_msix) \
+    X(PCIE_MSIX_TABLE, pcie_msix_table) \
     X(PCIE_BAR, pcie_bar) \
     X(PCIE_CPL, pcie_cpl) \
     X(PCIE_MSI_ORDER, pcie_msi_order) \
@@ -252,6 +256,22 @@ enum nic_rb_type {
 #define NIC_RB_PCIE_MSI_VERSION 0x0001a56bu
 #define NIC_CSR_PCIE_MSI_ENABLE_ADDR 0x0000u  /* 6 bits, rw */
 #define NIC_CSR_PCIE_MSI_ENABLE_SIZE 1
+
+/* pcie_msix: LitePCIe MSI-X: per-vector enable, pending bits (PBA) */
+#define NIC_RB_PCIE_MSIX_VERSION 0x0001271eu
+#define NIC_CSR_PCIE_MSIX_ENABLE_ADDR 0x0000u  /* 6 bits, rw */
+#define NIC_CSR_PCIE_MSIX_ENABLE_SIZE 1
+#define NIC_CSR_PCIE_MSIX_RESERVED0_ADDR 0x0004u  /* 1 bits, rw */
+#define NIC_CSR_PCIE_MSIX_RESERVED0_SIZE 1
+#define NIC_CSR_PCIE_MSIX_PBA_ADDR 0x0008u  /* 6 bits, ro */
+#define NIC_CSR_PCIE_MSIX_PBA_SIZE 1
+#define NIC_CSR_PCIE_MSIX_RESERVED1_ADDR 0x000cu  /* 1 bits, rw */
+#define NIC_CSR_PCIE_MSIX_RESERVED1_SIZE 1
+
+/* pcie_msix_table: MSI-X table: an entry of four words per MSI number */
+#define NIC_RB_PCIE_MSIX_TABLE_VERSION 0x00016e2cu
+#define NIC_CSR_PCIE_MSIX_TABLE_MEM_ADDR 0x0000u  /* 768 bits, rw */
+#define NIC_CSR_PCIE_MSIX_TABLE_MEM_SIZE 24
 
 /* pcie_bar: BAR0 accesses refused: partial writes, longer than 1 DW */
 #define NIC_RB_PCIE_BAR_VERSION 0x0001c488u
