@@ -15,6 +15,7 @@
 #ifndef NICBACKEND_H
 #define NICBACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,9 @@ struct nic_rb_entry {
 struct nic_backend {
     const struct nic_backend_ops *ops;
     const char *kind;
+    /* The host enabled the device's MSI-X (sim: msix=1): nic_msi_enable() sets the pcie_msix
+     * block's per-vector enables as well as pcie_msi's. */
+    bool msix;
     /* The device's register blocks, read once by nic_rb_discover() (nrb 0: not read yet). */
     unsigned nrb;
     struct nic_rb_entry rb[NIC_BACKEND_RB_MAX];

@@ -116,6 +116,10 @@ int nic_dev_check(struct nic_backend *b, struct nic_dev_info *info, char *err, s
 void nic_msi_enable(struct nic_backend *b, uint32_t mask)
 {
     nic_write32(b, NIC_CSR(b, PCIE_MSI, ENABLE), mask);
+    /* MSI-X's per-vector enable too while the host has MSI-X on (the PHY then leaves MSI
+     * idle). */
+    if (b->msix)
+        nic_write32(b, NIC_CSR(b, PCIE_MSIX, ENABLE), mask);
 }
 
 

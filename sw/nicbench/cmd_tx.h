@@ -107,7 +107,7 @@ struct tx_result {
     uint64_t msi_vec[NIC_MSI_VECTORS];   /* MSIs received per vector (multi-vector MSI) */
     uint32_t irqs_tx_vec[NIC_Q_MAX_TXIRQ];  /* interrupts per TX vector, device counters */
     bool have_model;
-    uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis;
+    uint64_t mmio_rd_tlps, mmio_reads, mmio_writes, model_msis, model_msix;
     uint64_t drops_total;
     uint32_t q_frames[NIC_Q_MAX_TXQ], q_bytes[NIC_Q_MAX_TXQ];   /* per queue, device counters */
     uint64_t q_sent_bytes[NIC_Q_MAX_TXQ];                       /* per queue, host's count */

@@ -214,8 +214,10 @@ static void tx_json_irqs(struct bu_json *j, struct nic_backend *b, const struct 
     bu_json_ku64(j, "irqs_rx", f->irq_rx);
     bu_json_ku64(j, "msis_received", r->msis);
     json_opt_u64(j, "msis_model", r->have_model, r->model_msis);
-    /* Per vector (LitePCIe's msi-multi-vector: an MSI number per vector). */
-    bu_json_kstr(j, "msi_type", "msi-multi-vector");
+    json_opt_u64(j, "msix_model", r->have_model, r->model_msix);    /* of msis_model */
+    /* Per vector (an MSI number per vector: LitePCIe's msi-multi-vector, or MSI-X's table
+     * entry of that number). */
+    bu_json_kstr(j, "msi_type", b->msix ? "msi-x" : "msi-multi-vector");
     bu_json_ku64(j, "msis_tx", f->msi_tx);
     bu_json_ku64(j, "msis_rx", f->msi_rx);
     bu_json_ku64(j, "msis_other", f->msi_other);

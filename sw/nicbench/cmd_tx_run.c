@@ -8,9 +8,10 @@
 #include "cmd_tx.h"
 
 /* The host model's counters read around the hot path (model.<name>). */
-#define TX_MODEL_COUNTERS 4
+#define TX_MODEL_COUNTERS 5
 static const char *const tx_model_names[TX_MODEL_COUNTERS] = {"tlps_down_mrd", "mmio_reads",
-                                                              "mmio_writes", "msis"};
+                                                              "mmio_writes", "msis",
+                                                              "msix_messages"};
 
 /* What a run reads before its hot path, to take from what it reads after it. */
 struct tx_marks {
@@ -239,6 +240,7 @@ static void tx_totals(struct tx_state *s, const struct tx_marks *m, uint64_t t1,
         res->mmio_reads = m->m1[1] - m->m0[1];
         res->mmio_writes = m->m1[2] - m->m0[2];
         res->model_msis = m->m1[3] - m->m0[3];
+        res->model_msix = m->m1[4] - m->m0[4];
     }
 }
 

@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 
 #include "nic_backend.h"
+#include "nic_rb.h"
+#include "nic_regs.h"
 #include "pcie_host_model.h"
 #include "sim_harness.h"
 
@@ -658,6 +660,35 @@ void sim_close(struct nic_backend *b)
     delete s;
 }
 
+/* msix=1: the host OS's part of MSI-X, as the kernel does it for a VFIO user: every entry of
+ * the device's table (the pcie_msix_table block) gets the MSI window's address and its own
+ * index as data, so the host model reports MSI number m as vector m, as with MSI; entries
+ * unmasked. 0, or -1 with a message. */
+int msix_setup(SimBackend *s, char *err, size_t errlen)
+{
+    struct nic_backend *b = &s->base;
+    b->msix = s->params.msix;
+    if (!s->params.msix)
+        return 0;
+    if (nic_rb_discover(b, err, errlen) < 0)
+        return -1;
+    char why[256];
+    if (nic_rb_require(b, NIC_RB_PCIE_MSIX_TABLE, why, sizeof why) < 0) {
+        std::snprintf(err, errlen, "sim backend: msix=1 needs the device's MSI-X table: %s", why);
+        return -1;
+    }
+    const uint64_t table = nic_rb_base(b, NIC_RB_PCIE_MSIX_TABLE) +
+                           NIC_CSR_PCIE_MSIX_TABLE_MEM_ADDR;
+    for (unsigned i = 0; i < NIC_CSR_PCIE_MSIX_TABLE_MEM_SIZE / 4; i++) {
+        const uint64_t e = table + 16 * i;
+        sim_write32(b, e + 0, static_cast<uint32_t>(nicsim::kMsiWindowAddr));
+        sim_write32(b, e + 4, 0);
+        sim_write32(b, e + 8, i);
+        sim_write32(b, e + 12, 0);
+    }
+    return 0;
+}
+
 const struct nic_backend_ops sim_ops = {
     sim_read32, sim_write32, sim_read64, sim_write64, sim_dma_alloc, sim_dma_free,
     sim_irq_wait, sim_now_ns, sim_idle, sim_counter, sim_params_json, sim_last_error,
@@ -929,6 +960,11 @@ extern "C" struct nic_backend *nic_backend_sim_open(const char *opts, char *err,
         w->b = std::move(p);
     }
     s->world = std::move(w);
+    if (msix_setup(s.get(), err, errlen) < 0 ||
+        (s->world->b && msix_setup(s->world->b.get(), err, errlen) < 0)) {
+        sim_close(&s.release()->base);
+        return nullptr;
+    }
     return &s.release()->base;
 }
 

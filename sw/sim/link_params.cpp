@@ -108,6 +108,7 @@ void visit_fields(P &p, F &&f)
     f("host_mem_size", p.host_mem_size);
     f("strict", p.strict);
     f("iommu", p.iommu);
+    f("msix", p.msix);
     f("fault_seed", p.fault_seed);
     f("fault_cpl_timeout", p.fault_cpl_timeout);
     f("fault_ur", p.fault_ur);
@@ -296,6 +297,11 @@ bool LinkParams::validate(std::string *err) const
                     "to 4 GiB long");
     if (host_mem_addr < bar0_addr + bar0_size && bar0_addr < host_mem_addr + host_mem_size)
         return fail("the host memory window overlaps BAR0");
+    if (host_mem_addr < kMsiWindowAddr + kMsiWindowSize &&
+        kMsiWindowAddr < host_mem_addr + host_mem_size)
+        return fail("the host memory window overlaps the MSI window 0xfee00000..0xfeefffff");
+    if (bar0_addr < kMsiWindowAddr + kMsiWindowSize && kMsiWindowAddr < bar0_addr + bar0_size)
+        return fail("BAR0 overlaps the MSI window 0xfee00000..0xfeefffff");
     const std::pair<const char *, double> rates[] = {
         {"fault_cpl_timeout", fault_cpl_timeout}, {"fault_ur", fault_ur},
         {"fault_ca", fault_ca}, {"fault_ep", fault_ep}, {"fault_cpl_split", fault_cpl_split},

@@ -15,6 +15,10 @@
 
 namespace nicsim {
 
+/* The host's MSI window (x86's 0xFEEx_xxxx): a device MWr here is an interrupt message (its
+ * data's low 8 bits the vector), not a write to memory. */
+constexpr uint64_t kMsiWindowAddr = 0xfee00000, kMsiWindowSize = 0x100000;
+
 struct LinkParams {
     int gen = 2;                      /* 1, 2, 3 */
     int lanes = 4;                    /* 1, 2, 4, 8, 16 */
@@ -45,6 +49,9 @@ struct LinkParams {
     bool strict = false;              /* abort() on the first error (for debugging) */
     bool iommu = true;                /* device accesses only within the DMA mappings (the sim
                                          backend's dma_alloc; iommu.h); 0: the whole window */
+    bool msix = false;                /* the host enables the device's MSI-X (MSI-X Enable pin
+                                         1; the sim backend programs the table): interrupts are
+                                         MWr TLPs into the MSI window, not MSI requests */
     uint8_t *host_mem_ext = nullptr;  /* not a --opts key: host memory owned by the caller
                                          (host_mem_size bytes at host_mem_addr, e.g. a UML
                                          guest's, sw/uml/); null: the model's own, zeroed */

@@ -23,7 +23,7 @@ struct Counters {
     uint64_t tx_stall_cycles = 0, rx_stall_cycles = 0;
     double credit_wait_ps = 0;
     uint64_t credit_waits = 0;
-    uint64_t mmio_reads = 0, mmio_writes = 0, msis = 0, errors = 0;
+    uint64_t mmio_reads = 0, mmio_writes = 0, msis = 0, msix_messages = 0, errors = 0;
     uint64_t mps_violations = 0, mrrs_violations = 0, boundary_violations = 0, bad_address = 0;
     uint64_t unexpected_completion = 0, completion_timeouts = 0;
     uint64_t unsupported_tlps = 0, length_errors = 0, be_errors = 0, framing_errors = 0;

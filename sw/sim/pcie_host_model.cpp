@@ -81,6 +81,8 @@ struct PcieHostModel::Impl {
     HostMemory host;
     MmioRequester mmio;
 
+    bool msix_enable, msix_mask = false;  /* set_msix() */
+
     /* Pins of the previous cycle: with this cycle's inputs they decide the handshakes. */
     bool prev_tx_ready = false, prev_rx_valid = false, prev_msi_ready = false;
 
@@ -110,7 +112,7 @@ struct PcieHostModel::Impl {
     explicit Impl(const LinkParams &lp)
         : p(validated(lp)), log(p.strict), c(log.c), checker(p, log, iommu), rng(p.fault_seed),
           host(p, log.c, rng),
-          mmio(p, log)
+          mmio(p, log), msix_enable(p.msix)
     {
         W = p.data_width / 32;
         period = static_cast<uint64_t>(1e6 / p.clk_mhz + 0.5);
@@ -424,6 +426,8 @@ struct PcieHostModel::Impl {
         const bool up_now = now >= link_up_at;
         out->link_up = up_now;
         out->msi_enable = out->bus_master_enable = true;
+        out->msix_enable = msix_enable;
+        out->msix_mask = msix_mask;
         out->msi_ready = up_now;
         out->tx_ready = up_now && txq.size() < static_cast<size_t>(p.tx_buf_tlps);
         out->fc_ph = static_cast<uint16_t>(credits.ph_used());
@@ -455,6 +459,12 @@ PcieHostModel::PcieHostModel(const LinkParams &p) : impl_(new Impl(p)) {}
 PcieHostModel::~PcieHostModel() = default;
 
 void PcieHostModel::cycle(const PhyIn &in, PhyOut *out) { impl_->cycle(in, out); }
+
+void PcieHostModel::set_msix(bool enable, bool function_mask)
+{
+    impl_->msix_enable = enable;
+    impl_->msix_mask = function_mask;
+}
 
 uint64_t PcieHostModel::now_ps() const { return impl_->ncycles * impl_->period; }
 
@@ -570,6 +580,7 @@ std::map<std::string, uint64_t> PcieHostModel::counters() const
         {"mmio_reads", c.mmio_reads},
         {"mmio_writes", c.mmio_writes},
         {"msis", c.msis},
+        {"msix_messages", c.msix_messages},
         {"errors", c.errors},
         {"mps_violations", c.mps_violations},
         {"mrrs_violations", c.mrrs_violations},

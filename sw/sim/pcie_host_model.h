@@ -53,6 +53,7 @@ struct PhyOut {
     bool msi_ready = false;
     uint16_t id = 0, max_request_size = 0, max_payload_size = 0;
     bool link_up = false, msi_enable = false, bus_master_enable = false;
+    bool msix_enable = false, msix_mask = false; /* MSI-X Enable, Function Mask */
     uint16_t fc_ph = 0, fc_pd = 0, fc_nph = 0;   /* transmit credits in use (pcie_fc_*) */
 };
 
@@ -118,7 +119,11 @@ public:
     void link_down_now();
     void drop_writes(uint64_t addr, uint64_t len, unsigned n);
 
-    /* MSIs that reached the host, each with its arrival time. */
+    /* MSI-X Enable and Function Mask as the host set them (initially LinkParams.msix, 0). */
+    void set_msix(bool enable, bool function_mask);
+
+    /* MSIs (MSI requests and MSI-X messages) that reached the host, each with its arrival
+     * time. */
     bool irq_pending() const;
     bool irq_pop(uint64_t *arrival_ps, uint8_t *vector);
 
@@ -138,7 +143,8 @@ public:
     /* Counters: tlps_up_<type>/tlps_down_<type> (mwr, mrd, cpld, cpl, msi; up = device to
      * host), bytes_up_payload, bytes_down_payload, tx_stall_cycles (tx_valid && !tx_ready),
      * rx_stall_cycles (rx_valid && !rx_ready), link_busy_ps_up / link_busy_ps_down,
-     * credit_wait_ps, mmio_reads, mmio_writes, msis, errors, mps_violations,
+     * credit_wait_ps, mmio_reads, mmio_writes, msis (MSI and MSI-X), msix_messages (MSI-X
+     * MWr into the MSI window, counted as tlps_up_msi, not mwr), errors, mps_violations,
      * boundary_violations, mrrs_violations, iommu_faults, iommu_mappings, reads_timed,
      * writes_timed, ... */
     std::map<std::string, uint64_t> counters() const;

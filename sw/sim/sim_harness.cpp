@@ -591,6 +591,8 @@ struct SimHarness::Impl::Model final : SimHarness::Impl {
         top->pcie_link_up = out.link_up;
         top->pcie_msi_enable = out.msi_enable;
         top->pcie_bus_master_enable = out.bus_master_enable;
+        top->pcie_msix_enable = out.msix_enable;
+        top->pcie_msix_mask = out.msix_mask;
         top->pcie_fc_ph = out.fc_ph;
         top->pcie_fc_pd = out.fc_pd;
         top->pcie_fc_nph = out.fc_nph;

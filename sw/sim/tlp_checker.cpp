@@ -171,6 +171,10 @@ void TlpChecker::check_mem(UpTlp &t, int hdr_dw)
     } else {
         t.nph = 1;
     }
+    if (wr && t.addr >= kMsiWindowAddr && t.addr < kMsiWindowAddr + kMsiWindowSize) {
+        check_msix(t);
+        return;
+    }
     bool bad = false;
     if (h[hdr_dw - 1] & 3) {
         log.error(&c.unsupported_tlps, now, h, nh, "device %s with address bits 1:0 not 0", name);
@@ -223,6 +227,33 @@ void TlpChecker::check_mem(UpTlp &t, int hdr_dw)
     }
     t.ok = !bad;
     t.answer_ur = bad && !wr;
+}
+
+/* An MWr into the MSI window: an MSI-X message (one DWORD of message data, all bytes
+ * enabled), an interrupt with its data's low 8 bits as vector, counted as an MSI, not a
+ * write; anything else there is refused. */
+void TlpChecker::check_msix(UpTlp &t)
+{
+    const double now = t.enq;
+    c.tlps_up_mwr--;
+    c.tlps_up_msi++;
+    c.bytes_up_payload -= uint64_t(t.len_dw) * 4;
+    if (t.len_dw != 1 || t.fbe != 0xf || t.lbe != 0 || t.nhdr != 3) {
+        log.error(&c.unsupported_tlps, now, t.hdr, t.nhdr,
+                  "device MWr into the MSI window at %#llx is not an MSI-X message (%u DW, "
+                  "first BE %#x, %d-DW header)", static_cast<unsigned long long>(t.addr),
+                  t.len_dw, t.fbe, t.nhdr);
+        t.ok = false;
+        return;
+    }
+    /* Payload bytes are big-endian in the dword (host byte A+0 in bits 31..24); the message
+     * data is the 32-bit little-endian value at the address. */
+    const uint32_t d = t.pl[0];
+    const uint32_t data = (d >> 24) | ((d >> 8) & 0xff00) | ((d << 8) & 0xff0000) | (d << 24);
+    t.kind = Kind::Msi;
+    t.vector = static_cast<uint8_t>(data);
+    t.ok = true;
+    c.msix_messages++;
 }
 
 /* Completions: only their payload here; they are matched to host reads at the RC. */

@@ -34,6 +34,7 @@ public:
 private:
     void finish_tlp(double now, Fifo<UpTlp> *txq);
     void check_mem(UpTlp &t, int hdr_dw);
+    void check_msix(UpTlp &t);
     void check_cpl(UpTlp &t);
 
     const LinkParams p;
