@@ -188,12 +188,13 @@ $(foreach t,$(TOOLS),$(eval $(call TOOL_RULES,$(t))))
 # The NIC as a PCI device of a User-Mode Linux guest (sw/uml/): a vhost-user back-end around the
 # same harness and host model as the tools, with the guest's memory as the host memory.
 UML_CPP   := $(filter-out sw/uml/test_%,$(wildcard sw/uml/*.cpp))
-$(BUILD)/uml/%.o: sw/uml/%.cpp sw/uml/*.h sw/sim/*.h | setup
+$(BUILD)/uml/%.o: sw/uml/%.cpp sw/uml/*.h sw/sim/*.h $(HOST_H) | setup
 	@mkdir -p $(dir $@)
-	g++ $(CXXFLAGS) -Isw/sim -c $< -o $@
+	g++ $(CXXFLAGS) -Isw/sim $(INCS) -c $< -o $@
 
+# (sw/core's register-block discovery finds the SoC's MSI-X table.)
 $(BUILD)/uml_pci_server: $(patsubst sw/uml/%.cpp,$(BUILD)/uml/%.o,$(UML_CPP)) \
-			 $(filter-out %/backend_sim.o,$(SIM_OBJS))
+			 $(filter-out %/backend_sim.o,$(SIM_OBJS)) $(HOST)/core_nic_core.o
 	g++ -o $@ $(filter %.o,$^) $(BUILD)/obj/Vnicsoc__ALL.a -lz -pthread -lm
 
 tools: $(patsubst %,$(HOST)/%,$(TOOLS))

@@ -6,9 +6,10 @@
  * 0..hw_txirq-1; LitePCIe's MSI block sends MSI number m as message m (data | m), so every
  * message up to the nic block's last is allocated with pci_alloc_irq_vectors (MSI-X if the
  * device has it, else multiple-message MSI) and vector i of the driver is Linux irq
- * pci_irq_vector(pdev, its MSI number). The pcie_msi block's ENABLE mask has the nic block's
- * MSI numbers set while the interface is up. One NAPI context per vector: RX's polls the RX
- * ring, TX group g's reclaims the TX queues q with q % hw_txirq == g.
+ * pci_irq_vector(pdev, its MSI number). The ENABLE mask of the block that sends them (pcie_msix
+ * on MSI-X, table entry m for MSI number m; else pcie_msi) has the nic block's MSI numbers set
+ * while the interface is up. One NAPI context per vector: RX's polls the RX ring, TX group g's
+ * reclaims the TX queues q with q % hw_txirq == g.
  *
  * Where the platform does not give that many (no multiple-message MSI, too few vectors, no
  * MSI at all), one vector serves everything: a single MSI message (the device sends every MSI
@@ -87,6 +88,19 @@ int nicdrv_irq_init(struct nicdrv_priv *priv)
 	}
 	priv->irq_count = n;
 	priv->msix = pdev->msix_enabled;
+	priv->irq_enable = priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR;
+	if (priv->msix) {
+		const struct nic_core_rb_entry *x = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_MSIX);
+
+		if (!x || nic_core_rb_check(&priv->rb, NIC_RB_PCIE_MSIX) != NIC_CORE_RB_OK ||
+		    (resource_size_t)x->base + NIC_CSR_PCIE_MSIX_ENABLE_ADDR + 4 > priv->hw.len) {
+			dev_err(&pdev->dev, "MSI-X is on but the pcie_msix block is absent or of another layout\n");
+			pci_free_irq_vectors(pdev);
+			priv->irq_count = 0;
+			return -ENODEV;
+		}
+		priv->irq_enable = x->base + NIC_CSR_PCIE_MSIX_ENABLE_ADDR;
+	}
 	for (i = 0; i < priv->nvec; i++) {
 		struct nicdrv_vec *vec = &priv->vec[i];
 
@@ -155,9 +169,8 @@ int nicdrv_irq_request(struct nicdrv_priv *priv)
 		vec->irq = irq;
 		napi_enable(&vec->napi);
 	}
-	en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
-	nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
-		      en | nicdrv_msi_mask(priv));
+	en = nic_core_rd32(&priv->hw, priv->irq_enable);
+	nic_core_wr32(&priv->hw, priv->irq_enable, en | nicdrv_msi_mask(priv));
 	return 0;
 
 err_free:
@@ -169,11 +182,10 @@ err_free:
 
 void nicdrv_irq_release(struct nicdrv_priv *priv)
 {
-	u32 en = nic_core_rd32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR);
+	u32 en = nic_core_rd32(&priv->hw, priv->irq_enable);
 	unsigned int i;
 
-	nic_core_wr32(&priv->hw, priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR,
-		      en & ~nicdrv_msi_mask(priv));
+	nic_core_wr32(&priv->hw, priv->irq_enable, en & ~nicdrv_msi_mask(priv));
 	for (i = 0; i < priv->nvec; i++) {
 		struct nicdrv_vec *vec = &priv->vec[i];
 

@@ -134,6 +134,7 @@ struct nicdrv_priv {
 	struct nic_core_rb_table rb;
 	u32 nic_base;					/* the nic block's BAR0 base */
 	u32 msi_base;					/* the pcie_msi block's */
+	u32 irq_enable;			/* per-vector enable: pcie_msi's or pcie_msix's */
 	u32 msi_first;					/* the nic block's first MSI number (RX) */
 	u32 cpl_base;					/* the pcie_cpl block's, if has_cpl */
 	bool has_cpl;

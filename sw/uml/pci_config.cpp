@@ -11,7 +11,7 @@ namespace umlpci {
 
 namespace {
 
-constexpr uint32_t kPm = 0x40, kMsi = 0x48, kExp = 0x60;
+constexpr uint32_t kPm = 0x40, kMsi = 0x48, kExp = 0x60, kMsix = 0xa0;
 
 void put(uint8_t *b, uint32_t off, uint64_t v, int size)
 {
@@ -116,6 +116,21 @@ bool PciConfig::msi_message(unsigned vector, uint64_t *addr, uint16_t *data) con
     *data = static_cast<uint16_t>((d & ~(n - 1)) | vector);
     return true;
 }
+
+void PciConfig::add_msix(uint32_t table_off, uint32_t pba_off, unsigned entries)
+{
+    msix_entries = entries;
+    put(cfg, kExp + 1, kMsix, 1);                 /* PCI Express -> MSI-X */
+    put(cfg, kMsix, 0x11, 2);                     /* MSI-X, last capability */
+    put(cfg, kMsix + 2, entries - 1, 2);          /* table size - 1 */
+    put(wmask, kMsix + 2, 0xc000, 2);             /* MSI-X Enable, Function Mask */
+    put(cfg, kMsix + 4, table_off, 4);            /* BIR 0 */
+    put(cfg, kMsix + 8, pba_off, 4);
+}
+
+bool PciConfig::msix_enabled() const { return msix_entries && (cfg[kMsix + 3] & 0x80); }
+
+bool PciConfig::msix_function_mask() const { return msix_entries && (cfg[kMsix + 3] & 0x40); }
 
 bool PciConfig::bus_master() const { return cfg[0x04] & 0x04; }
 

@@ -33,7 +33,7 @@ int main()
     CHECK(!c.bus_master());
     c.write(0x04, 2, 0x0006);
     CHECK(c.bus_master() && c.read(0x04, 2) == 0x0006);
-    /* Capability chain: PM -> MSI -> PCI Express -> end. */
+    /* Capability chain: PM -> MSI -> PCI Express -> end (no MSI-X until add_msix). */
     unsigned at = c.read(0x34, 1), ids[3], n = 0;
     while (at && n < 3) {
         ids[n++] = c.read(at, 1);
@@ -55,6 +55,25 @@ int main()
     c.write(0x4a, 2, 0x0071);                        /* MME 7 clamped to the capability's 5 */
     CHECK(c.msi_allocated() == 32);
     CHECK(c.devctl_mps() == p.mps && c.devctl_mrrs() == p.mrrs);
+    /* MSI-X added: PM -> MSI -> PCI Express -> MSI-X (0xa0), table size - 1, BIR 0 offsets;
+     * only Enable and Function Mask are writable. */
+    CHECK(!c.has_msix() && !c.msix_enabled());
+    c.add_msix(0x6800, 0x7008, 6);
+    at = c.read(0x34, 1);
+    unsigned chain[4];
+    n = 0;
+    while (at && n < 4) {
+        chain[n++] = c.read(at, 1);
+        at = c.read(at + 1, 1);
+    }
+    CHECK(n == 4 && chain[2] == 0x10 && chain[3] == 0x11 && c.read(0x61, 1) == 0xa0);
+    CHECK(c.read(0xa2, 2) == 5 && c.read(0xa4, 4) == 0x6800 && c.read(0xa8, 4) == 0x7008);
+    c.write(0xa2, 2, 0xffff);
+    CHECK(c.read(0xa2, 2) == 0xc005 && c.msix_enabled() && c.msix_function_mask());
+    c.write(0xa2, 2, 0x8000);
+    CHECK(c.msix_enabled() && !c.msix_function_mask());
+    c.write(0xa4, 4, 0);                             /* table offset read-only */
+    CHECK(c.read(0xa4, 4) == 0x6800);
     std::printf("test_pci_config: %s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }

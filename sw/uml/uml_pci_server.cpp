@@ -8,8 +8,15 @@
  * guest's memory (the vhost-user memory table is the host model's memory window, no IOMMU); the
  * SoC's MSIs go back on "irq" as VIRTIO_PCIDEV_OP_MSI with the message the guest programmed.
  *
+ * MSI-X: where the SoC has an MSI-X table (its pcie_msix_table block, found in the register
+ * block table when the SoC starts), the configuration space offers MSI-X too (--msix 0 hides
+ * it). The guest's table writes reach the SoC with the host model's MSI window address and the
+ * entry's index as data (kept here as the guest wrote them, and read back so), so the SoC's
+ * MSI-X MWr is an interrupt of the host model with the entry as vector; it goes to the guest
+ * as OP_MSI with the entry's address and data.
+ *
  *   uml_pci_server --socket PATH [--ctl PATH] [--opts k=v,...] [--idle-cycles N]
- *                  [--irq-latency-ns N] [--stats FILE] [--accept-timeout S]
+ *                  [--irq-latency-ns N] [--stats FILE] [--accept-timeout S] [--msix 0|1]
  *
  * Time: the simulation is not coupled to the guest's clock (no time-travel). It steps as fast as
  * it can while the device is busy, and stops after --idle-cycles cycles (default 200000) with no
@@ -42,6 +49,9 @@
 #include <unistd.h>
 #include <vector>
 
+extern "C" {                          /* (its OS layer's MMIO hooks are C) */
+#include "nic_core.h"
+}
 #include "pci_config.h"
 #include "sim_harness.h"
 #include "vhost_user.h"
@@ -162,18 +172,28 @@ private:
     int lsock = -1, conn = -1;
 };
 
+/* The guest's view of one MSI-X table entry (what it wrote). */
+struct MsixEntry {
+    uint32_t addr = 0, upper = 0, data = 0;
+};
+
 class Server {
 public:
-    Server(VhostUserDevice &v, Ctl &c, const LinkParams &lp, uint64_t idle, uint64_t irq_lat_ps)
-        : vu(v), ctl(c), p(lp), cfg(lp), idle_cycles(idle), irq_latency_ps(irq_lat_ps)
+    Server(VhostUserDevice &v, Ctl &c, const LinkParams &lp, uint64_t idle, uint64_t irq_lat_ps,
+           bool msix)
+        : vu(v), ctl(c), p(lp), cfg(lp), idle_cycles(idle), irq_latency_ps(irq_lat_ps),
+          offer_msix(msix)
     {
         t0 = std::chrono::steady_clock::now();
     }
     int run();
     std::string stats_json();
+    uint32_t read_now(uint32_t off);  /* (sw/core's discovery reads through it) */
 
 private:
     void start_harness();
+    void find_msix();
+    bool msix_access(const PcidevMsg &m, uint64_t v, uint64_t *answer);
     bool start_request(const Chain &ch);
     void step_batch();
     void deliver_msis();
@@ -186,6 +206,9 @@ private:
     LinkParams p;
     PciConfig cfg;
     uint64_t idle_cycles, irq_latency_ps, active_until = 0;
+    bool offer_msix;
+    uint32_t msix_table = 0;          /* BAR0 offset of the MSI-X table (0: none) */
+    std::vector<MsixEntry> msix;
     std::unique_ptr<SimHarness> h;
     Stats st;
     /* The request in flight on the model: a guest BAR read or a control CSR read. */
@@ -195,7 +218,7 @@ private:
     uint32_t read_size = 0;
     std::deque<std::string> ctl_lines;
     std::deque<std::pair<uint64_t, uint8_t>> arrived;  /* MSIs at the RC: (due ps, vector) */
-    std::deque<uint16_t> msi_q;       /* MSI data waiting for an irq buffer */
+    std::deque<uint32_t> msi_q;       /* MSI/MSI-X data waiting for an irq buffer */
     std::deque<uint64_t> msi_addr_q;
     bool eth_en = false;
     uint64_t last_dma = 0;
@@ -211,10 +234,89 @@ void Server::start_harness()
     std::string e;
     if (!p.validate(&e))
         throw std::runtime_error("the guest's memory as the host model's window: " + e);
+    p.msix = false;                   /* the guest enables it in the configuration space */
     h.reset(new SimHarness(p, TraceParams{}));
     std::fprintf(stderr, "uml_pci_server: guest memory 0x%llx..0x%llx mapped; SoC reset\n",
                  static_cast<unsigned long long>(p.host_mem_addr),
                  static_cast<unsigned long long>(p.host_mem_addr + p.host_mem_size));
+    if (offer_msix)
+        find_msix();
+}
+
+/* A BAR0 read through the model, waited for (before the guest's first request). */
+uint32_t Server::read_now(uint32_t off)
+{
+    const int id = h->model().mmio_read(off, 4);
+    MmioResult r = h->model().mmio_result(id);
+    while (!r.done) {
+        h->step();
+        r = h->model().mmio_result(id);
+    }
+    return r.status ? ~0u : static_cast<uint32_t>(r.value);
+}
+
+} /* namespace */
+
+extern "C" u32 nic_core_rd32(struct nic_core_hw *hw, u32 off)
+{
+    return reinterpret_cast<Server *>(hw)->read_now(off);
+}
+
+extern "C" void nic_core_wr32(struct nic_core_hw *, u32, u32) {}
+
+namespace {
+
+/* The SoC's MSI-X table and PBA from its register-block table (sw/core's discovery). */
+void Server::find_msix()
+{
+    nic_core_rb_table t;
+    if (nic_core_rb_discover(reinterpret_cast<nic_core_hw *>(this), &t) != NIC_CORE_RB_OK ||
+        nic_core_rb_check(&t, NIC_RB_PCIE_MSIX_TABLE) != NIC_CORE_RB_OK ||
+        nic_core_rb_check(&t, NIC_RB_PCIE_MSIX) != NIC_CORE_RB_OK) {
+        std::fprintf(stderr, "uml_pci_server: the SoC has no MSI-X table: MSI only\n");
+        return;
+    }
+    const unsigned n = NIC_CSR_PCIE_MSIX_TABLE_MEM_SIZE / 4;
+    msix_table = nic_core_rb_lookup(&t, NIC_RB_PCIE_MSIX_TABLE)->base +
+                 NIC_CSR_PCIE_MSIX_TABLE_MEM_ADDR;
+    const uint32_t pba = nic_core_rb_lookup(&t, NIC_RB_PCIE_MSIX)->base +
+                         NIC_CSR_PCIE_MSIX_PBA_ADDR;
+    msix.assign(n, MsixEntry{});
+    cfg.add_msix(msix_table, pba, n);
+    std::fprintf(stderr, "uml_pci_server: MSI-X: %u entries, table at BAR0+0x%x, PBA at "
+                 "BAR0+0x%x\n", n, msix_table, pba);
+}
+
+/* A guest access to the MSI-X table's address and data words: true when it is one (then
+ * *answer is a read's value). Writes reach the SoC as the MSI window's address and the entry's
+ * index; reads return what the guest wrote. Vector Control passes through. */
+bool Server::msix_access(const PcidevMsg &m, uint64_t v, uint64_t *answer)
+{
+    if (!msix_table || m.addr < msix_table || m.addr >= msix_table + 16ull * msix.size())
+        return false;
+    const uint32_t i = static_cast<uint32_t>(m.addr - msix_table) / 16;
+    const uint32_t k = static_cast<uint32_t>(m.addr - msix_table) / 4 % 4;
+    if (k == 3)
+        return false;
+    if (m.size != 4) {
+        st["msix_table_access_refused"]++;
+        std::fprintf(stderr, "uml_pci_server: %u-byte MSI-X table access at BAR0+0x%llx refused "
+                     "(4-byte accesses only; counted)\n", m.size,
+                     static_cast<unsigned long long>(m.addr));
+        *answer = ~0ull;
+        return true;
+    }
+    uint32_t *word = k == 0 ? &msix[i].addr : k == 1 ? &msix[i].upper : &msix[i].data;
+    if (m.op == kOpMmioRead) {
+        *answer = *word;
+        return true;
+    }
+    *word = static_cast<uint32_t>(v);
+    st["msix_table_writes"]++;
+    const uint32_t to_soc = k == 0 ? static_cast<uint32_t>(nicsim::kMsiWindowAddr) : k == 1 ? 0 : i;
+    h->model().mmio_write(m.addr, to_soc, 4);
+    *answer = 0;
+    return true;
 }
 
 /* Gathers a chain's device-readable bytes (header, then data for writes). */
@@ -265,6 +367,7 @@ bool Server::start_request(const Chain &ch)
     case kOpCfgWrite:
         st["cfg_writes"]++;
         cfg.write(static_cast<uint32_t>(m.addr), static_cast<int>(m.size), v);
+        h->model().set_msix(cfg.msix_enabled(), cfg.msix_function_mask());
         answer(0, 0);
         return true;
     case kOpMmioWrite:
@@ -288,6 +391,11 @@ bool Server::start_request(const Chain &ch)
         return true;
     }
     activity();
+    uint64_t msix_answer;
+    if (msix_access(m, v, &msix_answer)) {
+        answer(msix_answer, m.op == kOpMmioRead ? m.size : 0);
+        return true;
+    }
     if (m.op == kOpMmioWrite) {
         st["mmio_writes"]++;
         h->model().mmio_write(m.addr, v, static_cast<int>(m.size));
@@ -369,6 +477,18 @@ void Server::deliver_msis()
         arrived.pop_front();
         uint64_t addr;
         uint16_t data;
+        if (cfg.msix_enabled()) {
+            /* An MSI-X message: the entry the SoC sent (its data is the entry's index). */
+            if (v >= msix.size()) {
+                st["msix_bad_entry"]++;
+                continue;
+            }
+            st["msi_vec" + std::to_string(v)]++;       /* by MSI number, either kind */
+            st["msix_delivered"]++;
+            msi_q.push_back(msix[v].data);
+            msi_addr_q.push_back(uint64_t(msix[v].upper) << 32 | msix[v].addr);
+            continue;
+        }
         if (!cfg.msi_message(v, &addr, &data)) {
             st["msi_dropped_disabled"]++;
             continue;
@@ -386,15 +506,17 @@ void Server::deliver_msis()
             break;
         Buf *out;
         readable(ch, &out);
-        if (!out || out->len < sizeof(PcidevMsg) + 2) {
+        /* MSI data is 16 bits, MSI-X's 32 (virt-pci takes either size). */
+        const uint32_t n = cfg.msix_enabled() ? 4 : 2;
+        if (!out || out->len < sizeof(PcidevMsg) + n) {
             st["irq_buf_bad"]++;
             q.push(ch, 0);
             continue;
         }
-        PcidevMsg m{kOpMsi, 0, 0, 2, msi_addr_q.front()};
+        PcidevMsg m{kOpMsi, 0, 0, n, msi_addr_q.front()};
         std::memcpy(out->p, &m, sizeof(m));
-        std::memcpy(out->p + sizeof(m), &msi_q.front(), 2);
-        q.push(ch, sizeof(m) + 2);
+        std::memcpy(out->p + sizeof(m), &msi_q.front(), n);
+        q.push(ch, sizeof(m) + n);
         msi_q.pop_front();
         msi_addr_q.pop_front();
         st["msi_sent"]++;
@@ -532,7 +654,8 @@ int Server::run()
 void usage()
 {
     std::fprintf(stderr, "usage: uml_pci_server --socket PATH [--ctl PATH] [--opts k=v,...] "
-                 "[--idle-cycles N] [--irq-latency-ns N] [--stats FILE] [--accept-timeout S]\n");
+                 "[--idle-cycles N] [--irq-latency-ns N] [--stats FILE] [--accept-timeout S] "
+                 "[--msix 0|1]\n");
 }
 
 } /* namespace */
@@ -542,6 +665,7 @@ int main(int argc, char **argv)
     std::string sock, ctlp, opts, stats;
     uint64_t idle = 200000, irq_latency_ns = 1000;
     int accept_s = 120;
+    bool msix = true;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         if (i + 1 >= argc) {
@@ -563,6 +687,8 @@ int main(int argc, char **argv)
             irq_latency_ns = std::stoull(v);
         else if (a == "--accept-timeout")
             accept_s = std::stoi(v);
+        else if (a == "--msix")
+            msix = v != "0";
         else {
             usage();
             return 2;
@@ -590,7 +716,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "uml_pci_server: no guest connected within %d s\n", accept_s);
             return 1;
         }
-        Server s(vu, ctl, lp, idle, irq_latency_ns * 1000);
+        Server s(vu, ctl, lp, idle, irq_latency_ns * 1000, msix);
         s.run();
         const std::string j = s.stats_json();
         std::fprintf(stderr, "uml_pci_server: stats %s\n", j.c_str());
