@@ -74,8 +74,9 @@ def test_tx_frames_bit_exact_no_mmio_reads(nicbench, tmp_path, queues):
 
 def test_tx_on_msix(nicbench, tmp_path):
     """msix=1: the host enables MSI-X and the sim backend programs the SoC's table (the MSI
-    window's address, entry m's data m): every interrupt is an MSI-X MWr on the TLP stream, one
-    per coalescer decision, on the vector of its MSI number; every frame back, bit-exact."""
+    window's address, entry m's data m): every interrupt is an MSI-X MWr on the TLP stream, on
+    the vector of its MSI number; decisions that come while their vector's message is pending
+    (the PBA) share it; every frame back, bit-exact."""
     frames = 120
     _, doc = nic_run(nicbench, tmp_path / "tx.json", OPTS + ",msix=1", "tx", "--frames", frames,
                      "--queues", 2, "--sizes", "128", "--batch", 8)
@@ -83,9 +84,11 @@ def test_tx_on_msix(nicbench, tmp_path):
     assert r["result"] == "ok" and r["received"] == frames and r["lost"] == 0, r
     assert r["msi_type"] == "msi-x"
     assert r["irqs_tx"] == r["irqs_rx"] == frames
-    assert (r["msis_tx"], r["msis_rx"], r["msis_other"]) == (frames, frames, 0)
-    assert r["msis_received"] == r["msis_model"] == r["msix_model"] == 2 * frames
-    assert r["irqs_tx_vec"] == r["msis_tx_vec"] == [frames // 2, frames // 2]
+    assert r["irqs_tx_vec"] == [frames // 2, frames // 2]
+    assert 0 < r["msis_tx"] <= frames and 0 < r["msis_rx"] <= frames and r["msis_other"] == 0
+    assert all(0 < m <= i for m, i in zip(r["msis_tx_vec"], r["irqs_tx_vec"]))
+    assert r["msis_received"] == r["msis_model"] == r["msix_model"] == \
+        r["msis_tx"] + r["msis_rx"]
     assert r["drops_total"] == 0
 
 
