@@ -270,11 +270,9 @@ class NICSoC(SoCCore):
         nic_irqs = [self.nic.irq_rx] + self.nic.irq_tx
         if self.host_on_pcie:
             # Each NIC MSI leaves after the DMA writes taken before its interrupt decision
-            # (pcie/msi_order.py: LitePCIe's MSI is not on the TLP stream), including a write
-            # the NIC finished that still waits in its port's PipeValid.
+            # (pcie/msi_order.py: LitePCIe's MSI is not on the TLP stream).
             self.pcie_msi_order = MSIOrder(self.pcie_endpoint.crossbar.master.sink,
-                                           pcie_phy.sink, len(nic_irqs),
-                                           staged=self.nic.wradp.req_pipe)
+                                           pcie_phy.sink, len(nic_irqs))
             self.comb += self.pcie_msi_order.irqs.eq(Cat(*nic_irqs))
             nic_irqs = [self.pcie_msi_order.irqs_out[i] for i in range(len(nic_irqs))]
         self.comb += [a.eq(b) for a, b in zip([nic_irq_rx] + nic_irq_tx, nic_irqs)]

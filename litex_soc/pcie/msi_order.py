@@ -11,13 +11,10 @@
 # snapshots the first and is passed on (`irqs_out`, one pulse) once the second reached it. TLPs
 # leave in the order the crossbar took them, so then every write taken up to the pulse is on the
 # link ahead of the MSI. A pulse while one waits is merged into one more (it waits for its own
-# snapshot), so every wait ends. A write its engine finished but that waits in a stage before
-# the crossbar (`staged`: the NIC's write port behind its PipeValid) is not taken yet: a pulse
-# while such a write's last beat waits is deferred to the cycle after it is taken, and
-# snapshots then (registers only: the crossbar's ready goes into a flip-flop). CSRs delayed (interrupts that had to wait), delay_cycles (cycles in which one waited).
+# snapshot), so every wait ends. CSRs delayed (interrupts that had to wait), delay_cycles
+# (cycles in which one waited).
 # Interfaces: req (a request stream endpoint to watch: valid, ready, last, we), tx (the PHY's
-# sink: valid, ready, first, last, dat), irqs / irqs_out (n one-cycle pulses each), staged
-# (optional: a PipeValid between the interrupts' engines and the crossbar).
+# sink: valid, ready, first, last, dat), irqs / irqs_out (n one-cycle pulses each).
 # Parameters: n (interrupt lines), width (counter bits: more than the writes ever in flight).
 
 from migen import If, Mux, Signal
@@ -29,7 +26,7 @@ MWR_3DW, MWR_4DW = 0x40, 0x60
 
 
 class MSIOrder(LiteXModule):
-    def __init__(self, req, tx, n, width=16, staged=None):
+    def __init__(self, req, tx, n, width=16):
         self.irqs = Signal(n)
         self.irqs_out = Signal(n)
         self._delayed = CSRStatus(32, name="delayed", description=(
@@ -60,41 +57,26 @@ class MSIOrder(LiteXModule):
         # counts, not a sum with the (late) handshake.
         now = Signal(width)
         self.comb += now.eq(Mux(take, taken1, taken))
-        # A staged write's last beat waiting (hold, a copy of the PipeValid's valid & last
-        # made by its own rule) and taken the cycle before (released).
-        hold, released = Signal(), Signal()
-        if staged is not None:
-            src, snk = staged.source, staged.sink
-            self.sync += [
-                If(~src.valid | src.ready,
-                    hold.eq(snk.valid & snk.last),
-                ),
-                released.eq(src.valid & src.ready & src.last),
-            ]
 
         waiting = Signal(n)
         for i in range(n):
             busy, snap = Signal(), Signal(width)           # the interrupt waiting
             more, more_snap = Signal(), Signal(width)      # pulses merged behind it
-            deferred = Signal()                            # a pulse behind a staged write
-            pulse = Signal()                               # a pulse that snapshots now
             done = Signal()
-            self.comb += pulse.eq((self.irqs[i] & ~hold) | (deferred & released))
-            self.sync += If(self.irqs[i] & hold, deferred.eq(1)).Elif(released, deferred.eq(0))
             # left - snap >= 0, modulo 2**width
             diff = Signal(width)
             self.comb += [
                 diff.eq(left - snap),
                 done.eq(busy & ~diff[width - 1]),
                 self.irqs_out[i].eq(done),
-                waiting[i].eq((busy & ~done) | deferred),
+                waiting[i].eq(busy & ~done),
             ]
             self.sync += [
                 If(done,
-                    busy.eq(more | pulse),
-                    snap.eq(Mux(pulse, now, more_snap)),
+                    busy.eq(more | self.irqs[i]),
+                    snap.eq(Mux(self.irqs[i], now, more_snap)),
                     more.eq(0),
-                ).Elif(pulse,
+                ).Elif(self.irqs[i],
                     If(busy,
                         more.eq(1), more_snap.eq(now),
                     ).Else(

@@ -41,8 +41,7 @@ def _adapter(cls, dw, kind, **kw):
 
 def _msi_order(dw):
     req, tx = stream.Endpoint(request_layout(dw)), stream.Endpoint(phy_layout(dw))
-    staged = stream.PipeValid(request_layout(dw))       # the NIC write port's
-    return MSIOrder(req, tx, NIRQ, staged=staged), [req, tx, staged.sink, staged.source]
+    return MSIOrder(req, tx, NIRQ), [req, tx]
 
 
 # name: data width -> (module, the streams it was given, which are ports too)
