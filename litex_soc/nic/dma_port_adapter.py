@@ -341,12 +341,10 @@ class DMAWriteAdapter(LiteXModule):
 
         # # #
 
-        # The request reaches the crossbar through a PipeValid: its valid and payload are
-        # registers, so the round robin's grant does not wait on the cores' write arbitration
-        # (a cycle on each TLP; the ready stays combinational, full rate).
-        self.req_pipe = req_pipe = stream.PipeValid(port.source.description)
-        self.comb += req_pipe.source.connect(port.source)
-        req = req_pipe.sink
+        # (No slice before the crossbar: the cores and the analyzer's stream count a write as
+        # taken by the crossbar when this port takes it, for the ordering of their MSIs and of
+        # a CSR read's completion after the writes before it.)
+        req = port.source
         port_aw = len(req.adr)
         addr = Signal(64)
         main_beats = Signal(13 - shift + 1)     # k
