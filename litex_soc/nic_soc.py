@@ -245,6 +245,10 @@ class NICSoC(SoCCore):
                 # port of the crossbar; the PHY leaves MSI idle while the host has MSI-X on.
                 self.pcie_msix = LitePCIeMSIX(self.pcie_endpoint, width=len(self.pcie_msi.irqs))
                 self.pcie_msix.table.host_written = True      # (regblocks.layout: "rw")
+                # The last two CSR locations: every other block stays where the board
+                # targets (MSI only) have it.
+                self.csr.add("pcie_msix", n=self.csr.n_locs - 2)
+                self.csr.add("pcie_msix_table", n=self.csr.n_locs - 1)
                 self.comb += [self.pcie_msix.irqs.eq(self.pcie_msi.irqs),
                               self.pcie_msix.msix_enable.eq(pcie_phy.msix_enable),
                               self.pcie_msix.function_mask.eq(pcie_phy.msix_mask)]

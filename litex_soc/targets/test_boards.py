@@ -121,12 +121,14 @@ def test_board_target(name):
     sys_side = re.search(rf"analyzer_tap\d+ <= {mac_sink_valid};", soc_v) is not None
     assert sys_side == want["mac_probes_sys_side"]
 
-    # One contract: the same registers at the same addresses as the simulation of this width.
+    # One contract: the same registers at the same addresses as the simulation of this width
+    # (whose MSI-X blocks, at the end of the map, the boards do not have).
     sim_csv = ROOT / "build" / f"sim_dw{want['data_width']}" / "csr.csv"
     if sim_csv.exists():
         def regs(p):
             return [x for x in p.read_text().splitlines()
-                    if x.startswith(("csr_base", "csr_register", "memory_region"))]
+                    if x.startswith(("csr_base", "csr_register", "memory_region"))
+                    and ",pcie_msix" not in x]
         assert regs(d / "csr.csv") == regs(sim_csv)
 
 
