@@ -109,7 +109,8 @@ class SimPCIePHY(LiteXModule):
             CSRField("ltssm",  size=6, description="Always 0 in simulation."),
         ])
         self._msi_enable        = CSRStatus(description="MSI Enable Status. ``1``: MSI is enabled.")
-        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. ``1``: MSI-X is enabled.")
+        self._msix_enable       = CSRStatus(description="MSI-X Enable Status. ``1``: MSI-X is "
+                                            "enabled.")
         self._bus_master_enable = CSRStatus(description="Bus Mastering Status. ``1``: enabled.")
         self._max_request_size  = CSRStatus(16, description="Max Read Request Size in use (bytes), "
             "the negotiated value clamped to what LitePCIe is built for.")
