@@ -90,16 +90,15 @@ int nicdrv_irq_init(struct nicdrv_priv *priv)
 	priv->msix = pdev->msix_enabled;
 	priv->irq_enable = priv->msi_base + NIC_CSR_PCIE_MSI_ENABLE_ADDR;
 	if (priv->msix) {
-		const struct nic_core_rb_entry *x = nic_core_rb_lookup(&priv->rb, NIC_RB_PCIE_MSIX);
+		u32 msix_base;
+		int err = nicdrv_check_block(priv, NIC_RB_PCIE_MSIX, &msix_base);
 
-		if (!x || nic_core_rb_check(&priv->rb, NIC_RB_PCIE_MSIX) != NIC_CORE_RB_OK ||
-		    (resource_size_t)x->base + NIC_CSR_PCIE_MSIX_ENABLE_ADDR + 4 > priv->hw.len) {
-			dev_err(&pdev->dev, "MSI-X is on but the pcie_msix block is absent or of another layout\n");
+		if (err) {
 			pci_free_irq_vectors(pdev);
 			priv->irq_count = 0;
-			return -ENODEV;
+			return err;
 		}
-		priv->irq_enable = x->base + NIC_CSR_PCIE_MSIX_ENABLE_ADDR;
+		priv->irq_enable = msix_base + NIC_CSR_PCIE_MSIX_ENABLE_ADDR;
 	}
 	for (i = 0; i < priv->nvec; i++) {
 		struct nicdrv_vec *vec = &priv->vec[i];

@@ -28,7 +28,7 @@
 #include "nicdrv.h"
 
 /* The blocks this driver uses: there, and with the layout nic_regs.h was generated for. */
-static int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
+int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base)
 {
 	struct device *dev = &priv->pdev->dev;
 	const struct nic_core_rb_entry *e = nic_core_rb_lookup(&priv->rb, type);

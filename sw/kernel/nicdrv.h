@@ -170,6 +170,7 @@ static inline struct nicdrv_priv *nicdrv_priv(struct net_device *ndev)
 }
 
 /* nic_main.c */
+int nicdrv_check_block(struct nicdrv_priv *priv, u32 type, u32 *base);
 void nicdrv_recover_task(struct work_struct *work);
 
 /* nic_netdev.c */
