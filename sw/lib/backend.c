@@ -78,7 +78,8 @@ struct nic_backend *nic_backend_open(const char *kind, const char *opts, char *e
     }
     if (!b && err[0] == 0)
         snprintf(err, errlen, "%s backend: open failed (no message)", kind);
-    if (b && nic_rb_discover(b, err, errlen) < 0) {
+    /* (A backend that read the table while it opened, sim with msix=1, is not read again.) */
+    if (b && !b->nrb && nic_rb_discover(b, err, errlen) < 0) {
         nic_close(b);
         return NULL;
     }

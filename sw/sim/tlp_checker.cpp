@@ -166,14 +166,14 @@ void TlpChecker::check_mem(UpTlp &t, int hdr_dw)
     if (wr) {
         t.ph = 1;
         t.pd = std::min<int>((t.len_dw + 3) / 4, p.pd_credits);
-        c.bytes_up_payload += bytes;
         t.pl.assign(asm_dw.begin() + hdr_dw, asm_dw.begin() + hdr_dw + t.len_dw);
+        if (t.addr >= kMsiWindowAddr && t.addr < kMsiWindowAddr + kMsiWindowSize) {
+            check_msix(t);
+            return;
+        }
+        c.bytes_up_payload += bytes;
     } else {
         t.nph = 1;
-    }
-    if (wr && t.addr >= kMsiWindowAddr && t.addr < kMsiWindowAddr + kMsiWindowSize) {
-        check_msix(t);
-        return;
     }
     bool bad = false;
     if (h[hdr_dw - 1] & 3) {
@@ -231,13 +231,13 @@ void TlpChecker::check_mem(UpTlp &t, int hdr_dw)
 
 /* An MWr into the MSI window: an MSI-X message (one DWORD of message data, all bytes
  * enabled), an interrupt with its data's low 8 bits as vector, counted as an MSI, not a
- * write; anything else there is refused. */
+ * write (finish_tlp counted it by its type: moved here) nor as payload; anything else there
+ * is refused. */
 void TlpChecker::check_msix(UpTlp &t)
 {
     const double now = t.enq;
     c.tlps_up_mwr--;
     c.tlps_up_msi++;
-    c.bytes_up_payload -= uint64_t(t.len_dw) * 4;
     if (t.len_dw != 1 || t.fbe != 0xf || t.lbe != 0 || t.nhdr != 3) {
         log.error(&c.unsupported_tlps, now, t.hdr, t.nhdr,
                   "device MWr into the MSI window at %#llx is not an MSI-X message (%u DW, "
