@@ -250,22 +250,23 @@ def run_msix(steps, width=4):
     return sent
 
 
-def entry(wr, i, addr, data, masked, upper=0):
-    """Entry i's four DWORDs written one by one, Vector Control last (as Linux unmasks)."""
-    for k, v in enumerate((addr, upper, data, masked)):
-        yield wr.adr.eq(4 * i + k)
-        yield wr.dat_w.eq(v)
-        yield wr.we.eq(1)
-        yield
-    yield wr.we.eq(0)
-
-
-def control(wr, i, masked):
-    yield wr.adr.eq(4 * i + 3)
-    yield wr.dat_w.eq(masked)
+def word(wr, adr, v):
+    """One table DWORD written, as the host's 32-bit BAR write."""
+    yield wr.adr.eq(adr)
+    yield wr.dat_w.eq(v)
     yield wr.we.eq(1)
     yield
     yield wr.we.eq(0)
+
+
+def entry(wr, i, addr, data, masked, upper=0):
+    """Entry i's four DWORDs written one by one, Vector Control last (as Linux unmasks)."""
+    for k, v in enumerate((addr, upper, data, masked)):
+        yield from word(wr, 4 * i + k, v)
+
+
+def control(wr, i, masked):
+    yield from word(wr, 4 * i + 3, masked)
 
 
 def pulse(msix, i, idle=12):

@@ -77,7 +77,7 @@ class SimPCIePHY(LiteXModule):
             raise ValueError(f"SimPCIePHY: data_width must be 64 or 128, not {data_width}")
         if msi_type not in ("msi", "msi-multi-vector"):
             raise ValueError(f"SimPCIePHY: msi_type must be 'msi' or 'msi-multi-vector', not "
-                             f"{msi_type!r} (MSI-X is with_msix)")
+                             f"{msi_type!r} (MSI-X: with_msix=True)")
         if bar0_size & (bar0_size - 1):
             raise ValueError(f"SimPCIePHY: bar0_size must be a power of two, not {bar0_size:#x}")
 

@@ -18,6 +18,7 @@
 # every interrupt still arrives.
 # Prints the guest's boot time and the frames per wall second through the guest.
 # test_pci_config_unit: the configuration space alone (test_pci_config.cpp).
+import json
 import re
 import subprocess
 import sys
@@ -110,7 +111,6 @@ def run(tmp_path_factory):
 
     def snap(name):
         def fn(g):
-            import json
             s = {k: g.csr(regs[k]) for k in ("nic_rxirq_usecs", "nic_rxirq_frames",
                                              "nic_rxirq_irqs", "nic_txirq_irqs",
                                              "nic_txe_frames", "nic_rxe_frames")}
@@ -253,7 +253,6 @@ def test_driver_on_msi(tmp_path):
 
     def snap(name):
         def fn(g):
-            import json
             snaps[name] = {"irqs": g.csr(regs["nic_rxirq_irqs"]),
                            "server": json.loads(g.ctl("stats"))}
         return fn
