@@ -49,6 +49,7 @@ from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
 from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
+from litex_soc.pcie.cpl_order import CplOrder
 from litex_soc.pcie.msi_order import MSIOrder
 from litex_soc.pcie.tlp_slices import sliced_tlp_streams
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS
@@ -275,10 +276,16 @@ class NICSoC(SoCCore):
         if self.host_on_pcie:
             # Each NIC MSI leaves after the DMA writes taken before its interrupt decision
             # (pcie/msi_order.py: LitePCIe's MSI is not on the TLP stream).
-            self.pcie_msi_order = MSIOrder(self.pcie_endpoint.crossbar.master.sink,
-                                           pcie_phy.sink, len(nic_irqs))
-            self.comb += self.pcie_msi_order.irqs.eq(Cat(*nic_irqs))
-            nic_irqs = [self.pcie_msi_order.irqs_out[i] for i in range(len(nic_irqs))]
+            # Writes count where the write ports' arbiter takes them (pcie/tlp_slices.py).
+            order = self.pcie_msi_order = MSIOrder(self.pcie_endpoint.crossbar.write_taken,
+                                                   pcie_phy.sink, len(nic_irqs))
+            self.comb += order.irqs.eq(Cat(*nic_irqs))
+            nic_irqs = [order.irqs_out[i] for i in range(len(nic_irqs))]
+            # Completions leave after the writes taken before them (pcie/cpl_order.py; its
+            # registers in the same block).
+            pk = self.pcie_endpoint.packetizer
+            order.cpl = CplOrder(pk.cmp_sink, order.taken, order.left)
+            self.comb += pk.cmp_open.eq(order.cpl.open)
         self.comb += [a.eq(b) for a, b in zip([nic_irq_rx] + nic_irq_tx, nic_irqs)]
         # The nic block's table entry gives its first MSI (NIC_RX) and their count: the host
         # finds TX group g's MSI at NIC_TX_INTERRUPT + g (LiteX numbers MSIs in name order).

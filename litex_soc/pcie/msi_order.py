@@ -5,8 +5,8 @@
 # both are TLPs on the link: LitePCIe's MSI goes to the PHY's msi interface, beside the TLP
 # stream, so an MSI could reach the host before the write it announces).
 #
-# What it is: two counters, MWr requests taken by the crossbar's request stream (`req`: every
-# master port's writes, after the arbiters, before the packetizer) and MWr TLPs whose last beat
+# What it is: two counters, MWr requests taken by the crossbar's write stream (`req`: every
+# write port's writes, after their arbiter, where a port's write is taken) and MWr TLPs whose last beat
 # left on the PHY's device-to-host stream (`tx`); per interrupt line, an interrupt pulse (`irqs`)
 # snapshots the first and is passed on (`irqs_out`, one pulse) once the second reached it. TLPs
 # leave in the order the crossbar took them, so then every write taken up to the pulse is on the
@@ -14,7 +14,8 @@
 # snapshot), so every wait ends. CSRs delayed (interrupts that had to wait), delay_cycles
 # (cycles in which one waited).
 # Interfaces: req (a request stream endpoint to watch: valid, ready, last, we), tx (the PHY's
-# sink: valid, ready, first, last, dat), irqs / irqs_out (n one-cycle pulses each).
+# sink: valid, ready, first, last, dat), irqs / irqs_out (n one-cycle pulses each), taken /
+# left (the two counters, registers).
 # Parameters: n (interrupt lines), width (counter bits: more than the writes ever in flight).
 
 from migen import If, Mux, Signal
@@ -37,8 +38,10 @@ class MSIOrder(LiteXModule):
 
         # # #
 
-        taken = Signal(width)                  # MWr requests taken by the crossbar
-        left = Signal(width)                   # MWr TLPs whose last beat left on the PHY
+        # MWr requests taken by the crossbar, MWr TLPs whose last beat left on the PHY (CplOrder
+        # reads them too).
+        self.taken = taken = Signal(width)
+        self.left = left = Signal(width)
         in_mwr = Signal()                      # the TLP on the PHY is a MWr (after its first beat)
         fmt = tx.dat[24:32]
         is_mwr = Signal()

@@ -32,7 +32,8 @@ BLOCKS = {
     "pcie_msix_table": (0x0018, 1, (), "MSI-X table: an entry of four words per MSI number"),
     "pcie_bar":       (0x0013, 1, (), "BAR0 accesses refused: partial writes, longer than 1 DW"),
     "pcie_cpl":       (0x0014, 1, (), "Device read completions: timeouts, UR, CA, poisoned"),
-    "pcie_msi_order": (0x0015, 1, (), "NIC MSIs held until the DMA writes before them left"),
+    "pcie_msi_order": (0x0015, 1, (), "NIC MSIs and read completions held until the DMA "
+                       "writes before them left"),
     "pcie_dma0":      (0x0012, 1, ("PCIE_DMA0_READER", "PCIE_DMA0_WRITER"),
                        "LitePCIe DMA channel 0 with loopback and buffering"),
     "pcie_dma0_guard": (0x0016, 1, (), "DMA channel 0 descriptors refused: misaligned, odd "

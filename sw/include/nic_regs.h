@@ -26,7 +26,7 @@ enum nic_rb_type {
     NIC_RB_PCIE_MSIX_TABLE = 0x0018,  /* MSI-X table: an entry of four words per MSI number */
     NIC_RB_PCIE_BAR = 0x0013,  /* BAR0 accesses refused: partial writes, longer than 1 DW */
     NIC_RB_PCIE_CPL = 0x0014,  /* Device read completions: timeouts, UR, CA, poisoned */
-    NIC_RB_PCIE_MSI_ORDER = 0x0015,  /* NIC MSIs held until the DMA writes before them left */
+    NIC_RB_PCIE_MSI_ORDER = 0x0015,  /* NIC MSIs and read completions held until the DMA writes before them left */
     NIC_RB_PCIE_DMA0 = 0x0012,  /* LitePCIe DMA channel 0 with loopback and buffering */
     NIC_RB_PCIE_DMA0_GUARD = 0x0016,  /* DMA channel 0 descriptors refused: misaligned, odd length, length 0 */
     NIC_RB_DMA_PATTERN = 0x0020,  /* DMA pattern generator (card-to-host) and checker (host-to-card) */
@@ -293,12 +293,16 @@ enum nic_rb_type {
 #define NIC_CSR_PCIE_CPL_LINK_DOWNS_ADDR 0x0010u  /* 32 bits, ro */
 #define NIC_CSR_PCIE_CPL_LINK_DOWNS_SIZE 1
 
-/* pcie_msi_order: NIC MSIs held until the DMA writes before them left */
-#define NIC_RB_PCIE_MSI_ORDER_VERSION 0x000177f7u
+/* pcie_msi_order: NIC MSIs and read completions held until the DMA writes before them left */
+#define NIC_RB_PCIE_MSI_ORDER_VERSION 0x00015de5u
 #define NIC_CSR_PCIE_MSI_ORDER_DELAYED_ADDR 0x0000u  /* 32 bits, ro */
 #define NIC_CSR_PCIE_MSI_ORDER_DELAYED_SIZE 1
 #define NIC_CSR_PCIE_MSI_ORDER_DELAY_CYCLES_ADDR 0x0004u  /* 32 bits, ro */
 #define NIC_CSR_PCIE_MSI_ORDER_DELAY_CYCLES_SIZE 1
+#define NIC_CSR_PCIE_MSI_ORDER_CPL_HELD_ADDR 0x0008u  /* 32 bits, ro */
+#define NIC_CSR_PCIE_MSI_ORDER_CPL_HELD_SIZE 1
+#define NIC_CSR_PCIE_MSI_ORDER_CPL_HELD_CYCLES_ADDR 0x000cu  /* 32 bits, ro */
+#define NIC_CSR_PCIE_MSI_ORDER_CPL_HELD_CYCLES_SIZE 1
 
 /* pcie_dma0: LitePCIe DMA channel 0 with loopback and buffering */
 #define NIC_RB_PCIE_DMA0_VERSION 0x00014f65u
