@@ -6,8 +6,8 @@
 # stream, so an MSI could reach the host before the write it announces).
 #
 # What it is: two counters, MWr requests taken by the crossbar's write stream (`req`: every
-# write port's writes, after their arbiter, where a port's write is taken) and MWr TLPs whose last beat
-# left on the PHY's device-to-host stream (`tx`); per interrupt line, an interrupt pulse (`irqs`)
+# write port's writes, after their arbiter, where a port's write is taken) and MWr TLPs whose
+# last beat left on the PHY's device-to-host stream (`tx`); per interrupt line, an interrupt pulse (`irqs`)
 # snapshots the first and is passed on (`irqs_out`, one pulse) once the second reached it. TLPs
 # leave in the order the crossbar took them, so then every write taken up to the pulse is on the
 # link ahead of the MSI. A pulse while one waits is merged into one more (it waits for its own

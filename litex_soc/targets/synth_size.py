@@ -171,6 +171,17 @@ def report(board, part, summary, seconds, cached, analyzer=True):
             f"{summary['lutram']} LUTRAM cells, {summary['srl']} SRL, {summary['carry']} CARRY4")
 
 
+def readme_cell(board, part="xc7a200t"):
+    """The README's board-table cell of a target's recorded sizes: LUT / FF / 36 Kb BRAM of
+    the whole SoC with its share of the part, then without the analyzer."""
+    cap = PARTS[part]
+    full, core = (json.loads(record_path(board, a).read_text())["size"] for a in (True, False))
+    figs = lambda r: f"{r['lut']} / {r['ff']} / {r['bram_36k_equiv']:g}"    # noqa: E731
+    pct = " / ".join(f"{100 * full[k] / cap[c]:.1f}" for k, c in
+                     (("lut", "lut"), ("ff", "ff"), ("bram_36k_equiv", "bram_36k")))
+    return f"{figs(full)} ({pct} %); without the analyzer {figs(core)}"
+
+
 def part_family(device):
     """xc7a200t-fbg484-3 -> xc7a200t."""
     return device.split("-")[0]

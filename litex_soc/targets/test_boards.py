@@ -170,3 +170,14 @@ def test_board_size(name, analyzer, record_property):
     bad = synth_size.regressions(recorded, s)
     assert not bad, (f"{name} grew: " + "; ".join(bad) + ". If intended, re-record: python -m "
                      f"litex_soc.targets.synth_size {d} --record")
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_readme_size_cell(name):
+    """The README's board table shows the recorded sizes (constraints/<board>[_core]_size.json)."""
+    row = [x for x in (ROOT / "README.md").read_text().splitlines()
+           if x.startswith(f"| `{name}` |")]
+    assert len(row) == 1, f"README: no board-table row for {name}"
+    want = synth_size.readme_cell(name)
+    assert row[0].rstrip().endswith(f"| {want} |"), (
+        f"README's size cell for {name} is not the recorded one; it should read: {want}")

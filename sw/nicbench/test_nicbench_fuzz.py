@@ -72,16 +72,16 @@ def test_fault_class(nicbench, tmp_path, cls):
 
 
 # One link-down just after TX queue 1's last consumer-index writeback (seed 1, 20 frames over 2
-# queues: queue 1 has 4, its last writeback is taken by the DMA at about 28.10 us of device
+# queues: queue 1 has 4, its last writeback is taken by the DMA at about 28.16 us of device
 # time):
 # the posted write is lost with the link, and queue 1 sends nothing more that could write a
 # newer one. The reset path after the link-down must take the device's own index
 # (nic_txq_cons), not the stale one in host memory, or it posts queue 1's last frame again and
-# it is received twice (a link-down from 28122 to 28136 ns loses that writeback). A few instants
+# it is received twice (a link-down from 28178 to 28192 ns loses that writeback). A few instants
 # around it, so that a small timing change still hits it; a larger one needs them moved
 # (trace=FILE.vcd: the datapath's txq_wb_writes port steps when a writeback is taken; the
 # link-down must come 22 to 36 ns after it).
-LOST_WB_AT_NS = (28128, 28130, 28126, 28132)
+LOST_WB_AT_NS = (28184, 28186, 28182, 28188)
 
 
 def test_link_down_loses_last_tx_writeback(nicbench, tmp_path):
