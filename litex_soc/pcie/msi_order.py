@@ -7,12 +7,12 @@
 #
 # What it is: two counters, MWr requests taken by the crossbar's write stream (`req`: every
 # write port's writes, after their arbiter, where a port's write is taken) and MWr TLPs whose
-# last beat left on the PHY's device-to-host stream (`tx`); per interrupt line, an interrupt pulse (`irqs`)
-# snapshots the first and is passed on (`irqs_out`, one pulse) once the second reached it. TLPs
-# leave in the order the crossbar took them, so then every write taken up to the pulse is on the
-# link ahead of the MSI. A pulse while one waits is merged into one more (it waits for its own
-# snapshot), so every wait ends. CSRs delayed (interrupts that had to wait), delay_cycles
-# (cycles in which one waited).
+# last beat left on the PHY's device-to-host stream (`tx`); per interrupt line, an interrupt
+# pulse (`irqs`) snapshots the first and is passed on (`irqs_out`, one pulse) once the second
+# reached it. Writes leave in the order that arbiter took them, so then every write taken up to
+# the pulse is on the link ahead of the MSI. A pulse while one waits is merged into one more (it
+# waits for its own snapshot), so every wait ends. CSRs delayed (interrupts that had to wait),
+# delay_cycles (cycles in which one waited).
 # Interfaces: req (a request stream endpoint to watch: valid, ready, last, we), tx (the PHY's
 # sink: valid, ready, first, last, dat), irqs / irqs_out (n one-cycle pulses each), taken /
 # left (the two counters, registers).
