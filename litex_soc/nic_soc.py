@@ -461,11 +461,13 @@ class NICSoC(SoCCore):
         return ports + [self.analyzer.stream_dma.port] if with_stream else ports
 
     def add_wr_breakdown_inputs(self, an, with_stream):
-        # Each write's hand-offs: its engine's port, the packetizer's request input (after the
-        # crossbar's write arbiter and its arbiter between the TLP controller and the writes),
-        # the PHY's TX stream. Writes bypass the TLP controller (write-only ports).
+        # Each write's hand-offs: its engine's port, the crossbar's write arbiter's output
+        # (where the port's write is taken, into the slice before the crossbar's last arbiter:
+        # pcie/tlp_slices.py), the PHY's TX stream. Writes bypass the TLP controller (write-only
+        # ports). A port's next write may be raised while the last one is in the slice, so
+        # the hand-off is taken before it: a class's write is granted before its next is raised.
         self.pcie_endpoint.crossbar.finalize()
-        pk = self.pcie_endpoint.crossbar.master.sink
+        pk = self.pcie_endpoint.crossbar.write_taken
         ports = self.write_ports(with_stream)
         start = pk.valid & pk.first & pk.we
         mine = [pk.channel == p.channel for p in ports]

@@ -82,7 +82,8 @@ class SlicedPacketizer(LitePCIeTLPPacketizer):
 class SlicedCrossbar(LitePCIeCrossbar):
     def __init__(self, data_width, address_width, *args, **kwargs):
         super().__init__(data_width, address_width, *args, **kwargs)
-        # The write ports' arbiter's output, before its slice: valid, ready, first, last, we.
+        # The write ports' arbiter's output, before its slice: valid, ready, first, last, we,
+        # channel.
         self.write_taken = stream.Endpoint(request_layout(data_width, address_width))
 
     def master_arbitrate_dispatch(self, masters, master, dispatch=True):
@@ -98,9 +99,8 @@ class SlicedCrossbar(LitePCIeCrossbar):
             self.comb += m.sink.connect(pipe.sink)
             if ctrl is None or m is not ctrl.master_out:
                 wt = self.write_taken
-                self.comb += [wt.valid.eq(m.sink.valid), wt.ready.eq(m.sink.ready),
-                              wt.first.eq(m.sink.first), wt.last.eq(m.sink.last),
-                              wt.we.eq(m.sink.we)]
+                self.comb += [getattr(wt, f).eq(getattr(m.sink, f))
+                              for f in ("valid", "ready", "first", "last", "we", "channel")]
             sliced.append(SimpleNamespace(sink=pipe.source, source=m.source))
         return super().master_arbitrate_dispatch(sliced, master, dispatch)
 

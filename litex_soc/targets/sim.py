@@ -80,8 +80,8 @@ def sim_io(data_width, eth_clk=False):
             Subsignal("csr_busy", Pins(1)),
             # Writes by class (nic_soc.ANALYZER_WBD_CLASSES: raw DMA writer, NIC, analyzer
             # stream; bit k class k): each class's first beat at its LitePCIe port; a write's
-            # first beat at the packetizer's request input (the crossbar's output) and its
-            # class (len(ANALYZER_WBD_CLASSES): another port's).
+            # first beat past the crossbar's write arbiter (pcie/tlp_slices.py, write_taken)
+            # and its class (len(ANALYZER_WBD_CLASSES): another port's).
             Subsignal("wr_raise_valid", Pins(WBD_N)), Subsignal("wr_raise_ready", Pins(WBD_N)),
             Subsignal("wr_pk_start", Pins(1)), Subsignal("wr_pk_ready", Pins(1)),
             Subsignal("wr_pk_class", Pins(WBD_N.bit_length())),
@@ -150,7 +150,7 @@ class SimSoC(NICSoC):
         probe = platform.request("probe")
         writer_port = self.pcie_dma0.writer.port.source
         reader_port = self.pcie_dma0.reader.port.source
-        pk = self.pcie_endpoint.crossbar.master.sink
+        pk = self.pcie_endpoint.crossbar.write_taken
         wr_ports = self.write_ports(hasattr(getattr(self, "analyzer", None), "stream_dma"))
         pk_class = Signal(WBD_N.bit_length(), reset=WBD_N)
         self.comb += [

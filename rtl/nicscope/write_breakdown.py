@@ -3,15 +3,15 @@
 # write_breakdown.py: per-request DMA write latency, broken into the stages between hand-offs.
 #
 # What it is: timestamps of every posted write at each hand-off on its way (raised by its
-# engine, granted by the crossbar's arbiters, taken by the packetizer, its MWr's first beat on
-# the PHY) and per write class, per stage, the sum, min, max and a log2 histogram of the
+# engine, granted by the crossbar's write arbiter, taken past it, its MWr's first beat on the
+# PHY) and per write class, per stage, the sum, min, max and a log2 histogram of the
 # stage's cycles (rtl/nicscope/stage_stats.py, as the read breakdown); plus per class the writes
 # raised and the integral of writes outstanding (Little's law). Class docstring: to the cycle.
 #
 # Interfaces (levels, as the SoC's streams carry them; see the docstring):
 #   raised[c], granted[c]   in: {valid, ready} of class c's write's first beat, at its engine's
-#                           port / at the packetizer's request input.
-#   other                   in: {valid, ready} a write of no class at the packetizer's input.
+#                           port / past the crossbar's write arbiter.
+#   other                   in: {valid, ready} a write of no class past that arbiter.
 #   tx                      in: {valid, ready, first, fmt_type} the PHY's TX stream.
 #   snapshot                in: pulse; inc_* out (see the docstring).
 #   rd_cls                  in: a class; rd_min[s], rd_max[s] out (comb): its closed window's
@@ -45,12 +45,14 @@ class WriteBreakdown(wiring.Component):
     Timestamps (cycles of a free-running counter) of each write (one TLP):
       t0 raised:  the first cycle its engine's first beat is valid (`raised[c]`: valid, after
                   a cycle without a pending first beat; pending while valid & ~ready);
-      t1 granted: the first cycle it is valid at the packetizer's request input (`granted[c]`:
-                  it has won the crossbar's arbiters);
-      t2 taken:   the cycle its first beat moves there (the packetizer took it);
+      t1 granted: the first cycle it is valid past the crossbar's write arbiter (`granted[c]`:
+                  it has won that arbiter);
+      t2 taken:   the cycle its first beat moves there (into the slice before the crossbar's
+                  last arbiter, litex_soc/pcie/tlp_slices.py);
       t3 on PHY:  the first beat of its MWr moves on `tx`.
-    Stages t1-t0 (queue), t2-t1 (credit: the packetizer held off, the PHY's flow control or a
-    TLP before it), t3-t2 (phy: through the packetizer) and the total t3-t0.
+    Stages t1-t0 (queue), t2-t1 (credit: held off after the write arbiter, by the slice, the
+    last arbiter, the packetizer or the PHY's flow control), t3-t2 (phy: through the slice,
+    the last arbiter and the packetizer) and the total t3-t0.
 
     A class's writes reach the packetizer one at a time in the order they were raised (a
     stream holds its write until it is taken), so t0 and t1 are kept per class; t0, t1 and t2

@@ -94,6 +94,33 @@ static void probes_delta(const struct probes *a, const struct probes *b, struct 
     }
 }
 
+/* Completions the device held until the DMA writes taken before them had left
+ * (pcie_msi_order_cpl_held; UINT64_MAX without the block). */
+static uint64_t cpl_held(struct ctx *c)
+{
+    if (!nic_rb_find(c->b, NIC_RB_PCIE_MSI_ORDER))
+        return UINT64_MAX;
+    return nic_read32(c->b, NIC_CSR(c->b, PCIE_MSI_ORDER, CPL_HELD));
+}
+
+/* The reads of one condition that waited for earlier DMA writes, printed and recorded. */
+static void held_output(struct ctx *c, const char *cond, uint64_t reads, uint64_t h0,
+                        uint64_t h1)
+{
+    if (h0 == UINT64_MAX || h1 == UINT64_MAX)
+        return;
+    /* the counter wraps at 32 bits; the second read of it is not among the samples */
+    const uint64_t held = (h1 - h0) & 0xffffffffu;
+    out(c, "  reads held behind earlier DMA writes (%s): %" PRIu64 " of %" PRIu64
+        " (pcie_msi_order_cpl_held)\n", cond, held, reads);
+    bu_json_obj_begin(&c->rec);
+    bu_json_kstr(&c->rec, "experiment", "csr_cpl_held");
+    bu_json_kstr(&c->rec, "condition", cond);
+    bu_json_ku64(&c->rec, "reads", reads);
+    bu_json_ku64(&c->rec, "held", held);
+    bu_json_obj_end(&c->rec);
+}
+
 static const char *fmt_opt(char *buf, size_t len, bool have, uint64_t v)
 {
     if (have)
@@ -224,8 +251,10 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     bu_dist_compute(s, samples, &d);
     dist_row(&t, "write CTRL_SCRATCH", "idle", &d);
     dist_record(c, "csr_latency", "write", "idle", &d);
+    const uint64_t h_idle0 = cpl_held(c);
     if ((rc = time_csr(c, CSR_READ, s, samples, &last)) || (rc = backend_check(c, "csr read")))
         goto out;
+    const uint64_t h_idle1 = cpl_held(c);
     bu_dist_compute(s, samples, &d);
     dist_row(&t, "read CTRL_SCRATCH", "idle", &d);
     dist_record(c, "csr_latency", "read", "idle", &d);
@@ -246,9 +275,11 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     struct nic_dma_ring ring;
     if ((rc = stream_start(c, &ring, bus)))
         goto out;
+    const uint64_t h_dma0 = cpl_held(c);
     if ((rc = time_csr(c, CSR_READ, s, samples, &last)) ||
         (rc = backend_check(c, "csr read under DMA")))
         goto out;
+    const uint64_t h_dma1 = cpl_held(c);
     bu_dist_compute(s, samples, &d);
     dist_row(&t, "read CTRL_SCRATCH", "c2h DMA stream", &d);
     dist_record(c, "csr_latency", "read", "c2h DMA stream", &d);
@@ -256,6 +287,8 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
         b->kind, samples);
     if (!c->run.quiet)
         bu_table_print(&t, stdout, "  ");
+    held_output(c, "idle", samples, h_idle0, h_idle1);
+    held_output(c, "c2h DMA stream", samples, h_dma0, h_dma1);
 
     /* (d) hold-off: a window of CSR reads, then an equally long one without CSR access. */
     struct probes p0, p1, p2, p3, dcsr, didle;

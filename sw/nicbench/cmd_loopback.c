@@ -231,6 +231,8 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
         if (rc)
             return rc;
     }
+    if (count < 1 || count > 1000000)
+        return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
     if (max_size < 16 || max_size % 16)
         return usage_error("--max-size: %" PRIu64 " is not a positive multiple of 16", max_size);
     int rc = open_backend(c, c->opts);

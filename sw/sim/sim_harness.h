@@ -54,8 +54,8 @@ constexpr unsigned kMaxEthRatio = 16;
  * WriteTiming, same index), from the probe pins: cls its class (the analyzer's write classes
  * in its order: 0 LitePCIe's raw DMA writer, 1 the NIC, 2 the analyzer's stream; kOtherWrite:
  * another port's), raised_ps its first beat's first valid cycle at its class's port
- * (`raised`: one was taken there before it), granted_ps its first valid cycle at the
- * packetizer's request input, taken_ps the cycle the packetizer took it; `matched` false: an
+ * (`raised`: one was taken there before it), granted_ps its first valid cycle past the
+ * crossbar's write arbiter, taken_ps the cycle it was taken there; `matched` false: an
  * MWr with no write taken before it. */
 constexpr unsigned kOtherWrite = ~0u;
 struct WriteStamp {
