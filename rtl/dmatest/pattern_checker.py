@@ -14,7 +14,9 @@
 #   seed        in, 32 bits: expected first word.
 #   target      in, 32 bits: byte count at which `done` pulses (0: never).
 #   bytes       out, 48 bits: bytes received since restart.
-#   errors      out, 32 bits: beats whose data differed from the pattern since restart.
+#   errors      out, 32 bits: beats whose data differed from the pattern since restart (a beat
+#               counted a cycle after `bytes`: the beat and its expected words are registered
+#               before the compare, which is off the DMA FIFO's block RAM output).
 #   done        out: one-cycle pulse when `bytes` reaches `target`.
 #
 # Parameters:
@@ -48,21 +50,27 @@ class PatternChecker(wiring.Component):
         word = Signal(32)
         match = Signal()
 
+        # The beat and the words it should hold, registered; compared the next cycle.
+        got = Signal(self.data_width)
+        want = Signal(self.data_width)
+        got_valid = Signal()
         m.d.comb += self.sink.ready.eq(1)
-        m.d.comb += match.eq(1)
+        m.d.sync += [got.eq(self.sink.payload),
+                     got_valid.eq(self.sink.valid & ~self.restart)]
         for i in range(words):
-            with m.If(self.sink.payload[32 * i:32 * (i + 1)] != (word + i)[:32]):
-                m.d.comb += match.eq(0)
+            m.d.sync += want[32 * i:32 * (i + 1)].eq((word + i)[:32])
+        m.d.comb += match.eq(got == want)
 
         new_bytes = Signal(48)
         m.d.comb += new_bytes.eq(self.bytes + beat_bytes)
         m.d.sync += self.done.eq(0)
         with m.If(self.restart):
             m.d.sync += [word.eq(self.seed), self.bytes.eq(0), self.errors.eq(0)]
-        with m.Elif(self.sink.valid):
-            m.d.sync += [word.eq(word + words), self.bytes.eq(new_bytes)]
-            with m.If(~match):
+        with m.Else():
+            with m.If(got_valid & ~match):
                 m.d.sync += self.errors.eq(self.errors + 1)
-            with m.If((self.target != 0) & (new_bytes == self.target)):
-                m.d.sync += self.done.eq(1)
+            with m.If(self.sink.valid):
+                m.d.sync += [word.eq(word + words), self.bytes.eq(new_bytes)]
+                with m.If((self.target != 0) & (new_bytes == self.target)):
+                    m.d.sync += self.done.eq(1)
         return m

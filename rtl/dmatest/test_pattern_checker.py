@@ -62,3 +62,38 @@ def test_target_zero_never_done():
     sim.add_clock(8e-9)
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_error_counted_a_cycle_after_its_beat():
+    """Back-to-back beats, the last one wrong: bytes counts it at once, errors a cycle later
+    (the compare is registered); a restart drops a compare still pending."""
+    dut = PatternChecker(64)
+
+    async def bench(ctx):
+        ctx.set(dut.seed, 7)
+        ctx.set(dut.restart, 1)
+        await ctx.tick()
+        ctx.set(dut.restart, 0)
+        for n in range(4):
+            ctx.set(dut.sink.valid, 1)
+            ctx.set(dut.sink.payload, beat(7 + 2 * n, 2) ^ (n == 3))
+            await ctx.tick()
+        ctx.set(dut.sink.valid, 0)
+        assert ctx.get(dut.bytes) == 32 and ctx.get(dut.errors) == 0
+        await ctx.tick()
+        assert ctx.get(dut.errors) == 1
+        # a wrong beat, then a restart the next cycle: not counted
+        ctx.set(dut.sink.valid, 1)
+        ctx.set(dut.sink.payload, 0)
+        await ctx.tick()
+        ctx.set(dut.sink.valid, 0)
+        ctx.set(dut.restart, 1)
+        await ctx.tick()
+        ctx.set(dut.restart, 0)
+        await ctx.tick()
+        assert ctx.get(dut.errors) == 0 and ctx.get(dut.bytes) == 0
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_testbench(bench)
+    sim.run()
