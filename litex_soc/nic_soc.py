@@ -48,8 +48,8 @@ from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
 from litex_soc.pcie.cpl_guard import CplGuard, GuardedPHY
-from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.cpl_order import CplOrder
+from litex_soc.pcie.dma_guard import DMAGuard, checked_tables
 from litex_soc.pcie.msi_order import MSIOrder
 from litex_soc.pcie.tlp_slices import sliced_tlp_streams
 from rtl.nic.tx_queue_manager import CNT_BITS as TXQ_CNT_BITS

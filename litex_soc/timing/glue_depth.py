@@ -8,9 +8,8 @@
 # ordering, a checked descriptor table, the crossbar with the SoC's master ports);
 # glue_depth(data_width, name) converts one to Verilog with every stream, signal attribute and
 # CSR of it as a port, and gives its longest path in LUT levels (logic_depth.analyse on the cost
-# flow's synthesis, cached). Out of context, as the datapath's
-# cores are: a path through several modules is the SoC synthesis's (logic_depth --soc) and the
-# routed flow's to find.
+# flow's synthesis, cached). Out of context, as the datapath's cores are: a path through several
+# modules is the SoC synthesis's (logic_depth --soc) and the routed flow's to find.
 
 from migen import Signal
 from migen.fhdl.verilog import convert
@@ -21,8 +20,8 @@ from litepcie.core.common import LitePCIeMasterInternalPort, LitePCIeMasterPort
 
 from litex_soc.nic.dma_port_adapter import DMAReadAdapter, DMAWriteAdapter
 from litex_soc.pcie.cpl_guard import CplGuard
-from litex_soc.pcie.dma_guard import CheckedTable
 from litex_soc.pcie.cpl_order import CplOrder
+from litex_soc.pcie.dma_guard import CheckedTable
 from litex_soc.pcie.msi_order import MSIOrder
 from litex_soc.pcie.tlp_slices import SlicedCrossbar, SlicedDepacketizer, SlicedPacketizer
 from litex_soc.timing import logic_depth
