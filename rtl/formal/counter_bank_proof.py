@@ -34,7 +34,7 @@ from amaranth.hdl import Assert, Assume, Elaboratable
 
 from ..nicscope.counter_bank import CounterBank
 from ..nicscope.occupancy_counter import COUNTS, OccupancyCounter
-from .sby_run import Proof, implies, peek
+from .proof import Proof, implies, peek
 
 W = 5              # the bank's count width
 OCC_W = 8          # the register form's count width (OccupancyCounter's least)

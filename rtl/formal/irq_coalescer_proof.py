@@ -26,7 +26,7 @@ from amaranth.hdl import Assert, Elaboratable
 
 from ..contract.coalesce import CONFIG
 from ..nic.irq_coalescer import IRQCoalescer
-from .sby_run import Proof, implies, peek
+from .proof import Proof, implies, peek
 
 WIDTH = 3
 AGE = 7                      # age counters' bits: saturate at 127 >= 7 * 7 + 1

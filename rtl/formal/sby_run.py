@@ -2,7 +2,7 @@
 #
 # sby_run.py: runs the formal proofs of rtl/formal/ with SymbiYosys (yowasp-sby, smtbmc + Yices).
 #
-# What it is: each proof is a Proof (below): an Amaranth harness (the core, its free inputs as
+# What it is: each proof is a Proof (proof.py): an Amaranth harness (the core, its free inputs as
 # AnySeq/AnyConst, its properties as Assert/Assume/Cover) and how to check it. run() emits the
 # harness as RTLIL into build/formal/<name>/, writes <name>.sby beside it, runs .venv/bin/yowasp-sby
 # and returns a Result: PASS or FAIL, mode, depth and seconds (a failing run leaves its
@@ -12,8 +12,9 @@
 #   (no name: every proof; --deep: the deeper bounds of `make formal`; exits 1 on a failure)
 #
 # Interfaces: proofs() (name -> Proof), run(proof, depth=None, deep=False, workdir=None) -> Result,
-# peek(core, *names) (a core's internal registers, for induction invariants), implies(a, b),
-# sby_missing() (None, or why the tools are not there).
+# sby_missing() (None, or why the tools are not there). What a proof module needs (Proof, peek,
+# implies) is proof.py, which imports nothing of this folder: the proofs import it, this file
+# imports the proofs.
 # Parameters (per Proof): mode ("prove": k-induction, a full proof when it converges at depth k;
 # "bmc": every trace of `depth` cycles from reset), depth (make test), deep_depth (make formal),
 # timeout (seconds).
@@ -26,31 +27,16 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.back import rtlil
-from amaranth.hdl import Fragment, Value
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
 SBY = VENV_BIN / "yowasp-sby"
 SOLVER = "yices-smt2"
 BUILD = ROOT / "build" / "formal"
-
-
-@dataclass
-class Proof:
-    """One formal check: `harness()` returns the Elaboratable holding the core and its
-    properties; `properties` names what its asserts state (for the report)."""
-    name: str
-    harness: object
-    mode: str
-    depth: int
-    deep_depth: int
-    properties: list = field(default_factory=list)
-    timeout: int = 600
-    script: list = field(default_factory=list)   # Yosys commands after prep
 
 
 @dataclass
@@ -78,36 +64,6 @@ class Result:
                 text = ""
             out.append(f"{Path(path).name}:{line}: {text}")
         return out
-
-
-def implies(a, b):
-    """a -> b, for properties."""
-    return ~Value.cast(a).bool() | Value.cast(b).bool()
-
-
-def peek(core, *names):
-    """Elaborates `core` now and returns (fragment, signals): its internal signals by name (a
-    name must be unique in the core's hierarchy). Add the fragment as the harness's submodule in
-    place of the core; the harness may then state invariants over the core's registers, which
-    k-induction needs."""
-    fragment = Fragment.get(core, None)
-    found = {}
-
-    def walk(frag):
-        for stmts in frag.statements.values():
-            for st in stmts:
-                for sig in st._lhs_signals() | st._rhs_signals():
-                    found.setdefault(sig.name, {})[id(sig)] = sig
-        for sub, *_ in frag.subfragments:
-            walk(sub)
-    walk(fragment)
-    out = []
-    for name in names:
-        sigs = list(found.get(name, {}).values())
-        if len(sigs) != 1:
-            raise KeyError(f"peek: {len(sigs)} signals named {name!r} in {core!r}")
-        out.append(sigs[0])
-    return fragment, out
 
 
 def sby_missing():

@@ -25,7 +25,7 @@ from amaranth.asserts import AnySeq
 from amaranth.hdl import Assert, Assume, Elaboratable
 
 from ..nic.tx_queue_manager import CNT_BITS, LIMIT_MAX, POS_BITS, SIZE_LOG2_MAX, TXQueueManager
-from .sby_run import Proof, implies, peek
+from .proof import Proof, implies, peek
 
 NQUEUES = 3
 MAX_BATCH = 2
