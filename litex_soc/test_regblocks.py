@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from litex_soc import regblocks
+from litex_soc.targets.sim_headers import build_soc
 from rtl.contract import regblocks as rb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,14 +19,14 @@ HEADER = ROOT / "sw" / "include" / "nic_regs.h"
 def socs(tmp_path_factory):
     logging.disable(logging.INFO)
     out = tmp_path_factory.mktemp("regblocks")
-    return {(w, cpu): regblocks.build_soc(data_width=w, with_cpu=cpu,
-                                          build_dir=str(out / f"dw{w}_cpu{int(cpu)}"))
+    return {(w, cpu): build_soc(data_width=w, with_cpu=cpu,
+                                build_dir=str(out / f"dw{w}_cpu{int(cpu)}"))
             for w, cpu in ((128, False), (64, False), (128, True))}
 
 
 def test_header_is_current(socs):
     assert HEADER.read_text() == regblocks.c_header([socs[128, False], socs[128, True]]), (
-        "sw/include/nic_regs.h is stale: run `.venv/bin/python -m litex_soc.regblocks "
+        "sw/include/nic_regs.h is stale: run `.venv/bin/python -m litex_soc.targets.sim_headers "
         "sw/include/nic_regs.h --nicscope-layout sw/include/nicscope_layout.h`")
 
 
@@ -36,8 +37,8 @@ def test_nicscope_layout_is_current(socs):
     for cfg, soc in socs.items():
         assert soc.analyzer.layout_header == committed, (
             f"sw/include/nicscope_layout.h differs from the {cfg} build's: regenerate it with "
-            "`.venv/bin/python -m litex_soc.regblocks sw/include/nic_regs.h --nicscope-layout "
-            "sw/include/nicscope_layout.h`")
+            "`.venv/bin/python -m litex_soc.targets.sim_headers sw/include/nic_regs.h "
+            "--nicscope-layout sw/include/nicscope_layout.h`")
 
 
 def test_every_build_has_the_same_block_layouts(socs):
