@@ -4,7 +4,7 @@
 # (IRQCoalescer), run by cocotb_tests/test_irq_coalescer.py.
 #
 # What it is: random configurations and random event streams (bursty and sparse phases, as the
-# amaranth.sim test), each after a reset, against cocotb_tests/models/coalesce_model.py: its
+# amaranth.sim test), each after a reset, against nicmodels/coalesce_model.py: its
 # predicted interrupts with irq_ready and enable 1 (test `predicted`), and its cycle-stepped
 # model with irq_ready random and enable 0 now and then (test `random_ready`); the docstring
 # has the checks and the cycle convention.
@@ -36,8 +36,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from cocotb_tests.models.coalesce_model import (CONFIG, REASONS, CoalesceModel, predict_irq_reasons,
-                                               predict_irqs)
+from nicmodels.coalesce_model import (CONFIG, REASONS, CoalesceModel, predict_irq_reasons,
+                                      predict_irqs)
 from rtl.nic.irq_coalescer import COUNTS
 from rtl.nic.test_irq_coalescer import random_stim
 

@@ -5,7 +5,7 @@
 #
 # What it is: the host of rtl/nic/test_nic_datapath.py as a cocotb coroutine, one loop iteration
 # per cycle: host memory, an in-order DMA read responder, a checking write sink, a MAC loopback
-# and the driver model of sw/lib/nic_queues.c (cocotb_tests/models/nic_driver.py) on 4 TX rings
+# and the driver model of sw/lib/nic_queues.c (nicmodels/nic_driver.py) on 4 TX rings
 # and the RX ring (the docstring has the details). Checks: every frame received exactly once,
 # bit-exact, each queue's frames in order; the writebacks end at the producer indexes;
 # frame/byte counters; no error or drop counter moved. Interrupts are tb_irq_coalescer.py's.
@@ -35,7 +35,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from cocotb_tests.models.nic_driver import NicDriver, PortRegisters, RxRing, TxRing, coalesce
+from nicmodels.nic_driver import NicDriver, PortRegisters, RxRing, TxRing, coalesce
 from rtl.contract.formats import RxStatus
 from rtl.nic.nic_datapath import EXPOSED
 from rtl.nic.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING,
@@ -95,7 +95,7 @@ async def loopback(dut):
     await FallingEdge(dut.clk)
     ctx.set("rst", 0)
 
-    # the driver (cocotb_tests/models/nic_driver.py, as sw/lib/nic_queues.c)
+    # the driver (nicmodels/nic_driver.py, as sw/lib/nic_queues.c)
     regs = PortRegisters()
     txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
                   limit=64) for q in range(NQ)]

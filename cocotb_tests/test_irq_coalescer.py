@@ -5,7 +5,7 @@
 # What it is: emits IRQCoalescer() (width 16, count_width 32) as Verilog module irq_coalescer,
 # builds it with Verilator (build/cocotb/irq_coalescer/, reused while the Verilog is unchanged)
 # and runs cocotb_tests/tb_irq_coalescer.py on it (random configurations and event streams vs
-# cocotb_tests/models/coalesce_model.py: predict_irqs with irq_ready 1, the cycle-stepped model
+# nicmodels/coalesce_model.py: predict_irqs with irq_ready 1, the cycle-stepped model
 # with irq_ready random); fails if any cocotb test fails.
 # Parameters: SEED, CONFIGS (random configurations per cocotb test), CYCLES per configuration.
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# test_nic_driver.py: the driver model (cocotb_tests/models/nic_driver.py) on its own: its
+# test_nic_driver.py: the driver model (nicmodels/nic_driver.py) on its own: its
 # records are byte for byte what C code filling the structs of sw/include/nic_contract.h writes
 # (compiled with gcc), encode/decode round-trip and refuse values that do not fit, and the rings
 # follow nic_queues.c's protocol against a register log (no simulator).
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cocotb_tests.models import nic_driver as nd
+from nicmodels import nic_driver as nd
 from rtl.contract.formats import RX_CPL, RxStatus
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@
 # reads, partial and multi-dword writes on CTRL_SCRATCH: the project's BAR0 policy), test_dma
 # (LitePCIe's DMA with the pattern generator / checker, both directions, random 16-byte aligned
 # offsets and lengths), test_nic_rings (the NIC's TX and RX rings through the MAC loopback,
-# via cocotb_tests/models/nic_driver.py, TX buffers at random byte offsets, RX buffers at random
+# via nicmodels/nic_driver.py, TX buffers at random byte offsets, RX buffers at random
 # 16-byte offsets, many across 4 KiB; every frame compared), test_dma_misaligned (LitePCIe's DMA
 # given descriptors at 1..12-byte offsets and odd lengths: each moved exactly or refused with
 # its counter, no TLP, guard bytes around every buffer intact), test_nic_rx_misaligned (RX
@@ -709,7 +709,7 @@ RX_BUF_ALIGN = 16           # sw/lib/nic_queues.h NIC_Q_RX_BUF_ALIGN: the RX eng
 
 
 def _offset_rx_ring():
-    from cocotb_tests.models.nic_driver import RxRing
+    from nicmodels.nic_driver import RxRing
 
     class OffsetRxRing(RxRing):
         """An RxRing whose buffer p sits at a random RX_BUF_ALIGN multiple in its page-sized
@@ -728,7 +728,7 @@ def _offset_rx_ring():
 
 @cocotb.test()
 async def test_nic_rings(dut):
-    from cocotb_tests.models.nic_driver import NicDriver, TxRing
+    from nicmodels.nic_driver import NicDriver, TxRing
     OffsetRxRing = _offset_rx_ring()
     tb = TB(dut, config())
     await tb.init()
@@ -804,7 +804,7 @@ async def test_nic_rx_misaligned(dut):
     rxe_drop_bad_desc + 1, one too small TOO_BIG, the others the frame exactly; nothing
     written outside a buffer (rounded up to 4 bytes within its length): the rest of every
     4 KiB slot, guard bytes around each buffer, keeps its fill."""
-    from cocotb_tests.models.nic_driver import NicDriver, RxRing, TxRing, encode_rx_desc
+    from nicmodels.nic_driver import NicDriver, RxRing, TxRing, encode_rx_desc
     from rtl.contract.formats import RxStatus
 
     class MisalignedRxRing(RxRing):
@@ -909,7 +909,7 @@ async def test_nic_addr_misaligned(dut):
     fill = bytes((0x5A + 13 * i) & 0xFF for i in range(1 << 18))
     tx_ring, wb, tx_buf = base + 0x1000, base + 0x2040, base + 0x3000
     rx_ring, rx_cpl, rx_buf, st_ring = base + 0x4000, base + 0x5000, base + 0x6000, base + 0x8000
-    from cocotb_tests.models.nic_driver import encode_rx_desc, encode_tx_desc
+    from nicmodels.nic_driver import encode_rx_desc, encode_tx_desc
     mem[:] = fill
     mem[0x1000:0x1010] = encode_tx_desc(tx_buf, 60)
     mem[0x4000:0x4010] = encode_rx_desc(rx_buf, 2048)

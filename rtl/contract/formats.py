@@ -5,7 +5,7 @@
 #
 # What it is: the one definition the cores (rtl/nic/tx_engine.py, rx_engine.py,
 # nic_datapath.py), the C header generator (gen_c.py -> sw/include/nic_contract.h) and the
-# Python driver model (cocotb_tests/models/nic_driver.py) take these formats from. Every format
+# Python driver model (nicmodels/nic_driver.py) take these formats from. Every format
 # is 16 bytes, little-endian: bit i of a layout is bit i % 8 of byte i // 8 in host memory, so a
 # field's byte offset is its bit offset / 8 (every field is byte-aligned).
 #

@@ -9,7 +9,7 @@
 # one per reason) and pending.
 # Parameters: width (configuration, pending and timers; 16: frames and ticks up to 65535),
 # count_width (interrupt counters, 32).
-# Behaviour, to the cycle: IRQCoalescer's docstring; cocotb_tests/models/coalesce_model.py is
+# Behaviour, to the cycle: IRQCoalescer's docstring; nicmodels/coalesce_model.py is
 # its cycle-accurate reference model.
 
 from amaranth import Module, Mux, Signal
@@ -27,7 +27,7 @@ class IRQCoalescer(wiring.Component):
 
     Sits between a completion source (one `event` per completion) and the MSI block
     (`irq_valid`/`irq_ready`) and decides when the completions pending so far make an interrupt.
-    cocotb_tests/models/coalesce_model.py is its cycle-accurate reference model (predict_irqs: the
+    nicmodels/coalesce_model.py is its cycle-accurate reference model (predict_irqs: the
     interrupts of a whole run from its event cycles).
 
     Cycles

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Unit tests of IRQCoalescer (amaranth.sim): irq_valid cycle for cycle and the counters vs
-# cocotb_tests/models/coalesce_model.py, over every combination of the rules; hand-worked cases
+# nicmodels/coalesce_model.py, over every combination of the rules; hand-worked cases
 # with their cycle
 # numbers; the event-driven predict_irqs vs the cycle-stepped model.
 import gc
@@ -10,8 +10,8 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from cocotb_tests.models.coalesce_model import (ABS, FRAMES, IMMEDIATE, REASONS, USECS,
-                                                CoalesceModel, predict_irq_reasons, predict_irqs)
+from nicmodels.coalesce_model import (ABS, FRAMES, IMMEDIATE, REASONS, USECS,
+                                      CoalesceModel, predict_irq_reasons, predict_irqs)
 from rtl.nic.irq_coalescer import COUNTS, IRQCoalescer
 from rtl.verilator_lint import verilator_lint
 

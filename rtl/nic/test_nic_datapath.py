@@ -2,7 +2,7 @@
 # Full-loopback tests of NICDatapath (amaranth.sim): a Python host (memory, in-order DMA read
 # responder with random latency and gaps, write sink with random back-pressure that checks every
 # write lands in a region the NIC may write) and the driver model of sw/lib/nic_queues.c
-# (cocotb_tests/models/nic_driver.py: set-up through the datapath's registers, 4 TX rings filled
+# (nicmodels/nic_driver.py: set-up through the datapath's registers, 4 TX rings filled
 # with frames of random size 60..1514 at random buffer alignments as ring space frees up from the
 # consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as completion
 # records come in), with a MAC loopback (mac_tx -> mac_rx one cycle later, random mac_tx_ready
@@ -18,9 +18,9 @@ import pytest
 from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
-from cocotb_tests.models.coalesce_model import CONFIG, predict_irqs
-from cocotb_tests.models.nic_driver import (NicDriver, PortRegisters, RxRing, TxRing, coalesce,
-                                            encode_tx_desc)
+from nicmodels.coalesce_model import CONFIG, predict_irqs
+from nicmodels.nic_driver import (NicDriver, PortRegisters, RxRing, TxRing, coalesce,
+                                  encode_tx_desc)
 from rtl.contract.formats import RxStatus, TxStatus
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 from rtl.verilator_lint import verilator_lint
@@ -96,7 +96,7 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
         def get(name):
             return ctx.get(getattr(dut, name))
 
-        # the driver (cocotb_tests/models/nic_driver.py, as sw/lib/nic_queues.c)
+        # the driver (nicmodels/nic_driver.py, as sw/lib/nic_queues.c)
         regs = PortRegisters()
         txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
                       limit=64) for q in range(NQ)]

@@ -14,7 +14,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from cocotb_tests.models.nic_driver import decode_rx_cpl, encode_rx_cpl, encode_rx_desc
+from nicmodels.nic_driver import decode_rx_cpl, encode_rx_cpl, encode_rx_desc
 from rtl.contract.formats import RxStatus
 from rtl.nic.rx_engine import COUNTS, RXEngine
 from rtl.verilator_lint import verilator_lint

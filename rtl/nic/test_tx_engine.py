@@ -16,7 +16,7 @@ from amaranth.sim import Simulator
 from rtl.nic.flat_ports import FlatShell
 from rtl.nic.frame_fifo import FrameFIFO
 
-from cocotb_tests.models.nic_driver import decode_tx_desc, encode_tx_desc, tx_desc_eop
+from nicmodels.nic_driver import decode_tx_desc, encode_tx_desc, tx_desc_eop
 from rtl.contract.formats import TxStatus
 from rtl.nic.tx_engine import COUNTS, STATUS_COUNTER, TXEngine
 from rtl.verilator_lint import verilator_lint

@@ -10,7 +10,7 @@
  * their fields at its field offsets (NIC_Q_FIELD, nic_core.h).
  * The protocol (set-up order, doorbells, reposting on completion records) is that of the cores'
  * header comments (rtl/nic/nic_datapath.py, tx_queue_manager.py, tx_engine.py, rx_engine.py,
- * frame_fifo.py, irq_coalescer.py); cocotb_tests/models/nic_driver.py mirrors this file for
+ * frame_fifo.py, irq_coalescer.py); nicmodels/nic_driver.py mirrors this file for
  * the testbenches.
  *
  * Parameters: none beyond struct nic_q_config; the coalescing tick is 1 us, i.e.
