@@ -27,7 +27,7 @@ full, so the frames out are exactly the good ones; with max_len > depth exactly 
 more than depth // data_width beats are.
 
 Cycle-exact model: the m_ready and s_valid of every cycle are recorded and the run replayed on
-rtl/nic/test_frame_fifo.py's predict() (its cycle-accurate FrameFIFOModel with the same input
+nicmodels/frame_fifo_model.py's predict() (its cycle-accurate FrameFIFOModel with the same input
 frames, their start cycle and that m_ready pattern): the frames out and every counter must equal
 its prediction (this also pins down which frames are dropped full).
 """
@@ -40,8 +40,8 @@ from cocotb.triggers import FallingEdge, RisingEdge
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 
 from cocotb_tests.cocotb_run import env_params
+from nicmodels.frame_fifo_model import DROPS, Frame, classify, predict
 from rtl.nic.frame_fifo import COUNTS
-from rtl.nic.test_frame_fifo import DROPS, Frame, classify, predict
 
 
 class NamedBus(AxiStreamBus):

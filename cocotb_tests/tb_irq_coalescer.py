@@ -37,9 +37,8 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
 from nicmodels.coalesce_model import (CONFIG, REASONS, CoalesceModel, predict_irq_reasons,
-                                      predict_irqs)
+                                      predict_irqs, random_stim)
 from rtl.nic.irq_coalescer import COUNTS
-from rtl.nic.test_irq_coalescer import random_stim
 
 
 def first_diff(got, exp):

@@ -5,11 +5,11 @@
 #
 # What it is: drives `active`, `prio` (flat, queue i at bits 3i..3i+2), `weight` (flat, queue i
 # at 8i..8i+7), `mode` and `grant_ready` every cycle and compares grant_valid, grant_queue and
-# `grants` every cycle with the cycle-accurate reference model of rtl/nic/test_tx_scheduler.py
-# (Model), and the list of accepted grants (cycle, queue) at the end. Stimulus: one test per
-# policy (mode 0 round-robin, 1 strict priority, 2 WRR) with random `active` patterns,
-# priorities, weights and grant_ready, and one with the mixed random traffic of the amaranth.sim
-# test (RandomTraffic: mode switches, prio/weight changes, all-on/all-off).
+# `grants` every cycle with the cycle-accurate reference model of
+# nicmodels/tx_scheduler_model.py (Model), and the list of accepted grants (cycle, queue) at the
+# end. Stimulus: one test per policy (mode 0 round-robin, 1 strict priority, 2 WRR) with random
+# `active` patterns, priorities, weights and grant_ready, and one with the mixed random traffic
+# of the amaranth.sim test (RandomTraffic: mode switches, prio/weight changes, all-on/all-off).
 # Timing convention: cycle t runs from rising edge to rising edge; at its falling edge the
 # outputs are read and the inputs of cycle t set, and the rising edge that ends it samples them
 # (as the amaranth.sim test's ctx.get / ctx.set / ctx.tick).
@@ -22,7 +22,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from rtl.nic.test_tx_scheduler import Model, RandomTraffic
+from nicmodels.tx_scheduler_model import Model, RandomTraffic
 from rtl.nic.tx_scheduler import NLEVELS, PRIO_BITS, WEIGHT_BITS
 
 

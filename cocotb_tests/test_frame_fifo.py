@@ -8,7 +8,7 @@
 # Verilator (build/cocotb/frame_fifo_<tag>/, reused while the Verilog is unchanged) and runs
 # cocotb_tests/tb_frame_fifo.py on it (cocotbext-axi source and back-pressuring sink, random
 # good / bad-FCS / oversize / runt frames, checked against the core's drop rules and
-# rtl/nic/test_frame_fifo.py's cycle-accurate model); fails if any cocotb test fails.
+# nicmodels/frame_fifo_model.py's cycle-accurate model); fails if any cocotb test fails.
 # Parameters (CONFIGS): rx = the RX side (drop mode, 4-byte beats, a length FIFO of 4 frames:
 # frames are dropped full under back-pressure); tx = the TX side (backpressure=True, 8-byte
 # beats, max_len > depth so frames bigger than the memory are dropped full, nothing else).

@@ -5,7 +5,7 @@
 # What it is: emits TXScheduler(nqueues) as Verilog module tx_scheduler_<n>, builds it with
 # Verilator (build/cocotb/tx_scheduler_<n>/, reused while the Verilog is unchanged) and runs
 # the cocotb testbench cocotb_tests/tb_tx_scheduler.py on it (each policy and mixed traffic vs
-# the reference model of rtl/nic/test_tx_scheduler.py, cycle by cycle); fails if any cocotb test
+# the reference model of nicmodels/tx_scheduler_model.py, cycle by cycle); fails if any cocotb test
 # fails.
 # Parameters: N (queues: 5, not a power of two), SEED, CYCLES per cocotb test.
 

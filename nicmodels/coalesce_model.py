@@ -12,6 +12,8 @@
 #       .by_usecs, .by_abs, .by_immediate, .counts()
 #   predict_irqs(event_cycles, ncycles, **config), predict_irq_reasons(...): the interrupts of a
 #       run with irq_ready and enable always 1, event-driven (cost per event, not per cycle).
+#   random_stim(rng, ncycles, bursty) -> [(event, irq_ready, enable)]: the random stimulus of
+#       the core's amaranth.sim test and its cocotb testbench.
 #
 # Parameters: the five configuration values (0..2**width-1), as the core's inputs.
 
@@ -175,3 +177,25 @@ def predict_irq_reasons(event_cycles, ncycles, **config):
 def predict_irqs(event_cycles, ncycles, **config):
     """Accept cycles of the interrupts of cycles 0..ncycles-1, irq_ready and enable always 1."""
     return [c for c, _ in predict_irq_reasons(event_cycles, ncycles, **config)]
+
+
+def random_stim(rng, ncycles, bursty):
+    """[(event, irq_ready, enable)] of ncycles cycles: the event and ready probabilities change
+    now and then (bursty: runs of no events and of an event almost every cycle; else sparse),
+    and interrupts are masked (enable 0) for up to 40 cycles at times."""
+    stim = []
+    p_event = p_ready = 1.0
+    enable_off = 0
+    for _ in range(ncycles):
+        if rng.random() < 0.03:                       # change the load from time to time
+            if bursty:
+                p_event = rng.choice([0.0, 0.0, 0.5, 0.9, 1.0])
+            else:
+                p_event = rng.choice([0.02, 0.05, 0.15])
+            p_ready = rng.choice([1.0, 1.0, 0.7, 0.2])
+        if enable_off == 0 and rng.random() < 0.005:
+            enable_off = rng.randint(1, 40)           # interrupts masked for a while
+        stim.append((int(rng.random() < p_event), int(rng.random() < p_ready),
+                     int(enable_off == 0)))
+        enable_off = max(enable_off - 1, 0)
+    return stim

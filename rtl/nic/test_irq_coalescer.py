@@ -11,7 +11,8 @@ import pytest
 from amaranth.sim import Simulator
 
 from nicmodels.coalesce_model import (ABS, FRAMES, IMMEDIATE, REASONS, USECS,
-                                      CoalesceModel, predict_irq_reasons, predict_irqs)
+                                      CoalesceModel, predict_irq_reasons, predict_irqs,
+                                      random_stim)
 from rtl.nic.irq_coalescer import COUNTS, IRQCoalescer
 from rtl.verilator_lint import verilator_lint
 
@@ -69,25 +70,6 @@ def stim_from(ncycles, events=(), not_ready=(), disabled=()):
     events, not_ready, disabled = set(events), set(not_ready), set(disabled)
     return [(int(c in events), int(c not in not_ready), int(c not in disabled))
             for c in range(ncycles)]
-
-
-def random_stim(rng, ncycles, bursty):
-    stim = []
-    p_event = p_ready = 1.0
-    enable_off = 0
-    for _ in range(ncycles):
-        if rng.random() < 0.03:                       # change the load from time to time
-            if bursty:
-                p_event = rng.choice([0.0, 0.0, 0.5, 0.9, 1.0])
-            else:
-                p_event = rng.choice([0.02, 0.05, 0.15])
-            p_ready = rng.choice([1.0, 1.0, 0.7, 0.2])
-        if enable_off == 0 and rng.random() < 0.005:
-            enable_off = rng.randint(1, 40)           # interrupts masked for a while
-        stim.append((int(rng.random() < p_event), int(rng.random() < p_ready),
-                     int(enable_off == 0)))
-        enable_off = max(enable_off - 1, 0)
-    return stim
 
 
 COMBOS = list(itertools.product([0, 1, 4], [0, 3], [0, 5], [0, 7], [1, 3]))
