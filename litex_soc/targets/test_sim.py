@@ -1,29 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Full-system tests: the Verilated SoC (LitePCIe endpoint, DMA, MSI) against the C++ PCIe host
 # model, driven by the real C host code (nicbench and the host library), for both PHY widths.
-import fcntl
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-WIDTHS = [64, 128]
-
-
-def build(width, eth=1, scope=True):
-    """Build (or find up to date) build/sim_dw<W>/nicbench, or a soak configuration's
-    (the Makefile's ETH and SCOPE: build/sim_dw<W>_eth<K>_noscope/); a lock keeps xdist
-    workers apart."""
-    name = f"sim_dw{width}" + (f"_eth{eth}" if eth != 1 else "") + ("" if scope else "_noscope")
-    lock = ROOT / "build" / f".{name}.lock"
-    lock.parent.mkdir(exist_ok=True)
-    with open(lock, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        subprocess.run(["make", "-s", "sim", f"W={width}", f"ETH={eth}",
-                        f"SCOPE={1 if scope else 0}"], cwd=ROOT, check=True)
-    return ROOT / "build" / name / "nicbench"
+from sw.sim.sim_build import WIDTHS, build
 
 
 @pytest.fixture(scope="session", params=WIDTHS, ids=[f"dw{w}" for w in WIDTHS])

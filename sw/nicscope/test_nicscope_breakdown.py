@@ -13,9 +13,9 @@
 # scope class) too.
 import pytest
 
-from sw.nicscope.test_nicscope import MPS, MRRS, run
+from sw.nicscope.nicscope_run import MPS, MRRS, run
 
-from litex_soc.targets.test_sim import WIDTHS, build
+from sw.sim.sim_build import WIDTHS, build
 
 COUNT = 8
 

@@ -6,7 +6,7 @@ import fcntl
 import json
 import subprocess
 
-from litex_soc.targets.test_sim import ROOT
+from sw.sim.sim_build import ROOT
 
 
 def test_cpu_reads_the_analyzer(tmp_path):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sw.nicscope.test_nicscope import OPTS, check_trace, read_log, read_vcd, run, value_at
+from sw.nicscope.nicscope_run import OPTS, check_trace, read_log, read_vcd, run, value_at
 
-from litex_soc.targets.test_sim import WIDTHS, build
+from sw.sim.sim_build import WIDTHS, build
 
 ROOT = Path(__file__).resolve().parents[2]
 

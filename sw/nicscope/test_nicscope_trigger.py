@@ -11,9 +11,9 @@ import subprocess
 
 import pytest
 
-from sw.nicscope.test_nicscope import read_vcd, run, value_at
+from sw.nicscope.nicscope_run import read_vcd, run, value_at
 
-from litex_soc.targets.test_sim import WIDTHS, build
+from sw.sim.sim_build import WIDTHS, build
 
 PS = 8000                      # ps per cycle at 125 MHz
 
