@@ -5,10 +5,12 @@
 #
 # What it is: the host of rtl/nic/test_nic_datapath.py as a cocotb coroutine, one loop iteration
 # per cycle: host memory, an in-order DMA read responder, a checking write sink, a MAC loopback
-# and the driver model of sw/lib/nic_queues.c (nicmodels/nic_driver.py) on 4 TX rings
-# and the RX ring (the docstring has the details). Checks: every frame received exactly once,
-# bit-exact, each queue's frames in order; the writebacks end at the producer indexes;
-# frame/byte counters; no error or drop counter moved. Interrupts are tb_irq_coalescer.py's.
+# and the driver model of sw/lib/nic_queues.c (nicmodels/nic_driver.py) on 4 TX rings and the RX
+# ring, posting frames with the TX loop the amaranth.sim test uses too
+# (nicmodels/loopback_host.py; the docstring has the details). Checks: every frame received
+# exactly once, bit-exact, each queue's frames in order; the writebacks end at the producer
+# indexes; frame/byte counters; no error or drop counter moved. Interrupts are
+# tb_irq_coalescer.py's.
 # Interfaces: the core's ports by their names (rtl/nic/nic_datapath.py EXPOSED).
 # Parameters (environment, JSON): NIC_CFG = {seed, nframes (per queue), max_frags,
 # data_width (as the emitted core)}.
@@ -16,13 +18,14 @@
 """The host, cycle by cycle.
 
 Inputs are set and outputs sampled at the falling edge, the rising edge ending the cycle. Host
-memory is rtl/nic/test_nic_datapath.py's Host class and address map; the DMA read responder
-(rd_*) answers in order with random latency and gaps; the write sink (wr_*) back-pressures at
-random and checks that every write lands in a region the NIC may write; the MAC loopback feeds
-mac_tx to mac_rx one cycle later, with random mac_tx_ready gaps. The driver model's register
-writes are applied one per cycle: 4 TX rings filled with frames of 60..1514 bytes (bytes 0..1
-queue, 2..3 sequence number) in 1..max_frags descriptors at random alignments as ring space frees up
-from the consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as
+memory is nicmodels/loopback_host.py's Host class and address map, as in the amaranth.sim test
+(rtl/nic/test_nic_datapath.py); the DMA read responder (rd_*) answers in order with random
+latency and gaps; the write sink (wr_*) back-pressures at random and checks that every write
+lands in a region the NIC may write; the MAC loopback feeds mac_tx to mac_rx one cycle later,
+with random mac_tx_ready gaps. The driver model's register writes are applied one per cycle: 4
+TX rings filled (loopback_host.TxPoster) with frames of 60..1514 bytes (bytes 0..1 queue, 2..3
+sequence number) in 1..max_frags descriptors at random alignments as ring space frees up from
+the consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as
 completion records come in. The interrupt check of the amaranth.sim test needs internal event
 signals that are not ports, so the interrupts are exercised by tb_irq_coalescer.py.
 """
@@ -35,11 +38,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from cocotb_tests.cocotb_run import env_params
-from nicmodels.nic_driver import NicDriver, PortRegisters, RxRing, TxRing, coalesce
+from nicmodels.loopback_host import NQ, RX_LOG2, Host, TxPoster, make_frames, rings, writable
+from nicmodels.nic_driver import NicDriver, PortRegisters, coalesce
 from rtl.contract.formats import RxStatus
 from rtl.nic.nic_datapath import EXPOSED
-from rtl.nic.test_nic_datapath import (HBASE, NQ, RX_LOG2, RXBUF, RXBUF_LEN, RXCPL, RXRING,
-                                       TX_LOG2, TXBUF, TXRING, WB, Host)
 
 
 class Ctx:
@@ -73,15 +75,9 @@ async def loopback(dut):
     ctx = Ctx(dut)
     rx = []
 
-    frames = {}
-    for q in range(NQ):
-        for s in range(nframes):
-            n = rng.randint(60, 1514)
-            frames[q, s] = bytes([q, 0]) + s.to_bytes(2, "little") + rng.randbytes(n - 4)
+    frames = make_frames(rng, nframes)          # bytes 0..1 queue, 2..3 sequence number
     good = set(frames)
-    allowed = [(HBASE + WB, HBASE + WB + 16 * NQ),
-               (HBASE + RXCPL, HBASE + RXCPL + (16 << RX_LOG2)),
-               (HBASE + RXBUF, HBASE + RXBUF + (RXBUF_LEN << RX_LOG2))]
+    allowed = writable()
 
     cocotb.start_soon(Clock(dut.clk, 8, units="ns").start())
     ctx.set("rst", 1)
@@ -97,45 +93,19 @@ async def loopback(dut):
 
     # the driver (nicmodels/nic_driver.py, as sw/lib/nic_queues.c)
     regs = PortRegisters()
-    txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
-                  limit=64) for q in range(NQ)]
-    rxr = RxRing(host, regs, HBASE + RXRING, HBASE + RXCPL, HBASE + RXBUF, RXBUF_LEN, RX_LOG2)
+    txr, rxr = rings(host, regs)
     NicDriver(regs, txr, rxr).open(tx_coalesce=coalesce(), rx_coalesce=coalesce())
+    tx = TxPoster(host, txr, frames, nframes, rng, max_frags=max_frags)
 
     S_rx = 1 << RX_LOG2
-    tx_next, prep = [0] * NQ, [None] * NQ
-    tx_alloc = TXBUF
     rx_seen = 0
     reads = deque()
     t_last = 0
     wcur = loop = mac_id = done_at = None
-    ndescs = 0
-
-    def tx_done():
-        return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
-                   for t in txr)
 
     for cyc in range(max_cycles):
         # -- driver: TX (frames posted as ring space frees up, one doorbell per batch)
-        for q, t in enumerate(txr):
-            t.reclaim()
-            while tx_next[q] < nframes:
-                data = frames[q, tx_next[q]]
-                if prep[q] is None:
-                    cuts = sorted(rng.sample(range(1, len(data)),
-                                             rng.randint(1, max_frags) - 1))
-                    prep[q] = []
-                    for lo, hi in zip([0] + cuts, cuts + [len(data)]):
-                        addr = HBASE + tx_alloc + rng.randrange(16)
-                        host.write(addr, data[lo:hi])
-                        prep[q].append((addr, hi - lo))
-                        tx_alloc += (hi - lo + 31) & ~15
-                if not t.post(prep[q]):
-                    break
-                tx_next[q] += 1
-                ndescs += len(prep[q])
-                prep[q] = None
-            t.doorbell()
+        tx.step()
         # -- driver: RX (completion records polled, buffers reposted: one doorbell)
         for f in rxr.poll():
             assert f.status == RxStatus.OK, f"cycle {cyc}: RX completion status {f.status}"
@@ -210,7 +180,7 @@ async def loopback(dut):
             loop = (d, keep, last)
             if last:
                 mac_id = None
-        if done_at is None and len(rx) == len(good) and tx_done():
+        if done_at is None and len(rx) == len(good) and tx.done():
             done_at = cyc
         if done_at is not None and cyc >= done_at + 200:
             break
@@ -234,7 +204,7 @@ async def loopback(dut):
     assert counts["txe_frames"] == len(good) and counts["txe_bytes"] == nbytes, counts
     assert counts["rxe_frames"] == len(good) and counts["rxe_bytes"] == nbytes, counts
     assert counts["txfifo_frames_out"] == counts["rxfifo_frames_out"] == len(good), counts
-    assert counts["txq_descs_completed"] == ndescs, counts
+    assert counts["txq_descs_completed"] == tx.ndescs, counts
     assert counts["rdarb_outstanding"] == 0, counts
     for name, v in counts.items():
         if "drop_" in name or name.startswith(("txq_err", "rxe_err", "txe_err")):

@@ -2,11 +2,12 @@
 # Full-loopback tests of NICDatapath (amaranth.sim): a Python host (memory, in-order DMA read
 # responder with random latency and gaps, write sink with random back-pressure that checks every
 # write lands in a region the NIC may write) and the driver model of sw/lib/nic_queues.c
-# (nicmodels/nic_driver.py: set-up through the datapath's registers, 4 TX rings filled
-# with frames of random size 60..1514 at random buffer alignments as ring space frees up from the
+# (nicmodels/nic_driver.py: set-up through the datapath's registers, 4 TX rings filled with
+# frames of random size 60..1514 at random buffer alignments as ring space frees up from the
 # consumer-index writebacks, one doorbell per batch; RX buffers posted and reposted as completion
 # records come in), with a MAC loopback (mac_tx -> mac_rx one cycle later, random mac_tx_ready
-# gaps).
+# gaps). The host memory, its map and the TX loop are nicmodels/loopback_host.py, which the
+# cocotb testbench (cocotb_tests/tb_nic_datapath.py) drives too.
 # Checks: every frame received exactly once and bit-exact, each TX queue's frames in order in the
 # RX stream, the writebacks end at the producer indexes, the counters, and the interrupts of
 # both vectors equal coalesce_model.predict_irqs of the event cycles observed.
@@ -19,44 +20,17 @@ from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
 from nicmodels.coalesce_model import CONFIG, predict_irqs
-from nicmodels.nic_driver import (NicDriver, PortRegisters, RxRing, TxRing, coalesce,
-                                  encode_tx_desc)
+from nicmodels.loopback_host import (HBASE, NQ, RX_LOG2, RXCPL, RXRING, TX_LOG2, TXBUF, TXRING,
+                                     WB, Host, TxPoster, make_frames, rings, writable)
+from nicmodels.nic_driver import NicDriver, PortRegisters, coalesce, encode_tx_desc
 from rtl.contract.formats import RxStatus, TxStatus
 from rtl.nic.nic_datapath import EXPOSED, OWN_PORTS, NICDatapath
 from rtl.verilator_lint import verilator_lint
 
 
-HBASE = 0x5A3C_7E00_0000_0000
-MEMSIZE = 4 << 20
-TXRING = 0x0000                  # queue q's ring at TXRING + q * 4096
-WB = 0x8000                      # queue q's writeback at WB + 16 * q
-RXRING = 0x9000
-RXCPL = 0xA000
-RXBUF = 0x10000                  # RX buffer of ring position p at RXBUF + p * RXBUF_LEN
-RXBUF_LEN = 2048
-TXBUF = 0x100000                 # TX payloads, bump-allocated
-TX_LOG2, RX_LOG2 = 5, 6
-NQ = 4
-
-
 def cfg(frames=1, usecs=0, abs_usecs=0, min_interval=0, tick_cycles=1):
     return dict(frames=frames, usecs=usecs, abs_usecs=abs_usecs, min_interval=min_interval,
                 tick_cycles=tick_cycles)
-
-
-class Host:
-    def __init__(self):
-        self.mem = bytearray(MEMSIZE)
-
-    def write(self, addr, data):
-        off = addr - HBASE
-        assert 0 <= off and off + len(data) <= MEMSIZE, hex(addr)
-        self.mem[off:off + len(data)] = data
-
-    def read(self, addr, n):
-        off = addr - HBASE
-        assert 0 <= off and off + n <= MEMSIZE, hex(addr)
-        return bytes(self.mem[off:off + n])
 
 
 def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad=(), max_frags=1,
@@ -78,16 +52,9 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
                irqs=[[] for _ in range(ntxirq + 1)], counts={}, cycles=0, wb=None,
                wr_both=0, open_cycles=0, ntxirq=ntxirq, tx_out=[[] for _ in range(ntxirq)])
 
-    # the frames: bytes 0..1 queue, 2..3 sequence number, then random
-    frames = {}
-    for q in range(NQ):
-        for s in range(nframes):
-            n = rng.randint(60, 1514)
-            frames[q, s] = bytes([q, 0]) + s.to_bytes(2, "little") + rng.randbytes(n - 4)
+    frames = make_frames(rng, nframes)          # bytes 0..1 queue, 2..3 sequence number
     good = {k for k in frames if k not in bad and k not in rx_bad}
-    allowed = [(HBASE + WB, HBASE + WB + 16 * NQ),
-               (HBASE + RXCPL, HBASE + RXCPL + (16 << RX_LOG2)),
-               (HBASE + RXBUF, HBASE + RXBUF + (RXBUF_LEN << RX_LOG2))]
+    allowed = writable()
 
     async def bench(ctx):
         def set_(name, v):
@@ -98,18 +65,13 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
 
         # the driver (nicmodels/nic_driver.py, as sw/lib/nic_queues.c)
         regs = PortRegisters()
-        txr = [TxRing(host, regs, q, HBASE + TXRING + 4096 * q, HBASE + WB + 16 * q, TX_LOG2,
-                      limit=64) for q in range(NQ)]
-        rxr = RxRing(host, regs, HBASE + RXRING, HBASE + RXCPL, HBASE + RXBUF, RXBUF_LEN,
-                     RX_LOG2)
+        txr, rxr = rings(host, regs)
         NicDriver(regs, txr, rxr).open(tx_coalesce=coalesce(**txirq),
                                        rx_coalesce=coalesce(**rxirq))
+        tx = TxPoster(host, txr, frames, nframes, rng, max_frags=max_frags, bad=bad)
         ctx.set(dut.irq_ready, (1 << (ntxirq + 1)) - 1)
 
         S_rx = 1 << RX_LOG2
-        tx_next = [0] * NQ                               # next frame to post
-        prep = [None] * NQ                               # its descriptors, once prepared
-        tx_alloc = TXBUF
         rx_seen = 0
         reads = deque()                                  # (ready cycle, data, last)
         t_last = 0
@@ -145,35 +107,9 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
             need[g] = list(cpl_cum) if again[g] else None
             again[g] = False
 
-        def tx_done():
-            return all(t.written_back() == t.next_to_use and tx_next[t.queue] == nframes
-                       for t in txr)
-
         for cyc in range(max_cycles):
             # -- driver: TX (frames posted as ring space frees up, one doorbell per batch) ------
-            for q, t in enumerate(txr):
-                t.reclaim()
-                while tx_next[q] < nframes:
-                    s = tx_next[q]
-                    data = frames[q, s]
-                    if prep[q] is None:
-                        if (q, s) in bad:
-                            prep[q] = [(HBASE + tx_alloc, 0)]
-                        else:
-                            cuts = sorted(rng.sample(range(1, len(data)),
-                                                     rng.randint(1, max_frags) - 1))
-                            prep[q] = []
-                            for lo, hi in zip([0] + cuts, cuts + [len(data)]):
-                                addr = HBASE + tx_alloc + rng.randrange(16)
-                                host.write(addr, data[lo:hi])
-                                prep[q].append((addr, hi - lo))
-                                tx_alloc += (hi - lo + 31) & ~15
-                    if not t.post(prep[q]):
-                        break
-                    tx_next[q] += 1
-                    obs["ndescs"] = obs.get("ndescs", 0) + len(prep[q])
-                    prep[q] = None
-                t.doorbell()
+            tx.step()
             # -- driver: RX (completion records polled, buffers reposted: one doorbell) ---------
             for f in rxr.poll():
                 assert f.status == RxStatus.OK, f"RX completion status {f.status}"
@@ -270,17 +206,18 @@ def run(seed, nframes=40, data_width=128, txirq=None, rxirq=None, bad=(), rx_bad
             if ctx.get(dut.txe.cpl.valid):
                 cpl_cum[ctx.get(dut.txe.cpl.p.queue)] += ctx.get(dut.txe.cpl.p.count)
             await ctx.tick()
-            if done_at is None and len(obs["rx"]) == len(good) and tx_done():
+            if done_at is None and len(obs["rx"]) == len(good) and tx.done():
                 done_at = cyc
             if done_at is not None and cyc >= done_at + 400:
                 break
             if len(obs["rx"]) != rx_count:
                 rx_count, rx_change = len(obs["rx"]), cyc
-            if cyc > rx_change + 3000 and obs["wb"] is None and tx_done():
+            if cyc > rx_change + 3000 and obs["wb"] is None and tx.done():
                 break
         else:
             raise AssertionError(f"timeout: {len(obs['rx'])} of {len(good)} frames received")
         obs["cycles"] = cyc + 1
+        obs["ndescs"] = tx.ndescs
         obs["prod"] = [t.next_to_use for t in txr]
         obs["wb"] = [t.written_back() for t in txr]
         obs["wb_errors"] = [t.written_back_errors() for t in txr]
