@@ -213,17 +213,12 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
         int rc;
         switch (o) {
         case 's':
-            if ((rc = parse_num("--samples", optarg, &samples)))
+            if ((rc = cli_parse_range("--samples", optarg, &samples, 1, 100000000)))
                 return rc;
-            if (samples == 0 || samples > 100000000)
-                return usage_error("--samples: %" PRIu64 " out of range 1..1e8", samples);
             break;
         case 'w':
-            if ((rc = parse_num("--dma-window-ns", optarg, &window_ns)))
+            if ((rc = cli_parse_range("--dma-window-ns", optarg, &window_ns, 0, 1000000000)))
                 return rc;
-            if (window_ns > 1000000000)
-                return usage_error("--dma-window-ns: %" PRIu64 " out of range 0..1e9",
-                                   window_ns);
             break;
         default:
             return EXIT_USAGE;

@@ -834,7 +834,7 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
             sizes_s = optarg;
             break;
         case 'b':
-            if ((rc = parse_num("--min-bytes", optarg, &a.min_bytes)))
+            if ((rc = cli_parse_num("--min-bytes", optarg, &a.min_bytes)))
                 return rc;
             break;
         case 'i':
@@ -844,10 +844,8 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
             a.latency = true;
             break;
         case 'c':
-            if ((rc = parse_num("--count", optarg, &a.count)))
+            if ((rc = cli_parse_range("--count", optarg, &a.count, 1, 1000000)))
                 return rc;
-            if (a.count == 0 || a.count > 1000000)
-                return usage_error("--count: %" PRIu64 " out of range 1..1000000", a.count);
             count_given = true;
             break;
         case 'p':
@@ -890,10 +888,12 @@ int cmd_dma(struct ctx *c, int argc, char **argv)
     } else {
         if (bu_parse_list(inflight_s, a.inflight, MAX_INFLIGHT, &a.ninflight, err, sizeof err) < 0)
             return usage_error("--inflight: %s", err);
-        for (size_t i = 0; i < a.ninflight; i++)
-            if (a.inflight[i] < 1 || a.inflight[i] > DMA_TABLE_DEPTH)
-                return usage_error("--inflight: %" PRIu64 " out of range 1..%u (the descriptor "
-                                   "table's depth)", a.inflight[i], DMA_TABLE_DEPTH);
+        for (size_t i = 0; i < a.ninflight; i++) {
+            const int rc = cli_range("--inflight", a.inflight[i], 1, DMA_TABLE_DEPTH,
+                                     " (the descriptor table's depth)");
+            if (rc)
+                return rc;
+        }
         for (size_t i = 0; i < a.ninflight; i++)
             if (a.inflight[i] > 1 && a.min_bytes > (1ull << 31))
                 return usage_error("--min-bytes: at most 2G with --inflight above 1 (the "

@@ -211,13 +211,13 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
         int rc = EXIT_OK;
         switch (o) {
         case 'c':
-            rc = parse_num("--count", optarg, &count);
+            rc = cli_parse_num("--count", optarg, &count);
             break;
         case 's':
-            rc = parse_num("--seed", optarg, &seed);
+            rc = cli_parse_num("--seed", optarg, &seed);
             break;
         case 'm':
-            rc = parse_num("--max-size", optarg, &max_size);
+            rc = cli_parse_num("--max-size", optarg, &max_size);
             break;
         case 'u':
             unaligned = true;
@@ -231,12 +231,12 @@ int cmd_loopback(struct ctx *c, int argc, char **argv)
         if (rc)
             return rc;
     }
-    if (count < 1 || count > 1000000)
-        return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
+    int rc = cli_range("--count", count, 1, 1000000, NULL);
+    if (rc)
+        return rc;
     if (max_size < 16 || max_size % 16)
         return usage_error("--max-size: %" PRIu64 " is not a positive multiple of 16", max_size);
-    int rc = open_backend(c, c->opts);
-    if (rc)
+    if ((rc = open_backend(c, c->opts)))
         return rc;
     if (misaligned) {
         print_params(c, "params: ");

@@ -228,15 +228,15 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
             sizes_s = optarg;
             break;
         case 'c':
-            if ((rc = parse_num("--count", optarg, &count)))
+            if ((rc = cli_parse_num("--count", optarg, &count)))
                 return rc;
             break;
         case 'p':
-            if ((rc = parse_num("--poll-ns", optarg, &poll_ns)))
+            if ((rc = cli_parse_num("--poll-ns", optarg, &poll_ns)))
                 return rc;
             break;
         case 'r':
-            if ((rc = parse_num("--reply-size", optarg, &reply_size)))
+            if ((rc = cli_parse_num("--reply-size", optarg, &reply_size)))
                 return rc;
             if (reply_size < TX_HDR || reply_size > NIC_Q_FRAME_MAX)
                 return usage_error("--reply-size: frame of %" PRIu64 " bytes: must be %u..%u "
@@ -255,15 +255,14 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
     uint64_t max_size = 0;
-    const int size_rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
-    if (size_rc)
-        return size_rc;
+    int rc = frame_sizes(sizes_s, sizes, &nsizes, &max_size);
+    if (rc)
+        return rc;
     if (reply_size > max_size)
         max_size = reply_size;
-    if (count < 1 || count > 1000000)
-        return usage_error("--count: %" PRIu64 " out of range 1..1000000", count);
-    if (poll_ns < 1 || poll_ns > 1000000)
-        return usage_error("--poll-ns: %" PRIu64 " out of range 1..1000000", poll_ns);
+    if ((rc = cli_range("--count", count, 1, 1000000, NULL)) ||
+        (rc = cli_range("--poll-ns", poll_ns, 1, 1000000, NULL)))
+        return rc;
     char err[512];
     struct nic_q_coalesce co;
     nic_q_coalesce_defaults(&co);
@@ -271,8 +270,7 @@ int cmd_rr(struct ctx *c, int argc, char **argv)
         return usage_error("--coalesce: %s", err);
     if (coalesce_s && !irq)
         return usage_error("rr: --coalesce delays interrupts: it needs --irq");
-    int rc = open_backend(c, c->opts);
-    if (rc)
+    if ((rc = open_backend(c, c->opts)))
         return rc;
     struct nic_backend *bb = nic_backend_sim_peer(c->b);
     if (!bb)
