@@ -6,11 +6,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench_util.h"
 #include "nic_dev.h"
 
 static const char *cli_tool = "?", *cli_hint = "";
@@ -60,6 +62,27 @@ __attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n%s\n", cli_hint);
     return EXIT_USAGE;
+}
+
+int cli_parse_num(const char *opt, const char *s, uint64_t *v)
+{
+    if (bu_parse_u64(s, v) < 0)
+        return usage_error("%s: '%s' is not a number (e.g. 4096, 4K, 0x1000)", opt, s);
+    return EXIT_OK;
+}
+
+int cli_range(const char *opt, uint64_t v, uint64_t lo, uint64_t hi, const char *note)
+{
+    if (v < lo || v > hi)
+        return usage_error("%s: %" PRIu64 " out of range %" PRIu64 "..%" PRIu64 "%s", opt, v, lo,
+                           hi, note ? note : "");
+    return EXIT_OK;
+}
+
+int cli_parse_range(const char *opt, const char *s, uint64_t *v, uint64_t lo, uint64_t hi)
+{
+    int rc = cli_parse_num(opt, s, v);
+    return rc ? rc : cli_range(opt, *v, lo, hi, NULL);
 }
 
 int cli_next_option(const char *cmd, int argc, char **argv, const struct option *opts,

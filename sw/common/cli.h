@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct nic_backend;
 
@@ -40,6 +41,15 @@ int cli_backend_check(struct cli_run *r, struct nic_backend *b, const char *what
 
 /* "<tool>: <message>" and the usage hint on stderr; EXIT_USAGE. Also global_opts_parse()'s. */
 __attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
+
+/* A number option's value s (bu_parse_u64(): 4096, 4K, 0x1000) into *v: EXIT_OK, or the usage
+ * error "<opt>: '<s>' is not a number (e.g. 4096, 4K, 0x1000)". */
+int cli_parse_num(const char *opt, const char *s, uint64_t *v);
+/* v within lo..hi: EXIT_OK, or the usage error "<opt>: <v> out of range <lo>..<hi>", `note`
+ * after it (NULL: none), e.g. " (ring size - 1)". For a value parsed earlier or a default. */
+int cli_range(const char *opt, uint64_t v, uint64_t lo, uint64_t hi, const char *note);
+/* Both: the number option s into *v, within lo..hi; their usage errors. */
+int cli_parse_range(const char *opt, const char *s, uint64_t *v, uint64_t lo, uint64_t hi);
 
 /* The next option of a command's argv (argv[0] its name; main() sets optind = 0 before the
  * command parses, GNU getopt's reinitialisation) by getopt_long and the command's table. No

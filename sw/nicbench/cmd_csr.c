@@ -202,9 +202,8 @@ static int stream_start(struct ctx *c, struct nic_dma_ring *ring, uint64_t bus)
     return backend_check(c, "csr: DMA stream start");
 }
 
-int cmd_csr(struct ctx *c, int argc, char **argv)
+static int csr_options(int argc, char **argv, uint64_t *samples, uint64_t *window_ns)
 {
-    uint64_t samples = 1000, window_ns = 0;
     static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
                                          {"dma-window-ns", required_argument, NULL, 'w'},
                                          {NULL, 0, NULL, 0}};
@@ -213,95 +212,108 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
         int rc;
         switch (o) {
         case 's':
-            if ((rc = parse_num("--samples", optarg, &samples)))
+            if ((rc = cli_parse_range("--samples", optarg, samples, 1, 100000000)))
                 return rc;
-            if (samples == 0 || samples > 100000000)
-                return usage_error("--samples: %" PRIu64 " out of range 1..1e8", samples);
             break;
         case 'w':
-            if ((rc = parse_num("--dma-window-ns", optarg, &window_ns)))
+            if ((rc = cli_parse_range("--dma-window-ns", optarg, window_ns, 0, 1000000000)))
                 return rc;
-            if (window_ns > 1000000000)
-                return usage_error("--dma-window-ns: %" PRIu64 " out of range 0..1e9",
-                                   window_ns);
             break;
         default:
             return EXIT_USAGE;
         }
     }
-    int rc = open_backend(c, c->opts);
-    if (rc)
-        return rc;
-    struct nic_backend *b = c->b;
-    print_params(c, "params: ");
-    uint64_t *s = calloc(samples, sizeof *s);
-    if (!s)
-        return fail(c, "out of memory for %" PRIu64 " samples", samples);
+    return EXIT_OK;
+}
 
-    static const char *const hdr[] = {"access", "condition", "samples", "min_ns", "median_ns",
-                                      "p99_ns", "max_ns", "mean_ns"};
+/* The samples of each access, their table and the completions held during the reads. */
+struct csr_run {
+    uint64_t *s;
+    uint64_t samples;
+    uint32_t last;                  /* the last value written to CTRL_SCRATCH */
     struct bu_table t;
-    bu_table_init(&t, 8, hdr);
+    uint64_t held_idle[2], held_dma[2];     /* completions held before and after the reads */
+};
+
+/* One row of the table and its record: the distribution of r->s. */
+static void csr_row(struct ctx *c, struct csr_run *r, const char *what, const char *access,
+                    const char *cond)
+{
     struct bu_dist d;
-    uint32_t last = 0;
+    bu_dist_compute(r->s, r->samples, &d);
+    dist_row(&r->t, what, cond, &d);
+    dist_record(c, "csr_latency", access, cond, &d);
+}
 
-    /* (a) write cost, (b) read round trip, idle. */
-    if ((rc = time_csr(c, CSR_WRITE, s, samples, &last)) || (rc = backend_check(c, "csr write")))
-        goto out;
-    bu_dist_compute(s, samples, &d);
-    dist_row(&t, "write CTRL_SCRATCH", "idle", &d);
-    dist_record(c, "csr_latency", "write", "idle", &d);
-    const uint64_t h_idle0 = cpl_held(c);
-    if ((rc = time_csr(c, CSR_READ, s, samples, &last)) || (rc = backend_check(c, "csr read")))
-        goto out;
-    const uint64_t h_idle1 = cpl_held(c);
-    bu_dist_compute(s, samples, &d);
-    dist_row(&t, "read CTRL_SCRATCH", "idle", &d);
-    dist_record(c, "csr_latency", "read", "idle", &d);
+/* Timed reads of CTRL_SCRATCH under `cond` (`what` names them if the backend fails): their
+ * row and record, the completions held before and after them in held[2]. */
+static int csr_reads(struct ctx *c, struct csr_run *r, const char *what, const char *cond,
+                     uint64_t *held)
+{
+    held[0] = cpl_held(c);
+    int rc;
+    if ((rc = time_csr(c, CSR_READ, r->s, r->samples, &r->last)) ||
+        (rc = backend_check(c, what)))
+        return rc;
+    held[1] = cpl_held(c);
+    csr_row(c, r, "read CTRL_SCRATCH", "read", cond);
+    return EXIT_OK;
+}
 
-    /* (c) read round trip with the card-to-host stream running. */
+/* (a) write cost, (b) read round trip, idle. */
+static int csr_idle(struct ctx *c, struct csr_run *r)
+{
+    int rc;
+    if ((rc = time_csr(c, CSR_WRITE, r->s, r->samples, &r->last)) ||
+        (rc = backend_check(c, "csr write")))
+        return rc;
+    csr_row(c, r, "write CTRL_SCRATCH", "write", "idle");
+    return csr_reads(c, r, "csr read", "idle", r->held_idle);
+}
+
+/* (c) read round trip with the card-to-host stream running (started in *ring), then the
+ * table. */
+static int csr_under_dma(struct ctx *c, struct csr_run *r, struct nic_dma_ring *ring)
+{
+    struct nic_backend *b = c->b;
     uint64_t bus;
     void *buf = nic_dma_alloc(b, CSR_STREAM_BYTES, &bus);
     if (!buf) {
         const char *e = nic_last_error(b);
-        rc = fail(c, "csr: cannot allocate %u bytes of DMA memory: %s", CSR_STREAM_BYTES,
-                  e ? e : "?");
-        goto out;
+        return fail(c, "csr: cannot allocate %u bytes of DMA memory: %s", CSR_STREAM_BYTES,
+                    e ? e : "?");
     }
-    if (bus % DMA_ALIGN_PAGE) {
-        rc = fail(c, "csr: DMA buffer at bus address %#" PRIx64 " is not 4 KiB aligned", bus);
-        goto out;
-    }
-    struct nic_dma_ring ring;
-    if ((rc = stream_start(c, &ring, bus)))
-        goto out;
-    const uint64_t h_dma0 = cpl_held(c);
-    if ((rc = time_csr(c, CSR_READ, s, samples, &last)) ||
-        (rc = backend_check(c, "csr read under DMA")))
-        goto out;
-    const uint64_t h_dma1 = cpl_held(c);
-    bu_dist_compute(s, samples, &d);
-    dist_row(&t, "read CTRL_SCRATCH", "c2h DMA stream", &d);
-    dist_record(c, "csr_latency", "read", "c2h DMA stream", &d);
+    if (bus % DMA_ALIGN_PAGE)
+        return fail(c, "csr: DMA buffer at bus address %#" PRIx64 " is not 4 KiB aligned", bus);
+    int rc;
+    if ((rc = stream_start(c, ring, bus)) ||
+        (rc = csr_reads(c, r, "csr read under DMA", "c2h DMA stream", r->held_dma)))
+        return rc;
     out(c, "\nMMIO cost on the backend clock (%s), CTRL_SCRATCH, %" PRIu64 " samples each\n",
-        b->kind, samples);
+        b->kind, r->samples);
     if (!c->run.quiet)
-        bu_table_print(&t, stdout, "  ");
-    held_output(c, "idle", samples, h_idle0, h_idle1);
-    held_output(c, "c2h DMA stream", samples, h_dma0, h_dma1);
+        bu_table_print(&r->t, stdout, "  ");
+    held_output(c, "idle", r->samples, r->held_idle[0], r->held_idle[1]);
+    held_output(c, "c2h DMA stream", r->samples, r->held_dma[0], r->held_dma[1]);
+    return EXIT_OK;
+}
 
-    /* (d) hold-off: a window of CSR reads, then an equally long one without CSR access. */
-    struct probes p0, p1, p2, p3, dcsr, didle;
+/* (d) hold-off: a window of CSR reads (at least `samples`, at least window_ns), then an equally
+ * long one without CSR access; their probes' differences. */
+static int csr_holdoff_windows(struct ctx *c, const struct csr_run *r, uint64_t window_ns,
+                               struct probes *dcsr, struct probes *didle, uint64_t *reads,
+                               uint64_t *ns_csr, uint64_t *ns_idle)
+{
+    struct nic_backend *b = c->b;
+    struct probes p0, p1, p2, p3;
     probes_read(c, &p0);
     const uint64_t t0 = nic_now_ns(b);
-    uint64_t reads = 0;
-    while (reads < samples || nic_now_ns(b) - t0 < window_ns) {
+    *reads = 0;
+    while (*reads < r->samples || nic_now_ns(b) - t0 < window_ns) {
         const uint32_t v = nic_read32(b, NIC_CSR(b, CTRL, SCRATCH));
-        reads++;
-        if (v != last) {
-            rc = fail(c, "CTRL_SCRATCH read returned %#010x, expected %#010x", v, last);
-            goto out;
-        }
+        (*reads)++;
+        if (v != r->last)
+            return fail(c, "CTRL_SCRATCH read returned %#010x, expected %#010x", v, r->last);
     }
     const uint64_t t1 = nic_now_ns(b);
     probes_read(c, &p1);
@@ -310,22 +322,38 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     nic_idle(b, t1 - t0);
     const uint64_t t3 = nic_now_ns(b);
     probes_read(c, &p3);
-    if ((rc = backend_check(c, "csr DMA hold-off")))
-        goto out;
-    probes_delta(&p0, &p1, &dcsr);
-    probes_delta(&p2, &p3, &didle);
-    nic_dma_ring_update(&ring);
-    const uint32_t loops = ring.loops;
+    int rc = backend_check(c, "csr DMA hold-off");
+    if (rc)
+        return rc;
+    probes_delta(&p0, &p1, dcsr);
+    probes_delta(&p2, &p3, didle);
+    *ns_csr = t1 - t0;
+    *ns_idle = t3 - t2;
+    return EXIT_OK;
+}
+
+/* (d) and its table; the stream stopped. */
+static int csr_holdoff(struct ctx *c, const struct csr_run *r, uint64_t window_ns,
+                       struct nic_dma_ring *ring)
+{
+    struct nic_backend *b = c->b;
+    struct probes dcsr, didle;
+    uint64_t reads = 0, ns_csr = 0, ns_idle = 0;
+    int rc = csr_holdoff_windows(c, r, window_ns, &dcsr, &didle, &reads, &ns_csr, &ns_idle);
+    if (rc)
+        return rc;
+    nic_dma_ring_update(ring);
+    const uint32_t loops = ring->loops;
 
     static const char *const hh[] = {"window", "duration_ns", "csr_reads", "cycles",
                                      "wr_stall_cyc", "wr_stall_in_csr_cyc", "stall_cyc/read",
                                      "csr_busy_cyc", "wr_req_beats"};
     struct bu_table th;
     bu_table_init(&th, 9, hh);
-    holdoff_output(c, &th, "csr reads", t1 - t0, reads, &dcsr);
-    holdoff_output(c, &th, "no csr access", t3 - t2, 0, &didle);
+    holdoff_output(c, &th, "csr reads", ns_csr, reads, &dcsr);
+    holdoff_output(c, &th, "no csr access", ns_idle, 0, &didle);
     out(c, "\nDMA hold-off by CSR reads: card-to-host stream (writer loop, %u x %u B "
-        "descriptors, IRQs off, %u ring passes so far)\n", ring.count, ring.size, loops);
+        "descriptors, IRQs off, %u ring passes so far)\n", ring->count, ring->size, loops);
     if (!c->run.quiet)
         bu_table_print(&th, stdout, "  ");
     if (dcsr.have[P_STALL] && didle.have[P_STALL])
@@ -337,10 +365,27 @@ int cmd_csr(struct ctx *c, int argc, char **argv)
     bu_table_free(&th);
 
     nic_pattern_gen_enable(b, false);
-    nic_dma_ring_stop(&ring);
-    rc = backend_check(c, "csr");
-out:
-    bu_table_free(&t);
-    free(s);
+    nic_dma_ring_stop(ring);
+    return backend_check(c, "csr");
+}
+
+int cmd_csr(struct ctx *c, int argc, char **argv)
+{
+    uint64_t samples = 1000, window_ns = 0;
+    int rc = csr_options(argc, argv, &samples, &window_ns);
+    if (rc || (rc = open_backend(c, c->opts)))
+        return rc;
+    print_params(c, "params: ");
+    struct csr_run r = {.s = calloc(samples, sizeof *r.s), .samples = samples};
+    if (!r.s)
+        return fail(c, "out of memory for %" PRIu64 " samples", samples);
+    static const char *const hdr[] = {"access", "condition", "samples", "min_ns", "median_ns",
+                                      "p99_ns", "max_ns", "mean_ns"};
+    bu_table_init(&r.t, 8, hdr);
+    struct nic_dma_ring ring;
+    if (!(rc = csr_idle(c, &r)) && !(rc = csr_under_dma(c, &r, &ring)))
+        rc = csr_holdoff(c, &r, window_ns, &ring);
+    bu_table_free(&r.t);
+    free(r.s);
     return rc;
 }

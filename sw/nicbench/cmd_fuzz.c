@@ -44,18 +44,12 @@ static int fz_options(struct fz *f, int argc, char **argv)
     while ((o = next_option("fuzz", argc, argv, opts)) != -1) {
         switch (o) {
         case 'n':
-            if ((rc = parse_num("--frames", optarg, &f->frames)))
+            if ((rc = cli_parse_range("--frames", optarg, &f->frames, 1, FZ_FRAMES_MAX)))
                 return rc;
-            if (!f->frames || f->frames > FZ_FRAMES_MAX)
-                return usage_error("--frames: %" PRIu64 " is out of range 1..%llu", f->frames,
-                                   FZ_FRAMES_MAX);
             break;
         case 'q':
-            if ((rc = parse_num("--queues", optarg, &v)))
+            if ((rc = cli_parse_range("--queues", optarg, &v, 1, NIC_Q_MAX_TXQ)))
                 return rc;
-            if (v < 1 || v > NIC_Q_MAX_TXQ)
-                return usage_error("--queues: %" PRIu64 " is out of range 1..%u", v,
-                                   (unsigned)NIC_Q_MAX_TXQ);
             f->Q = (unsigned)v;
             break;
         case 's': {
@@ -70,7 +64,7 @@ static int fz_options(struct fz *f, int argc, char **argv)
             break;
         }
         case 'S':
-            if ((rc = parse_num("--seed", optarg, &f->seed)))
+            if ((rc = cli_parse_num("--seed", optarg, &f->seed)))
                 return rc;
             break;
         case 'd':
@@ -83,14 +77,12 @@ static int fz_options(struct fz *f, int argc, char **argv)
             break;
         }
         case 'w':
-            if ((rc = parse_num("--watchdog-us", optarg, &v)))
+            if ((rc = cli_parse_range("--watchdog-us", optarg, &v, 10, 1000000)))
                 return rc;
-            if (v < 10 || v > 1000000)
-                return usage_error("--watchdog-us: %" PRIu64 " is out of range 10..1000000", v);
             f->watchdog_ns = v * 1000;
             break;
         case 'p':
-            if ((rc = parse_num("--progress", optarg, &f->progress)))
+            if ((rc = cli_parse_num("--progress", optarg, &f->progress)))
                 return rc;
             break;
         default:

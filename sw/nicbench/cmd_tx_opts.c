@@ -28,11 +28,10 @@ static int tx_list(const char *opt, const char *s, uint64_t *out, size_t *n, uin
     char err[512];
     if (bu_parse_list(s, out, MAX_SIZES, n, err, sizeof err) < 0)
         return usage_error("%s: %s", opt, err);
-    for (size_t i = 0; i < *n; i++)
-        if (out[i] < lo || out[i] > hi)
-            return usage_error("%s: %" PRIu64 " out of range %" PRIu64 "..%" PRIu64, opt,
-                               out[i], lo, hi);
-    return EXIT_OK;
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < *n && !rc; i++)
+        rc = cli_range(opt, out[i], lo, hi, NULL);
+    return rc;
 }
 
 /* Options one mode does not take: the first given, or NULL. */
@@ -83,7 +82,7 @@ static int tx_getopt(int argc, char **argv, struct tx_params *p, struct tx_given
                 break;
             }
             const int k = o - OPT_NUM;
-            if ((rc = parse_num(nnames[k], optarg, &num[k])))
+            if ((rc = cli_parse_num(nnames[k], optarg, &num[k])))
                 return rc;
             if (num[k] > nmax[k])
                 return usage_error("%s: %" PRIu64 " is too large", nnames[k], num[k]);
@@ -138,9 +137,8 @@ static int tx_sizes(struct tx_args *a, const struct tx_given *g)
     struct tx_params *p = &a->p;
     int rc;
     if (p->mode == TX_IO) {
-        if (p->io_frame < NIC_Q_FRAME_MIN || p->io_frame > NIC_Q_FRAME_MAX)
-            return usage_error("--io-frame: %u out of range %u..%u", p->io_frame,
-                               NIC_Q_FRAME_MIN, NIC_Q_FRAME_MAX);
+        if ((rc = cli_range("--io-frame", p->io_frame, NIC_Q_FRAME_MIN, NIC_Q_FRAME_MAX, NULL)))
+            return rc;
         if (p->min_bytes < 1)
             return usage_error("--min-bytes: must be at least 1");
         if ((rc = tx_list("--io", g->s[S_IO], a->sizes, &a->nsizes, TX_IO_MIN, TX_IO_MAX)))
@@ -183,10 +181,10 @@ static int tx_sizes(struct tx_args *a, const struct tx_given *g)
  * ring). */
 static int tx_limits(struct tx_params *p, const struct tx_given *g)
 {
-    if (p->frames < 1 || p->frames > 100000000)
-        return usage_error("--frames: %" PRIu64 " out of range 1..100000000", p->frames);
-    if (p->queues < 1 || p->queues > NIC_Q_MAX_TXQ)
-        return usage_error("--queues: %u out of range 1..%u", p->queues, (unsigned)NIC_Q_MAX_TXQ);
+    int rc;
+    if ((rc = cli_range("--frames", p->frames, 1, 100000000, NULL)) ||
+        (rc = cli_range("--queues", p->queues, 1, NIC_Q_MAX_TXQ, NULL)))
+        return rc;
     if (p->ring < 2 || p->ring > NIC_Q_RING_MAX || (p->ring & (p->ring - 1)))
         return usage_error("--ring: %u is not a power of two 2..%u", p->ring, NIC_Q_RING_MAX);
     if (p->rx_ring < 2 || p->rx_ring > NIC_Q_RING_MAX || (p->rx_ring & (p->rx_ring - 1)))
@@ -194,9 +192,8 @@ static int tx_limits(struct tx_params *p, const struct tx_given *g)
                            NIC_Q_RING_MAX);
     if (!g->num[N_BATCH] && p->batch > p->ring - 1)
         p->batch = p->ring - 1;         /* the default of 32 on a small ring */
-    if (p->batch < 1 || p->batch > p->ring - 1)
-        return usage_error("--batch: %u out of range 1..%u (ring size - 1)", p->batch,
-                           p->ring - 1);
+    if ((rc = cli_range("--batch", p->batch, 1, p->ring - 1, " (ring size - 1)")))
+        return rc;
     if (p->poll_ns < 1)
         return usage_error("--poll-ns: must be at least 1");
     return EXIT_OK;
@@ -211,10 +208,10 @@ static int tx_buf_offset(struct tx_params *p, const char *bufoff_s)
     if (strncmp(bufoff_s, "random", 6) == 0 && (!bufoff_s[6] || bufoff_s[6] == ':')) {
         p->buf_random = true;
         p->buf_seed = wall_ns();
-        if (bufoff_s[6] && (rc = parse_num("--buf-offset random:SEED", bufoff_s + 7,
+        if (bufoff_s[6] && (rc = cli_parse_num("--buf-offset random:SEED", bufoff_s + 7,
                                            &p->buf_seed)))
             return rc;
-    } else if ((rc = parse_num("--buf-offset", bufoff_s, &v))) {
+    } else if ((rc = cli_parse_num("--buf-offset", bufoff_s, &v))) {
         return rc;
     } else if (v > 4095) {
         return usage_error("--buf-offset: %" PRIu64 " is not an offset in a page (0..4095)", v);

@@ -475,13 +475,6 @@ void print_params(struct ctx *c, const char *label)
 
 /* --- option parsing ---------------------------------------------------------------------------- */
 
-int parse_num(const char *opt, const char *s, uint64_t *v)
-{
-    if (bu_parse_u64(s, v) < 0)
-        return usage_error("%s: '%s' is not a number (e.g. 4096, 4K, 0x1000)", opt, s);
-    return EXIT_OK;
-}
-
 /* "coalesce": {ethtool -C name: value} of the settings a run used. */
 void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co)
 {

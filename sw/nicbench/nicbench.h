@@ -76,7 +76,6 @@ static inline int next_option(const char *cmd, int argc, char **argv, const stru
 {
     return cli_next_option(cmd, argc, argv, opts, false);
 }
-int parse_num(const char *opt, const char *s, uint64_t *v);
 int wait_msi(struct ctx *c, unsigned irq, const char *what);
 void json_coalesce(struct bu_json *j, const struct nic_q_coalesce *co);
 int wait_tail(struct ctx *c, const volatile uint8_t *p, const uint8_t *want,

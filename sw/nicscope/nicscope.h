@@ -141,7 +141,7 @@ int cmd_capture(struct ctx *c, int argc, char **argv);
 int cmd_cpu(struct ctx *c, int argc, char **argv);
 int cmd_breakdown(struct ctx *c, int argc, char **argv);
 
-/* cmd_capture.c: the VCD (and GTKWave save file) of st->count changes; gap (NULL, or a flag per
+/* cmd_capture_vcd.c: the VCD (and GTKWave save file) of st->count changes; gap (NULL, or a flag per
  * change: entries were lost just before it) adds nic.analyzer.gap, 1 over each gap; host
  * (NULL, or host events: the analyzer cycles of nhost TX doorbell writes, ascending) adds
  * nic.host.tx_doorbell, 1 for the cycle the host wrote each (on the device's time axis);
