@@ -45,6 +45,8 @@
 #   make uml-debug    the Linux driver against the RTL in a UML guest built with KASAN and lockdep
 #                     (sw/uml/test_uml_debug.py: TX resets under traffic and link faults, 0
 #                     reports); slow (its kernel's build), so not part of make test
+#   make docs         the manual (docs/, Sphinx + myst-parser) -> build/docs/html/index.html;
+#                     any warning fails it
 #
 # Every target runs scripts/setup.sh first (Debian packages + .venv; quick when present).
 # One Verilator build per configuration: build/sim_dw<W>[_cpu]/.
@@ -94,7 +96,7 @@ SIM_CPP  := $(addprefix sw/sim/,pcie_host_model.cpp link_params.cpp pcie_link.cp
 VL_RT    := verilated verilated_fst_c verilated_threads
 
 .PHONY: all bench test sim tools lint setup clean trace scope cost formal bitstream flash ecp5-sim \
-	soak board-size timing uml-debug
+	soak board-size timing uml-debug docs
 all: bench
 
 setup:
@@ -335,7 +337,7 @@ ifeq ($(FLOW),cost)
 	$(PY) -m litex_soc.timing.timing_report $(TIMING_COST)/pnr_report.json
 else ifeq ($(FLOW),xc7)
 	@echo "make timing FLOW=xc7: the open Artix-7 flow (openXC7 nextpnr-xilinx) is not in" \
-		"this tree yet: no Artix-7 timing exists (README, Boards)" >&2; exit 2
+		"this tree yet: no Artix-7 timing exists (docs/boards.md)" >&2; exit 2
 else
 	@test "$(BOARD)" = ecpix5 || { echo "make timing: BOARD=ecpix5 (the open flow's board)," \
 		"or FLOW=cost for the SoC alone; the PCIe boards need Vivado" >&2; exit 2; }
@@ -357,6 +359,12 @@ test: setup
 	$(PY) -m cocotb_tests.pcie_rc.soc_run --width 128 --jobs $(JOBS)
 	$(PY) sw/uml/uml_guest.py
 	$(PY) -m pytest -n $(JOBS) -q
+
+# The manual: docs/conf.py generates its experiments and host-memory format pages into
+# docs/_generated/ first. tests/test_docs.py builds it the same way.
+docs: setup
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs/html
+	@echo "manual: build/docs/html/index.html"
 
 uml-debug: setup
 	$(MAKE) sim W=128

@@ -68,7 +68,7 @@ def _environ(**changes):
 def build(core, name):
     """Emits `core` as module `name` (amaranth.back.verilog.convert(emit_src=False)) into
     build/cocotb/<name>/<name>.v, written only when the text changed, and builds it with cocotb
-    1.9's Python runner for the Verilator on PATH (Debian's 5.006, see README) into
+    1.9's Python runner for the Verilator on PATH (Debian's 5.006, docs/getting_started.md) into
     build/cocotb/<name>/sim_build, unless the stamp file there records the same Verilog, build
     arguments and Verilator version. Builds are serialised by a file lock (pytest-xdist) and run
     `make -j1` (MAKEFLAGS), so they take one CPU core. Returns (runner, build_dir)."""

@@ -11,7 +11,9 @@ from litex.soc.interconnect.csr import _CompoundCSR
 
 
 def _text(s):
-    return " ".join((s or "").split()).replace("|", "\\|")
+    """A description as one Markdown table cell: `|` not a column, `<` not an HTML tag (the
+    manual renders the page: `tx_queue_<i>_packets` would open an <i> element)."""
+    return " ".join((s or "").split()).replace("|", "\\|").replace("<", "\\<")
 
 
 def regmap_markdown(soc, title="Register map (BAR0)"):

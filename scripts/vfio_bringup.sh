@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # vfio_bringup.sh: after `make flash`, makes a board's NIC usable by the host tools through
-# VFIO (README, "Bring-up on a PCIe board"): finds the NIC on the PCI bus (10ee:7024), removed
-# and rescanned so the kernel reads the new bitstream's BARs, checks its IOMMU group, binds it to
-# vfio-pci and runs `build/host/nicbench --backend vfio info` on it. Needs root.
+# VFIO (docs/boards.md, "Bring-up on a PCIe board"): finds the NIC on the PCI bus (10ee:7024),
+# removed and rescanned so the kernel reads the new bitstream's BARs, checks its IOMMU group,
+# binds it to vfio-pci and runs `build/host/nicbench --backend vfio info` on it. Needs root.
 #
 # Usage: sudo scripts/vfio_bringup.sh [DDDD:BB:DD.F]
 #   with no address: the one 10ee:7024 device after a rescan (more than one: name it).

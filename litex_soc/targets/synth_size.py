@@ -171,9 +171,9 @@ def report(board, part, summary, seconds, cached, analyzer=True):
             f"{summary['lutram']} LUTRAM cells, {summary['srl']} SRL, {summary['carry']} CARRY4")
 
 
-def readme_cell(board, part="xc7a200t"):
-    """The README's board-table cell of a target's recorded sizes: LUT / FF / 36 Kb BRAM of
-    the whole SoC with its share of the part, then without the analyzer."""
+def board_table_cell(board, part="xc7a200t"):
+    """The manual's board-table cell (docs/boards.md) of a target's recorded sizes: LUT / FF /
+    36 Kb BRAM of the whole SoC with its share of the part, then without the analyzer."""
     cap = PARTS[part]
     full, core = (json.loads(record_path(board, a).read_text())["size"] for a in (True, False))
     figs = lambda r: f"{r['lut']} / {r['ff']} / {r['bram_36k_equiv']:g}"    # noqa: E731

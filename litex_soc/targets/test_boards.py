@@ -173,11 +173,12 @@ def test_board_size(name, analyzer, record_property):
 
 
 @pytest.mark.parametrize("name", BOARDS)
-def test_readme_size_cell(name):
-    """The README's board table shows the recorded sizes (constraints/<board>[_core]_size.json)."""
-    row = [x for x in (ROOT / "README.md").read_text().splitlines()
+def test_docs_board_size_cell(name):
+    """The manual's board table (docs/boards.md) shows the recorded sizes
+    (constraints/<board>[_core]_size.json)."""
+    row = [x for x in (ROOT / "docs" / "boards.md").read_text().splitlines()
            if x.startswith(f"| `{name}` |")]
-    assert len(row) == 1, f"README: no board-table row for {name}"
-    want = synth_size.readme_cell(name)
+    assert len(row) == 1, f"docs/boards.md: no board-table row for {name}"
+    want = synth_size.board_table_cell(name)
     assert row[0].rstrip().endswith(f"| {want} |"), (
-        f"README's size cell for {name} is not the recorded one; it should read: {want}")
+        f"docs/boards.md's size cell for {name} is not the recorded one; it should read: {want}")

@@ -401,7 +401,7 @@ static int open_vfio(struct vfio_backend *v, char *err, size_t errlen)
     if (v->group < 0) {
         snprintf(v->vfio_reason, sizeof v->vfio_reason,
                  "%s: %s (bind %s to vfio-pci: echo vfio-pci > " SYSFS_PCI
-                 "/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe; README: "
+                 "/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe; docs/boards.md: "
                  "\"Bring-up on a PCIe board\")",
                  path, strerror(errno), v->dev, v->dev, v->dev);
         return 1;
