@@ -191,6 +191,17 @@ def test_breakdowns_on_the_soc_bus(con):
     assert bd[("h2c", "nic_payload", "rtt")]["min"] >= 2
 
 
+def test_deep_capture_into_main_ram(con):
+    """The deep capture's entries, written by its Wishbone master into main RAM, taken by the
+    CPU as they come: each of the CPU's CSR reads while streaming is in them, none lost."""
+    out = con.run("stream 200")
+    assert out[-1] == "ok", "\n".join(out)
+    (r,) = records(out)
+    assert r["reads"] == 1 + 2 * 200 and r["reads_seen"] == r["reads"], r
+    assert r["taken"] == r["prod"] == r["entries"] > r["reads"], r
+    assert r["lost"] == r["gaps"] == r["backwards"] == 0, r
+
+
 def test_csr_cost(con):
     out = con.run("csr 64")
     assert out[-1] == "ok", "\n".join(out)
@@ -228,7 +239,8 @@ def test_coalesce_round_trip(con):
 
 @pytest.mark.parametrize("cmd,why", [("bogus", "unknown command"), ("tx 0 60", "FRAMES"),
                                      ("tx 10 59", "SIZE"), ("tx 10 60 16", "INFLIGHT"),
-                                     ("csr 1", "usage"), ("coalesce rx-usecs", "usage")])
+                                     ("csr 1", "usage"), ("coalesce rx-usecs", "usage"),
+                                     ("stream 0", "READS")])
 def test_bad_input_gets_a_clear_error(con, cmd, why):
     out = con.run(cmd)
     assert out[-1].startswith("error:") and why in out[-1], out
