@@ -87,6 +87,7 @@ int cmd_tx(int argc, char **argv);
 int cmd_csr(int argc, char **argv);
 int cmd_coalesce(int argc, char **argv);
 int cmd_nicscope(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 /* Parse "N" (decimal) into *v; false on anything else. */
 bool fw_parse_u32(const char *s, uint32_t *v);

@@ -30,6 +30,7 @@ static const struct command commands[] = {
     {"csr", cmd_csr, "csr [SAMPLES]: CSR read/write cost from the cycle counter"},
     {"coalesce", cmd_coalesce, "coalesce [rx-usecs N] [rx-frames N] ...: ethtool -C values"},
     {"scope", cmd_nicscope, "the bus analyzer's counts since the last scope command"},
+    {"stream", cmd_stream, "stream [READS]: the analyzer's deep capture into main RAM"},
 };
 
 static int cmd_help(int argc, char **argv)

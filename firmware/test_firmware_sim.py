@@ -84,6 +84,11 @@ class Console:
         return self.proc.stderr.read()
 
 
+def occupancy(lines):
+    """The scope command's probe records by probe name."""
+    return {r["probe"]: r for r in records(lines) if r["experiment"] == "scope_occupancy"}
+
+
 def records(lines):
     return [json.loads(x) for x in lines if x.startswith("{")]
 
@@ -122,7 +127,7 @@ def test_tx_benchmark_against_the_analyzer(con, frames, size):
     out = con.run(f"tx {frames} {size}")
     assert out[-1] == "ok", "\n".join(out)
     (r,) = records(out)
-    scope = {s["probe"]: s for s in records(con.run("scope"))}
+    scope = occupancy(con.run("scope"))
     assert r["experiment"] == "tx" and r["size"] == size and r["queues"] == 1
     assert r["frames"] == r["sent"] == frames and r["lost"] == 0 and r["bad"] == 0
     assert r["out_of_order"] == 0 and r["checked"] == 1
@@ -147,6 +152,54 @@ def test_tx_benchmark_against_the_analyzer(con, frames, size):
     assert 1 <= r["rx_irqs"] <= frames and 1 <= r["tx_irqs"] <= frames
     assert scope["nic_rd_cpl"]["bytes"] >= frames * size
     assert scope["nic_wr"]["bytes"] >= frames * size
+
+
+def test_breakdowns_on_the_soc_bus(con):
+    """The read and write latency breakdowns of the NIC's DMA on Wishbone (the hand-offs:
+    litex_soc/nicscope/socbus_handoffs.py), read by the firmware as nicscope reads them."""
+    con.run("scope")
+    assert con.run("tx 48 60")[-1] == "ok"
+    out = con.run("scope")
+    assert out[-1] == "ok", "\n".join(out)
+    scope = occupancy(out)
+    bd = {(r["path"], r["class"], r["stage"]): r for r in records(out)
+          if r["experiment"] == "scope_breakdown"}
+    stages = {"h2c": ("queue", "tag", "credit", "phy", "rtt", "cpl", "reorder"),
+              "c2h": ("queue", "credit", "phy")}
+    classes = {"h2c": ("nic_desc", "nic_payload"), "c2h": ("nic",)}
+    for path in ("h2c", "c2h"):
+        assert bd[(path, "raw_dma", "total")]["raises"] == 0      # no LitePCIe DMA here
+        for cls in classes[path]:
+            total = bd[(path, cls, "total")]
+            assert total["mismatch"] == 0 and total["count"] == total["raises"] > 0, total
+            # Little's law, exact: the window holds whole requests.
+            assert total["occupancy"] == total["sum"], total
+            assert sum(bd[(path, cls, s)]["sum"] for s in stages[path]) == total["sum"]
+            assert total["min"] <= total["sum"] // total["count"] <= total["max"]
+            # By construction on Wishbone: issue a cycle after the adapter took the request,
+            # "on the PHY" a cycle after the issue (or after a write's first beat ended).
+            for s in ("tag", "phy") if path == "h2c" else ("phy",):
+                assert bd[(path, cls, s)]["min"] == bd[(path, cls, s)]["max"] == 1
+    # Every request and write the probes saw, each counted once.
+    assert sum(bd[("h2c", c, "total")]["count"] for c in classes["h2c"]) == \
+        scope["nic_rd_req"]["frames"]
+    assert bd[("c2h", "nic", "total")]["count"] == scope["nic_wr"]["frames"]
+    # 48 frames: a payload read each; a data write, a completion write each, and writebacks.
+    assert bd[("h2c", "nic_payload", "total")]["count"] == 48
+    assert bd[("c2h", "nic", "total")]["count"] >= 2 * 48
+    # The bus's latency to the first beat (arbitration, the width converter, the RAM).
+    assert bd[("h2c", "nic_payload", "rtt")]["min"] >= 2
+
+
+def test_deep_capture_into_main_ram(con):
+    """The deep capture's entries, written by its Wishbone master into main RAM, taken by the
+    CPU as they come: each of the CPU's CSR reads while streaming is in them, none lost."""
+    out = con.run("stream 200")
+    assert out[-1] == "ok", "\n".join(out)
+    (r,) = records(out)
+    assert r["reads"] == 1 + 2 * 200 and r["reads_seen"] == r["reads"], r
+    assert r["taken"] == r["prod"] == r["entries"] > r["reads"], r
+    assert r["lost"] == r["gaps"] == r["backwards"] == 0, r
 
 
 def test_csr_cost(con):
@@ -179,14 +232,15 @@ def test_coalesce_round_trip(con):
     con.run("coalesce rx-usecs 100 rx-frames 0 tx-frames 4")
     con.run("scope")
     (r,) = records(con.run("tx 64 60"))
-    irqs = {s["probe"]: s for s in records(con.run("scope"))}["msi"]["frames"]
+    irqs = occupancy(con.run("scope"))["msi"]["frames"]
     assert r["frames"] == 64 and 64 // 4 + 2 <= irqs <= 64 // 4 + 64 // 2, (irqs, r)
     con.run("coalesce rx-usecs 0 rx-frames 1 tx-frames 1")
 
 
 @pytest.mark.parametrize("cmd,why", [("bogus", "unknown command"), ("tx 0 60", "FRAMES"),
                                      ("tx 10 59", "SIZE"), ("tx 10 60 16", "INFLIGHT"),
-                                     ("csr 1", "usage"), ("coalesce rx-usecs", "usage")])
+                                     ("csr 1", "usage"), ("coalesce rx-usecs", "usage"),
+                                     ("stream 0", "READS")])
 def test_bad_input_gets_a_clear_error(con, cmd, why):
     out = con.run(cmd)
     assert out[-1].startswith("error:") and why in out[-1], out

@@ -39,11 +39,14 @@ from migen import Cat, Constant, Mux, Signal
 from litex.soc.integration.soc_core import SoCCore
 from litepcie.core.msi import LitePCIeMSIX
 
+from litex_soc.nicscope import socbus_handoffs
 from litex_soc.nicscope.analyzer_csr import BusAnalyzerCSR
 from litex_soc.dmatest.dma_pattern import DMAPattern
+from litex_soc.nic.dma_port_adapter import DMAWriteAdapter
 from litex_soc.nic.host_port import PCIeHostPort, SoCBusHostPort
 from litex_soc.nic.nic_datapath_csr import NICDatapathCSR
 from litex_soc.nic.nic_irq import NICIrq
+from litex_soc.nic.wishbone_dma_adapter import WishboneDMAWriteAdapter
 from litex_soc import regblocks
 from litex_soc.nic_info import NICInfo
 from litex_soc.pcie.bar_guard import BARGuard
@@ -79,16 +82,19 @@ ANALYZER_TRACKS = 2
 ANALYZER_EVENT_LIST = (Event("db_desc", depth=1, merge=True), Event("mmio_rd", depth=4),
                        Event("rx_irq_msi", depth=1, merge=True))
 MAX_PENDING_REQUESTS = 8
+# The deep capture's largest write on the SoC bus (no link MPS there).
+SOCBUS_STREAM_MPS = 256
 
 
-def analyzer_breakdown(data_width):
+def analyzer_breakdown(data_width, host_on_pcie=True):
     """The latency breakdown as the SoC builds it: a completion's tag (header dword 2) is in
-    its first PHY beat at 128 bits, in the second at 64."""
+    its first PHY beat at 128 bits, in the second at 64; on the SoC bus (one-beat completions:
+    nicscope/socbus_handoffs.py) in the first."""
     # Slots: requests from issue to hand-off. LitePCIe frees a tag when its last completion
     # arrives and its request queue (buffered) holds one request more than its tags, so more
     # than max_pending_requests can wait for their hand-off: twice that many slots.
     return Breakdown(ANALYZER_BD_CLASSES, nslots=2 * MAX_PENDING_REQUESTS,
-                     tag_beat=0 if data_width >= 96 else 1)
+                     tag_beat=0 if data_width >= 96 or not host_on_pcie else 1)
 
 
 def analyzer_wr_breakdown(with_stream=True):
@@ -179,6 +185,8 @@ class NICSoC(SoCCore):
             self.comb += self.csr_busy.eq(wb.cyc)
             if hasattr(self, "analyzer"):
                 self.add_csr_probe(self.analyzer, wb)
+                if "mmio_rd" in self.analyzer._events:
+                    socbus_handoffs.mmio_event(self, self.analyzer, wb)
             return
         self.pcie_bar = BARGuard(self.bus.slaves[name])
         self.bus.slaves[name] = self.pcie_bar.bus
@@ -196,9 +204,6 @@ class NICSoC(SoCCore):
         if not self.host_on_pcie:
             if not with_cpu:
                 raise ValueError("NICSoC: the SoC-bus host port needs the soft CPU (its driver)")
-            if with_breakdown or with_wr_breakdown or with_stream or with_events or with_levels:
-                raise ValueError("NICSoC: the SoC-bus build has the analyzer's probes and "
-                                 "trace only (breakdowns, stream, events and levels are PCIe's)")
         if cpu_args is None:
             cpu_args = dict(cpu_type="vexriscv", cpu_variant="minimal",
                             integrated_rom_size=0x8000, integrated_sram_size=0x2000,
@@ -312,14 +317,25 @@ class NICSoC(SoCCore):
                      with_events=True, with_stream=True, with_wr_breakdown=True):
         # ntxq: the TX queues whose levels the analyzer keeps; 0: no levels at all.
         probes = analyzer_probes(data_width)
+        stream = None
+        if with_stream and self.host_on_pcie:
+            port = self.pcie_endpoint.crossbar.get_master_port(write_only=True)
+            stream = dict(adapter=DMAWriteAdapter(port, data_width, req_id=self.pcie_phy.id),
+                          data_width=data_width, mps=self.pcie_phy.max_payload_size)
+        elif with_stream:
+            # The deep capture's ring in SoC RAM, through a Wishbone master of its own.
+            adapter = WishboneDMAWriteAdapter(data_width, address_width=self.bus.address_width,
+                                              max_payload=SOCBUS_STREAM_MPS)
+            self.bus.add_master(name="nicscope_stream", master=adapter.bus)
+            stream = dict(adapter=adapter, data_width=data_width,
+                          mps=Constant(SOCBUS_STREAM_MPS, 13))
         self.analyzer = an = BusAnalyzerCSR(
             platform, probes, build_dir, depth=ANALYZER_DEPTH, latency=ANALYZER_LATENCY,
-            breakdown=analyzer_breakdown(data_width) if with_breakdown else None,
+            breakdown=analyzer_breakdown(data_width, self.host_on_pcie) if with_breakdown
+            else None,
             levels=analyzer_levels(ntxq) if ntxq else (),
             events=ANALYZER_EVENT_LIST if with_events else (),
-            stream=dict(port=self.pcie_endpoint.crossbar.get_master_port(write_only=True),
-                        data_width=data_width, req_id=self.pcie_phy.id,
-                        mps=self.pcie_phy.max_payload_size) if with_stream else None,
+            stream=stream,
             figures=ANALYZER_FIGURES if (with_breakdown or ntxq or with_events) else 0,
             tracks=ANALYZER_TRACKS if ntxq else 0,
             wr_breakdown=analyzer_wr_breakdown(with_stream) if with_wr_breakdown else None)
@@ -337,10 +353,15 @@ class NICSoC(SoCCore):
             an.probe("msi", fired, 1, 1, 1, vector=Mux(fired, vector, 0))
             self.add_nic_probes(an, data_width)
         self.comb += an.hold.eq(self.csr_busy)
-        if with_breakdown:
+        if with_breakdown and self.host_on_pcie:
             an.at_finalize(lambda: self.add_breakdown_inputs(an, data_width))
-        if with_wr_breakdown:
+        elif with_breakdown:
+            socbus_handoffs.read_handoffs(self, an, data_width)
+        if with_wr_breakdown and self.host_on_pcie:
             an.at_finalize(lambda: self.add_wr_breakdown_inputs(an, with_stream))
+        elif with_wr_breakdown:
+            adapters = [None, self.nic.wradp] + ([an.stream_dma] if with_stream else [])
+            socbus_handoffs.write_handoffs(self, an, adapters)
         if ntxq:
             an.at_finalize(lambda: self.add_levels(an, ntxq))
         if with_events:
@@ -391,11 +412,16 @@ class NICSoC(SoCCore):
         an.probe("msi", msi.valid, msi.ready, 1, 1, vector=Mux(msi.valid, msi.dat[:8], 0))
 
     def add_events(self, an):
+        an.event("db_desc", start=self.nic.txq_db.re, end=self.nic.txe_desc_rd)
+        if not self.host_on_pcie:
+            # mmio_rd: on the CSR bridge's bus (add_csr_bridge, made at finalize).
+            ev = self.nic_irq.ev
+            socbus_handoffs.irq_event(self, an, ev.nic_rx, ev.enable.storage[0])
+            return
         rx, tx, msi = self.pcie_phy.source, self.pcie_phy.sink, self.pcie_phy.msi
         def first_beat(ep, types):
             fmt = ep.dat[24:32]
             return ep.valid & ep.ready & ep.first & reduce(or_, [fmt == t for t in types])
-        an.event("db_desc", start=self.nic.txq_db.re, end=self.nic.txe_desc_rd)
         an.event("mmio_rd", start=first_beat(rx, (0x00, 0x20)), end=first_beat(tx, (0x0A, 0x4A)))
         v = self.constants["NIC_RX_INTERRUPT"]
         v = getattr(v, "value", v)
@@ -404,10 +430,14 @@ class NICSoC(SoCCore):
 
     def add_levels(self, an, ntxq):
         # LitePCIe's tag queue holds the free tags (filled after reset); the NIC's counts are
-        # its datapath's own; a PHY without flow-control credit outputs gives 0.
-        self.pcie_endpoint.crossbar.finalize()
-        tags = self.pcie_endpoint.crossbar.controller.tag_queue
-        an.level("rd_tags", Constant(MAX_PENDING_REQUESTS, 8) - tags.level)
+        # its datapath's own; a PHY without flow-control credit outputs gives 0, the SoC bus
+        # (no tags, no credits) 0 for both.
+        if self.host_on_pcie:
+            self.pcie_endpoint.crossbar.finalize()
+            tags = self.pcie_endpoint.crossbar.controller.tag_queue
+            an.level("rd_tags", Constant(MAX_PENDING_REQUESTS, 8) - tags.level)
+        else:
+            an.level("rd_tags", Constant(0, 8))
         an.level("nic_rd", self.nic.port("rdarb_outstanding"))
         fc = getattr(self.pcie_phy, "fc", None)
         for k in ("ph", "pd", "nph"):

@@ -10,7 +10,8 @@
 # access per W-bit beat); LiteX's bus converts it to the SoC bus's width.
 # Interfaces: WishboneDMAReadAdapter: rd_req_*, rd_cpl_* and the counters requests,
 # completions, errors, rejected, timeouts, dropped; WishboneDMAWriteAdapter: wr_* and the
-# counters writes, tlps (bus writes: one per write taken), rejected.
+# counters writes, tlps (bus writes: one per write taken), rejected. Both: the hand-offs the
+# bus analyzer's breakdowns time (the docstrings; litex_soc/nicscope/socbus_handoffs.py).
 # Parameters: data_width (W: 64, 128), address_width (the bus's byte address bits, 32),
 # max_read / max_payload (bytes, multiples of 16), timeout (cycles a read access may wait for
 # its ack; 0: never). The mappings and limits: the docstrings.
@@ -58,6 +59,11 @@ class WishboneDMAReadAdapter(LiteXModule):
     address_width. Counters: requests, completions, errors, rejected, timeouts (accesses with
     no ack within `timeout` cycles: the access is abandoned), dropped (always 0: a bus master
     receives no data it did not ask for; kept so the register block is the same).
+
+    Hand-offs (outputs, for the bus analyzer): `issued`, the first cycle of a request's first
+    bus access (the cycle after it was taken; never for a rejected one); `access_end`, an
+    access ended (ack, err or timeout), with `left` the beats still to hand over, its own
+    included; `handed`, a served request's last beat moves to the core.
     """
 
     def __init__(self, data_width, address_width=32, max_read=512, timeout=2**20):
@@ -159,6 +165,15 @@ class WishboneDMAReadAdapter(LiteXModule):
         )
         if timeout:
             self.comb += timed_out.eq(~bus.ack & ~bus.err & (timer == timeout - 1))
+        self.issued = Signal()
+        self.access_end = Signal()
+        self.left = left
+        self.handed = Signal()
+        self.sync += self.issued.eq(taken & ok)
+        self.comb += [
+            self.access_end.eq(fsm.ongoing("READ") & (bus.ack | bus.err | timed_out)),
+            self.handed.eq(done & fsm.ongoing("OUT")),
+        ]
 
         self.requests = _counter(self, "requests", taken)
         self.completions = _counter(self, "completions", done)
@@ -180,6 +195,9 @@ class WishboneDMAWriteAdapter(LiteXModule):
     the writes done on the bus (one per write). A write is REJECTED (its beats consumed up to
     wr_last, no bus access, rejected += 1) when L == 0, L % 4 != 0, L > max_payload, A is not
     W/8-byte aligned or A does not fit address_width.
+
+    Hand-offs (outputs, for the bus analyzer): `first_access`, the bus access of a write's
+    first beat is requested (cyc); `first_end`, that access ends (ack or err).
     """
 
     def __init__(self, data_width, address_width=32, max_payload=512):
@@ -249,6 +267,13 @@ class WishboneDMAWriteAdapter(LiteXModule):
                 ),
             ),
         )
+
+        first = Signal()                # the next access is the write's first beat
+        self.sync += If(write_in, first.eq(1)).Elif(bus.cyc & (bus.ack | bus.err), first.eq(0))
+        self.first_access = Signal()
+        self.first_end = Signal()
+        self.comb += [self.first_access.eq(fsm.ongoing("WRITE") & first & bus.cyc),
+                      self.first_end.eq(self.first_access & (bus.ack | bus.err))]
 
         self.writes = _counter(self, "writes", write_in)
         self.tlps = _counter(self, "tlps", write_done)

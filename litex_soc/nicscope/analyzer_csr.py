@@ -22,8 +22,9 @@
 # build_dir, depth (trace entries), nbins (latency bins), latency ((request, completion) probe
 # names), breakdown (rtl.nicscope.analyzer.Breakdown or None), wr_breakdown
 # (rtl.nicscope.analyzer.WrBreakdown or None), levels ((name, width) pairs),
-# events (rtl.nicscope.analyzer.Event list), stream (the deep capture's DMA: dict(port= a
-# LitePCIe crossbar write port, data_width=, req_id=, mps= the link's MPS), or None), figures
+# events (rtl.nicscope.analyzer.Event list), stream (the deep capture's DMA: dict(adapter= a
+# write adapter with wr_* ports: DMAWriteAdapter on a LitePCIe crossbar port, or
+# WishboneDMAWriteAdapter on the SoC bus; data_width=, mps= its largest write), or None), figures
 # (figure comparators for triggers, 0..4), tracks (levels stored beside the capture's sample,
 # 0..2), module_name, tap_stages (registers between a probed signal and the analyzer, >= 1).
 
@@ -38,7 +39,6 @@ from amaranth.back import verilog
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
-from litex_soc.nic.dma_port_adapter import DMAWriteAdapter
 from litex_soc.nicscope.probe_taps import ProbeTaps, delay_line
 from amaranth.lib import data
 
@@ -335,8 +335,9 @@ class BusAnalyzerCSR(LiteXModule):
         ], description="Build-time parameters of the per-request DMA write latency breakdown; "
                        "its classes' names are in ``nicscope_layout.h``.")
 
-    def add_stream_csrs(self, ports, port, data_width, req_id, mps):
-        """The deep capture's CSRs and its DMA write adapter on `port`."""
+    def add_stream_csrs(self, ports, adapter, data_width, mps):
+        """The deep capture's CSRs and its DMA write adapter (`adapter`: wr_* as
+        litex_soc/nic/dma_port_adapter.py's, on a LitePCIe port or the SoC bus)."""
         self.stream_ctrl = CSRStorage(fields=[
             CSRField("enable", size=1, description="``1``: stream an entry for every change "
                      "of the sample into the ring (the rising edge restarts ``stream_prod``, "
@@ -371,7 +372,7 @@ class BusAnalyzerCSR(LiteXModule):
         ], description="Deep capture status.")
         self.stream_refused = CSRStatus(32, description="Streams refused (``enable`` rose with "
                                         "``stream_base`` not 4 KiB aligned); wraps.")
-        self.stream_dma = adp = DMAWriteAdapter(port, data_width, req_id=req_id)
+        self.stream_dma = adp = adapter
         payload = Signal(64 + 13 + data_width + 2)
         ports.update(
             i_st_enable=self.stream_ctrl.fields.enable, i_st_base=self.stream_base.storage,

@@ -9,11 +9,13 @@
 # Memory: ROM (the firmware's code and constants), SRAM (its data and stack), main RAM (its
 # rings and buffers: what host memory is on PCIe), all block RAM. Timer0 with its uptime
 # counter (the firmware's cycle counter).
-# The analyzer: no latency breakdown, deep capture, event latencies or occupancy levels (PCIe
-# only, or beyond what the open ECP5 flow synthesises: docs/experiments.md); its PCIe and LitePCIe
-# DMA probes see nothing; the CSR probe watches the CPU's CSR bridge, the msi probe the CPU
-# interrupt's events; the MAC probes watch the PHY's streams when the PHY runs on the sys clock
-# (the simulation), else the MAC core's sys-side streams (beats and frames; bytes read 0).
+# The analyzer: the whole one, as the PCIe builds have it (the same registers and layout); its
+# PCIe and LitePCIe DMA probes see nothing; the CSR probe watches the CPU's CSR bridge, the msi
+# probe the CPU interrupt's events; the breakdowns and events time the Wishbone adapters' and
+# the CPU's hand-offs (litex_soc/nicscope/socbus_handoffs.py), the deep capture writes its ring
+# into main RAM through a Wishbone master; the MAC probes watch the PHY's streams when the PHY
+# runs on the sys clock (the simulation), else the MAC core's sys-side streams (beats and
+# frames; bytes read 0).
 #
 # Interfaces: ECP5NICSoC(platform, crg, eth_phy, sys_clk_freq, uart_name, build_dir, sim,
 # with_analyzer, phy_on_sys_clock);
@@ -35,12 +37,11 @@ SRAM_SIZE = 0x4000
 MAIN_RAM_SIZE = 0x10000
 ROOT = Path(__file__).resolve().parents[2]
 # The analyzer registers the firmware reads (firmware/cmd_nicscope.c) at nic_regs.h's offsets.
-SCOPE_REGS = ("control", "cnt_sel", "cnt_value", "cnt_status")
+SCOPE_REGS = ("control", "cnt_sel", "cnt_value", "cnt_status", "bd_info", "wbd_info")
 
 
 def check_scope_offsets(soc, header=ROOT / "sw" / "include" / "nic_regs.h"):
-    """This build's analyzer has fewer registers than the one nic_regs.h describes: the ones the
-    firmware uses must be where the header says."""
+    """The analyzer registers the firmware uses must be where nic_regs.h says."""
     text = Path(header).read_text()
     words = {name: word for name, word, *_ in regblocks.layout(soc.csr.regions["analyzer"])}
     for reg in SCOPE_REGS:
@@ -77,9 +78,7 @@ class ECP5NICSoC(NICSoC):
         NICSoC.__init__(self, platform, crg, None, eth_phy, sys_clk_freq=sys_clk_freq,
                         with_cpu=True, build_dir=build_dir, sim=sim,
                         ident="open FPGA NIC", with_analyzer=with_analyzer,
-                        with_breakdown=False, with_wr_breakdown=False, with_levels=False,
-                        with_events=False,
-                        with_stream=False, data_width=DATA_WIDTH, cpu_args=cpu_args)
+                        data_width=DATA_WIDTH, cpu_args=cpu_args)
 
     def finalize(self):
         if self.finalized:
