@@ -26,7 +26,9 @@
 # breakdown, ANALYZER_BREAKDOWN); with_wr_breakdown (its per-request DMA write latency breakdown,
 # ANALYZER_WR_BREAKDOWN); with_levels (the analyzer's occupancy integrals,
 # ANALYZER_LEVELS); with_events (its device-side latencies, ANALYZER_EVENTS); with_stream (its
-# deep capture into host memory through a crossbar write port, ANALYZER_STREAM); nic_ntxq TX
+# deep capture into host memory through a crossbar write port, or a Wishbone master on the SoC
+# bus, ANALYZER_STREAM); on the SoC bus the breakdowns and events time the Wishbone adapters'
+# and the CPU's hand-offs (nicscope/socbus_handoffs.py); nic_ntxq TX
 # queues in nic_ntxirq TX queue groups (queue q in group q % n), each with its own MSI (NIC_RX,
 # then NIC_TX, NIC_TX1, ..., numbered consecutively); build_dir (where emitted Amaranth Verilog
 # goes).
