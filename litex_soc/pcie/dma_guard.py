@@ -19,12 +19,13 @@
 #
 # Hardware: the check is comparators (the low bits of address and length, length == 0) on each
 # descriptor entering the table, its verdict kept in a 1-bit FIFO beside the table's and gating
-# the head's valid and ready; no buffering, no added latency.
+# the head's valid; a refused head is taken a cycle after it is seen (a register between the
+# verdict and the head's ready); no buffering, no latency added to a good descriptor.
 #
 # Interfaces: checked_tables(align) (context manager: the LitePCIe DMAs made inside it get a
 # CheckedTable; the SoC's add_pcie), CheckedTable(depth, address_width, align) (LitePCIe's
 # table: source, the CSRs; plus enable (in: the engine's enable), refused (out: a pulse per
-# refused descriptor)); DMAGuard(reader_table, writer_table, align): CSRs reader_refused and
+# refused descriptor, the cycle after it was taken)); DMAGuard(reader_table, writer_table, align): CSRs reader_refused and
 # writer_refused (32-bit error counters, wrap) and align (the bytes a descriptor's address and
 # length must be a multiple of). The SoC drives each table's enable from its engine.
 
@@ -63,7 +64,11 @@ class CheckedTable(litepcie_dma.LitePCIeDMAScatterGather):
         # length bits spread over the table's memory (its read was the SoC's longest path).
         table, = [sub for _name, sub in self._submodules if isinstance(sub, stream.SyncFIFO)]
         self.submodules.verdict = verdict = ResetInserter()(fifo.SyncFIFO(1, table.depth))
-        ok = Signal()
+        # A refused head is taken the cycle after it is seen (`drop`, a register), so the
+        # verdict's memory read reaches no ready and no count combinationally (the table's
+        # level behind the head's ready was the SoC's longest routed path). A head the
+        # splitter takes is refused there and then (source.valid is 0 for it).
+        ok, drop = Signal(), Signal()
         self.comb += [
             verdict.reset.eq(table.reset),
             verdict.din.eq(descriptor_ok(table.sink.address, table.sink.length, align)),
@@ -72,8 +77,11 @@ class CheckedTable(litepcie_dma.LitePCIeDMAScatterGather):
             ok.eq(verdict.dout),
             head.connect(source, omit={"valid", "ready"}),
             source.valid.eq(head.valid & ok),
-            head.ready.eq(source.ready | (~ok & self.enable)),
-            self.refused.eq(head.valid & ~ok & self.enable),
+            head.ready.eq(source.ready | drop),
+        ]
+        self.sync += [
+            drop.eq(head.valid & ~ok & self.enable & ~head.ready),
+            self.refused.eq(head.valid & head.ready & ~ok),
         ]
 
 
