@@ -6,8 +6,8 @@
  * nicscope_layout.h) are read through CNT_SEL / CNT_VALUE, as sw/nicscope/lib/nicscope_lib.c
  * reads them. One JSON record per probe: {"experiment": "scope_occupancy", "probe": ...,
  * "group": ..., counts...}. On this SoC the PCIe and LitePCIe DMA probes see nothing (no PCIe):
- * their counts are the window's idle cycles only. Then, when built, the read and write latency
- * breakdowns per class and stage of the same window (the hand-offs on this SoC:
+ * their counts are the window's idle cycles only. `scope breakdown`: then, when built, the read
+ * and write latency breakdowns per class and stage of the same window (the hand-offs on this SoC:
  * litex_soc/nicscope/socbus_handoffs.py): {"experiment": "scope_breakdown", "path": "h2c" |
  * "c2h", "class": ..., "stage": ..., "count", "raises", "occupancy", "sum", "min", "max",
  * "mismatch"}, as `nicscope breakdown` reads them (sw/nicscope/lib/nicscope_lib.c). The
@@ -15,6 +15,9 @@
  * when it builds the SoC).
  */
 #include "fw.h"
+
+#include <stdbool.h>
+#include <string.h>
 
 #include "nicscope_layout.h"
 
@@ -103,8 +106,11 @@ static int breakdown_records(struct fw_nic *n, const struct bd_shape *b)
 
 int cmd_nicscope(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    const bool breakdowns = argc == 2 && !strcmp(argv[1], "breakdown");
+    if (argc > 2 || (argc == 2 && !breakdowns)) {
+        con_puts("error: usage: scope [breakdown]\n");
+        return -1;
+    }
     struct fw_nic *n = &fw_nic;
     if (!n->nic_base && fw_nic_discover(n) < 0)
         return -1;
@@ -129,7 +135,7 @@ int cmd_nicscope(int argc, char **argv)
             json_u64(count_names[k], counter(n, p * 8 + k));
         json_end();
     }
-    for (unsigned i = 0; i < sizeof bd_shapes / sizeof bd_shapes[0]; i++)
+    for (unsigned i = 0; breakdowns && i < sizeof bd_shapes / sizeof bd_shapes[0]; i++)
         if (breakdown_records(n, &bd_shapes[i]) < 0)
             return -1;
     return 0;

@@ -29,7 +29,7 @@ static const struct command commands[] = {
     {"tx", cmd_tx, "tx FRAMES SIZE [INFLIGHT [nocheck]]: TX/RX benchmark (MAC loopback)"},
     {"csr", cmd_csr, "csr [SAMPLES]: CSR read/write cost from the cycle counter"},
     {"coalesce", cmd_coalesce, "coalesce [rx-usecs N] [rx-frames N] ...: ethtool -C values"},
-    {"scope", cmd_nicscope, "the bus analyzer's counts since the last scope command"},
+    {"scope", cmd_nicscope, "scope [breakdown]: the bus analyzer's counts since the last scope"},
     {"stream", cmd_stream, "stream [READS]: the analyzer's deep capture into main RAM"},
 };
 

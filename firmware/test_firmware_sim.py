@@ -159,7 +159,7 @@ def test_breakdowns_on_the_soc_bus(con):
     litex_soc/nicscope/socbus_handoffs.py), read by the firmware as nicscope reads them."""
     con.run("scope")
     assert con.run("tx 48 60")[-1] == "ok"
-    out = con.run("scope")
+    out = con.run("scope breakdown", timeout=600)     # 56 records over the UART
     assert out[-1] == "ok", "\n".join(out)
     scope = occupancy(out)
     bd = {(r["path"], r["class"], r["stage"]): r for r in records(out)
@@ -194,7 +194,7 @@ def test_breakdowns_on_the_soc_bus(con):
 def test_deep_capture_into_main_ram(con):
     """The deep capture's entries, written by its Wishbone master into main RAM, taken by the
     CPU as they come: each of the CPU's CSR reads while streaming is in them, none lost."""
-    out = con.run("stream 200")
+    out = con.run("stream 200", timeout=600)
     assert out[-1] == "ok", "\n".join(out)
     (r,) = records(out)
     assert r["reads"] == 1 + 2 * 200 and r["reads_seen"] == r["reads"], r
@@ -240,7 +240,7 @@ def test_coalesce_round_trip(con):
 @pytest.mark.parametrize("cmd,why", [("bogus", "unknown command"), ("tx 0 60", "FRAMES"),
                                      ("tx 10 59", "SIZE"), ("tx 10 60 16", "INFLIGHT"),
                                      ("csr 1", "usage"), ("coalesce rx-usecs", "usage"),
-                                     ("stream 0", "READS")])
+                                     ("stream 0", "READS"), ("scope bogus", "usage")])
 def test_bad_input_gets_a_clear_error(con, cmd, why):
     out = con.run(cmd)
     assert out[-1].startswith("error:") and why in out[-1], out
