@@ -25,9 +25,10 @@
 # Interfaces: checked_tables(align) (context manager: the LitePCIe DMAs made inside it get a
 # CheckedTable; the SoC's add_pcie), CheckedTable(depth, address_width, align) (LitePCIe's
 # table: source, the CSRs; plus enable (in: the engine's enable), refused (out: a pulse per
-# refused descriptor, the cycle after it was taken)); DMAGuard(reader_table, writer_table, align): CSRs reader_refused and
-# writer_refused (32-bit error counters, wrap) and align (the bytes a descriptor's address and
-# length must be a multiple of). The SoC drives each table's enable from its engine.
+# refused descriptor, the cycle after it was taken)); DMAGuard(reader_table, writer_table,
+# align): CSRs reader_refused and writer_refused (32-bit error counters, wrap) and align (the
+# bytes a descriptor's address and length must be a multiple of). The SoC drives each table's
+# enable from its engine.
 
 from contextlib import contextmanager
 
