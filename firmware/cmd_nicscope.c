@@ -21,11 +21,7 @@
 
 #include "nicscope_layout.h"
 
-struct probe_def {
-    const char *name, *group;
-    int tlp;
-};
-static const struct probe_def probes[NICSCOPE_NPROBES] = {NICSCOPE_PROBES};
+const struct fw_probe fw_probes[NICSCOPE_NPROBES] = {NICSCOPE_PROBES};
 static const char *const count_names[NICSCOPE_NCOUNTS] = {NICSCOPE_COUNT_NAMES};
 
 static uint64_t counter(struct fw_nic *n, unsigned sel)
@@ -129,8 +125,8 @@ int cmd_nicscope(int argc, char **argv)
     for (unsigned p = 0; p < NICSCOPE_NPROBES; p++) {
         json_begin();
         json_str("experiment", "scope_occupancy");
-        json_str("probe", probes[p].name);
-        json_str("group", probes[p].group);
+        json_str("probe", fw_probes[p].name);
+        json_str("group", fw_probes[p].group);
         for (unsigned k = 0; k < NICSCOPE_NCOUNTS; k++)
             json_u64(count_names[k], counter(n, p * 8 + k));
         json_end();

@@ -23,16 +23,11 @@
 static uint8_t ring[NICSCOPE_STREAM_ENTRY_BYTES * STREAM_N]
     __attribute__((section(".dma"), aligned(4096)));
 
-struct probe_name {
-    const char *name, *group;
-    int tlp;
-};
 struct signal_def {
     unsigned probe;
     const char *name;
     unsigned off, width;
 };
-static const struct probe_name probe_names[NICSCOPE_NPROBES] = {NICSCOPE_PROBES};
 static const struct signal_def signal_defs[] = {NICSCOPE_SIGNALS};
 
 /* The sample bit of probe `probe`'s signal `name`, or -1. */
@@ -40,7 +35,7 @@ static int signal_bit(const char *probe, const char *name)
 {
     for (unsigned i = 0; i < sizeof signal_defs / sizeof signal_defs[0]; i++) {
         const struct signal_def *s = &signal_defs[i];
-        if (!strcmp(probe_names[s->probe].name, probe) && !strcmp(s->name, name))
+        if (!strcmp(fw_probes[s->probe].name, probe) && !strcmp(s->name, name))
             return (int)s->off;
     }
     return -1;

@@ -89,6 +89,12 @@ int cmd_coalesce(int argc, char **argv);
 int cmd_nicscope(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+/* The analyzer's probes in selector order (nicscope_layout.h's NICSCOPE_PROBES; cmd_nicscope.c). */
+struct fw_probe {
+    const char *name, *group;
+    int tlp;
+};
+extern const struct fw_probe fw_probes[];
 /* Parse "N" (decimal) into *v; false on anything else. */
 bool fw_parse_u32(const char *s, uint32_t *v);
 

@@ -418,7 +418,7 @@ class NICSoC(SoCCore):
         if not self.host_on_pcie:
             # mmio_rd: on the CSR bridge's bus (add_csr_bridge, made at finalize).
             ev = self.nic_irq.ev
-            socbus_handoffs.irq_event(self, an, ev.nic_rx, ev.enable.storage[0])
+            socbus_handoffs.irq_event(an, ev.nic_rx, ev.enable.storage[0])
             return
         rx, tx, msi = self.pcie_phy.source, self.pcie_phy.sink, self.pcie_phy.msi
         def first_beat(ep, types):

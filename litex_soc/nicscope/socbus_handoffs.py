@@ -28,7 +28,8 @@
 #
 # Interfaces: read_handoffs(soc, an, data_width), write_handoffs(soc, an, adapters) (adapters:
 # the write classes' adapters in class order, None for a class with none), mmio_event(soc, an,
-# wb), irq_event(soc, an, ev) (LiteX EventSourcePulse of the NIC's RX vector, enable bit).
+# wb), irq_event(an, ev, enable) (ev: LiteX EventSourcePulse of the NIC's RX vector, enable:
+# its enable bit).
 
 from functools import reduce
 from operator import or_
@@ -84,5 +85,5 @@ def mmio_event(soc, an, wb):
     an.event("mmio_rd", start=start, end=wb.ack & (busy | start) & ~wb.we)
 
 
-def irq_event(soc, an, ev, enable):
+def irq_event(an, ev, enable):
     an.event("rx_irq_msi", start=ev.trigger & enable, end=ev.clear)
